@@ -1,0 +1,7 @@
+//! Shipped vertex programs.
+
+pub mod bfs;
+pub mod cc;
+pub mod reliability;
+pub mod sssp;
+pub mod widest;

@@ -1,0 +1,361 @@
+//! Kernel entry bodies over raw pointers: what a GPU kernel does, minus reading
+//! its thread id.
+//!
+//! These take exactly the arguments the host launches the kernels with (device
+//! pointers, lengths, scalars), rebuild slices from them and call the
+//! [`crate::skeleton`] bodies. The `extern "ptx-kernel"` wrappers made by
+//! [`crate::ptx_kernels!`] are one line each around them, and the host emulation
+//! launcher calls them directly with host pointers, so emulation tests exercise
+//! the same code, argument plumbing included.
+//!
+//! Conventions: a null `parents` means "no parents"; null `frontier_current` /
+//! `frontier_next` mean the implicit (state-based) frontier; `flags` is the ring
+//! of `nflags ≥ 3` level flags, read at `slot_in`, raised at `slot_out`, and slot
+//! `(slot_out + 1) % nflags` is cleared for the next launch.
+//!
+//! # Safety (all functions)
+//! Every pointer must be valid for its stated length (`n + 1` offsets, `m` targets
+//! and weights, `n` state/parents/frontier words, `nchunks` SV entries, `nflags`
+//! flags) for the duration of the call, device or host memory as appropriate, and
+//! `offsets` must describe a valid CSR over `targets` (checked on upload).
+
+use crate::frontier::{Flags, Frontier, Implicit};
+use crate::program::Program;
+use crate::skeleton::{self, CsrView, Level, LevelFlags};
+use crate::thread::ThreadCtx;
+use crate::word::{opt_u32_cells, slice, StateWord};
+
+/// Arguments shared by both level kernels, as the host passes them.
+#[derive(Debug)]
+pub struct RawLevel<P: Program> {
+    pub n: u64,
+    pub m: u64,
+    pub offsets: *const u64,
+    pub targets: *const u32,
+    pub weights: *const P::Weight,
+    pub state: *mut P::State,
+    pub parents: *mut u32,
+    pub frontier_current: *mut u32,
+    pub frontier_next: *mut u32,
+    pub flags: *mut u32,
+    pub nflags: u32,
+    pub slot_in: u32,
+    pub slot_out: u32,
+    pub iter: u32,
+}
+
+impl<P: Program> Clone for RawLevel<P> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<P: Program> Copy for RawLevel<P> {}
+
+impl<P: Program> RawLevel<P> {
+    /// Rebuilds the slices and runs `body` with the frontier the pointers select.
+    ///
+    /// # Safety
+    /// See the module docs.
+    #[inline(always)]
+    unsafe fn with_level(&self, body: impl Fn(&dyn LevelBody<P>)) {
+        let n = self.n as usize;
+        let m = self.m as usize;
+        // SAFETY: lengths and validity are the caller's contract (module docs).
+        let (graph, weights, state, parents, flags) = unsafe {
+            (
+                CsrView {
+                    offsets: slice(self.offsets, n + 1),
+                    targets: slice(self.targets, m),
+                },
+                slice(self.weights, m),
+                P::State::atomics_from_raw(self.state, n),
+                if P::PARENTS_VALID {
+                    opt_u32_cells(self.parents, n)
+                } else {
+                    None
+                },
+                u32::atomics_from_raw(self.flags, self.nflags as usize),
+            )
+        };
+        let flags = LevelFlags {
+            input: &flags[self.slot_in as usize],
+            output: &flags[self.slot_out as usize],
+            clear: &flags[((self.slot_out + 1) % self.nflags) as usize],
+        };
+        if self.frontier_current.is_null() || self.frontier_next.is_null() {
+            body(&Level::<P, Implicit> {
+                graph,
+                weights,
+                state,
+                parents,
+                frontier: Implicit,
+                flags,
+                iter: self.iter,
+            });
+        } else {
+            // SAFETY: as above; both frontier arrays hold `n` words.
+            let (current, next) = unsafe {
+                (
+                    u32::atomics_from_raw(self.frontier_current, n),
+                    u32::atomics_from_raw(self.frontier_next, n),
+                )
+            };
+            body(&Level::<P, Flags<'_>> {
+                graph,
+                weights,
+                state,
+                parents,
+                frontier: Flags { current, next },
+                flags,
+                iter: self.iter,
+            });
+        }
+    }
+}
+
+/// Object-safe view of a [`Level`] so one closure serves both frontier kinds.
+trait LevelBody<P: Program> {
+    fn naive(&self, t: ThreadCtx);
+    fn balanced(&self, t: ThreadCtx, sv: &[u32], max_edge_count: u64);
+}
+
+impl<P: Program, F: Frontier<P>> LevelBody<P> for Level<'_, P, F> {
+    #[inline(always)]
+    fn naive(&self, t: ThreadCtx) {
+        Level::naive(self, t)
+    }
+    #[inline(always)]
+    fn balanced(&self, t: ThreadCtx, sv: &[u32], max_edge_count: u64) {
+        Level::balanced(self, t, sv, max_edge_count)
+    }
+}
+
+/// Initial state and parents (`parents` may be null).
+///
+/// # Safety
+/// See the module docs.
+#[inline(always)]
+pub unsafe fn init<P: Program>(
+    t: ThreadCtx,
+    n: u64,
+    source: u32,
+    state: *mut P::State,
+    parents: *mut u32,
+) {
+    // SAFETY: caller's contract.
+    let (state, parents) = unsafe {
+        (
+            P::State::atomics_from_raw(state, n as usize),
+            opt_u32_cells(parents, n as usize),
+        )
+    };
+    skeleton::init::<P>(t, state, parents, source);
+}
+
+/// The `SV` construction (Alg. 4) over `n` vertices into `nchunks` slots.
+///
+/// # Safety
+/// See the module docs.
+#[inline(always)]
+pub unsafe fn build_sv(
+    t: ThreadCtx,
+    n: u64,
+    offsets: *const u64,
+    max_edge_count: u64,
+    sv: *mut u32,
+    nchunks: u64,
+) {
+    // SAFETY: caller's contract.
+    let (offsets, sv) = unsafe {
+        (
+            slice(offsets, n as usize + 1),
+            u32::atomics_from_raw(sv, nchunks as usize),
+        )
+    };
+    skeleton::build_sv(t, offsets, max_edge_count, sv);
+}
+
+/// One thread of the naive full-scan level kernel (Alg. 2).
+///
+/// # Safety
+/// See the module docs.
+#[inline(always)]
+pub unsafe fn naive<P: Program>(t: ThreadCtx, a: RawLevel<P>) {
+    // SAFETY: caller's contract.
+    unsafe { a.with_level(|l| l.naive(t)) }
+}
+
+/// One thread of the edge-chunk balanced level kernel (Alg. 3).
+///
+/// # Safety
+/// See the module docs; `sv` holds `nchunks = ceil(m / max_edge_count)` entries
+/// built by [`build_sv`] with the same `max_edge_count`.
+#[inline(always)]
+pub unsafe fn balanced<P: Program>(
+    t: ThreadCtx,
+    a: RawLevel<P>,
+    sv: *const u32,
+    nchunks: u64,
+    max_edge_count: u64,
+) {
+    // SAFETY: caller's contract.
+    unsafe {
+        let sv = slice(sv, nchunks as usize);
+        a.with_level(|l| l.balanced(t, sv, max_edge_count))
+    }
+}
+
+/// Defines the GPU entry points of one program: `init`, the naive and the
+/// balanced level kernel. Expands to nothing off the GPU target, so a program
+/// crate can invoke it unconditionally; the crate root needs
+/// `#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]`.
+///
+/// Kernel parameters (all scalars and device pointers, in this order):
+/// * `init(n, source, state, parents)`
+/// * `naive(n, m, offsets, targets, weights, state, parents, frontier_current,
+///   frontier_next, flags, nflags, slot_in, slot_out, iter)`
+/// * `balanced(<naive's parameters>, sv, nchunks, max_edge_count)`
+///
+/// ```ignore
+/// kernels_rs::ptx_kernels!(my_crate::Sssp => sssp_init, sssp_naive, sssp_balanced);
+/// ```
+#[macro_export]
+macro_rules! ptx_kernels {
+    ($prog:ty => $init:ident, $naive:ident, $balanced:ident) => {
+        #[cfg(target_arch = "nvptx64")]
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn $init(
+            n: u64,
+            source: u32,
+            state: *mut <$prog as $crate::Program>::State,
+            parents: *mut u32,
+        ) {
+            // SAFETY: the host launches with buffers matching the documented contract.
+            unsafe {
+                $crate::entry::init::<$prog>(
+                    $crate::ThreadCtx::current(),
+                    n,
+                    source,
+                    state,
+                    parents,
+                )
+            }
+        }
+
+        #[cfg(target_arch = "nvptx64")]
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn $naive(
+            n: u64,
+            m: u64,
+            offsets: *const u64,
+            targets: *const u32,
+            weights: *const <$prog as $crate::Program>::Weight,
+            state: *mut <$prog as $crate::Program>::State,
+            parents: *mut u32,
+            frontier_current: *mut u32,
+            frontier_next: *mut u32,
+            flags: *mut u32,
+            nflags: u32,
+            slot_in: u32,
+            slot_out: u32,
+            iter: u32,
+        ) {
+            let a = $crate::entry::RawLevel::<$prog> {
+                n,
+                m,
+                offsets,
+                targets,
+                weights,
+                state,
+                parents,
+                frontier_current,
+                frontier_next,
+                flags,
+                nflags,
+                slot_in,
+                slot_out,
+                iter,
+            };
+            // SAFETY: the host launches with buffers matching the documented contract.
+            unsafe { $crate::entry::naive::<$prog>($crate::ThreadCtx::current(), a) }
+        }
+
+        #[cfg(target_arch = "nvptx64")]
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn $balanced(
+            n: u64,
+            m: u64,
+            offsets: *const u64,
+            targets: *const u32,
+            weights: *const <$prog as $crate::Program>::Weight,
+            state: *mut <$prog as $crate::Program>::State,
+            parents: *mut u32,
+            frontier_current: *mut u32,
+            frontier_next: *mut u32,
+            flags: *mut u32,
+            nflags: u32,
+            slot_in: u32,
+            slot_out: u32,
+            iter: u32,
+            sv: *const u32,
+            nchunks: u64,
+            max_edge_count: u64,
+        ) {
+            let a = $crate::entry::RawLevel::<$prog> {
+                n,
+                m,
+                offsets,
+                targets,
+                weights,
+                state,
+                parents,
+                frontier_current,
+                frontier_next,
+                flags,
+                nflags,
+                slot_in,
+                slot_out,
+                iter,
+            };
+            // SAFETY: the host launches with buffers matching the documented contract.
+            unsafe {
+                $crate::entry::balanced::<$prog>(
+                    $crate::ThreadCtx::current(),
+                    a,
+                    sv,
+                    nchunks,
+                    max_edge_count,
+                )
+            }
+        }
+    };
+}
+
+/// Defines the program-independent `SV` construction kernel under `$name`
+/// (parameters `n, offsets, max_edge_count, sv, nchunks`).
+#[macro_export]
+macro_rules! sv_kernel {
+    ($name:ident) => {
+        #[cfg(target_arch = "nvptx64")]
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn $name(
+            n: u64,
+            offsets: *const u64,
+            max_edge_count: u64,
+            sv: *mut u32,
+            nchunks: u64,
+        ) {
+            // SAFETY: the host launches with buffers matching the documented contract.
+            unsafe {
+                $crate::entry::build_sv(
+                    $crate::ThreadCtx::current(),
+                    n,
+                    offsets,
+                    max_edge_count,
+                    sv,
+                    nchunks,
+                )
+            }
+        }
+    };
+}

@@ -1,0 +1,40 @@
+//! GPU kernel skeletons, written once in `#![no_std]` Rust, compiled two ways.
+//!
+//! * For `nvptx64-nvidia-cuda` (by `nvptx-builder`), the `extern "ptx-kernel"`
+//!   entry points made by [`ptx_kernels!`] become PTX that the runtime loads with
+//!   cudarc.
+//! * For the host, the very same bodies (the functions in [`entry`], which take raw
+//!   pointers exactly as the GPU passes them, plus a [`ThreadCtx`]) are called by the
+//!   runtime's emulation launcher over a simulated grid of threads with real
+//!   `core::sync::atomic` atomics. That is how CI without a GPU tests kernel logic.
+//!
+//! The skeletons are generic over a [`Program`]: the per-vertex [`StateWord`], the
+//! edge operator `relax`, the reduction `combine` (an atomic merge), and the
+//! frontier test. BFS ([`bfs::Bfs`], [`bfs::BfsAtomicMin`]) is the first program;
+//! the `#[vertex_program]` macro instantiates the same skeletons for user programs.
+//!
+//! Kernels (seed 000, Chernoskutov): the naive full-scan level kernel (Alg. 2, one
+//! thread per vertex), the edge-chunk balanced level kernel (Alg. 3: one thread per
+//! chunk of `max_edge_count` edges) and the parallel start-vertex array `SV`
+//! construction (Alg. 4). Frontier-empty detection uses a device flag per level
+//! (see [`skeleton::LevelFlags`]) instead of a vertex scan.
+#![no_std]
+#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, stdarch_nvptx))]
+
+pub mod bfs;
+pub mod combine;
+pub mod entry;
+pub mod frontier;
+pub mod program;
+pub mod skeleton;
+pub mod thread;
+pub mod word;
+
+#[cfg(target_arch = "nvptx64")]
+mod ptx;
+
+pub use frontier::{Flags, Frontier, Implicit};
+pub use program::Program;
+pub use skeleton::{CsrView, Level, LevelFlags};
+pub use thread::ThreadCtx;
+pub use word::StateWord;

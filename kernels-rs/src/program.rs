@@ -1,0 +1,39 @@
+//! The operators a vertex program supplies to the skeletons.
+//!
+//! This is the GPU-side half of the program model (see the architecture notes):
+//! `init`, the frontier test, the edge operator `relax` and the reduction `combine`.
+//! Everything is an associated function on a type, so a program is a zero-sized
+//! marker and the skeletons are monomorphized per program — no indirect calls on
+//! the GPU.
+
+use crate::word::StateWord;
+
+/// A level-synchronous vertex program.
+pub trait Program: 'static {
+    /// The per-vertex value.
+    type State: StateWord;
+    /// The edge weight `relax` reads (`()` for unweighted programs: zero cost).
+    type Weight: Copy + Send + Sync + 'static;
+
+    /// Whether any thread that wins `combine` in an iteration writes the same
+    /// value, so a parent recorded by any winner is valid (BFS: yes; a general
+    /// min-plus program: no, parents must then come from a separate pass).
+    const PARENTS_VALID: bool = false;
+
+    /// Initial state of vertex `v` for a run from `source`.
+    fn init(v: u32, source: u32) -> Self::State;
+
+    /// Implicit frontier test: is a vertex with this state active in iteration
+    /// `iter`? (BFS: `state == iter`.) Not used with an explicit [`crate::Flags`]
+    /// frontier.
+    fn is_active(state: Self::State, iter: u32) -> bool;
+
+    /// The edge operator: the candidate an active vertex with `state` pushes along
+    /// an edge of weight `weight`, or `None` to push nothing.
+    fn relax(state: Self::State, weight: Self::Weight, iter: u32) -> Option<Self::State>;
+
+    /// The reduction on arrival: merge `candidate` into `slot` atomically; return
+    /// whether the slot changed (which activates the target). See
+    /// [`crate::combine`] for the building blocks (min, max, store-if-unset, CAS).
+    fn combine(slot: &<Self::State as StateWord>::Atomic, candidate: Self::State) -> bool;
+}

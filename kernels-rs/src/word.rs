@@ -1,0 +1,169 @@
+//! Per-vertex state that fits one atomic word.
+//!
+//! The program model requires `State` to be a plain value that one atomic
+//! instruction can update (u32/i32/u64/i64/f32/f64). [`StateWord`] names the atomic
+//! type that holds it and the few operations the skeletons and the combine helpers
+//! need; floats are stored as their bit pattern in the unsigned atomic of the same
+//! width, so `min`/`max` on them go through a compare-and-swap loop.
+
+use core::sync::atomic::{AtomicI32, AtomicI64, AtomicU32, AtomicU64, Ordering::Relaxed};
+
+/// A value that lives in one atomic word. All accesses are `Relaxed`: kernels only
+/// need per-word atomicity; ordering between levels comes from kernel boundaries.
+pub trait StateWord: Copy + PartialEq + PartialOrd + Send + Sync + 'static {
+    /// The atomic cell holding one value (same size and alignment as `Self`).
+    type Atomic: Send + Sync;
+    /// Reads the cell.
+    fn load(a: &Self::Atomic) -> Self;
+    /// Writes the cell.
+    fn store(a: &Self::Atomic, v: Self);
+    /// `compare_exchange`: `Ok(previous)` if the cell held `current` and now holds `new`.
+    fn compare_exchange(a: &Self::Atomic, current: Self, new: Self) -> Result<Self, Self>;
+    /// Atomic minimum; returns the previous value.
+    fn fetch_min(a: &Self::Atomic, v: Self) -> Self {
+        let mut cur = Self::load(a);
+        while v < cur {
+            match Self::compare_exchange(a, cur, v) {
+                Ok(prev) => return prev,
+                Err(now) => cur = now,
+            }
+        }
+        cur
+    }
+    /// Atomic maximum; returns the previous value.
+    fn fetch_max(a: &Self::Atomic, v: Self) -> Self {
+        let mut cur = Self::load(a);
+        while v > cur {
+            match Self::compare_exchange(a, cur, v) {
+                Ok(prev) => return prev,
+                Err(now) => cur = now,
+            }
+        }
+        cur
+    }
+    /// Views `len` values at `ptr` as atomic cells.
+    ///
+    /// # Safety
+    /// `ptr` must be valid for reads and writes of `len` values for `'a` (or
+    /// `len == 0`), aligned, and only accessed through atomics meanwhile.
+    unsafe fn atomics_from_raw<'a>(ptr: *mut Self, len: usize) -> &'a [Self::Atomic];
+    /// Views a uniquely borrowed slice as atomic cells (host side).
+    fn atomics_from_mut(s: &mut [Self]) -> &[Self::Atomic] {
+        // SAFETY: the exclusive borrow guarantees validity and no other access for
+        // the returned lifetime; each atomic type has the layout of its value type.
+        unsafe { Self::atomics_from_raw(s.as_mut_ptr(), s.len()) }
+    }
+}
+
+/// `len` cells at `ptr` as a slice, with a dangling (never dereferenced) pointer
+/// for empty slices so that a null device pointer of an empty buffer is fine.
+///
+/// # Safety
+/// As [`StateWord::atomics_from_raw`], with `A` having the layout of `T`.
+#[inline(always)]
+unsafe fn cells<'a, T, A>(ptr: *mut T, len: usize) -> &'a [A] {
+    if len == 0 {
+        return &[];
+    }
+    // SAFETY: caller guarantees validity for `len` elements; `A` has `T`'s layout.
+    unsafe { core::slice::from_raw_parts(ptr as *const A, len) }
+}
+
+macro_rules! int_word {
+    ($t:ty, $a:ty) => {
+        impl StateWord for $t {
+            type Atomic = $a;
+            #[inline(always)]
+            fn load(a: &$a) -> $t {
+                a.load(Relaxed)
+            }
+            #[inline(always)]
+            fn store(a: &$a, v: $t) {
+                a.store(v, Relaxed)
+            }
+            #[inline(always)]
+            fn compare_exchange(a: &$a, current: $t, new: $t) -> Result<$t, $t> {
+                a.compare_exchange(current, new, Relaxed, Relaxed)
+            }
+            #[inline(always)]
+            fn fetch_min(a: &$a, v: $t) -> $t {
+                a.fetch_min(v, Relaxed)
+            }
+            #[inline(always)]
+            fn fetch_max(a: &$a, v: $t) -> $t {
+                a.fetch_max(v, Relaxed)
+            }
+            #[inline(always)]
+            unsafe fn atomics_from_raw<'a>(ptr: *mut $t, len: usize) -> &'a [$a] {
+                // SAFETY: forwarded contract; the atomic has the integer's layout.
+                unsafe { cells(ptr, len) }
+            }
+        }
+    };
+}
+
+int_word!(u32, AtomicU32);
+int_word!(i32, AtomicI32);
+int_word!(u64, AtomicU64);
+int_word!(i64, AtomicI64);
+
+macro_rules! float_word {
+    ($t:ty, $a:ty) => {
+        impl StateWord for $t {
+            type Atomic = $a;
+            #[inline(always)]
+            fn load(a: &$a) -> $t {
+                <$t>::from_bits(a.load(Relaxed))
+            }
+            #[inline(always)]
+            fn store(a: &$a, v: $t) {
+                a.store(v.to_bits(), Relaxed)
+            }
+            #[inline(always)]
+            fn compare_exchange(a: &$a, current: $t, new: $t) -> Result<$t, $t> {
+                a.compare_exchange(current.to_bits(), new.to_bits(), Relaxed, Relaxed)
+                    .map(<$t>::from_bits)
+                    .map_err(<$t>::from_bits)
+            }
+            #[inline(always)]
+            unsafe fn atomics_from_raw<'a>(ptr: *mut $t, len: usize) -> &'a [$a] {
+                // SAFETY: forwarded contract; the float has the unsigned atomic's layout.
+                unsafe { cells(ptr, len) }
+            }
+        }
+    };
+}
+
+float_word!(f32, AtomicU32);
+float_word!(f64, AtomicU64);
+
+/// `len` u32 cells at `ptr` as atomics, or `None` for a null pointer (an optional
+/// buffer the host did not pass, e.g. parents).
+///
+/// # Safety
+/// As [`StateWord::atomics_from_raw`] when non-null.
+#[inline(always)]
+pub unsafe fn opt_u32_cells<'a>(ptr: *mut u32, len: usize) -> Option<&'a [AtomicU32]> {
+    if ptr.is_null() {
+        None
+    } else {
+        // SAFETY: forwarded contract.
+        Some(unsafe { u32::atomics_from_raw(ptr, len) })
+    }
+}
+
+/// A read-only slice from a device pointer (dangling for empty).
+///
+/// # Safety
+/// `ptr` valid for `len` reads for `'a` and not written meanwhile (or `len == 0`).
+#[inline(always)]
+pub unsafe fn slice<'a, T>(ptr: *const T, len: usize) -> &'a [T] {
+    if len == 0 || core::mem::size_of::<T>() == 0 {
+        // SAFETY: a dangling, aligned pointer is valid for an empty or ZST slice.
+        return unsafe {
+            core::slice::from_raw_parts(core::ptr::NonNull::dangling().as_ptr(), len)
+        };
+    }
+    // SAFETY: forwarded contract.
+    unsafe { core::slice::from_raw_parts(ptr, len) }
+}

@@ -1,0 +1,27 @@
+//! Graph generators: Graph500 Kronecker, uniform random, road-like grids, and random
+//! weights for any graph.
+//!
+//! Benchmarks need inputs of any size without data files, and tests need the same
+//! input every time. So every generator is seeded and parallel, and its output is a
+//! function of its parameters and seed alone — not of the number of threads (see
+//! [`rng`] for how). Generators emit an [`EdgeList`](crate::graph::EdgeList) of
+//! directed edges exactly as drawn; how to build it (symmetrize, drop self-loops,
+//! dedup) is the caller's choice, with [`GenSpec::default_build_options`] as the
+//! usual one. [`GenSpec`] parses the `kron:S`, `uniform:N:M`, `grid:WxH` strings the
+//! CLI accepts wherever it reads a graph.
+
+mod alloc;
+mod grid;
+mod kronecker;
+pub mod rng;
+mod shuffle;
+mod spec;
+mod uniform;
+mod weights;
+
+pub use grid::{grid, Grid};
+pub use kronecker::{kronecker, Kronecker, GRAPH500_INITIATOR, MAX_SCALE};
+pub use shuffle::{random_permutation, shuffle};
+pub use spec::{parse_weight_range, GenSpec, DEFAULT_EDGEFACTOR, DEFAULT_SEED};
+pub use uniform::uniform;
+pub use weights::{edge_weight, random_weights, weights_for_edges};

@@ -1,0 +1,426 @@
+//! GPU BFS benchmarks of seed 000: balanced vs naive over Kronecker scales, the
+//! `max_edge_count` sweep, and the cost of end detection — results as JSON + SVG.
+//!
+//! Method (Graph500-like, seed 000 graphs): Kronecker edgefactor 48, both
+//! directions stored, self-loops dropped and duplicates *kept*, so the CSR sizes
+//! match seed 000's Table 1; roots drawn at random among vertices with degree > 0
+//! (same roots for every kernel at a scale); every configuration measured in the
+//! same process on the same uploaded graph; GTEPS = CSR entries out of reached
+//! vertices / device time (CUDA events), summarised by the harmonic mean over
+//! roots. The first roots of every configuration are checked against the
+//! sequential oracle; all runs of a root must agree on levels reached.
+
+use std::path::{Path, PathBuf};
+
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+
+use super::bfs::{BfsCombine, BfsKernel, Device, DeviceGraph, GpuBfsOptions, GpuBfsResult};
+use super::cuda::DeviceInfo;
+use crate::error::{Error, Result};
+use crate::generate::GenSpec;
+use crate::graph::{build, BuildOptions, Csr};
+use crate::oracle;
+
+/// What to run.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct BenchConfig {
+    pub scales: Vec<u32>,
+    pub edgefactor: u64,
+    /// Roots per scale for the balanced kernel.
+    pub roots: usize,
+    /// Roots per scale for the naive kernel (slow on skewed graphs).
+    pub naive_roots: usize,
+    /// `max_edge_count` of the balanced kernel in the scale comparison.
+    pub max_edge_count: u64,
+    pub sweep_scale: u32,
+    pub sweep_max_edge_counts: Vec<u64>,
+    pub sweep_roots: usize,
+    /// Levels per flag read tried at `sweep_scale` (end-detection experiment).
+    pub levels_per_sync: Vec<u32>,
+    pub seed: u64,
+    /// Roots per configuration checked against the CPU oracle.
+    pub oracle_roots: usize,
+}
+
+impl Default for BenchConfig {
+    fn default() -> Self {
+        BenchConfig {
+            scales: (16..=21).collect(),
+            edgefactor: 48,
+            roots: 64,
+            naive_roots: 8,
+            max_edge_count: 16,
+            sweep_scale: 20,
+            sweep_max_edge_counts: vec![4, 8, 16, 32, 64, 128, 256, 512],
+            sweep_roots: 16,
+            levels_per_sync: vec![1, 2, 4, 8],
+            seed: 1,
+            oracle_roots: 2,
+        }
+    }
+}
+
+/// Summary of one configuration on one graph.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct RunSummary {
+    pub scale: u32,
+    pub kernel: BfsKernel,
+    pub combine: BfsCombine,
+    pub max_edge_count: u64,
+    pub levels_per_sync: u32,
+    pub roots: usize,
+    /// Harmonic mean over roots (Graph500 style).
+    pub gteps_hmean: f64,
+    pub time_ms_median: f64,
+    pub time_ms_mean: f64,
+    pub time_ms_min: f64,
+    pub time_ms_max: f64,
+    pub wall_ms_median: f64,
+    pub sv_build_ms_mean: f64,
+    pub check_end_ms_mean: f64,
+    pub init_ms_mean: f64,
+    pub num_levels_mean: f64,
+    pub edges_traversed_mean: f64,
+    /// Per-level kernel times of the median-time root.
+    pub per_level_ms_median_root: Vec<f64>,
+    pub oracle_checked_roots: usize,
+}
+
+/// Sizes of one generated graph.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct GraphInfo {
+    pub scale: u32,
+    pub edgefactor: u64,
+    pub vertices: u64,
+    pub csr_entries: u64,
+    /// CSR entries in seed 000's Table 1, for comparison.
+    pub seed000_table1_edges: Option<u64>,
+    pub generate_ms: f64,
+    pub upload_ms: f64,
+}
+
+/// Everything a benchmark run produced.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct BenchReport {
+    pub config: BenchConfig,
+    pub device: DeviceInfo,
+    pub host: HostInfo,
+    pub command_line: String,
+    pub graphs: Vec<GraphInfo>,
+    /// Balanced vs naive per scale.
+    pub scaling: Vec<RunSummary>,
+    /// `balanced / naive` GTEPS ratio per scale (harmonic means).
+    pub ratios: Vec<(u32, f64)>,
+    pub sweep: Vec<RunSummary>,
+    pub levels_per_sync: Vec<RunSummary>,
+    pub combine: Vec<RunSummary>,
+}
+
+/// The machine the numbers come from.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct HostInfo {
+    pub cpu: String,
+    pub threads: usize,
+    pub unix_time: u64,
+    pub git_rev: Option<String>,
+}
+
+impl HostInfo {
+    pub fn read() -> HostInfo {
+        let cpu = std::fs::read_to_string("/proc/cpuinfo")
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find(|l| l.starts_with("model name"))
+                    .and_then(|l| l.split_once(':'))
+                    .map(|(_, v)| v.trim().to_string())
+            })
+            .unwrap_or_else(|| "unknown".into());
+        HostInfo {
+            cpu,
+            threads: rayon::current_num_threads(),
+            unix_time: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs()),
+            git_rev: std::env::var("VERTEX_GIT_REV").ok(),
+        }
+    }
+}
+
+/// seed 000 Table 1 (CSR entries) for scales 16..=21 at edgefactor 48.
+pub fn seed000_table1(scale: u32) -> Option<u64> {
+    match scale {
+        16 => Some(6_289_992),
+        17 => Some(12_581_183),
+        18 => Some(25_163_641),
+        19 => Some(50_328_927),
+        20 => Some(100_659_854),
+        21 => Some(201_322_399),
+        _ => None,
+    }
+}
+
+/// Seed 000's graph construction: symmetric, no self-loops, duplicates kept.
+pub fn seed000_build_options() -> BuildOptions {
+    BuildOptions {
+        symmetrize: true,
+        remove_self_loops: true,
+        dedup: false,
+        relabel_by_degree: false,
+    }
+}
+
+/// Generates `kron:scale:edgefactor@seed` as seed 000 built it.
+pub fn kronecker_csr(scale: u32, edgefactor: u64, seed: u64) -> Result<Csr<u32>> {
+    let spec = GenSpec::Kron {
+        scale,
+        edgefactor,
+        seed,
+    };
+    let el = spec.generate()?;
+    Ok(build(&el, seed000_build_options())?.into_csr())
+}
+
+/// `count` random roots with degree > 0 (fewer if the graph has fewer).
+pub fn pick_roots(csr: &Csr<u32>, count: usize, seed: u64) -> Vec<u32> {
+    let mut candidates: Vec<u32> = (0..csr.num_vertices() as u32)
+        .filter(|&v| csr.degree(v) > 0)
+        .collect();
+    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(seed);
+    candidates.shuffle(&mut rng);
+    candidates.truncate(count);
+    candidates
+}
+
+/// Runs `opts` from each root; checks the first `oracle_roots` against the oracle.
+pub fn measure(
+    dev: &Device,
+    g: &DeviceGraph,
+    csr: &Csr<u32>,
+    scale: u32,
+    roots: &[u32],
+    opts: &GpuBfsOptions,
+    oracle_roots: usize,
+) -> Result<RunSummary> {
+    if roots.is_empty() {
+        return Err(Error::InvalidArgument("no roots with degree > 0".into()));
+    }
+    // Warm-up (module JIT, first-touch), not timed.
+    dev.bfs(g, roots[0], opts)?;
+    let mut runs: Vec<GpuBfsResult> = Vec::with_capacity(roots.len());
+    let mut checked = 0;
+    for (i, &r) in roots.iter().enumerate() {
+        let res = dev.bfs(g, r, opts)?;
+        if i < oracle_roots {
+            let want = oracle::bfs(csr, r)?;
+            if res.levels != want.levels {
+                let v = res
+                    .levels
+                    .iter()
+                    .zip(&want.levels)
+                    .position(|(a, b)| a != b)
+                    .unwrap_or(0);
+                return Err(Error::InvalidGraph(format!(
+                    "GPU BFS ({opts:?}) from {r} disagrees with the oracle at vertex {v}: {} vs {}",
+                    res.levels[v], want.levels[v]
+                )));
+            }
+            checked += 1;
+        }
+        runs.push(res);
+    }
+    Ok(summarize(scale, opts, &runs, checked))
+}
+
+fn summarize(
+    scale: u32,
+    opts: &GpuBfsOptions,
+    runs: &[GpuBfsResult],
+    checked: usize,
+) -> RunSummary {
+    let k = runs.len() as f64;
+    let mut times: Vec<f64> = runs.iter().map(|r| r.time_ms).collect();
+    times.sort_by(f64::total_cmp);
+    let mut walls: Vec<f64> = runs.iter().map(|r| r.wall_ms).collect();
+    walls.sort_by(f64::total_cmp);
+    let median = |v: &[f64]| v[v.len() / 2];
+    let med_t = median(&times);
+    let median_run = runs
+        .iter()
+        .min_by(|a, b| {
+            (a.time_ms - med_t)
+                .abs()
+                .total_cmp(&(b.time_ms - med_t).abs())
+        })
+        .map(|r| r.per_level_ms.clone())
+        .unwrap_or_default();
+    let hmean = k / runs.iter().map(|r| 1.0 / r.gteps().max(1e-12)).sum::<f64>();
+    let mean = |f: &dyn Fn(&GpuBfsResult) -> f64| runs.iter().map(f).sum::<f64>() / k;
+    RunSummary {
+        scale,
+        kernel: opts.kernel,
+        combine: opts.combine,
+        max_edge_count: opts.max_edge_count,
+        levels_per_sync: opts.levels_per_sync,
+        roots: runs.len(),
+        gteps_hmean: hmean,
+        time_ms_median: med_t,
+        time_ms_mean: mean(&|r| r.time_ms),
+        time_ms_min: times[0],
+        time_ms_max: times[times.len() - 1],
+        wall_ms_median: median(&walls),
+        sv_build_ms_mean: mean(&|r| r.sv_build_ms),
+        check_end_ms_mean: mean(&|r| r.check_end_ms),
+        init_ms_mean: mean(&|r| r.init_ms),
+        num_levels_mean: mean(&|r| r.num_levels as f64),
+        edges_traversed_mean: mean(&|r| r.edges_traversed as f64),
+        per_level_ms_median_root: median_run,
+        oracle_checked_roots: checked,
+    }
+}
+
+/// Runs the whole benchmark; `log` receives one line per finished configuration.
+pub fn run(
+    dev: &Device,
+    cfg: &BenchConfig,
+    command_line: &str,
+    mut log: impl FnMut(&str),
+) -> Result<BenchReport> {
+    let mut report = BenchReport {
+        config: cfg.clone(),
+        device: dev.info().clone(),
+        host: HostInfo::read(),
+        command_line: command_line.to_string(),
+        graphs: Vec::new(),
+        scaling: Vec::new(),
+        ratios: Vec::new(),
+        sweep: Vec::new(),
+        levels_per_sync: Vec::new(),
+        combine: Vec::new(),
+    };
+    let mut scales = cfg.scales.clone();
+    if !scales.contains(&cfg.sweep_scale) {
+        scales.push(cfg.sweep_scale);
+    }
+    for &scale in &scales {
+        let t = std::time::Instant::now();
+        let csr = kronecker_csr(scale, cfg.edgefactor, cfg.seed)?;
+        let generate_ms = t.elapsed().as_secs_f64() * 1e3;
+        let t = std::time::Instant::now();
+        let g = dev.upload(&csr)?;
+        let upload_ms = t.elapsed().as_secs_f64() * 1e3;
+        report.graphs.push(GraphInfo {
+            scale,
+            edgefactor: cfg.edgefactor,
+            vertices: csr.num_vertices() as u64,
+            csr_entries: csr.num_edges(),
+            seed000_table1_edges: seed000_table1(scale),
+            generate_ms,
+            upload_ms,
+        });
+        log(&format!(
+            "scale {scale}: {} vertices, {} CSR entries (generated in {:.1} s)",
+            csr.num_vertices(),
+            csr.num_edges(),
+            generate_ms / 1e3
+        ));
+        let nroots = cfg.roots.max(cfg.naive_roots).max(cfg.sweep_roots);
+        let roots = pick_roots(&csr, nroots, cfg.seed ^ u64::from(scale));
+        let base = GpuBfsOptions {
+            max_edge_count: cfg.max_edge_count,
+            ..GpuBfsOptions::default()
+        };
+        if cfg.scales.contains(&scale) {
+            let bal = measure(
+                dev,
+                &g,
+                &csr,
+                scale,
+                &roots[..cfg.roots.min(roots.len())],
+                &base,
+                cfg.oracle_roots,
+            )?;
+            log(&summary_line(&bal));
+            let naive_opts = GpuBfsOptions {
+                kernel: BfsKernel::Naive,
+                ..base
+            };
+            let naive = measure(
+                dev,
+                &g,
+                &csr,
+                scale,
+                &roots[..cfg.naive_roots.min(roots.len())],
+                &naive_opts,
+                cfg.oracle_roots.min(1),
+            )?;
+            log(&summary_line(&naive));
+            report
+                .ratios
+                .push((scale, bal.gteps_hmean / naive.gteps_hmean));
+            log(&format!(
+                "  balanced / naive = {:.2}x",
+                bal.gteps_hmean / naive.gteps_hmean
+            ));
+            report.scaling.push(bal);
+            report.scaling.push(naive);
+        }
+        if scale == cfg.sweep_scale {
+            let sroots = &roots[..cfg.sweep_roots.min(roots.len())];
+            for &mec in &cfg.sweep_max_edge_counts {
+                let o = GpuBfsOptions {
+                    max_edge_count: mec,
+                    ..base
+                };
+                let s = measure(dev, &g, &csr, scale, sroots, &o, 1)?;
+                log(&summary_line(&s));
+                report.sweep.push(s);
+            }
+            for &lps in &cfg.levels_per_sync {
+                let o = GpuBfsOptions {
+                    levels_per_sync: lps,
+                    ..base
+                };
+                let s = measure(dev, &g, &csr, scale, sroots, &o, 0)?;
+                log(&summary_line(&s));
+                report.levels_per_sync.push(s);
+            }
+            for combine in [BfsCombine::Store, BfsCombine::AtomicMin] {
+                let o = GpuBfsOptions { combine, ..base };
+                let s = measure(dev, &g, &csr, scale, sroots, &o, 1)?;
+                log(&summary_line(&s));
+                report.combine.push(s);
+            }
+        }
+    }
+    Ok(report)
+}
+
+/// One log line for a finished configuration.
+pub fn summary_line(s: &RunSummary) -> String {
+    format!(
+        "  {:8} {:10} mec {:4} lps {}: {:8.3} GTEPS  median {:9.3} ms  sv {:.3} ms  check_end {:.3} ms  ({} roots)",
+        format!("{:?}", s.kernel).to_lowercase(),
+        format!("{:?}", s.combine).to_lowercase(),
+        s.max_edge_count,
+        s.levels_per_sync,
+        s.gteps_hmean,
+        s.time_ms_median,
+        s.sv_build_ms_mean,
+        s.check_end_ms_mean,
+        s.roots
+    )
+}
+
+/// Writes `gpu-bfs.json` and the SVG charts into `dir`; returns the paths.
+pub fn write_report(report: &BenchReport, dir: &Path) -> Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let json = dir.join("gpu-bfs.json");
+    let text = serde_json::to_string_pretty(report)
+        .map_err(|e| Error::InvalidArgument(format!("serialising the report: {e}")))?;
+    std::fs::write(&json, text + "\n").map_err(|e| Error::io(&json, e))?;
+    let mut out = vec![json];
+    out.extend(super::plot::all(report, dir)?);
+    Ok(out)
+}

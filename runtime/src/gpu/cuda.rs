@@ -1,0 +1,257 @@
+//! The thin layer over cudarc: every CUDA call the GPU backend makes goes through
+//! here and comes back as a [`crate::Error`], and every device resource is an
+//! owning type whose `Drop` frees it (cudarc's `CudaSlice`, `CudaEvent`, module).
+//!
+//! Layering follows cudarc's own: `driver::result`/`sys` (raw calls) → this module
+//! (errors, memory checks, raw-pointer buffers for kernel arguments, timing) → the
+//! algorithms ([`super::bfs`]). Nothing above this module names a cudarc error.
+
+use std::sync::Arc;
+
+use cudarc::driver::{
+    result::DriverError, sys, CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice,
+    CudaStream, DevicePtr, DeviceRepr, LaunchConfig, ValidAsZeroBits,
+};
+
+use crate::error::{Error, Result};
+
+/// Device memory kept free beyond what a request needs (the driver, the module and
+/// the launch machinery need some).
+pub const MEMORY_RESERVE: u64 = 64 << 20;
+
+/// Turns a cudarc error from `call` into the runtime's error.
+pub fn cuda_err(call: &str) -> impl FnOnce(DriverError) -> Error + '_ {
+    move |e| Error::Cuda {
+        call: call.to_string(),
+        msg: describe(&e),
+    }
+}
+
+/// `NAME: description` of a driver error code.
+pub fn describe(e: &DriverError) -> String {
+    let name = e
+        .error_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|_| format!("{:?}", e.0));
+    match e.error_string() {
+        Ok(s) => format!("{name}: {}", s.to_string_lossy()),
+        Err(_) => name,
+    }
+}
+
+/// What the host learns about the device once, at open.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct DeviceInfo {
+    pub ordinal: usize,
+    pub name: String,
+    pub compute_capability: (i32, i32),
+    pub multiprocessors: u32,
+    pub total_memory: u64,
+    /// `cuDriverGetVersion`, e.g. 13000 for CUDA 13.0.
+    pub driver_version: i32,
+}
+
+/// One CUDA context on one device, its stream, and the loaded kernel module.
+pub struct Gpu {
+    pub(crate) ctx: Arc<CudaContext>,
+    pub(crate) stream: Arc<CudaStream>,
+    module: Arc<CudaModule>,
+    pub(crate) info: DeviceInfo,
+}
+
+/// Whether a CUDA driver library can be loaded at all (no library → no GPU path).
+pub fn driver_present() -> bool {
+    // SAFETY: only tries to dlopen the driver library; no CUDA call is made.
+    unsafe { sys::is_culib_present() }
+}
+
+impl Gpu {
+    /// Opens device `ordinal` and loads `ptx`.
+    pub fn open(ordinal: usize, ptx: &str) -> Result<Gpu> {
+        if !driver_present() {
+            return Err(Error::GpuUnavailable(
+                "no CUDA driver: libcuda.so could not be loaded (is an NVIDIA driver installed?)"
+                    .into(),
+            ));
+        }
+        let ctx = CudaContext::new(ordinal).map_err(|e| match e.0 {
+            sys::CUresult::CUDA_ERROR_NO_DEVICE | sys::CUresult::CUDA_ERROR_INVALID_DEVICE => {
+                Error::GpuUnavailable(format!("no CUDA device {ordinal}: {}", describe(&e)))
+            }
+            _ => Error::GpuUnavailable(format!(
+                "cannot open CUDA device {ordinal}: {}",
+                describe(&e)
+            )),
+        })?;
+        let stream = ctx.default_stream();
+        let name = ctx.name().map_err(cuda_err("cuDeviceGetName"))?;
+        let compute_capability = ctx
+            .compute_capability()
+            .map_err(cuda_err("cuDeviceGetAttribute(compute capability)"))?;
+        let multiprocessors = ctx
+            .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+            .map_err(cuda_err("cuDeviceGetAttribute(multiprocessor count)"))?
+            as u32;
+        let total_memory = ctx.total_mem().map_err(cuda_err("cuDeviceTotalMem"))? as u64;
+        let mut driver_version = 0i32;
+        // SAFETY: writes one int through a valid pointer.
+        unsafe { sys::cuDriverGetVersion(&mut driver_version) }
+            .result()
+            .map_err(cuda_err("cuDriverGetVersion"))?;
+        let module = ctx
+            .load_module(cudarc::nvrtc::Ptx::from_src(ptx))
+            .map_err(cuda_err("cuModuleLoadData (JIT of the embedded PTX)"))?;
+        Ok(Gpu {
+            ctx,
+            stream,
+            module,
+            info: DeviceInfo {
+                ordinal,
+                name,
+                compute_capability,
+                multiprocessors,
+                total_memory,
+                driver_version,
+            },
+        })
+    }
+
+    /// A kernel of the loaded module.
+    pub fn function(&self, name: &str) -> Result<CudaFunction> {
+        self.module
+            .load_function(name)
+            .map_err(cuda_err(&format!("cuModuleGetFunction({name})")))
+    }
+
+    /// Free device memory in bytes.
+    pub fn free_memory(&self) -> Result<u64> {
+        let (free, _total) = self.ctx.mem_get_info().map_err(cuda_err("cuMemGetInfo"))?;
+        Ok(free as u64)
+    }
+
+    /// Fails with [`Error::GpuOutOfMemory`] unless `bytes` (plus a reserve) fit in
+    /// free device memory. Called before allocating anything for `what`.
+    pub fn check_fits(&self, what: &str, bytes: u64) -> Result<()> {
+        let free = self.free_memory()?;
+        if bytes.saturating_add(MEMORY_RESERVE) > free {
+            return Err(Error::GpuOutOfMemory {
+                what: what.to_string(),
+                needed: bytes,
+                free,
+            });
+        }
+        Ok(())
+    }
+
+    /// A zeroed device buffer of `len` elements (at least one, so that even empty
+    /// arrays have a valid pointer).
+    pub fn alloc<T: DeviceRepr + ValidAsZeroBits>(
+        &self,
+        len: usize,
+        what: &str,
+    ) -> Result<DevBuf<T>> {
+        let slice = self
+            .stream
+            .alloc_zeros::<T>(len.max(1))
+            .map_err(cuda_err(&format!("cuMemAlloc({what}, {len} elements)")))?;
+        Ok(DevBuf::new(slice, len, &self.stream))
+    }
+
+    /// A device copy of `data`.
+    pub fn upload<T: DeviceRepr + ValidAsZeroBits>(
+        &self,
+        data: &[T],
+        what: &str,
+    ) -> Result<DevBuf<T>> {
+        let mut buf = self.alloc::<T>(data.len(), what)?;
+        if !data.is_empty() {
+            self.stream
+                .memcpy_htod(data, &mut buf.slice)
+                .map_err(cuda_err(&format!("cuMemcpyHtoD({what})")))?;
+        }
+        Ok(buf)
+    }
+
+    /// Copies `buf` back into `out` (which must have `buf.len()` elements) and waits.
+    pub fn download<T: DeviceRepr>(
+        &self,
+        buf: &DevBuf<T>,
+        out: &mut [T],
+        what: &str,
+    ) -> Result<()> {
+        if out.is_empty() {
+            return Ok(());
+        }
+        let view = buf.slice.slice(0..out.len());
+        self.stream
+            .memcpy_dtoh(&view, out)
+            .map_err(cuda_err(&format!("cuMemcpyDtoH({what})")))?;
+        self.sync(what)
+    }
+
+    /// Copies `data` into the start of `buf` (stream-ordered).
+    pub fn write<T: DeviceRepr>(&self, buf: &mut DevBuf<T>, data: &[T], what: &str) -> Result<()> {
+        let mut view = buf.slice.slice_mut(0..data.len());
+        self.stream
+            .memcpy_htod(data, &mut view)
+            .map_err(cuda_err(&format!("cuMemcpyHtoD({what})")))
+    }
+
+    /// Waits for all work on the stream; a kernel fault shows up here.
+    pub fn sync(&self, after: &str) -> Result<()> {
+        self.stream
+            .synchronize()
+            .map_err(cuda_err(&format!("cuStreamSynchronize (after {after})")))
+    }
+
+    /// A timing event recorded now on the stream.
+    pub fn record(&self) -> Result<CudaEvent> {
+        self.stream
+            .record_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))
+            .map_err(cuda_err("cuEventRecord"))
+    }
+
+    /// Milliseconds between two recorded events (waits for both).
+    pub fn elapsed_ms(start: &CudaEvent, end: &CudaEvent) -> Result<f64> {
+        start
+            .elapsed_ms(end)
+            .map(f64::from)
+            .map_err(cuda_err("cuEventElapsedTime"))
+    }
+
+    /// A 1-D launch configuration covering `work` items with `block` threads each
+    /// (at least one block).
+    pub fn grid_for(work: u64, block: u32) -> LaunchConfig {
+        let blocks = work.div_ceil(block as u64).clamp(1, i32::MAX as u64) as u32;
+        LaunchConfig {
+            grid_dim: (blocks, 1, 1),
+            block_dim: (block, 1, 1),
+            shared_mem_bytes: 0,
+        }
+    }
+}
+
+/// A device buffer plus its raw address, which is what the kernels take (all
+/// kernel pointer parameters are passed as `u64`). Freed on drop by cudarc.
+pub struct DevBuf<T> {
+    pub(crate) slice: CudaSlice<T>,
+    /// Device address of element 0.
+    pub ptr: u64,
+    /// Logical length (the allocation has at least one element).
+    pub len: usize,
+}
+
+impl<T> DevBuf<T> {
+    fn new(slice: CudaSlice<T>, len: usize, stream: &CudaStream) -> Self {
+        let ptr = {
+            let (ptr, _guard) = slice.device_ptr(stream);
+            ptr
+        };
+        DevBuf { slice, ptr, len }
+    }
+
+    /// Bytes a buffer of `len` `T`s takes.
+    pub fn bytes_for(len: usize) -> u64 {
+        (len.max(1) * std::mem::size_of::<T>()) as u64
+    }
+}

@@ -1,0 +1,45 @@
+//! The GPU backend: seed 000 BFS kernels from `kernels-rs`, run through cudarc.
+//!
+//! Layers, bottom up:
+//! * [`cuda`] — the thin layer: context/stream/module, device buffers that free on
+//!   drop, memory checks before allocation, event timing; every CUDA error becomes
+//!   a [`crate::Error`] (`Cuda`, `GpuOutOfMemory`, `GpuUnavailable`).
+//! * [`ptx`] — the PTX `build.rs` compiled from `kernels-rs` (or why there is none).
+//! * [`driver`] (private) — the level loop with device-side frontier flags, shared
+//!   by the GPU and the emulator.
+//! * [`bfs`] — [`Device`], [`DeviceGraph`], [`GpuBfsOptions`], [`GpuBfsResult`].
+//! * [`emulate`] — the same kernels on the host over a simulated grid (CI tests).
+//! * [`bench`] — balanced vs naive and the `max_edge_count` sweep (JSON + SVG).
+//!
+//! ```no_run
+//! use runtime::gpu::{Device, GpuBfsOptions};
+//! # fn main() -> runtime::Result<()> {
+//! # let csr: runtime::graph::Csr<u32> = unimplemented!();
+//! let dev = Device::open(0)?;                // Error::GpuUnavailable without a GPU
+//! let g = dev.upload(&csr)?;                 // Error::GpuOutOfMemory if it does not fit
+//! for root in [0, 5, 9] {
+//!     let r = dev.bfs(&g, root, &GpuBfsOptions::default())?;
+//!     println!("{} levels, {:.2} GTEPS", r.num_levels, r.gteps());
+//! }
+//! # Ok(()) }
+//! ```
+
+pub mod bench;
+pub mod bfs;
+pub mod cuda;
+mod driver;
+pub mod emulate;
+mod plot;
+pub mod ptx;
+
+pub use bfs::{bfs, BfsCombine, BfsKernel, Device, DeviceGraph, GpuBfsOptions, GpuBfsResult};
+pub use cuda::DeviceInfo;
+
+/// Whether a GPU run could work here: PTX embedded and a driver library present
+/// (a device may still be missing; [`Device::open`] tells).
+pub fn available() -> bool {
+    ptx::embedded() && cuda::driver_present()
+}
+
+#[cfg(test)]
+mod tests;

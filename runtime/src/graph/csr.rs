@@ -1,0 +1,346 @@
+//! Compressed sparse rows: the storage every engine reads.
+//!
+//! Vertex ids are `u32` (4 G vertices) and edge offsets `u64`, so graphs with more
+//! than 4 G edges load; neighbour lists are sorted by target id after a build.
+
+use std::sync::OnceLock;
+
+use rayon::prelude::*;
+
+use super::buf::Buf;
+use super::weight::Weight;
+use crate::error::{Error, Result};
+
+/// One direction of adjacency: `targets[offsets[v]..offsets[v+1]]` are `v`'s
+/// neighbours, with `weights` (if any) aligned to `targets`.
+#[derive(Clone, Debug)]
+pub struct Csr<W: Weight = u32> {
+    offsets: Buf<u64>,
+    targets: Buf<u32>,
+    weights: Option<Buf<W>>,
+}
+
+impl<W: Weight> Csr<W> {
+    /// Assembles a CSR from raw arrays, checking every invariant (monotone offsets,
+    /// ids in range, weight count) so that later indexing cannot go out of bounds.
+    pub fn from_parts(
+        offsets: Buf<u64>,
+        targets: Buf<u32>,
+        weights: Option<Buf<W>>,
+    ) -> Result<Self> {
+        if offsets.is_empty() {
+            return Err(Error::InvalidGraph(
+                "offset array is empty (needs n + 1 entries)".into(),
+            ));
+        }
+        let n = offsets.len() - 1;
+        if n > super::edge_list::MAX_VERTICES {
+            return Err(Error::InvalidGraph(format!(
+                "{n} vertices do not fit 32-bit ids"
+            )));
+        }
+        if offsets[0] != 0 {
+            return Err(Error::InvalidGraph("first offset is not 0".into()));
+        }
+        if offsets[n] != targets.len() as u64 {
+            return Err(Error::InvalidGraph(format!(
+                "last offset {} does not match the {} stored edges",
+                offsets[n],
+                targets.len()
+            )));
+        }
+        if let Some(v) = offsets.par_windows(2).position_any(|w| w[0] > w[1]) {
+            return Err(Error::InvalidGraph(format!(
+                "offsets decrease at vertex {v}"
+            )));
+        }
+        if let Some(i) = targets.par_iter().position_any(|&t| t as usize >= n) {
+            return Err(Error::InvalidGraph(format!(
+                "edge {i} points to vertex {} but there are {n} vertices",
+                targets[i]
+            )));
+        }
+        if let Some(w) = &weights {
+            if w.len() != targets.len() {
+                return Err(Error::InvalidGraph(format!(
+                    "{} weights for {} edges",
+                    w.len(),
+                    targets.len()
+                )));
+            }
+        }
+        Ok(Csr {
+            offsets,
+            targets,
+            weights,
+        })
+    }
+
+    /// Like [`Csr::from_parts`] for arrays the caller built correctly itself
+    /// (the builder); skips the O(E) validation.
+    pub(crate) fn from_parts_unchecked(
+        offsets: Vec<u64>,
+        targets: Vec<u32>,
+        weights: Option<Vec<W>>,
+    ) -> Self {
+        debug_assert_eq!(*offsets.last().unwrap_or(&0), targets.len() as u64);
+        Csr {
+            offsets: offsets.into(),
+            targets: targets.into(),
+            weights: weights.map(Buf::from),
+        }
+    }
+
+    /// Number of vertices.
+    pub fn num_vertices(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    /// Number of stored (directed) edges.
+    pub fn num_edges(&self) -> u64 {
+        self.targets.len() as u64
+    }
+
+    /// Offsets array (`n + 1` entries).
+    pub fn offsets(&self) -> &[u64] {
+        &self.offsets
+    }
+
+    /// Concatenated neighbour lists.
+    pub fn targets(&self) -> &[u32] {
+        &self.targets
+    }
+
+    /// Edge weights aligned with [`Csr::targets`], if the graph is weighted.
+    pub fn weights(&self) -> Option<&[W]> {
+        self.weights.as_deref()
+    }
+
+    /// Whether the graph carries weights.
+    pub fn is_weighted(&self) -> bool {
+        self.weights.is_some()
+    }
+
+    /// Whether the arrays point into a memory-mapped file.
+    pub fn is_mapped(&self) -> bool {
+        self.targets.is_mapped()
+    }
+
+    /// Out-degree of `v`.
+    #[inline]
+    pub fn degree(&self, v: u32) -> u64 {
+        self.offsets[v as usize + 1] - self.offsets[v as usize]
+    }
+
+    /// Edge index range of `v`.
+    #[inline]
+    pub fn edge_range(&self, v: u32) -> std::ops::Range<usize> {
+        self.offsets[v as usize] as usize..self.offsets[v as usize + 1] as usize
+    }
+
+    /// Neighbours of `v`.
+    #[inline]
+    pub fn neighbors(&self, v: u32) -> &[u32] {
+        &self.targets[self.edge_range(v)]
+    }
+
+    /// Weights of `v`'s edges, aligned with [`Csr::neighbors`].
+    #[inline]
+    pub fn neighbor_weights(&self, v: u32) -> Option<&[W]> {
+        let r = self.edge_range(v);
+        self.weights.as_ref().map(|w| &w[r])
+    }
+
+    /// Weight of edge `e`, or `W::ONE` for an unweighted graph.
+    #[inline]
+    pub fn weight(&self, e: usize) -> W {
+        match &self.weights {
+            Some(w) => w[e],
+            None => W::ONE,
+        }
+    }
+
+    /// Bytes of the arrays (what a copy to the GPU would move).
+    pub fn memory_bytes(&self) -> u64 {
+        (self.offsets.len() * 8 + self.targets.len() * 4) as u64
+            + self
+                .weights
+                .as_ref()
+                .map_or(0, |w| (w.len() * std::mem::size_of::<W>()) as u64)
+    }
+
+    /// The transposed graph (in-edges as rows), built with a parallel counting sort.
+    /// Rows come out sorted by source id because sources are visited in order.
+    pub fn transpose(&self) -> Csr<W> {
+        let n = self.num_vertices();
+        let m = self.targets.len();
+        let mut counts = vec![0u64; n + 1];
+        for &t in self.targets.iter() {
+            counts[t as usize + 1] += 1;
+        }
+        for i in 0..n {
+            counts[i + 1] += counts[i];
+        }
+        let offsets = counts.clone();
+        let mut cursor = counts;
+        let mut targets = vec![0u32; m];
+        let mut weights = self.weights.as_ref().map(|_| vec![W::default(); m]);
+        for u in 0..n as u32 {
+            for e in self.edge_range(u) {
+                let t = self.targets[e] as usize;
+                let pos = cursor[t] as usize;
+                cursor[t] += 1;
+                targets[pos] = u;
+                if let (Some(dst), Some(src)) = (weights.as_mut(), self.weights.as_ref()) {
+                    dst[pos] = src[e];
+                }
+            }
+        }
+        Csr::from_parts_unchecked(offsets, targets, weights)
+    }
+
+    /// Copies mapped arrays into owned memory.
+    pub fn into_owned(self) -> Csr<W> {
+        Csr {
+            offsets: Buf::Owned(self.offsets.into_vec()),
+            targets: Buf::Owned(self.targets.into_vec()),
+            weights: self.weights.map(|w| Buf::Owned(w.into_vec())),
+        }
+    }
+
+    /// Same structure with every weight mapped through `f` (or added, if absent).
+    pub fn with_weights<V: Weight>(&self, weights: Vec<V>) -> Result<Csr<V>> {
+        if weights.len() != self.targets.len() {
+            return Err(Error::InvalidGraph(format!(
+                "{} weights for {} edges",
+                weights.len(),
+                self.targets.len()
+            )));
+        }
+        Ok(Csr {
+            offsets: self.offsets.clone(),
+            targets: self.targets.clone(),
+            weights: Some(Buf::Owned(weights)),
+        })
+    }
+}
+
+/// A graph: out-edges (CSR) plus in-edges (CSC) built on first use.
+///
+/// For a symmetric graph the CSC *is* the CSR and is never built.
+#[derive(Debug)]
+pub struct Graph<W: Weight = u32> {
+    csr: Csr<W>,
+    csc: OnceLock<Csr<W>>,
+    symmetric: bool,
+}
+
+impl<W: Weight> Clone for Graph<W> {
+    fn clone(&self) -> Self {
+        let csc = OnceLock::new();
+        if let Some(c) = self.csc.get() {
+            let _ = csc.set(c.clone());
+        }
+        Graph {
+            csr: self.csr.clone(),
+            csc,
+            symmetric: self.symmetric,
+        }
+    }
+}
+
+impl<W: Weight> Graph<W> {
+    /// Wraps a CSR. `symmetric` promises that every edge `u→v` has a twin `v→u`
+    /// with the same weight; pull engines then reuse the CSR as the CSC.
+    pub fn new(csr: Csr<W>, symmetric: bool) -> Self {
+        Graph {
+            csr,
+            csc: OnceLock::new(),
+            symmetric,
+        }
+    }
+
+    /// Out-edges.
+    pub fn csr(&self) -> &Csr<W> {
+        &self.csr
+    }
+
+    /// In-edges, built (once) on demand.
+    pub fn csc(&self) -> &Csr<W> {
+        if self.symmetric {
+            return &self.csr;
+        }
+        self.csc.get_or_init(|| self.csr.transpose())
+    }
+
+    /// Whether the graph was built or declared undirected.
+    pub fn is_symmetric(&self) -> bool {
+        self.symmetric
+    }
+
+    /// Number of vertices.
+    pub fn num_vertices(&self) -> usize {
+        self.csr.num_vertices()
+    }
+
+    /// Number of stored directed edges.
+    pub fn num_edges(&self) -> u64 {
+        self.csr.num_edges()
+    }
+
+    /// Unwraps the CSR.
+    pub fn into_csr(self) -> Csr<W> {
+        self.csr
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn small() -> Csr<u32> {
+        // 0->1 (5), 0->2 (3), 2->1 (1)
+        Csr::from_parts(
+            vec![0u64, 2, 2, 3].into(),
+            vec![1u32, 2, 1].into(),
+            Some(vec![5u32, 3, 1].into()),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn accessors() {
+        let g = small();
+        assert_eq!(g.num_vertices(), 3);
+        assert_eq!(g.num_edges(), 3);
+        assert_eq!(g.neighbors(0), &[1, 2]);
+        assert_eq!(g.neighbor_weights(0), Some(&[5u32, 3][..]));
+        assert_eq!(g.degree(1), 0);
+    }
+
+    #[test]
+    fn transpose_twice_is_identity() {
+        let g = small();
+        let t = g.transpose();
+        assert_eq!(t.neighbors(1), &[0, 2]);
+        assert_eq!(t.neighbor_weights(1), Some(&[5u32, 1][..]));
+        let tt = t.transpose();
+        assert_eq!(tt.offsets(), g.offsets());
+        assert_eq!(tt.targets(), g.targets());
+        assert_eq!(tt.weights(), g.weights());
+    }
+
+    #[test]
+    fn rejects_bad_parts() {
+        assert!(Csr::<u32>::from_parts(vec![0u64, 1].into(), vec![5u32].into(), None).is_err());
+        assert!(Csr::<u32>::from_parts(vec![0u64, 2].into(), vec![0u32].into(), None).is_err());
+        assert!(Csr::<u32>::from_parts(vec![1u64, 1].into(), vec![0u32].into(), None).is_err());
+        assert!(Csr::<u32>::from_parts(vec![].into(), vec![].into(), None).is_err());
+        assert!(Csr::<u32>::from_parts(
+            vec![0u64, 1].into(),
+            vec![0u32].into(),
+            Some(vec![].into())
+        )
+        .is_err());
+    }
+}

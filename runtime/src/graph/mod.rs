@@ -1,0 +1,15 @@
+//! Graph storage: CSR/CSC, the edge-list interchange form, and the builder.
+
+mod buf;
+mod builder;
+mod csr;
+mod edge_list;
+mod stats;
+mod weight;
+
+pub use buf::Buf;
+pub use builder::{build, build_relabeled, relabel_by_degree, BuildOptions, Built};
+pub use csr::{Csr, Graph};
+pub use edge_list::{EdgeList, MAX_VERTICES};
+pub use stats::GraphStats;
+pub use weight::{Weight, WeightKind};

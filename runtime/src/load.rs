@@ -1,0 +1,192 @@
+//! One entry point for "give me a graph": a file in any format, or a generator spec.
+//!
+//! Everywhere the CLI takes a GRAPH argument it goes through [`load_graph`], so
+//! `kron:20`, `grid:1000x1000`, `uniform:N:M`, `road.gr.gz` and `g.vgr` all work the
+//! same way.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use crate::error::Result;
+use crate::formats::{self, vgr, Format, ReadOptions};
+use crate::generate::{self, GenSpec};
+use crate::graph::{build_relabeled, BuildOptions, EdgeList, Graph, Weight, WeightKind};
+
+/// How to load.
+#[derive(Clone, Debug, Default)]
+pub struct LoadOptions {
+    /// Make the graph undirected (adds reverse edges).
+    pub symmetrize: bool,
+    /// Build options to use instead of the source's defaults.
+    pub build: Option<BuildOptions>,
+    /// Ignore weights stored in the file (traversals such as BFS do not need them).
+    pub ignore_weights: bool,
+    /// Replace or add weights, uniform in `lo..=hi` (same weight both ways on an
+    /// undirected graph), seeded.
+    pub random_weights: Option<(u64, u64, u64)>,
+}
+
+/// A loaded graph and how it was obtained.
+pub struct Loaded<W: Weight> {
+    pub graph: Graph<W>,
+    /// `new_to_old` ids if the build relabelled vertices.
+    pub new_to_old: Option<Vec<u32>>,
+    /// Time spent reading/generating (excludes building).
+    pub read_time: Duration,
+    /// Time spent building the CSR.
+    pub build_time: Duration,
+    /// Human-readable origin: the path or the generator spec.
+    pub source: String,
+}
+
+/// What kind of weights a graph source holds, to choose `W` before loading.
+pub fn weight_kind_of(spec: &str) -> Result<Option<WeightKind>> {
+    if let Some(g) = GenSpec::parse(spec) {
+        return Ok(g?.default_weight_kind());
+    }
+    let path = Path::new(spec);
+    let (format, _) = Format::from_path(path)?;
+    if format == Format::Vgr {
+        return Ok(vgr::read_header(path)?.weight_kind);
+    }
+    Ok(formats::probe(path)?.weight_kind)
+}
+
+/// Loads a graph from a file or a generator spec.
+pub fn load_graph<W: Weight>(spec: &str, opts: &LoadOptions) -> Result<Loaded<W>> {
+    let t0 = Instant::now();
+    let (el, default_build): (EdgeList<W>, BuildOptions) = if let Some(g) = GenSpec::parse(spec) {
+        let g = g?;
+        let el = g.generate()?;
+        let el: EdgeList<W> = if opts.ignore_weights {
+            EdgeList {
+                num_vertices: el.num_vertices,
+                edges: el.edges,
+                weights: None,
+            }
+        } else {
+            el.map_weights(|w| W::from_u64(w as u64))
+        };
+        (el, g.default_build_options())
+    } else {
+        let path = Path::new(spec);
+        let (format, _) = Format::from_path(path)?;
+        if format == Format::Vgr
+            && opts.build.is_none()
+            && !opts.symmetrize
+            && opts.random_weights.is_none()
+        {
+            let graph = if opts.ignore_weights {
+                // An unweighted view: load the structure under any weight type.
+                let h = vgr::read_header(path)?;
+                match h.weight_kind {
+                    None => vgr::load::<W>(path, Default::default())?,
+                    Some(_) => strip_weights(path)?,
+                }
+            } else {
+                vgr::load::<W>(path, Default::default())?
+            };
+            return Ok(Loaded {
+                graph,
+                new_to_old: None,
+                read_time: t0.elapsed(),
+                build_time: Duration::ZERO,
+                source: spec.to_string(),
+            });
+        }
+        let parsed = if format == Format::Vgr {
+            let g = vgr::load::<W>(path, Default::default())?;
+            formats::Parsed {
+                symmetric: g.is_symmetric(),
+                file_weight_kind: g.csr().is_weighted().then_some(W::KIND),
+                edges: edge_list_of(&g),
+            }
+        } else {
+            formats::read_edges::<W>(
+                path,
+                ReadOptions {
+                    ignore_weights: opts.ignore_weights,
+                },
+            )?
+        };
+        let b = BuildOptions {
+            symmetrize: parsed.symmetric,
+            ..BuildOptions::default()
+        };
+        (parsed.edges, b)
+    };
+    let mut el = el;
+    if let Some((lo, hi, seed)) = opts.random_weights {
+        el.weights = Some(generate::weights_for_edges::<W>(
+            &el.edges, lo, hi, seed, true,
+        ));
+    }
+    let mut b = opts.build.unwrap_or(default_build);
+    b.symmetrize |= opts.symmetrize;
+    let read_time = t0.elapsed();
+    let t1 = Instant::now();
+    let pb = crate::progress::spinner("building CSR");
+    let built = build_relabeled(&el, b)?;
+    pb.finish_and_clear();
+    Ok(Loaded {
+        graph: built.graph,
+        new_to_old: built.new_to_old,
+        read_time,
+        build_time: t1.elapsed(),
+        source: spec.to_string(),
+    })
+}
+
+fn strip_weights<W: Weight>(path: &Path) -> Result<Graph<W>> {
+    macro_rules! strip {
+        ($t:ty) => {{
+            let g = vgr::load::<$t>(path, Default::default())?;
+            let sym = g.is_symmetric();
+            let c = g.into_csr();
+            let csr = crate::graph::Csr::<W>::from_parts(
+                c.offsets().to_vec().into(),
+                c.targets().to_vec().into(),
+                None,
+            )?;
+            Graph::new(csr, sym)
+        }};
+    }
+    let h = vgr::read_header(path)?;
+    Ok(match h.weight_kind {
+        Some(WeightKind::U32) | None => strip!(u32),
+        Some(WeightKind::I32) => strip!(i32),
+        Some(WeightKind::U64) => strip!(u64),
+        Some(WeightKind::I64) => strip!(i64),
+        Some(WeightKind::F32) => strip!(f32),
+        Some(WeightKind::F64) => strip!(f64),
+    })
+}
+
+/// The edges of a built graph as an edge list (CSR order).
+pub fn edge_list_of<W: Weight>(g: &Graph<W>) -> EdgeList<W> {
+    let c = g.csr();
+    let mut edges = Vec::with_capacity(c.num_edges() as usize);
+    for u in 0..c.num_vertices() as u32 {
+        edges.extend(c.neighbors(u).iter().map(|&v| [u, v]));
+    }
+    EdgeList {
+        num_vertices: c.num_vertices(),
+        edges,
+        weights: c.weights().map(|w| w.to_vec()),
+    }
+}
+
+/// Writes a graph; the format follows the extension (`.vgr` snapshot or a text format).
+pub fn save_graph<W: Weight>(g: &Graph<W>, path: &Path) -> Result<()> {
+    let (format, gz) = Format::from_path(path)?;
+    if format == Format::Vgr {
+        if gz {
+            return Err(crate::Error::InvalidArgument(format!(
+                "{}: .vgr snapshots are memory-mapped and cannot be compressed",
+                path.display()
+            )));
+        }
+        return vgr::save(g, path);
+    }
+    formats::write_graph(g, path)
+}

@@ -1,0 +1,315 @@
+//! The program model every engine runs: a small algebra over per-vertex states.
+//!
+//! `#[vertex_program]` implements [`VertexProgram`] for a user's module; engines
+//! are generic over it and never see user code directly. The pieces:
+//!
+//! * `State`: the per-vertex value, one atomic word ([`AtomicState`]);
+//! * `init(v, source)`: initial state;
+//! * `relax(state_u, weight) -> Option<State>`: the edge operator ⊗, the candidate
+//!   pushed along `u → v` (`None` = nothing to push);
+//! * `combine(old, new)`: the reduction ⊕ on arrival, a native atomic for the
+//!   built-in kinds or a CAS loop for a custom one;
+//! * `priority(state)`: the bucket for ordered (obim / delta-stepping) schedules.
+//!
+//! A vertex is *active* in the next round when an arrival changed its state.
+
+use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+/// Built-in reductions. Idempotent ones (`x ⊕ x = x`) tolerate duplicate
+/// deliveries and so allow asynchronous schedules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Combine {
+    Min,
+    Max,
+    Or,
+    And,
+    Sum,
+    Custom,
+}
+
+/// Schedules a program may run under.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Schedule {
+    /// Level-synchronous rounds (BSP).
+    Sync,
+    /// Asynchronous worklist with work stealing.
+    Async,
+    /// Ordered by integer metric: soft priority buckets.
+    Obim,
+}
+
+/// A vertex program. Implemented by `#[vertex_program]`; see the `vertex-dsl` docs.
+pub trait VertexProgram: Copy + Send + Sync + 'static {
+    type State: AtomicState;
+    type Weight: crate::graph::Weight;
+    /// The module name; GPU kernels are named after it.
+    const NAME: &'static str;
+    const COMBINE: Combine;
+    const IDEMPOTENT: bool;
+    /// Whether `relax` reads the edge weight.
+    const WEIGHTED: bool;
+    /// Whether `init` takes a source (only the source starts active); otherwise
+    /// every vertex starts active.
+    const NEEDS_SOURCE: bool;
+    const HAS_PRIORITY: bool;
+    /// Whether `relax` is a semiring product (State × State → State).
+    const SEMIRING: bool;
+    const SCHEDULES: &'static [Schedule];
+
+    fn init(v: u32, source: u32) -> Self::State;
+    fn relax(state: Self::State, weight: Self::Weight) -> Option<Self::State>;
+    fn combine(old: Self::State, new: Self::State) -> Self::State;
+    fn priority(state: Self::State) -> u32;
+}
+
+/// A state type with an atomic cell, so arrivals can be combined in place.
+pub trait AtomicState:
+    Copy + PartialEq + PartialOrd + Send + Sync + core::fmt::Debug + 'static
+{
+    type Atomic: Send + Sync;
+    fn new_atomic(v: Self) -> Self::Atomic;
+    fn load(a: &Self::Atomic) -> Self;
+    fn store(a: &Self::Atomic, v: Self);
+    /// Combines `new` into the cell; returns the previous value. Built-in kinds use
+    /// a native read-modify-write where the hardware has one.
+    fn fetch_combine(
+        a: &Self::Atomic,
+        kind: Combine,
+        new: Self,
+        custom: fn(Self, Self) -> Self,
+    ) -> Self;
+    /// The plain (non-atomic) reduction for a built-in kind.
+    fn combine_with(kind: Combine, old: Self, new: Self) -> Self;
+}
+
+/// CAS loop: the general fallback for reductions without a native atomic.
+#[inline]
+fn cas_loop<T: Copy + PartialEq>(
+    load: impl Fn() -> T,
+    cas: impl Fn(T, T) -> Result<T, T>,
+    f: impl Fn(T, T) -> T,
+    new: T,
+) -> T {
+    let mut old = load();
+    loop {
+        let next = f(old, new);
+        if next == old {
+            return old;
+        }
+        match cas(old, next) {
+            Ok(prev) => return prev,
+            Err(actual) => old = actual,
+        }
+    }
+}
+
+macro_rules! int_state {
+    ($t:ty, $atomic:ty) => {
+        impl AtomicState for $t {
+            type Atomic = $atomic;
+            fn new_atomic(v: Self) -> Self::Atomic {
+                <$atomic>::new(v)
+            }
+            #[inline]
+            fn load(a: &Self::Atomic) -> Self {
+                a.load(Ordering::Relaxed)
+            }
+            #[inline]
+            fn store(a: &Self::Atomic, v: Self) {
+                a.store(v, Ordering::Relaxed)
+            }
+            #[inline]
+            fn fetch_combine(
+                a: &Self::Atomic,
+                kind: Combine,
+                new: Self,
+                custom: fn(Self, Self) -> Self,
+            ) -> Self {
+                match kind {
+                    Combine::Min => a.fetch_min(new, Ordering::Relaxed),
+                    Combine::Max => a.fetch_max(new, Ordering::Relaxed),
+                    Combine::Or => a.fetch_or(new, Ordering::Relaxed),
+                    Combine::And => a.fetch_and(new, Ordering::Relaxed),
+                    Combine::Sum => a.fetch_add(new, Ordering::Relaxed),
+                    Combine::Custom => cas_loop(
+                        || a.load(Ordering::Relaxed),
+                        |o, n| a.compare_exchange_weak(o, n, Ordering::Relaxed, Ordering::Relaxed),
+                        custom,
+                        new,
+                    ),
+                }
+            }
+            #[inline]
+            fn combine_with(kind: Combine, old: Self, new: Self) -> Self {
+                match kind {
+                    Combine::Min => old.min(new),
+                    Combine::Max => old.max(new),
+                    Combine::Or => old | new,
+                    Combine::And => old & new,
+                    Combine::Sum => old.wrapping_add(new),
+                    Combine::Custom => new,
+                }
+            }
+        }
+    };
+}
+int_state!(u32, AtomicU32);
+int_state!(u64, AtomicU64);
+
+/// Signed integers reuse the unsigned cells with a CAS loop for min/max ordering.
+macro_rules! signed_state {
+    ($t:ty, $u:ty, $atomic:ty) => {
+        impl AtomicState for $t {
+            type Atomic = $atomic;
+            fn new_atomic(v: Self) -> Self::Atomic {
+                <$atomic>::new(v as $u)
+            }
+            #[inline]
+            fn load(a: &Self::Atomic) -> Self {
+                a.load(Ordering::Relaxed) as $t
+            }
+            #[inline]
+            fn store(a: &Self::Atomic, v: Self) {
+                a.store(v as $u, Ordering::Relaxed)
+            }
+            #[inline]
+            fn fetch_combine(
+                a: &Self::Atomic,
+                kind: Combine,
+                new: Self,
+                custom: fn(Self, Self) -> Self,
+            ) -> Self {
+                match kind {
+                    Combine::Or => a.fetch_or(new as $u, Ordering::Relaxed) as $t,
+                    Combine::And => a.fetch_and(new as $u, Ordering::Relaxed) as $t,
+                    Combine::Sum => a.fetch_add(new as $u, Ordering::Relaxed) as $t,
+                    _ => {
+                        let f = move |o: $t, n: $t| match kind {
+                            Combine::Custom => custom(o, n),
+                            k => Self::combine_with(k, o, n),
+                        };
+                        cas_loop(
+                            || a.load(Ordering::Relaxed) as $t,
+                            |o, n| {
+                                a.compare_exchange_weak(
+                                    o as $u,
+                                    n as $u,
+                                    Ordering::Relaxed,
+                                    Ordering::Relaxed,
+                                )
+                                .map(|x| x as $t)
+                                .map_err(|x| x as $t)
+                            },
+                            f,
+                            new,
+                        )
+                    }
+                }
+            }
+            #[inline]
+            fn combine_with(kind: Combine, old: Self, new: Self) -> Self {
+                match kind {
+                    Combine::Min => old.min(new),
+                    Combine::Max => old.max(new),
+                    Combine::Or => old | new,
+                    Combine::And => old & new,
+                    Combine::Sum => old.wrapping_add(new),
+                    Combine::Custom => new,
+                }
+            }
+        }
+    };
+}
+signed_state!(i32, u32, AtomicU32);
+signed_state!(i64, u64, AtomicU64);
+
+/// Floats live in integer cells as bits; every reduction is a CAS loop (min/max
+/// need IEEE ordering, not integer ordering of the bits).
+macro_rules! float_state {
+    ($t:ty, $atomic:ty) => {
+        impl AtomicState for $t {
+            type Atomic = $atomic;
+            fn new_atomic(v: Self) -> Self::Atomic {
+                <$atomic>::new(v.to_bits())
+            }
+            #[inline]
+            fn load(a: &Self::Atomic) -> Self {
+                <$t>::from_bits(a.load(Ordering::Relaxed))
+            }
+            #[inline]
+            fn store(a: &Self::Atomic, v: Self) {
+                a.store(v.to_bits(), Ordering::Relaxed)
+            }
+            #[inline]
+            fn fetch_combine(
+                a: &Self::Atomic,
+                kind: Combine,
+                new: Self,
+                custom: fn(Self, Self) -> Self,
+            ) -> Self {
+                let f = move |o: $t, n: $t| match kind {
+                    Combine::Custom => custom(o, n),
+                    k => Self::combine_with(k, o, n),
+                };
+                cas_loop(
+                    || <$t>::from_bits(a.load(Ordering::Relaxed)),
+                    |o, n| {
+                        a.compare_exchange_weak(
+                            o.to_bits(),
+                            n.to_bits(),
+                            Ordering::Relaxed,
+                            Ordering::Relaxed,
+                        )
+                        .map(<$t>::from_bits)
+                        .map_err(<$t>::from_bits)
+                    },
+                    f,
+                    new,
+                )
+            }
+            #[inline]
+            fn combine_with(kind: Combine, old: Self, new: Self) -> Self {
+                match kind {
+                    Combine::Min => old.min(new),
+                    Combine::Max => old.max(new),
+                    Combine::Sum => old + new,
+                    // Rejected at compile time by the macro; keep the old value.
+                    Combine::Or | Combine::And => old,
+                    Combine::Custom => new,
+                }
+            }
+        }
+    };
+}
+float_state!(f32, AtomicU32);
+float_state!(f64, AtomicU64);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn never(_: u32, _: u32) -> u32 {
+        unreachable!()
+    }
+
+    #[test]
+    fn native_and_cas_reductions() {
+        let a = u32::new_atomic(10);
+        assert_eq!(u32::fetch_combine(&a, Combine::Min, 3, never), 10);
+        assert_eq!(u32::load(&a), 3);
+        let b = i32::new_atomic(-1);
+        i32::fetch_combine(&b, Combine::Min, -5, |_, _| 0);
+        assert_eq!(i32::load(&b), -5);
+        i32::fetch_combine(&b, Combine::Max, 7, |_, _| 0);
+        assert_eq!(i32::load(&b), 7);
+        let f = f64::new_atomic(f64::INFINITY);
+        f64::fetch_combine(&f, Combine::Min, 2.5, |_, _| 0.0);
+        f64::fetch_combine(&f, Combine::Min, 3.5, |_, _| 0.0);
+        assert_eq!(f64::load(&f), 2.5);
+        let c = u32::new_atomic(4);
+        u32::fetch_combine(&c, Combine::Custom, 6, |o, n| o * 10 + n);
+        assert_eq!(u32::load(&c), 46);
+    }
+}

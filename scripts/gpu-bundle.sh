@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Builds what the GPU machine runs and puts it in ./bundle/ (git-ignored):
+# the release binary vertex-gpu-bench (PTX embedded), the PTX itself (for
+# VERTEX_PTX_FILE and inspection), scripts/gpu-run.sh and the git revision.
+# The GPU machine has no Rust toolchain, so everything is built here.
+#
+#   scripts/gpu-bundle.sh            # then: run (carry ["bundle"]) bash bundle/gpu-run.sh ...
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ARCH=${VERTEX_PTX_ARCH:-sm_90}
+LIMIT_MIB=60
+
+cargo build --release -p vertex-examples --bin vertex-gpu-bench
+PTX=$(cargo run --quiet --release -p nvptx-builder --bin nvptx-build -- kernels-rs \
+    --arch "$ARCH" --target-dir "$PWD/target/nvptx-builder/$ARCH")
+
+rm -rf bundle
+mkdir -p bundle
+cp target/release/vertex-gpu-bench bundle/
+cp "$PTX" bundle/kernels.ptx
+cp scripts/gpu-run.sh bundle/
+{ git rev-parse --short HEAD 2>/dev/null || echo unknown; } >bundle/GIT_REV
+if ! git diff --quiet HEAD 2>/dev/null; then echo "+dirty" >>bundle/GIT_REV; fi
+tr -d '\n' <bundle/GIT_REV >bundle/GIT_REV.tmp && mv bundle/GIT_REV.tmp bundle/GIT_REV
+
+SIZE=$(du -sm bundle | cut -f1)
+ls -la bundle
+echo "bundle: ${SIZE} MiB"
+if [ "$SIZE" -gt "$LIMIT_MIB" ]; then
+    echo "gpu-bundle: bundle is over ${LIMIT_MIB} MiB" >&2
+    exit 1
+fi

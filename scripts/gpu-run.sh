@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine from the carried bundle (see scripts/gpu-bundle.sh):
+#
+#   bash bundle/gpu-run.sh info check sanitize bench [-- BENCH ARGS...]
+#
+# Steps, in the order given:
+#   info      nvidia-smi and the device as the binary sees it
+#   check     GPU BFS vs the CPU oracle (Kronecker 10-20, grid, isolated, single vertex)
+#   sanitize  compute-sanitizer --tool memcheck and --tool racecheck on small graphs
+#   bench     balanced vs naive (Kronecker 16-21, ef 48) + max_edge_count sweep
+# Logs and results go to $OUT (the device tool brings them back), else ./gpu-out.
+# Exit status: non-zero if any step failed; later steps still run.
+set -uo pipefail
+B=$(cd "$(dirname "$0")" && pwd)
+BIN=$B/vertex-gpu-bench
+OUTDIR=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUTDIR"
+export VERTEX_GIT_REV=$(cat "$B/GIT_REV" 2>/dev/null || echo unknown)
+export RUST_BACKTRACE=1
+chmod +x "$BIN"
+
+steps=()
+bench_args=()
+while [ $# -gt 0 ]; do
+    if [ "$1" = "--" ]; then shift; bench_args=("$@"); break; fi
+    steps+=("$1"); shift
+done
+[ ${#steps[@]} -eq 0 ] && steps=(info check sanitize bench)
+
+SAN=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -n1 || true)
+status=0
+for step in "${steps[@]}"; do
+    echo "=== $step"
+    t0=$(date +%s)
+    case $step in
+        info)
+            { nvidia-smi; "$BIN" info; } 2>&1 | tee "$OUTDIR/info.log"
+            rc=${PIPESTATUS[0]}
+            ;;
+        check)
+            "$BIN" check 2>&1 | tee "$OUTDIR/check.log"
+            rc=${PIPESTATUS[0]}
+            ;;
+        sanitize)
+            if [ -z "$SAN" ]; then
+                echo "compute-sanitizer not found" | tee "$OUTDIR/sanitize.log"; rc=1
+            else
+                rc=0
+                for tool in memcheck racecheck; do
+                    echo "--- compute-sanitizer --tool $tool"
+                    "$SAN" --tool "$tool" --error-exitcode 3 "$BIN" sanitize || rc=$?
+                done 2>&1 | tee "$OUTDIR/sanitize.log"
+                rc=$(( rc | ${PIPESTATUS[0]} ))
+            fi
+            ;;
+        bench)
+            "$BIN" bench --out "$OUTDIR" "${bench_args[@]}" 2>&1 | tee "$OUTDIR/bench.log"
+            rc=${PIPESTATUS[0]}
+            ;;
+        *)
+            echo "unknown step $step"; rc=2
+            ;;
+    esac
+    echo "=== $step: exit $rc, $(( $(date +%s) - t0 )) s"
+    [ "$rc" -ne 0 ] && status=1
+done
+exit $status

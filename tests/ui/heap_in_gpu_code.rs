@@ -1,0 +1,13 @@
+use vertex_dsl::prelude::*;
+
+#[vertex_program(combine = min)]
+pub mod bfs {
+    pub type State = u32;
+    pub fn init(v: u32, source: u32) -> State { if v == source { 0 } else { u32::MAX } }
+    pub fn relax(level: State) -> Option<State> {
+        let hops: Vec<u32> = vec![level, 1];
+        Some(hops[0] + hops[1])
+    }
+}
+
+fn main() {}

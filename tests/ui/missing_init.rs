@@ -1,0 +1,9 @@
+use vertex_dsl::prelude::*;
+
+#[vertex_program(combine = min)]
+pub mod bfs {
+    pub type State = u32;
+    pub fn relax(level: State) -> Option<State> { level.checked_add(1) }
+}
+
+fn main() {}

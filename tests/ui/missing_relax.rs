@@ -1,0 +1,9 @@
+use vertex_dsl::prelude::*;
+
+#[vertex_program(combine = min)]
+pub mod bfs {
+    pub type State = u32;
+    pub fn init(v: u32, source: u32) -> State { if v == source { 0 } else { u32::MAX } }
+}
+
+fn main() {}

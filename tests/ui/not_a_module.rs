@@ -1,0 +1,6 @@
+use vertex_dsl::prelude::*;
+
+#[vertex_program(combine = min)]
+pub fn bfs() {}
+
+fn main() {}

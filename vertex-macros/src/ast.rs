@@ -1,0 +1,74 @@
+//! The parsed model of a vertex program: which module items play which role.
+
+use syn::{Item, ItemFn, ItemMod, ItemType};
+
+use crate::attr::Attrs;
+use crate::ctxt::Ctxt;
+
+/// A `#[vertex_program]` module, split into its roles.
+pub struct Program {
+    pub module: ItemMod,
+    pub attrs: Attrs,
+    pub state: Option<ItemType>,
+    pub weight: Option<ItemType>,
+    pub init: Option<ItemFn>,
+    pub relax: Option<ItemFn>,
+    pub combine: Option<ItemFn>,
+    pub priority: Option<ItemFn>,
+}
+
+impl Program {
+    /// Reads the roles out of the module. Structural problems (not a module, no
+    /// body) are reported here; everything else is left to `check`.
+    pub fn from_item(cx: &Ctxt, attrs: Attrs, item: Item) -> Option<Program> {
+        let module = match item {
+            Item::Mod(m) => m,
+            other => {
+                cx.error_spanned_by(
+                    &other,
+                    "#[vertex_program] goes on a module: `mod my_program { type State = ..; fn init(..); fn relax(..) }`",
+                );
+                return None;
+            }
+        };
+        let Some((_, items)) = &module.content else {
+            cx.error_spanned_by(
+                &module,
+                "#[vertex_program] needs the module's items inline (`mod name { ... }`), not in another file",
+            );
+            return None;
+        };
+        let mut p = Program {
+            module: module.clone(),
+            attrs,
+            state: None,
+            weight: None,
+            init: None,
+            relax: None,
+            combine: None,
+            priority: None,
+        };
+        for item in items {
+            match item {
+                Item::Type(t) if t.ident == "State" => p.state = Some(t.clone()),
+                Item::Type(t) if t.ident == "Weight" => p.weight = Some(t.clone()),
+                Item::Fn(f) if f.sig.ident == "init" => p.init = Some(f.clone()),
+                Item::Fn(f) if f.sig.ident == "relax" => p.relax = Some(f.clone()),
+                Item::Fn(f) if f.sig.ident == "combine" => p.combine = Some(f.clone()),
+                Item::Fn(f) if f.sig.ident == "priority" => p.priority = Some(f.clone()),
+                _ => {}
+            }
+        }
+        Some(p)
+    }
+
+    /// The module's name (used to name GPU kernels).
+    pub fn name(&self) -> &syn::Ident {
+        &self.module.ident
+    }
+
+    /// The module's items.
+    pub fn items(&self) -> &[Item] {
+        self.module.content.as_ref().map_or(&[], |c| &c.1)
+    }
+}

@@ -1,0 +1,32 @@
+//! Code generation. The generated code is small: it implements the runtime's
+//! program trait by calling the user's functions, and (for nvptx64) declares kernel
+//! entry points that instantiate the kernels-rs skeletons with that trait. Big
+//! bodies live in the runtime and kernels-rs, so errors point at user code.
+
+pub mod cpu;
+pub mod gpu;
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::ast::Program;
+use crate::check::Checked;
+
+pub fn expand(p: &Program, c: &Checked) -> TokenStream {
+    let module = &p.module;
+    let vis = &module.vis;
+    let ident = &module.ident;
+    let attrs = &module.attrs;
+    let items = p.items();
+    let host = cpu::program_impl(p, c);
+    let kernels = gpu::kernel_entry_points(p, c);
+    quote! {
+        #(#attrs)*
+        #vis mod #ident {
+            #(#items)*
+
+            #host
+            #kernels
+        }
+    }
+}
