@@ -47,4 +47,3 @@ pub fn human_bytes(x: u64) -> String {
         format!("{:.2} GiB", f / (1u64 << 30) as f64)
     }
 }
-
