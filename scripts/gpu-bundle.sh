@@ -10,13 +10,14 @@ cd "$(dirname "$0")/.."
 ARCH=${VERTEX_PTX_ARCH:-sm_90}
 LIMIT_MIB=60
 
-cargo build --release -p vertex-examples --bin vertex-gpu-bench
+cargo build --release -p vertex-examples --bin vertex-gpu-bench --bin vertex
 PTX=$(cargo run --quiet --release -p nvptx-builder --bin nvptx-build -- kernels-rs \
     --arch "$ARCH" --target-dir "$PWD/target/nvptx-builder/$ARCH")
 
 rm -rf bundle
 mkdir -p bundle
-cp target/release/vertex-gpu-bench bundle/
+cp target/release/vertex-gpu-bench target/release/vertex bundle/
+strip bundle/vertex-gpu-bench bundle/vertex
 cp "$PTX" bundle/kernels.ptx
 cp scripts/gpu-run.sh bundle/
 { git rev-parse --short HEAD 2>/dev/null || echo unknown; } >bundle/GIT_REV

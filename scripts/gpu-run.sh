@@ -7,6 +7,8 @@
 #   info      nvidia-smi and the device as the binary sees it
 #   check     GPU BFS vs the CPU oracle (Kronecker 10-20, grid, isolated, single vertex)
 #   sanitize  compute-sanitizer --tool memcheck and --tool racecheck on small graphs
+#   programs  the #[vertex_program] kernels (BFS, CC, SSSP, widest) vs the oracles
+#   dsl       DSL-generated BFS vs the hand-written balanced kernel (Kronecker 20)
 #   bench     balanced vs naive (Kronecker 16-21, ef 48) + max_edge_count sweep
 # Logs and results go to $OUT (the device tool brings them back), else ./gpu-out.
 # Exit status: non-zero if any step failed; later steps still run.
@@ -49,9 +51,18 @@ for step in "${steps[@]}"; do
                 for tool in memcheck racecheck; do
                     echo "--- compute-sanitizer --tool $tool"
                     "$SAN" --tool "$tool" --error-exitcode 3 "$BIN" sanitize || rc=$?
+                    "$SAN" --tool "$tool" --error-exitcode 3 "$BIN" programs --small || rc=$?
                 done 2>&1 | tee "$OUTDIR/sanitize.log"
                 rc=$(( rc | ${PIPESTATUS[0]} ))
             fi
+            ;;
+        programs)
+            "$BIN" programs 2>&1 | tee "$OUTDIR/programs.log"
+            rc=${PIPESTATUS[0]}
+            ;;
+        dsl)
+            "$BIN" dsl --out "$OUTDIR" 2>&1 | tee "$OUTDIR/dsl.log"
+            rc=${PIPESTATUS[0]}
             ;;
         bench)
             "$BIN" bench --out "$OUTDIR" "${bench_args[@]}" 2>&1 | tee "$OUTDIR/bench.log"

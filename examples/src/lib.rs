@@ -4,6 +4,6 @@
 //!
 //! The crate is compiled twice: for the host (the CLI and the CPU engines use it)
 //! and for `nvptx64-nvidia-cuda` (the same operators become GPU kernels).
-#![cfg_attr(target_arch = "nvptx64", no_std)]
+#![cfg_attr(target_arch = "nvptx64", no_std, feature(abi_ptx))]
 
 pub mod programs;

@@ -9,7 +9,8 @@
 //! the same code, argument plumbing included.
 //!
 //! Conventions: a null `parents` means "no parents"; null `frontier_current` /
-//! `frontier_next` mean the implicit (state-based) frontier; `flags` is the ring
+//! `frontier_next` mean the implicit (state-based) frontier, otherwise they are
+//! the stamp arrays of [`crate::Flags`]; `flags` is the ring
 //! of `nflags ≥ 3` level flags, read at `slot_in`, raised at `slot_out`, and slot
 //! `(slot_out + 1) % nflags` is cleared for the next launch.
 //!
@@ -105,7 +106,11 @@ impl<P: Program> RawLevel<P> {
                 weights,
                 state,
                 parents,
-                frontier: Flags { current, next },
+                frontier: Flags {
+                    current,
+                    next,
+                    iter: self.iter,
+                },
                 flags,
                 iter: self.iter,
             });

@@ -3,8 +3,17 @@
 //! Two kinds: [`Implicit`], where the state itself says (BFS: `dist == level`, the
 //! seed 000 full-scan test, no extra memory), and [`Flags`], an explicit
 //! one-word-per-vertex frontier for programs whose state cannot tell whether it
-//! changed in the last iteration (e.g. Bellman-Ford style SSSP): a vertex is active
-//! if `current[v] != 0`, and a vertex whose state changed is marked in `next`.
+//! changed in the last iteration (e.g. Bellman-Ford style SSSP, and every
+//! `#[vertex_program]`).
+//!
+//! [`Flags`] holds iteration *stamps*, not booleans, so that nothing ever has to be
+//! cleared: a vertex is active in iteration `i` iff `current[v] == i + 1`, and a
+//! vertex whose state changed in iteration `i` gets `next[v] = i + 2`. The host
+//! alternates two arrays by parity (`current = a[i % 2]`, `next = a[(i + 1) % 2]`);
+//! stamps only grow, so a stale stamp never looks current. Initially the active
+//! vertices hold 1 and everything else 0. A separate `next` array (rather than one
+//! array) matters: a vertex active now may be re-activated while other threads are
+//! still asking whether it is active now.
 
 use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
@@ -32,23 +41,27 @@ impl<P: Program> Frontier<P> for Implicit {
     fn push(&self, _v: usize) {}
 }
 
-/// Explicit frontier: one word per vertex for this iteration and the next. The
-/// host clears `next` before each iteration and swaps the two after it.
+/// Explicit frontier: one stamp word per vertex for this iteration and the next
+/// (see the module docs for the stamp protocol).
 #[derive(Clone, Copy, Debug)]
 pub struct Flags<'a> {
     pub current: &'a [AtomicU32],
     pub next: &'a [AtomicU32],
+    /// The iteration being expanded (pushes stamp `iter + 2`).
+    pub iter: u32,
 }
 
 impl<P: Program> Frontier<P> for Flags<'_> {
     #[inline(always)]
-    fn active(&self, v: usize, load: impl FnOnce() -> P::State, _iter: u32) -> Option<P::State> {
-        (self.current[v].load(Relaxed) != 0).then(load)
+    fn active(&self, v: usize, load: impl FnOnce() -> P::State, iter: u32) -> Option<P::State> {
+        (self.current[v].load(Relaxed) == iter.wrapping_add(1)).then(load)
     }
     #[inline(always)]
     fn push(&self, v: usize) {
-        if self.next[v].load(Relaxed) == 0 {
-            self.next[v].store(1, Relaxed);
+        // Read first: most pushes hit an already-stamped vertex and skip the store.
+        let stamp = self.iter.wrapping_add(2);
+        if self.next[v].load(Relaxed) != stamp {
+            self.next[v].store(stamp, Relaxed);
         }
     }
 }

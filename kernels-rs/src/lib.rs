@@ -19,8 +19,18 @@
 //! construction (Alg. 4). Frontier-empty detection uses a device flag per level
 //! (see [`skeleton::LevelFlags`]) instead of a vertex scan.
 #![no_std]
-#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, stdarch_nvptx))]
+#![cfg_attr(
+    target_arch = "nvptx64",
+    feature(
+        abi_ptx,
+        stdarch_nvptx,
+        core_intrinsics,
+        gpu_intrinsics,
+        gpu_launch_sized_workgroup_mem
+    )
+)]
 
+pub mod apsp;
 pub mod bfs;
 pub mod combine;
 pub mod entry;

@@ -142,7 +142,7 @@ fn find_rule_colon(line: &str) -> Option<usize> {
     (0..bytes.len()).find(|&i| {
         bytes[i] == b':'
             && (i == 0 || bytes[i - 1] != b'\\')
-            && bytes.get(i + 1).map_or(true, |&b| b == b' ' || b == b'\t')
+            && bytes.get(i + 1).is_none_or(|&b| b == b' ' || b == b'\t')
     })
 }
 

@@ -43,6 +43,48 @@ pub const SKIP_ENV: &str = "VERTEX_SKIP_PTX";
 /// Environment variable that overrides [`NvptxBuilder::arch`].
 pub const ARCH_ENV: &str = "VERTEX_PTX_ARCH";
 
+/// The whole `build.rs` of a crate that defines `#[vertex_program]`s.
+///
+/// Compiles the crate itself a second time, for `nvptx64-nvidia-cuda`, where the
+/// macro emits each program's kernel entry points, and hands the PTX to the
+/// macro through `VERTEX_PROGRAMS_PTX` (the host build then embeds it:
+/// `Program::gpu_ptx()`). The nested build runs this same script with
+/// `TARGET=nvptx64-nvidia-cuda`, which returns at once. Without nightly or
+/// `rust-src`, or with `VERTEX_SKIP_PTX=1`, the crate builds without kernels and
+/// the GPU backend reports why; a compile error in GPU code fails the build.
+///
+/// ```no_run
+/// // build.rs (with `nvptx-builder` under [build-dependencies])
+/// nvptx_builder::build_programs();
+/// ```
+/// and, at the top of the crate's `lib.rs`, what the PTX build needs:
+/// `#![cfg_attr(target_arch = "nvptx64", no_std, feature(abi_ptx))]`.
+pub fn build_programs() {
+    if std::env::var("TARGET").is_ok_and(|t| t == cargo_cmd::TARGET) {
+        return;
+    }
+    let Some(dir) = std::env::var_os("CARGO_MANIFEST_DIR") else {
+        println!("cargo:warning=nvptx_builder::build_programs() must run from a build script");
+        return;
+    };
+    match NvptxBuilder::new(&dir).build() {
+        Ok(ptx) => {
+            println!("cargo:rustc-env=VERTEX_PROGRAMS_PTX={}", ptx.path.display());
+            println!("cargo:rustc-env=VERTEX_PROGRAMS_PTX_STATUS=ok");
+        }
+        Err(e) if e.is_environmental() => {
+            let why = e.to_string().replace(['\n', '\r'], " ");
+            if !matches!(e, BuildError::Skipped { .. }) {
+                println!("cargo:warning=GPU kernels of this crate's programs not built: {why}");
+            }
+            println!("cargo:rustc-env=VERTEX_PROGRAMS_PTX=");
+            println!("cargo:rustc-env=VERTEX_PROGRAMS_PTX_STATUS=built without PTX: {why}");
+        }
+        Err(e) => panic!("building the GPU kernels of this crate's programs failed:\n{e}"),
+    }
+    println!("cargo:rerun-if-changed=build.rs");
+}
+
 /// The result of a PTX build.
 #[derive(Clone, Debug)]
 pub struct PtxArtifact {

@@ -4,6 +4,7 @@
 //! Start at [`graph`] (CSR/CSC and the builder), [`formats`] (readers and writers,
 //! including the `.vgr` snapshot) and [`generate`] (Kronecker, uniform, grid).
 
+pub mod apsp;
 pub mod cpu;
 pub mod error;
 pub mod formats;

@@ -62,11 +62,25 @@ pub trait VertexProgram: Copy + Send + Sync + 'static {
     fn relax(state: Self::State, weight: Self::Weight) -> Option<Self::State>;
     fn combine(old: Self::State, new: Self::State) -> Self::State;
     fn priority(state: Self::State) -> u32;
+
+    /// The PTX module holding this program's GPU kernels (named
+    /// `vx_<NAME>_{init,naive,balanced,build_sv}`), when the crate that defines the
+    /// program compiled itself to PTX in its `build.rs`
+    /// (`nvptx_builder::build_programs()`); `None` otherwise, and the GPU backend
+    /// then says so.
+    fn gpu_ptx() -> Option<&'static str> {
+        None
+    }
+
+    /// Why [`Self::gpu_ptx`] is `None` (e.g. "no nightly toolchain"), if known.
+    fn gpu_ptx_status() -> &'static str {
+        "the crate defining this program has no `build.rs` calling `nvptx_builder::build_programs()`"
+    }
 }
 
 /// A state type with an atomic cell, so arrivals can be combined in place.
 pub trait AtomicState:
-    Copy + PartialEq + PartialOrd + Send + Sync + core::fmt::Debug + 'static
+    Copy + PartialEq + PartialOrd + Send + Sync + core::fmt::Debug + bytemuck::Pod + 'static
 {
     type Atomic: Send + Sync;
     fn new_atomic(v: Self) -> Self::Atomic;

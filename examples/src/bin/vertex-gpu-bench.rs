@@ -19,6 +19,10 @@ use runtime::gpu::bench::{self, BenchConfig};
 use runtime::gpu::{BfsCombine, BfsKernel, Device, GpuBfsOptions};
 use runtime::graph::{build, BuildOptions, Csr, EdgeList};
 use runtime::{oracle, validate};
+use vertex_examples::programs::bfs;
+
+#[path = "gpu_bench/programs.rs"]
+mod programs;
 
 #[derive(Parser)]
 #[command(about = "vertex GPU BFS: correctness checks and seed 000 benchmarks")]
@@ -41,6 +45,27 @@ enum Cmd {
     },
     /// Small graphs only, every kernel variant (for compute-sanitizer).
     Sanitize,
+    /// The `#[vertex_program]` kernels (BFS, CC, SSSP, widest) vs the oracles.
+    Programs {
+        #[arg(long, default_value_t = 18)]
+        max_scale: u32,
+        /// Small graphs only (for compute-sanitizer).
+        #[arg(long)]
+        small: bool,
+    },
+    /// DSL-generated BFS vs the hand-written balanced kernel; JSON + SVG.
+    Dsl {
+        #[arg(long, default_value_t = 20)]
+        scale: u32,
+        #[arg(long, default_value_t = 16)]
+        edgefactor: u64,
+        #[arg(long, default_value_t = 64)]
+        roots: usize,
+        #[arg(long, default_value_t = 16)]
+        max_edge_count: u64,
+        #[arg(long, default_value = "docs/results")]
+        out: std::path::PathBuf,
+    },
     /// Balanced vs naive, the max_edge_count sweep; writes JSON + SVG.
     Bench {
         #[arg(long, default_value = "16-21")]
@@ -98,6 +123,39 @@ fn run(cli: Cli) -> Result<bool> {
     match cli.cmd {
         Cmd::Info => unreachable!(),
         Cmd::Check { max_scale } => check(&dev, &check_graphs(max_scale)?, &variants(true)),
+        Cmd::Programs { max_scale, small } => programs::check(&dev, max_scale, small),
+        Cmd::Dsl {
+            scale,
+            edgefactor,
+            roots,
+            max_edge_count,
+            out,
+        } => {
+            let cmdline = std::env::args().collect::<Vec<_>>().join(" ");
+            let r = runtime::gpu::dsl_bench::run::<bfs::Program>(
+                &dev,
+                scale,
+                edgefactor,
+                roots,
+                max_edge_count,
+                8,
+                &cmdline,
+            )?;
+            for s in &r.sides {
+                println!(
+                    "{:55} {:8.3} GTEPS  median {:8.3} ms",
+                    s.name, s.gteps_hmean, s.time_ms_median
+                );
+            }
+            println!(
+                "DSL / hand (store): {:.3}   DSL / hand (atomic-min): {:.3}",
+                r.ratio_dsl_vs_hand_store, r.ratio_dsl_vs_hand_atomic_min
+            );
+            for f in runtime::gpu::dsl_bench::write(&r, &out)? {
+                println!("wrote {}", f.display());
+            }
+            Ok(true)
+        }
         Cmd::Sanitize => {
             let graphs = vec![
                 ("kron:8:16".to_string(), gen("kron:8:16")?),

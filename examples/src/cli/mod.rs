@@ -1,10 +1,14 @@
 //! Command-line front end: one module per subcommand.
 
+mod apsp;
+mod bench_cpu;
+mod compare;
 mod convert;
 mod demo;
 mod gen;
 mod info;
 mod report;
+mod run;
 
 use clap::{Parser, Subcommand};
 
@@ -32,6 +36,20 @@ pub enum Command {
     Convert(convert::ConvertArgs),
     /// The default job on a built-in graph (what `cargo run --release` does).
     Demo(demo::DemoArgs),
+    /// Run one program under several schedules and thread counts, side by side.
+    Compare(compare::CompareArgs),
+    /// Benchmark our CPU BFS/SSSP against gapbs on the same graphs (writes docs/results).
+    BenchCpu(bench_cpu::BenchCpuArgs),
+    #[command(flatten)]
+    Apsp(apsp::ApspCommand),
+    /// Breadth-first search: hop count from the source.
+    Bfs(run::RunArgs),
+    /// Single-source shortest paths (integer or float weights).
+    Sssp(run::RunArgs),
+    /// Connected components by label propagation (smallest id per component).
+    Cc(run::RunArgs),
+    /// Widest (max-min bottleneck) paths from the source.
+    Widest(run::RunArgs),
 }
 
 /// Runs the parsed command line.
@@ -42,6 +60,13 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Info(a)) => info::run(a),
         Some(Command::Convert(a)) => convert::run(a),
         Some(Command::Demo(a)) => demo::run(a),
+        Some(Command::Compare(a)) => compare::run(a),
+        Some(Command::BenchCpu(a)) => bench_cpu::run(a),
+        Some(Command::Apsp(c)) => apsp::run(c),
+        Some(Command::Bfs(a)) => run::bfs_cmd(a),
+        Some(Command::Sssp(a)) => run::sssp_cmd(a),
+        Some(Command::Cc(a)) => run::cc_cmd(a),
+        Some(Command::Widest(a)) => run::widest_cmd(a),
     }
 }
 

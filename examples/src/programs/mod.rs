@@ -1,5 +1,6 @@
 //! Shipped vertex programs.
 
+pub mod apsp;
 pub mod bfs;
 pub mod cc;
 pub mod reliability;

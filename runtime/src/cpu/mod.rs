@@ -2,17 +2,33 @@
 //!
 //! * [`sync`]: level-synchronous rounds (BSP), push or pull, with Beamer-style
 //!   direction switching when the program allows it.
+//! * [`steal`]: asynchronous worklist, Galois-style chunked bags ([`bag`]) with
+//!   topology-aware work stealing ([`topology`]).
+//! * [`obim`]: ordered-by-integer-metric soft priorities; delta-stepping.
+//! * [`termination`]: how the asynchronous engines know they are done.
+//! * [`compare`]: one program under several schedules, side by side.
+//!
+//! [`run`] dispatches on a [`Schedule`].
 //!
 //! [`VertexProgram`]: crate::program::VertexProgram
 
+pub mod bag;
+pub mod compare;
 pub mod frontier;
+pub mod obim;
+pub mod operator;
+pub mod plot;
+pub mod steal;
 pub mod sync;
+pub mod termination;
+pub mod topology;
 pub mod tree;
 
 use std::time::Duration;
 
 use crate::error::{Error, Result};
-use crate::program::{AtomicState, Schedule};
+use crate::graph::Graph;
+use crate::program::{AtomicState, Schedule, VertexProgram};
 
 /// What a run did, for reports and `vertex compare`.
 #[derive(Clone, Debug, Default, serde::Serialize)]
@@ -29,6 +45,24 @@ pub struct RunReport {
     pub updates: u64,
     /// Rounds run bottom-up (pull).
     pub pull_rounds: u64,
+    /// Tasks popped (async/obim), stale ones included.
+    pub tasks: u64,
+    /// Tasks skipped because their vertex had improved since they were queued.
+    pub stale_tasks: u64,
+    /// Chunks taken from another package's queue.
+    pub steals: u64,
+    /// Chunks published to shared queues.
+    pub chunks: u64,
+    /// Times a worker moved to another priority bucket (obim).
+    pub bucket_switches: u64,
+    /// Bucket width Δ in priority units (obim).
+    pub delta: Option<u64>,
+    /// Packages of the topology the workers were spread over (async/obim).
+    pub packages: usize,
+    /// The topology as `PxC` (async/obim).
+    pub topology: Option<String>,
+    /// Tasks per chunk (async/obim).
+    pub chunk: Option<usize>,
 }
 
 /// Per-vertex results plus the report.
@@ -52,6 +86,51 @@ impl Default for CpuOptions {
             threads: None,
             direction: Direction::Auto,
         }
+    }
+}
+
+/// Knobs of the asynchronous engines (async, obim). Kept apart from [`CpuOptions`]
+/// so that code building `CpuOptions` literally keeps compiling.
+#[derive(Clone, Debug)]
+pub struct AsyncOptions {
+    /// Packages to spread workers over; `None`: `VERTEX_TOPOLOGY` or the OS.
+    pub topology: Option<topology::Topology>,
+    /// Tasks per chunk (8–64 is the useful range).
+    pub chunk: usize,
+    /// obim bucket width Δ in priority units; `None`: derived from the weights.
+    pub delta: Option<u64>,
+    /// Pin each worker to one CPU.
+    pub pin: bool,
+}
+
+impl Default for AsyncOptions {
+    fn default() -> Self {
+        AsyncOptions {
+            topology: None,
+            chunk: bag::DEFAULT_CHUNK,
+            delta: None,
+            pin: false,
+        }
+    }
+}
+
+/// Runs `P` under `schedule`. Schedules the program does not allow (e.g. async for
+/// a non-idempotent `sum`, obim without a `priority`) are refused with
+/// [`Error::InvalidArgument`] saying why.
+pub fn run<P: VertexProgram>(
+    g: &Graph<P::Weight>,
+    source: u32,
+    schedule: Schedule,
+    opts: &CpuOptions,
+    aopts: &AsyncOptions,
+) -> Result<RunResult<P::State>> {
+    match schedule {
+        Schedule::Sync => {
+            operator::check_schedule::<P>(schedule)?;
+            sync::run::<P>(g, source, opts)
+        }
+        Schedule::Async => steal::run::<P>(g, source, opts, aopts),
+        Schedule::Obim => obim::run::<P>(g, source, opts, aopts),
     }
 }
 

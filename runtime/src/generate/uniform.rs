@@ -67,7 +67,7 @@ pub(crate) fn check(n: usize, m: usize) -> Result<()> {
         ));
     }
     let bytes = m.checked_mul(std::mem::size_of::<[u32; 2]>());
-    if bytes.map_or(true, |b| b > isize::MAX as usize) {
+    if bytes.is_none_or(|b| b > isize::MAX as usize) {
         return Err(Error::InvalidArgument(format!(
             "uniform graph: {m} edges are more than memory can address"
         )));

@@ -151,10 +151,12 @@ pub(crate) fn reach_counts(offsets: &[u64], levels: &[u32]) -> (u64, u64) {
 
 /// A graph resident on the device (CSR: `u64` offsets, `u32` targets).
 pub struct DeviceGraph {
-    n: u64,
-    m: u64,
-    offsets: DevBuf<u64>,
-    targets: DevBuf<u32>,
+    pub(super) n: u64,
+    pub(super) m: u64,
+    pub(super) offsets: DevBuf<u64>,
+    pub(super) targets: DevBuf<u32>,
+    /// Edge weights as bytes (only uploaded for programs that read them).
+    pub(super) weights: Option<DevBuf<u8>>,
     /// Host copy of the offsets, for counting traversed edges.
     host_offsets: Vec<u64>,
 }
@@ -170,7 +172,7 @@ impl DeviceGraph {
 
 /// A GPU with the vertex kernels loaded; reusable across graphs and runs.
 pub struct Device {
-    gpu: Gpu,
+    pub(super) gpu: Gpu,
     k: Kernels,
 }
 
@@ -212,19 +214,39 @@ impl Device {
     /// Copies a graph's CSR to the device (weights are not needed by BFS and stay
     /// behind). Checks free memory first.
     pub fn upload<W: Weight>(&self, csr: &Csr<W>) -> Result<DeviceGraph> {
+        self.upload_graph(csr, false)
+    }
+
+    /// Like [`Self::upload`], and the edge weights too (for weighted programs).
+    pub fn upload_weighted<W: Weight>(&self, csr: &Csr<W>) -> Result<DeviceGraph> {
+        self.upload_graph(csr, true)
+    }
+
+    fn upload_graph<W: Weight>(&self, csr: &Csr<W>, with_weights: bool) -> Result<DeviceGraph> {
         let n = csr.num_vertices();
         let m = csr.num_edges() as usize;
-        let bytes = DevBuf::<u64>::bytes_for(n + 1) + DevBuf::<u32>::bytes_for(m);
+        let weight_bytes = match (with_weights, csr.weights()) {
+            (true, Some(w)) => Some(bytemuck::cast_slice::<W, u8>(w)),
+            _ => None,
+        };
+        let bytes = DevBuf::<u64>::bytes_for(n + 1)
+            + DevBuf::<u32>::bytes_for(m)
+            + weight_bytes.map_or(0, |w| DevBuf::<u8>::bytes_for(w.len()));
         self.gpu
             .check_fits(&format!("graph CSR ({n} vertices, {m} edges)"), bytes)?;
         let offsets = self.gpu.upload(csr.offsets(), "CSR offsets")?;
         let targets = self.gpu.upload(csr.targets(), "CSR targets")?;
+        let weights = match weight_bytes {
+            Some(w) => Some(self.gpu.upload(w, "edge weights")?),
+            None => None,
+        };
         self.gpu.sync("graph upload")?;
         Ok(DeviceGraph {
             n: n as u64,
             m: m as u64,
             offsets,
             targets,
+            weights,
             host_offsets: csr.offsets().to_vec(),
         })
     }

@@ -116,6 +116,13 @@ impl Gpu {
         })
     }
 
+    /// Loads another PTX module into this context (a program crate's kernels).
+    pub fn load_module(&self, ptx: &str, what: &str) -> Result<Arc<CudaModule>> {
+        self.ctx
+            .load_module(cudarc::nvrtc::Ptx::from_src(ptx))
+            .map_err(cuda_err(&format!("cuModuleLoadData (JIT of `{what}` PTX)")))
+    }
+
     /// A kernel of the loaded module.
     pub fn function(&self, name: &str) -> Result<CudaFunction> {
         self.module

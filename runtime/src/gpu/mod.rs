@@ -24,16 +24,20 @@
 //! # Ok(()) }
 //! ```
 
+pub mod apsp;
 pub mod bench;
 pub mod bfs;
 pub mod cuda;
 mod driver;
+pub mod dsl_bench;
 pub mod emulate;
 mod plot;
+pub mod program;
 pub mod ptx;
 
 pub use bfs::{bfs, BfsCombine, BfsKernel, Device, DeviceGraph, GpuBfsOptions, GpuBfsResult};
 pub use cuda::DeviceInfo;
+pub use program::{GpuProgram, ProgramOptions, ProgramRun};
 
 /// Whether a GPU run could work here: PTX embedded and a driver library present
 /// (a device may still be missing; [`Device::open`] tells).

@@ -12,10 +12,10 @@ fn draw_err(path: &Path) -> impl Fn(String) -> Error + '_ {
     move |msg| Error::format(path, format!("drawing chart: {msg}"))
 }
 
-type Series = (String, RGBColor, Vec<(f64, f64)>);
+pub(super) type Series = (String, RGBColor, Vec<(f64, f64)>);
 
 /// A line chart with points; `log_x`/`log_y` pick logarithmic axes.
-fn line_chart(
+pub(super) fn line_chart(
     path: &Path,
     title: &str,
     x_desc: &str,

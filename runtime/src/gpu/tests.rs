@@ -276,7 +276,6 @@ fn weighted_program_with_flag_frontier_on_both_kernels() {
         cur[src as usize] = 1;
         let mut iter = 0u32;
         loop {
-            next.iter_mut().for_each(|x| *x = 0);
             let (cp, np, fp) = (
                 cur.as_mut_ptr() as usize,
                 next.as_mut_ptr() as usize,

@@ -1,11 +1,105 @@
-//! nvptx64 kernel entry points instantiating the kernels-rs skeletons.
+//! The GPU half: the kernels-rs `Program` impl (the user's functions again) and,
+//! for the crate's nvptx64 build, kernel entry points instantiating the kernels-rs
+//! skeletons with it.
+//!
+//! The `Program` impl exists on the host too: the runtime's emulation launcher
+//! runs the very kernel bodies over a simulated grid, which is how tests without a
+//! GPU cover a program's GPU path. Entry points are named `vx_<module>_init`,
+//! `vx_<module>_naive`, `vx_<module>_balanced` and `vx_<module>_build_sv`; the
+//! host runtime loads them by that convention.
 
 use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
 
 use crate::ast::Program;
+use crate::attr::CombineKind;
 use crate::check::Checked;
 
-pub fn kernel_entry_points(_p: &Program, _c: &Checked) -> TokenStream {
-    // Wired to kernels-rs skeletons once their generic entry API is fixed.
-    TokenStream::new()
+pub fn kernel_entry_points(p: &Program, c: &Checked) -> TokenStream {
+    let name = p.name();
+    let state = format_ident!("{}", c.state);
+    let k = quote!(::vertex_dsl::kernels);
+    let weight = match &c.weight {
+        Some(w) => {
+            let w = format_ident!("{}", w);
+            quote!(#w)
+        }
+        None => quote!(()),
+    };
+    let init_call = if c.init_takes_source {
+        quote!(init(v, source))
+    } else {
+        quote!({
+            let _ = source;
+            init(v)
+        })
+    };
+    let relax_args = if c.relax_takes_weight {
+        quote!(state, weight)
+    } else {
+        quote!(state)
+    };
+    let relax_call = if p.attrs.semiring.is_some() {
+        quote!(::core::option::Option::Some(relax(#relax_args)))
+    } else {
+        quote!(relax(#relax_args))
+    };
+    let unused_weight = if c.relax_takes_weight {
+        quote!()
+    } else {
+        quote!(let _ = weight;)
+    };
+    let float = c.state.starts_with('f');
+    // Declared kinds map onto the matching atomic: min/max become
+    // `atom.global.min/max` for integers (a CAS loop for floats, which PTX lacks);
+    // the rest, and a user function, run as a CAS loop.
+    let combine = match c.combine {
+        CombineKind::Min => quote!(#k::combine::min::<#state>(slot, candidate)),
+        CombineKind::Max => quote!(#k::combine::max::<#state>(slot, candidate)),
+        CombineKind::Or => quote!(#k::combine::update::<#state>(slot, candidate, |o, n| o | n)),
+        CombineKind::And => quote!(#k::combine::update::<#state>(slot, candidate, |o, n| o & n)),
+        CombineKind::Sum if float => {
+            quote!(#k::combine::update::<#state>(slot, candidate, |o, n| o + n))
+        }
+        CombineKind::Sum => {
+            quote!(#k::combine::update::<#state>(slot, candidate, |o: #state, n| o.wrapping_add(n)))
+        }
+        CombineKind::Custom => quote!(#k::combine::update::<#state>(slot, candidate, combine)),
+    };
+    let init_k = format_ident!("vx_{}_init", name);
+    let naive_k = format_ident!("vx_{}_naive", name);
+    let balanced_k = format_ident!("vx_{}_balanced", name);
+    let sv_k = format_ident!("vx_{}_build_sv", name);
+    quote! {
+        impl #k::Program for Program {
+            type State = #state;
+            type Weight = #weight;
+
+            #[inline(always)]
+            fn init(v: u32, source: u32) -> #state {
+                #init_call
+            }
+            /// Programs run with the explicit (stamp) frontier; the state never
+            /// says by itself whether a vertex is active.
+            #[inline(always)]
+            fn is_active(_state: #state, _iter: u32) -> bool {
+                false
+            }
+            #[inline(always)]
+            fn relax(state: #state, weight: #weight, _iter: u32) -> ::core::option::Option<#state> {
+                #unused_weight
+                #relax_call
+            }
+            #[inline(always)]
+            fn combine(
+                slot: &<#state as #k::StateWord>::Atomic,
+                candidate: #state,
+            ) -> bool {
+                #combine
+            }
+        }
+
+        #k::ptx_kernels!(Program => #init_k, #naive_k, #balanced_k);
+        #k::sv_kernel!(#sv_k);
+    }
 }

@@ -1,0 +1,241 @@
+//! `vertex apsp` (all-pairs shortest paths) and `vertex path` (one shortest path).
+//!
+//! Element type: floats keep their width; integer (and unweighted, weight 1)
+//! graphs use i32 distances when no sum of two simple paths can overflow it, else
+//! i64. Algorithm `auto`: Johnson for sparse graphs or when `n²` does not fit the
+//! memory budget (rows then stream to `-o`), blocked Floyd–Warshall otherwise.
+
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+use runtime::apsp::johnson::MinPlusElem;
+use runtime::apsp::semiring::{min_plus_kind_for, Elem};
+use runtime::apsp::{self, Algorithm, ApspOptions, MinPlus, Semiring};
+use runtime::graph::{Csr, WeightKind};
+use runtime::load::{load_graph, weight_kind_of, LoadOptions};
+use serde_json::json;
+
+use super::report::print_json;
+use crate::with_weight_type;
+
+#[derive(Subcommand, Debug)]
+pub enum ApspCommand {
+    /// All-pairs shortest paths: summary (checksum of finite distances, count of
+    /// ∞ pairs, diameter) and optionally the whole matrix (-o).
+    Apsp(ApspArgs),
+    /// One shortest path FROM → TO, with its length.
+    Path(PathArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ApspArgs {
+    /// File or generator spec (kron:S[:E], uniform:N:M, grid:WxH).
+    pub graph: String,
+    /// Where Floyd–Warshall runs (the GPU path is i32 only).
+    #[arg(long, default_value = "auto", value_parser = ["cpu", "gpu", "auto"])]
+    pub backend: String,
+    /// fw = blocked Floyd–Warshall, johnson = reweighting + Dijkstra from every
+    /// source (streams rows to -o), auto = by density and memory.
+    #[arg(long, default_value = "auto", value_parser = ["fw", "johnson", "auto"])]
+    pub algorithm: String,
+    /// Write the matrix: .csv / .txt as text (small n), anything else as the
+    /// binary layout documented in runtime::apsp::output.
+    #[arg(short = 'o', long)]
+    pub output: Option<PathBuf>,
+    /// Print one JSON object on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// Make the graph undirected first.
+    #[arg(long)]
+    pub symmetrize: bool,
+    /// Distance type: auto, i32, i64, f32 or f64.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "i32", "i64", "f32", "f64"])]
+    pub element: String,
+    /// CPU FW tile size (32, 64 or 128).
+    #[arg(long, default_value_t = runtime::apsp::fw_cpu::DEFAULT_TILE)]
+    pub tile: usize,
+    /// Also keep the next-hop matrix (written after the distances with -o; FW only).
+    #[arg(long)]
+    pub next_hop: bool,
+    /// Memory a dense matrix may take before auto switches to streamed Johnson (MiB).
+    #[arg(long, default_value_t = 8192)]
+    pub memory_budget_mib: u64,
+}
+
+#[derive(Args, Debug)]
+pub struct PathArgs {
+    /// File or generator spec.
+    pub graph: String,
+    /// Start vertex (0-based).
+    pub from: u32,
+    /// End vertex (0-based).
+    pub to: u32,
+    /// fw (next-hop matrix), johnson (Dijkstra from FROM after reweighting) or auto.
+    #[arg(long, default_value = "auto", value_parser = ["fw", "johnson", "auto"])]
+    pub algorithm: String,
+    #[arg(long)]
+    pub symmetrize: bool,
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(c: ApspCommand) -> anyhow::Result<()> {
+    match c {
+        ApspCommand::Apsp(a) => run_apsp(a),
+        ApspCommand::Path(a) => run_path(a),
+    }
+}
+
+/// Smallest and largest weight as i128 (integers) or f64, `None` if no edges.
+fn weight_range<W: Elem>(g: &Csr<W>) -> Option<(i128, i128)> {
+    let ws = g.weights()?;
+    let mut it = ws.iter();
+    let first = *it.next()?;
+    let (mut lo, mut hi) = (first, first);
+    for &w in it {
+        if w < lo {
+            lo = w;
+        }
+        if w > hi {
+            hi = w;
+        }
+    }
+    Some((
+        lo.to_i128().unwrap_or(lo.to_f64().floor() as i128),
+        hi.to_i128().unwrap_or(hi.to_f64().ceil() as i128),
+    ))
+}
+
+fn element_for<W: Elem>(g: &Csr<W>, asked: &str) -> anyhow::Result<WeightKind> {
+    if asked != "auto" {
+        return asked.parse().map_err(anyhow::Error::msg);
+    }
+    let kind = if g.is_weighted() {
+        W::KIND
+    } else {
+        WeightKind::I32
+    };
+    let (lo, hi) = weight_range(g).unwrap_or((1, 1));
+    Ok(min_plus_kind_for(kind, g.num_vertices(), lo, hi))
+}
+
+fn run_apsp(a: ApspArgs) -> anyhow::Result<()> {
+    runtime::progress::set_quiet(a.json);
+    let kind = weight_kind_of(&a.graph)?;
+    let opts = ApspOptions {
+        algorithm: a.algorithm.parse()?,
+        backend: a.backend.parse()?,
+        tile: a.tile,
+        next_hop: a.next_hop,
+        memory_budget: a.memory_budget_mib.saturating_mul(1 << 20),
+        block_rows: 0,
+    };
+    let lopts = LoadOptions {
+        symmetrize: a.symmetrize,
+        ..LoadOptions::default()
+    };
+    with_weight_type!(kind, W => {
+        let loaded = load_graph::<W>(&a.graph, &lopts)?;
+        let g = loaded.graph.csr();
+        let elem = element_for(g, &a.element)?;
+        let out = a.output.as_deref();
+        let report = match elem {
+            WeightKind::I32 => report::<i32, W>(g, &opts, out)?,
+            WeightKind::I64 => report::<i64, W>(g, &opts, out)?,
+            WeightKind::F32 => report::<f32, W>(g, &opts, out)?,
+            WeightKind::F64 => report::<f64, W>(g, &opts, out)?,
+            k => anyhow::bail!("APSP distances cannot be {k}: use i32, i64, f32 or f64"),
+        };
+        let mut report = report;
+        report["graph"] = json!(a.graph);
+        report["vertices"] = json!(g.num_vertices());
+        report["edges"] = json!(g.num_edges());
+        if a.json {
+            print_json(&report)?;
+        } else {
+            print_human(&report);
+        }
+    });
+    Ok(())
+}
+
+fn report<T: MinPlusElem, W: Elem>(
+    g: &Csr<W>,
+    opts: &ApspOptions,
+    out: Option<&std::path::Path>,
+) -> anyhow::Result<serde_json::Value>
+where
+    MinPlus<T>: Semiring<T = T>,
+{
+    let run = apsp::solve::<T, W>(g, opts, out, false)?;
+    Ok(serde_json::to_value(&run)?)
+}
+
+fn print_human(r: &serde_json::Value) {
+    let s = |k: &str| match &r[k] {
+        serde_json::Value::String(x) => x.clone(),
+        serde_json::Value::Null => "-".into(),
+        v => v.to_string(),
+    };
+    println!("{}", s("graph"));
+    println!("  vertices     {}  edges {}", s("vertices"), s("edges"));
+    println!(
+        "  algorithm    {} on {} ({} distances)",
+        s("algorithm"),
+        s("backend"),
+        s("element")
+    );
+    if let Some(n) = r["note"].as_str() {
+        println!("  note         {n}");
+    }
+    let sm = &r["summary"];
+    println!("  checksum     {}", sm["checksum"]);
+    println!("  unreachable  {} pairs", sm["unreachable"]);
+    println!("  diameter     {}", sm["diameter"]);
+    println!("  time         {:.3}s", r["time_s"].as_f64().unwrap_or(0.0));
+    if let Some(o) = r["output"].as_str() {
+        println!("  wrote        {o}");
+    }
+}
+
+fn run_path(a: PathArgs) -> anyhow::Result<()> {
+    runtime::progress::set_quiet(a.json);
+    let kind = weight_kind_of(&a.graph)?;
+    let algorithm: Algorithm = a.algorithm.parse()?;
+    let lopts = LoadOptions {
+        symmetrize: a.symmetrize,
+        ..LoadOptions::default()
+    };
+    with_weight_type!(kind, W => {
+        let loaded = load_graph::<W>(&a.graph, &lopts)?;
+        let g = loaded.graph.csr();
+        let elem = element_for(g, "auto")?;
+        let found: Option<(Vec<u32>, serde_json::Value)> = match elem {
+            WeightKind::I32 => apsp::path::<i32, W>(g, a.from, a.to, algorithm)?.map(|(p, d)| (p, json!(d))),
+            WeightKind::I64 => apsp::path::<i64, W>(g, a.from, a.to, algorithm)?.map(|(p, d)| (p, json!(d))),
+            WeightKind::F32 => apsp::path::<f32, W>(g, a.from, a.to, algorithm)?.map(|(p, d)| (p, json!(d))),
+            _ => apsp::path::<f64, W>(g, a.from, a.to, algorithm)?.map(|(p, d)| (p, json!(d))),
+        };
+        let (path, dist) = match found {
+            Some((p, d)) => (Some(p), d),
+            None => (None, json!("inf")),
+        };
+        if a.json {
+            print_json(&json!({
+                "graph": a.graph, "from": a.from, "to": a.to,
+                "distance": dist, "path": path,
+                "hops": path.as_ref().map(|p| p.len().saturating_sub(1)),
+            }))?;
+        } else {
+            match &path {
+                Some(p) => {
+                    let s: Vec<String> = p.iter().map(|v| v.to_string()).collect();
+                    println!("distance {dist} ({} hops)", p.len().saturating_sub(1));
+                    println!("{}", s.join(" -> "));
+                }
+                None => println!("no path from {} to {} (distance inf)", a.from, a.to),
+            }
+        }
+    });
+    Ok(())
+}

@@ -1,0 +1,629 @@
+//! `vertex bench-cpu --gapbs DIR`: our CPU engines against the GAP benchmark suite
+//! (gapbs `bfs` and `sssp`) on the same graphs, same roots, same machine, one run.
+//!
+//! Method: each graph is generated once and handed to gapbs as its own serialized
+//! format (`.sg` / `.wsg`, written here, so both sides read the identical CSR);
+//! the same `--roots` random roots with degree > 0 are used on both sides; every
+//! (root, thread count) is run `--trials` times and the median kept; a side's time
+//! is the mean over roots of those medians. gapbs times are its own per-trial
+//! "Trial Time" (graph loading excluded, as ours). Our result for the first root
+//! is checked against the sequential oracle, gapbs's with its `-v` verifier.
+//! For SSSP both sides get their best Δ from the same sweep (first root, most
+//! threads). Ratios are ours / gapbs: below 1.0 means we are faster.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{bail, Context};
+use clap::Args;
+use runtime::cpu::plot::{panels_svg, Panel, Series};
+use runtime::cpu::{self, AsyncOptions, CpuOptions, Direction};
+use runtime::generate::GenSpec;
+use runtime::graph::Graph;
+use runtime::load::{load_graph, LoadOptions};
+use runtime::program::{Schedule, VertexProgram};
+use serde::Serialize;
+use vertex_examples::programs::{bfs, sssp};
+
+use super::report::print_json;
+
+#[derive(Args, Debug, Clone)]
+pub struct BenchCpuArgs {
+    /// Folder holding the built gapbs binaries `bfs` and `sssp`.
+    #[arg(long)]
+    pub gapbs: PathBuf,
+    /// Graphs for BFS (comma-separated specs or files).
+    #[arg(long, value_delimiter = ',', default_value = "kron:20")]
+    pub bfs: Vec<String>,
+    /// Graphs for SSSP (kron graphs get weights 1..255; grids keep theirs).
+    #[arg(long, value_delimiter = ',', default_value = "kron:20,grid:1000x1000")]
+    pub sssp: Vec<String>,
+    /// Thread counts, comma-separated (default: 1 and every power of two up to
+    /// the machine's CPUs, and the CPU count).
+    #[arg(long, value_delimiter = ',')]
+    pub threads: Vec<usize>,
+    /// Roots per graph.
+    #[arg(long, default_value_t = 8)]
+    pub roots: usize,
+    /// Runs per (root, threads) on each side; the median is kept.
+    #[arg(long, default_value_t = 3)]
+    pub trials: usize,
+    /// Δ values tried for SSSP on both sides (best kept per side).
+    #[arg(long, value_delimiter = ',', default_value = "1,2,4,8,16,32,64,128")]
+    pub deltas: Vec<u64>,
+    /// Where to write cpu-*.json and cpu-*.svg.
+    #[arg(long, default_value = "docs/results")]
+    pub out: PathBuf,
+    /// Scratch folder for the graph files handed to gapbs.
+    #[arg(long)]
+    pub work: Option<PathBuf>,
+    /// Pin our workers to CPUs (gapbs runs with OMP_PROC_BIND unset unless set outside).
+    #[arg(long)]
+    pub pin: bool,
+}
+
+#[derive(Serialize)]
+struct Point {
+    threads: usize,
+    /// Mean over roots of the median time, seconds.
+    ours: Vec<(String, f64)>,
+    ours_best: f64,
+    ours_best_schedule: String,
+    gapbs: f64,
+    /// ours_best / gapbs.
+    ratio: f64,
+}
+
+#[derive(Serialize)]
+struct Job {
+    kernel: &'static str,
+    graph: String,
+    vertices: u64,
+    csr_entries: u64,
+    roots: Vec<u32>,
+    ours_delta: Option<u64>,
+    gapbs_delta: Option<u64>,
+    delta_sweep: Vec<(u64, f64, f64)>,
+    ours_checked: bool,
+    gapbs_verified: Option<bool>,
+    points: Vec<Point>,
+}
+
+#[derive(Serialize)]
+struct Host {
+    cpu: String,
+    cpus: usize,
+    topology: String,
+    command_line: String,
+    unix_time: u64,
+    gapbs: String,
+}
+
+pub fn run(a: BenchCpuArgs) -> anyhow::Result<()> {
+    let gbfs = a.gapbs.join("bfs");
+    let gsssp = a.gapbs.join("sssp");
+    for b in [&gbfs, &gsssp] {
+        if !b.is_file() {
+            bail!(
+                "{} not found: build gapbs (`make` in its folder) and pass that folder to --gapbs",
+                b.display()
+            );
+        }
+    }
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = if a.threads.is_empty() {
+        let mut t: Vec<usize> = (0..)
+            .map(|k| 1usize << k)
+            .take_while(|&t| t <= cpus)
+            .collect();
+        if !t.contains(&cpus) {
+            t.push(cpus);
+        }
+        t
+    } else {
+        a.threads.clone()
+    };
+    let work = a
+        .work
+        .clone()
+        .unwrap_or_else(|| std::env::temp_dir().join("vertex-bench-cpu"));
+    std::fs::create_dir_all(&work).with_context(|| format!("creating {}", work.display()))?;
+    std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
+    let host = Host {
+        cpu: cpu_name(),
+        cpus,
+        topology: runtime::cpu::topology::Topology::system().map_or("?".into(), |t| t.describe()),
+        command_line: std::env::args().collect::<Vec<_>>().join(" "),
+        unix_time: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs()),
+        gapbs: a.gapbs.display().to_string(),
+    };
+    let mut jobs = Vec::new();
+    for spec in &a.bfs {
+        let job = bench_bfs(&a, spec, &threads, &work, &gbfs)?;
+        write_job(&a.out, &host, &job)?;
+        jobs.push(job);
+    }
+    for spec in &a.sssp {
+        let job = bench_sssp(&a, spec, &threads, &work, &gsssp)?;
+        write_job(&a.out, &host, &job)?;
+        jobs.push(job);
+    }
+    eprintln!("\nratios ours/gapbs (below 1.0: ours faster):");
+    for j in &jobs {
+        for p in &j.points {
+            eprintln!(
+                "  {:<5} {:<18} {:>3} threads: ours {:>9.2} ms ({}) gapbs {:>9.2} ms  ratio {:.2}",
+                j.kernel,
+                j.graph,
+                p.threads,
+                p.ours_best * 1e3,
+                p.ours_best_schedule,
+                p.gapbs * 1e3,
+                p.ratio
+            );
+        }
+    }
+    print_json(&serde_json::json!({ "host": host, "jobs": jobs }))?;
+    Ok(())
+}
+
+fn cpu_name() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown".into())
+}
+
+fn slug(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
+}
+
+fn write_job(out: &Path, host: &Host, job: &Job) -> anyhow::Result<()> {
+    let base = format!("cpu-{}-{}", job.kernel, slug(&job.graph));
+    let json = out.join(format!("{base}.json"));
+    let mut f =
+        std::fs::File::create(&json).with_context(|| format!("writing {}", json.display()))?;
+    f.write_all(
+        serde_json::to_string_pretty(&serde_json::json!({ "host": host, "job": job }))?.as_bytes(),
+    )?;
+    let mut names: Vec<String> = job
+        .points
+        .iter()
+        .flat_map(|p| p.ours.iter().map(|o| o.0.clone()))
+        .collect();
+    names.dedup();
+    names.sort();
+    names.dedup();
+    let mut series: Vec<Series> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let pts = job
+                .points
+                .iter()
+                .filter_map(|p| {
+                    p.ours
+                        .iter()
+                        .find(|o| &o.0 == n)
+                        .map(|o| (p.threads as f64, o.1 * 1e3))
+                })
+                .collect();
+            (format!("vertex {n}"), i, pts)
+        })
+        .collect();
+    series.push((
+        "gapbs".into(),
+        names.len(),
+        job.points
+            .iter()
+            .map(|p| (p.threads as f64, p.gapbs * 1e3))
+            .collect(),
+    ));
+    let ratio: Vec<Series> = vec![(
+        "best vertex / gapbs".into(),
+        0,
+        job.points
+            .iter()
+            .map(|p| (p.threads as f64, p.ratio))
+            .collect(),
+    )];
+    let svg = out.join(format!("{base}.svg"));
+    panels_svg(
+        &svg,
+        &format!("{} on {} — {}", job.kernel, job.graph, host.cpu),
+        &[
+            Panel {
+                title: "time (mean over roots of median)".into(),
+                x_desc: "threads".into(),
+                y_desc: "milliseconds".into(),
+                series,
+                log_y: true,
+            },
+            Panel {
+                title: "ratio ours / gapbs (< 1: ours faster)".into(),
+                x_desc: "threads".into(),
+                y_desc: "ratio".into(),
+                series: ratio,
+                log_y: false,
+            },
+        ],
+    )?;
+    eprintln!("wrote {} and {}", json.display(), svg.display());
+    Ok(())
+}
+
+/// Writes `g` in gapbs's serialized format (`.sg`, or `.wsg` with int32 weights):
+/// `bool directed, i64 edges, i64 nodes, i64 offsets[n+1], neighbours`, then the
+/// inverse graph the same way when directed.
+fn write_gapbs<W: runtime::graph::Weight>(
+    g: &Graph<W>,
+    path: &Path,
+    weight: impl Fn(W) -> i32,
+) -> anyhow::Result<()> {
+    let f = std::fs::File::create(path).with_context(|| format!("writing {}", path.display()))?;
+    let mut f = std::io::BufWriter::with_capacity(1 << 22, f);
+    let directed = !g.is_symmetric();
+    f.write_all(&[directed as u8])?;
+    let csr = g.csr();
+    f.write_all(&(csr.num_edges() as i64).to_le_bytes())?;
+    f.write_all(&(csr.num_vertices() as i64).to_le_bytes())?;
+    let mut dirs = vec![csr];
+    if directed {
+        dirs.push(g.csc());
+    }
+    for c in dirs {
+        for &o in c.offsets() {
+            f.write_all(&(o as i64).to_le_bytes())?;
+        }
+        match c.weights() {
+            Some(ws) => {
+                for (&t, &w) in c.targets().iter().zip(ws) {
+                    f.write_all(&(t as i32).to_le_bytes())?;
+                    f.write_all(&weight(w).to_le_bytes())?;
+                }
+            }
+            None => {
+                for &t in c.targets() {
+                    f.write_all(&(t as i32).to_le_bytes())?;
+                }
+            }
+        }
+    }
+    f.flush()?;
+    Ok(())
+}
+
+/// Roots with degree > 0, reproducibly shuffled.
+fn pick_roots<W: runtime::graph::Weight>(g: &Graph<W>, count: usize) -> Vec<u32> {
+    let n = g.num_vertices() as u64;
+    let mut roots = Vec::new();
+    let mut k = 0u64;
+    while roots.len() < count && k < 64 * count as u64 + n {
+        k += 1;
+        let v = runtime::generate::rng::below(runtime::generate::rng::hash3(27, 5, k), n) as u32;
+        if g.csr().degree(v) > 0 && !roots.contains(&v) {
+            roots.push(v);
+        }
+    }
+    roots
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    if v.is_empty() {
+        f64::NAN
+    } else {
+        v[v.len() / 2]
+    }
+}
+
+/// Runs a gapbs binary; returns (median trial time, verification result if asked).
+fn gapbs_run(
+    bin: &Path,
+    file: &Path,
+    root: u32,
+    trials: usize,
+    threads: usize,
+    extra: &[String],
+    verify: bool,
+) -> anyhow::Result<(f64, Option<bool>)> {
+    let mut cmd = Command::new(bin);
+    cmd.arg("-f")
+        .arg(file)
+        .arg("-r")
+        .arg(root.to_string())
+        .arg("-n")
+        .arg(trials.to_string());
+    cmd.args(extra);
+    if verify {
+        cmd.arg("-v");
+    }
+    cmd.env("OMP_NUM_THREADS", threads.to_string());
+    let out = cmd
+        .output()
+        .with_context(|| format!("running {}", bin.display()))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() {
+        bail!(
+            "{} failed ({}): {}{}",
+            bin.display(),
+            out.status,
+            text,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let times: Vec<f64> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("Trial Time:"))
+        .filter_map(|t| t.trim().parse().ok())
+        .collect();
+    if times.is_empty() {
+        bail!(
+            "no `Trial Time` in the output of {}:\n{text}",
+            bin.display()
+        );
+    }
+    let verified = verify.then(|| {
+        text.lines()
+            .filter(|l| l.starts_with("Verification:"))
+            .all(|l| l.contains("PASS"))
+    });
+    Ok((median(times), verified))
+}
+
+/// Our side: median over trials of `schedule` from `root`.
+fn ours_run<P: VertexProgram>(
+    g: &Graph<P::Weight>,
+    root: u32,
+    schedule: Schedule,
+    threads: usize,
+    delta: Option<u64>,
+    trials: usize,
+    pin: bool,
+) -> anyhow::Result<(f64, Vec<P::State>)> {
+    let opts = CpuOptions {
+        threads: Some(threads),
+        direction: Direction::Auto,
+    };
+    let aopts = AsyncOptions {
+        delta,
+        pin,
+        ..AsyncOptions::default()
+    };
+    let mut times = Vec::new();
+    let mut states = Vec::new();
+    for _ in 0..trials.max(1) {
+        let r = cpu::run::<P>(g, root, schedule, &opts, &aopts)?;
+        times.push(r.report.time.as_secs_f64());
+        states = r.states;
+    }
+    Ok((median(times), states))
+}
+
+fn bench_bfs(
+    a: &BenchCpuArgs,
+    spec: &str,
+    threads: &[usize],
+    work: &Path,
+    bin: &Path,
+) -> anyhow::Result<Job> {
+    eprintln!("BFS on {spec}: loading");
+    let opts = LoadOptions {
+        ignore_weights: true,
+        ..LoadOptions::default()
+    };
+    let g = load_graph::<u32>(spec, &opts)?.graph;
+    let file = work.join(format!("{}.sg", slug(spec)));
+    write_gapbs(&g, &file, |_| 1)?;
+    let roots = pick_roots(&g, a.roots);
+    let expect = runtime::oracle::bfs_levels(g.csr(), roots[0]);
+    let mut points = Vec::new();
+    let mut checked = true;
+    let mut verified = None;
+    for &t in threads {
+        let mut ours = Vec::new();
+        for schedule in [Schedule::Sync, Schedule::Async] {
+            let mut per_root = Vec::new();
+            for (i, &r) in roots.iter().enumerate() {
+                let (time, states) =
+                    ours_run::<bfs::Program>(&g, r, schedule, t, None, a.trials, a.pin)?;
+                if i == 0 {
+                    checked &= states == expect;
+                }
+                per_root.push(time);
+            }
+            ours.push((schedule_label(schedule), mean(&per_root)));
+        }
+        let mut per_root = Vec::new();
+        for (i, &r) in roots.iter().enumerate() {
+            let (time, v) = gapbs_run(
+                bin,
+                &file,
+                r,
+                a.trials,
+                t,
+                &[],
+                i == 0 && verified.is_none(),
+            )?;
+            if v.is_some() {
+                verified = v;
+            }
+            per_root.push(time);
+        }
+        points.push(point(t, ours, mean(&per_root)));
+        eprintln!("  {t} threads done");
+    }
+    if !checked {
+        bail!("our BFS disagreed with the oracle on {spec}");
+    }
+    Ok(Job {
+        kernel: "bfs",
+        graph: spec.to_string(),
+        vertices: g.num_vertices() as u64,
+        csr_entries: g.num_edges(),
+        roots,
+        ours_delta: None,
+        gapbs_delta: None,
+        delta_sweep: Vec::new(),
+        ours_checked: checked,
+        gapbs_verified: verified,
+        points,
+    })
+}
+
+fn bench_sssp(
+    a: &BenchCpuArgs,
+    spec: &str,
+    threads: &[usize],
+    work: &Path,
+    bin: &Path,
+) -> anyhow::Result<Job> {
+    eprintln!("SSSP on {spec}: loading");
+    let native_weights = matches!(GenSpec::parse(spec), Some(Ok(GenSpec::Grid { .. })))
+        || runtime::load::weight_kind_of(spec)?.is_some();
+    let opts = LoadOptions {
+        random_weights: (!native_weights).then_some((1, 255, 1)),
+        ..LoadOptions::default()
+    };
+    let g = load_graph::<u32>(spec, &opts)?.graph;
+    let file = work.join(format!("{}.wsg", slug(spec)));
+    write_gapbs(&g, &file, |w| w.min(i32::MAX as u32) as i32)?;
+    let roots = pick_roots(&g, a.roots);
+    let expect = runtime::oracle::dijkstra(g.csr(), roots[0]);
+    let tmax = threads.iter().copied().max().unwrap_or(1);
+    // Δ sweep on the first root at the most threads, both sides.
+    let mut sweep = Vec::new();
+    for &d in &a.deltas {
+        let (ours, _) = ours_run::<sssp::sssp::Program>(
+            &g,
+            roots[0],
+            Schedule::Obim,
+            tmax,
+            Some(d),
+            a.trials,
+            a.pin,
+        )?;
+        let (theirs, _) = gapbs_run(
+            bin,
+            &file,
+            roots[0],
+            a.trials,
+            tmax,
+            &["-d".into(), d.to_string()],
+            false,
+        )?;
+        eprintln!(
+            "  Δ {d}: ours {:.2} ms gapbs {:.2} ms",
+            ours * 1e3,
+            theirs * 1e3
+        );
+        sweep.push((d, ours, theirs));
+    }
+    let auto = cpu::obim::auto_delta::<sssp::sssp::Program>(&g, roots[0]);
+    let best = |k: usize| {
+        sweep
+            .iter()
+            .min_by(|x, y| {
+                let (a, b) = if k == 0 { (x.1, y.1) } else { (x.2, y.2) };
+                a.total_cmp(&b)
+            })
+            .map(|x| x.0)
+    };
+    let ours_delta = best(0).unwrap_or(auto);
+    let gapbs_delta = best(1).unwrap_or(auto);
+    let mut points = Vec::new();
+    let mut checked = true;
+    let mut verified = None;
+    for &t in threads {
+        let mut ours = Vec::new();
+        for (label, schedule, delta) in [
+            (
+                "obim (swept Δ)".to_string(),
+                Schedule::Obim,
+                Some(ours_delta),
+            ),
+            (format!("obim (auto Δ {auto})"), Schedule::Obim, None),
+            ("sync".to_string(), Schedule::Sync, None),
+        ] {
+            let mut per_root = Vec::new();
+            for (i, &r) in roots.iter().enumerate() {
+                let (time, states) =
+                    ours_run::<sssp::sssp::Program>(&g, r, schedule, t, delta, a.trials, a.pin)?;
+                if i == 0 {
+                    checked &= states == expect;
+                }
+                per_root.push(time);
+            }
+            ours.push((label, mean(&per_root)));
+        }
+        let mut per_root = Vec::new();
+        for (i, &r) in roots.iter().enumerate() {
+            let extra = ["-d".to_string(), gapbs_delta.to_string()];
+            let (time, v) = gapbs_run(
+                bin,
+                &file,
+                r,
+                a.trials,
+                t,
+                &extra,
+                i == 0 && verified.is_none(),
+            )?;
+            if v.is_some() {
+                verified = v;
+            }
+            per_root.push(time);
+        }
+        points.push(point(t, ours, mean(&per_root)));
+        eprintln!("  {t} threads done");
+    }
+    if !checked {
+        bail!("our SSSP disagreed with the oracle on {spec}");
+    }
+    Ok(Job {
+        kernel: "sssp",
+        graph: spec.to_string(),
+        vertices: g.num_vertices() as u64,
+        csr_entries: g.num_edges(),
+        roots,
+        ours_delta: Some(ours_delta),
+        gapbs_delta: Some(gapbs_delta),
+        delta_sweep: sweep,
+        ours_checked: checked,
+        gapbs_verified: verified,
+        points,
+    })
+}
+
+fn schedule_label(s: Schedule) -> String {
+    runtime::cpu::compare::schedule_name(s).to_string()
+}
+
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len().max(1) as f64
+}
+
+fn point(threads: usize, ours: Vec<(String, f64)>, gapbs: f64) -> Point {
+    let (name, best) = ours
+        .iter()
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .cloned()
+        .unwrap_or_else(|| ("-".into(), f64::NAN));
+    Point {
+        threads,
+        ours,
+        ours_best: best,
+        ours_best_schedule: name,
+        gapbs,
+        ratio: best / gapbs,
+    }
+}

@@ -1,0 +1,372 @@
+//! All-pairs shortest paths (and any other semiring closure) — seed 002.
+//!
+//! Two algorithms, chosen by density:
+//! * [`fw_cpu`] — dense closure by blocked Floyd–Warshall over any [`Semiring`]
+//!   (min-plus, max-min, or-and, or a `#[vertex_program(semiring)]` through
+//!   [`semiring::ProgramSemiring`]); on the GPU in [`crate::gpu::apsp`];
+//! * [`johnson`] — SPFA reweighting + Dijkstra from every source, rows streamed
+//!   to disk in blocks ([`output::MatrixWriter`]) so `n²` larger than memory works.
+//!
+//! ∞ is the semiring's zero, never a large number that arithmetic could reach
+//! ([`semiring`]); a negative cycle is an [`Error::NegativeCycle`] naming its
+//! vertices, never an answer; next hops give the paths ([`matrix::path_from_next`]).
+//! [`solve`] is the entry point the CLI uses; the binary result layout is in
+//! [`output`].
+
+pub mod bench;
+pub mod fw_cpu;
+pub mod johnson;
+pub mod matrix;
+pub mod output;
+pub mod semiring;
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use crate::error::{Error, Result};
+use crate::graph::Csr;
+use johnson::{describe_cycle, find_negative_cycle, Johnson, MinPlusElem};
+pub use matrix::{path_from_next, DistMatrix, NO_HOP};
+use output::{MatrixWriter, Summary, SummaryAcc};
+pub use semiring::{Elem, MaxMin, MinPlus, OrAnd, ProgramSemiring, Semiring};
+
+/// Which algorithm to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Algorithm {
+    /// Blocked Floyd–Warshall (dense, in memory).
+    Fw,
+    /// Johnson: reweighting + Dijkstra from every source (sparse, streamed).
+    Johnson,
+    /// Johnson when the graph is sparse or `n²` does not fit, else FW.
+    Auto,
+}
+
+impl std::str::FromStr for Algorithm {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "fw" => Ok(Algorithm::Fw),
+            "johnson" => Ok(Algorithm::Johnson),
+            "auto" => Ok(Algorithm::Auto),
+            _ => Err(Error::InvalidArgument(format!(
+                "unknown APSP algorithm `{s}` (fw, johnson or auto)"
+            ))),
+        }
+    }
+}
+
+/// Where FW runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Backend {
+    Cpu,
+    Gpu,
+    /// The GPU when one is usable and the job suits it, else the CPU.
+    Auto,
+}
+
+impl std::str::FromStr for Backend {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "cpu" => Ok(Backend::Cpu),
+            "gpu" => Ok(Backend::Gpu),
+            "auto" => Ok(Backend::Auto),
+            _ => Err(Error::InvalidArgument(format!(
+                "unknown backend `{s}` (cpu, gpu or auto)"
+            ))),
+        }
+    }
+}
+
+/// Settings of one APSP run.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct ApspOptions {
+    pub algorithm: Algorithm,
+    pub backend: Backend,
+    /// CPU FW tile size (one of [`fw_cpu::TILES`]).
+    pub tile: usize,
+    /// Keep (and write) the next-hop matrix (FW only).
+    pub next_hop: bool,
+    /// Bytes a dense matrix may take before `auto` streams with Johnson.
+    pub memory_budget: u64,
+    /// Rows per streamed Johnson block (0 = from the budget).
+    pub block_rows: usize,
+}
+
+impl Default for ApspOptions {
+    fn default() -> Self {
+        ApspOptions {
+            algorithm: Algorithm::Auto,
+            backend: Backend::Cpu,
+            tile: fw_cpu::DEFAULT_TILE,
+            next_hop: false,
+            memory_budget: 8 << 30,
+            block_rows: 0,
+        }
+    }
+}
+
+/// Density below which `auto` prefers Johnson: `m < n² / JOHNSON_DENSITY`.
+/// FW does n³ SIMD relaxations; Johnson ~n·m heap-bound ones. Measured at
+/// density 0.1 (docs/results/apsp-cpu.json, 2 cores): Johnson 12–13× slower
+/// than blocked FW at n = 1024 and 2048; its cost is linear in m, so the two
+/// meet near density 0.1 / 12 ≈ 1/120.
+pub const JOHNSON_DENSITY: u64 = 128;
+
+/// The algorithm `auto` picks for `n` vertices, `m` edges, `elem` bytes per entry.
+pub fn choose(n: usize, m: u64, elem: usize, budget: u64) -> Algorithm {
+    let dense_bytes = (n as u128 * n as u128 * elem as u128) as f64;
+    if dense_bytes > budget as f64 {
+        return Algorithm::Johnson;
+    }
+    let n2 = n as u64 * n as u64;
+    if m.saturating_mul(JOHNSON_DENSITY) < n2 && n > 256 {
+        Algorithm::Johnson
+    } else {
+        Algorithm::Fw
+    }
+}
+
+/// What a run did and found.
+#[derive(Debug, serde::Serialize)]
+pub struct ApspRun<T> {
+    pub algorithm: Algorithm,
+    pub backend: Backend,
+    /// Why the backend or algorithm differs from the one asked for.
+    pub note: Option<String>,
+    pub element: String,
+    pub summary: Summary,
+    /// Closure time (FW or Johnson, output writing included for Johnson).
+    pub time_s: f64,
+    pub output: Option<PathBuf>,
+    #[serde(skip)]
+    pub matrix: Option<DistMatrix<T>>,
+    #[serde(skip)]
+    pub next: Option<Vec<u32>>,
+}
+
+/// A closure's distances and, if asked for, its next hops.
+pub type Closure<T> = (DistMatrix<T>, Option<Vec<u32>>);
+
+/// Dense closure of `g` over `S` on the CPU: adjacency, blocked FW, the
+/// negative-cycle check. `conv` converts weights (`unit` for unweighted graphs).
+pub fn closure<S: Semiring, W: Elem>(
+    g: &Csr<W>,
+    unit: S::T,
+    conv: impl Fn(W) -> Option<S::T>,
+    tile: usize,
+    next_hop: bool,
+) -> Result<Closure<S::T>> {
+    let mut m = DistMatrix::adjacency::<S, W>(g, unit, conv)?;
+    let mut next = next_hop.then(|| matrix::initial_next::<S>(&m));
+    fw_cpu::blocked::<S>(&mut m, next.as_deref_mut(), tile)?;
+    check_diagonal::<S, W>(&m, g)?;
+    Ok((m, next))
+}
+
+/// Fails with [`Error::NegativeCycle`] if a diagonal entry improves on 1̄ (for
+/// min-plus: `d[i][i] < 0`), naming the cycle's vertices when the semiring is
+/// min-plus.
+pub fn check_diagonal<S: Semiring, W: Elem>(m: &DistMatrix<S::T>, g: &Csr<W>) -> Result<()> {
+    let bad = (0..m.n()).find(|&i| S::improves(m.get(i, i), S::one()));
+    let Some(i) = bad else { return Ok(()) };
+    if S::is_min_plus() {
+        let w: Vec<f64> = match g.weights() {
+            Some(ws) => ws.iter().map(|x| x.to_f64()).collect(),
+            None => vec![1.0; g.num_edges() as usize],
+        };
+        if let Some(c) = find_negative_cycle(g.offsets(), g.targets(), &w) {
+            return Err(Error::NegativeCycle(describe_cycle(
+                &c,
+                g.offsets(),
+                g.targets(),
+                &w,
+            )));
+        }
+    }
+    Err(Error::NegativeCycle(format!(
+        "vertex {i} reaches itself with {:?}, better than the empty path ({:?})",
+        m.get(i, i),
+        S::one()
+    )))
+}
+
+/// Min-plus APSP of `g` with element type `T`: picks the algorithm and backend,
+/// writes `out` if given (streamed for Johnson), and returns the summary (and the
+/// matrix when `keep` and FW ran).
+pub fn solve<T: MinPlusElem, W: Elem>(
+    g: &Csr<W>,
+    opts: &ApspOptions,
+    out: Option<&Path>,
+    keep: bool,
+) -> Result<ApspRun<T>>
+where
+    MinPlus<T>: Semiring<T = T>,
+{
+    type S<T> = MinPlus<T>;
+    let n = g.num_vertices();
+    let unit: T =
+        T::from_weight(1u32).ok_or_else(|| Error::InvalidArgument("no unit weight".into()))?;
+    let mut note = None;
+    let mut algorithm = match opts.algorithm {
+        Algorithm::Auto => choose(
+            n,
+            g.num_edges(),
+            std::mem::size_of::<T>(),
+            opts.memory_budget,
+        ),
+        a => a,
+    };
+    if opts.next_hop && algorithm == Algorithm::Johnson {
+        if opts.algorithm == Algorithm::Johnson {
+            return Err(Error::InvalidArgument(
+                "next hops are kept by FW only; use --algorithm fw (or `vertex path`)".into(),
+            ));
+        }
+        algorithm = Algorithm::Fw;
+    }
+    let t0 = Instant::now();
+    if algorithm == Algorithm::Johnson {
+        if opts.backend == Backend::Gpu {
+            return Err(Error::InvalidArgument(
+                "Johnson runs on the CPU; use --algorithm fw for the GPU".into(),
+            ));
+        }
+        if opts.backend == Backend::Auto {
+            note = Some("Johnson runs on the CPU".to_string());
+        }
+        let j = Johnson::<T>::prepare(g, unit)?;
+        let rows = if opts.block_rows > 0 {
+            opts.block_rows
+        } else {
+            let per_row = (n.max(1) * std::mem::size_of::<T>()) as u64;
+            ((opts.memory_budget / 4) / per_row).clamp(1, 4096) as usize
+        };
+        let mut acc = SummaryAcc::<S<T>>::new(n);
+        let mut writer = match out {
+            Some(p) => Some(MatrixWriter::<S<T>>::create(p, n, false)?),
+            None => None,
+        };
+        j.for_each_block(rows, |first, block| {
+            acc.rows(first, block);
+            if let Some(w) = writer.as_mut() {
+                w.write_rows(block)?;
+            }
+            Ok(())
+        })?;
+        let output = writer.map(|w| w.finish()).transpose()?;
+        return Ok(ApspRun {
+            algorithm,
+            backend: Backend::Cpu,
+            note,
+            element: T::KIND.to_string(),
+            summary: acc.finish(),
+            time_s: t0.elapsed().as_secs_f64(),
+            output,
+            matrix: None,
+            next: None,
+        });
+    }
+    // FW.
+    let gpu_ok = T::KIND == crate::graph::WeightKind::I32 && !opts.next_hop;
+    let backend = match opts.backend {
+        Backend::Gpu if !gpu_ok => {
+            return Err(Error::InvalidArgument(format!(
+                "GPU FW supports i32 distances without next hops (this run: {}{})",
+                T::KIND,
+                if opts.next_hop { ", next hops" } else { "" }
+            )))
+        }
+        Backend::Gpu => Backend::Gpu,
+        Backend::Auto if gpu_ok && n >= 512 && crate::gpu::available() => Backend::Gpu,
+        Backend::Auto => {
+            note = Some(if !crate::gpu::available() {
+                "no usable GPU here (no PTX or no driver): ran on the CPU".to_string()
+            } else {
+                "this job suits the CPU (small n, not i32, or next hops)".to_string()
+            });
+            Backend::Cpu
+        }
+        Backend::Cpu => Backend::Cpu,
+    };
+    let mut m = DistMatrix::adjacency::<S<T>, W>(g, unit, T::from_weight)?;
+    let mut next = opts.next_hop.then(|| matrix::initial_next::<S<T>>(&m));
+    let t0 = Instant::now();
+    match backend {
+        Backend::Gpu => {
+            let d: &mut [i32] = bytemuck::try_cast_slice_mut(m.as_mut_slice())
+                .map_err(|e| Error::InvalidArgument(format!("GPU FW needs i32: {e}")))?;
+            crate::gpu::apsp::fw_i32(d, n, crate::gpu::apsp::FwKernel::Blocked, 0)?;
+        }
+        _ => fw_cpu::blocked::<S<T>>(&mut m, next.as_deref_mut(), opts.tile)?,
+    }
+    let time_s = t0.elapsed().as_secs_f64();
+    check_diagonal::<S<T>, W>(&m, g)?;
+    let summary = output::summarize::<S<T>>(&m);
+    let output = match out {
+        Some(p) => Some(output::write_matrix::<S<T>>(p, &m, next.as_deref())?),
+        None => None,
+    };
+    Ok(ApspRun {
+        algorithm,
+        backend,
+        note,
+        element: T::KIND.to_string(),
+        summary,
+        time_s,
+        output,
+        matrix: keep.then_some(m),
+        next: if keep { next } else { None },
+    })
+}
+
+/// A shortest `from → to` path and its length: FW next hops for small graphs,
+/// Johnson from `from` otherwise; `Ok(None)` if `to` is unreachable.
+pub fn path<T: MinPlusElem, W: Elem>(
+    g: &Csr<W>,
+    from: u32,
+    to: u32,
+    algorithm: Algorithm,
+) -> Result<Option<(Vec<u32>, T)>>
+where
+    MinPlus<T>: Semiring<T = T>,
+{
+    let n = g.num_vertices();
+    for v in [from, to] {
+        if v as usize >= n {
+            return Err(Error::InvalidArgument(format!(
+                "vertex {v} does not exist (the graph has {n} vertices, ids 0..{n})"
+            )));
+        }
+    }
+    let unit: T =
+        T::from_weight(1u32).ok_or_else(|| Error::InvalidArgument("no unit weight".into()))?;
+    let use_fw = match algorithm {
+        Algorithm::Fw => true,
+        Algorithm::Johnson => false,
+        Algorithm::Auto => n <= 2048,
+    };
+    if use_fw {
+        let (m, next) =
+            closure::<MinPlus<T>, W>(g, unit, T::from_weight, fw_cpu::DEFAULT_TILE, true)?;
+        let next = next.unwrap_or_default();
+        Ok(path_from_next(&next, n, from, to).map(|p| (p, m.get(from as usize, to as usize))))
+    } else {
+        Ok(Johnson::<T>::prepare(g, unit)?.path(from, to))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auto_choice_by_density_and_memory() {
+        assert_eq!(choose(100, 50, 4, 1 << 30), Algorithm::Fw);
+        assert_eq!(choose(4096, 4096 * 8, 4, 1 << 30), Algorithm::Johnson);
+        assert_eq!(choose(4096, 4096 * 1000, 4, 1 << 30), Algorithm::Fw);
+        assert_eq!(choose(100_000, 1 << 40, 4, 1 << 30), Algorithm::Johnson);
+    }
+}

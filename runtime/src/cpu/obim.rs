@@ -1,0 +1,479 @@
+//! obim: ordered-by-integer-metric soft-priority scheduling (Galois's OBIM), and
+//! delta-stepping as its special case.
+//!
+//! Every task `(v, s)` goes to the bucket `priority(s) / Δ`. A bucket is a chunked
+//! bag with one queue per package ([`super::bag::PackageQueues`]). The pieces:
+//!
+//! * **global log**: an append-only list of every bucket ever created, behind a
+//!   mutex taken only to create a bucket or to read entries a worker has not seen;
+//!   its length is published in an atomic so the common check is one load;
+//! * **thread-local bucket map**: each worker's ordered map (index → bucket),
+//!   brought up to date from the log lazily, so looking up or scanning buckets
+//!   never takes a lock;
+//! * **private push chunks per bucket**: tasks for the same bucket are batched
+//!   before they are published, as in the plain bag;
+//! * **current bucket**: a worker drains the lowest bucket it knows of; when it
+//!   runs dry the worker scans upward for the next non-empty one, comparing with its
+//!   own private chunks. Priorities are *soft*: workers do not wait for each other
+//!   at bucket boundaries (no barrier), so a worker may run ahead into the next
+//!   bucket while others finish the current one. When a worker pushes to a bucket
+//!   below its current one, it goes back down at its next pop.
+//!
+//! A shared `hint` (the lowest bucket that may hold a published chunk: lowered on
+//! every publish, raised by scans) lets a worker that is looking for work skip the
+//! long prefix of exhausted buckets. A stale hint costs only priority order, never
+//! correctness: idle workers fall back on a full scan, and termination rests on
+//! [`super::termination`], which counts chunks, not buckets.
+//!
+//! Delta-stepping (Meyer & Sanders 2003) is obim with `priority = dist` and bucket
+//! width Δ. When Δ is not given it is derived from the graph through the program
+//! itself (see [`auto_delta`]).
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use core::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+
+use super::bag::{Origin, PackageQueues, PopChunk, Spare};
+use super::operator::{check_schedule, expand, init_cells, seed_range, Counters, Setup, Task};
+use super::termination::{IdleWait, Termination};
+use super::{check_source, unload, AsyncOptions, CpuOptions, RunResult};
+use crate::error::{Error, Result};
+use crate::graph::Graph;
+use crate::program::{AtomicState, Schedule, VertexProgram};
+
+/// Runs `P` under obim from `source`.
+pub fn run<P: VertexProgram>(
+    g: &Graph<P::Weight>,
+    source: u32,
+    opts: &CpuOptions,
+    aopts: &AsyncOptions,
+) -> Result<RunResult<P::State>> {
+    check_schedule::<P>(Schedule::Obim)?;
+    let n = g.num_vertices();
+    if P::NEEDS_SOURCE {
+        check_source(source, n)?;
+    }
+    let delta = match aopts.delta {
+        Some(0) => {
+            return Err(Error::InvalidArgument(
+                "delta (bucket width) must be at least 1".into(),
+            ))
+        }
+        Some(d) => d,
+        None => auto_delta::<P>(g, source),
+    };
+    let setup = Setup::resolve(opts, aopts)?;
+    let t0 = Instant::now();
+    let cells = init_cells::<P>(n, source);
+    let term = Termination::new(setup.threads);
+    let log = Log::<Task<P::State>>::new(setup.topology.num_packages());
+    let threads = setup.threads;
+    let counters = setup.spawn(|i, pkg| {
+        let mut w = Worker::<P> {
+            g,
+            cells: &cells,
+            log: &log,
+            term: &term,
+            pkg,
+            chunk: setup.chunk,
+            delta,
+            local: BTreeMap::new(),
+            seen: 0,
+            slots: Vec::new(),
+            last_slot: 0,
+            spare: Spare::new(setup.chunk),
+            cur: None,
+            lowest_pushed: u32::MAX,
+            pop: PopChunk::new(),
+            c: Counters::default(),
+        };
+        if P::NEEDS_SOURCE {
+            if i == 0 {
+                let s = P::State::load(&cells[source as usize]);
+                w.push(Task { v: source, s });
+            }
+        } else {
+            for v in seed_range(n, i, threads) {
+                w.push(Task {
+                    v,
+                    s: P::init(v, source),
+                });
+            }
+        }
+        w.run()
+    });
+    let mut report = setup.report(Schedule::Obim, &counters, t0);
+    report.rounds = log.len.load(Ordering::Acquire) as u64;
+    report.bucket_switches = counters.iter().map(|c| c.bucket_switches).sum();
+    report.delta = Some(delta);
+    let states = unload::<P::State>(&cells);
+    report.time = t0.elapsed();
+    Ok(RunResult { states, report })
+}
+
+/// Δ from the graph, in the program's own priority units: the mean priority step
+/// `|priority(relax(s0, w)) − priority(s0)|` over a sample of edges (`s0` = the
+/// source's initial state), times 2 (≈ the largest step for uniform weights),
+/// divided by the mean out-degree — Meyer & Sanders' Δ = Θ(max weight / degree),
+/// which keeps a bucket's light edges few while buckets stay full enough to share.
+/// Unweighted programs get Δ = 1 (one bucket per level).
+pub fn auto_delta<P: VertexProgram>(g: &Graph<P::Weight>, source: u32) -> u64 {
+    let csr = g.csr();
+    let (n, m) = (csr.num_vertices(), csr.num_edges() as usize);
+    let Some(weights) = csr.weights().filter(|_| P::WEIGHTED && m > 0 && n > 0) else {
+        return 1;
+    };
+    let s0 = P::init(source.min(n as u32 - 1), source);
+    let p0 = P::priority(s0);
+    let samples = m.min(4096);
+    let (mut sum, mut count) = (0u64, 0u64);
+    for i in 0..samples {
+        let e = (i as u64 * m as u64 / samples as u64) as usize;
+        if let Some(s1) = P::relax(s0, weights[e]) {
+            sum += u64::from(P::priority(s1).abs_diff(p0));
+            count += 1;
+        }
+    }
+    if count == 0 {
+        return 1;
+    }
+    let mean_step = sum as f64 / count as f64;
+    let mean_degree = (m as f64 / n as f64).max(1.0);
+    ((2.0 * mean_step / mean_degree).round() as u64).max(1)
+}
+
+/// One priority bucket.
+struct Bucket<T> {
+    queues: PackageQueues<T>,
+}
+
+/// The global, append-only log of buckets.
+struct Log<T> {
+    entries: Mutex<Vec<(u32, Arc<Bucket<T>>)>>,
+    len: AtomicUsize,
+    /// Lowest bucket that may hold a published chunk.
+    hint: AtomicU32,
+    packages: usize,
+}
+
+impl<T> Log<T> {
+    fn new(packages: usize) -> Self {
+        Log {
+            entries: Mutex::new(Vec::new()),
+            len: AtomicUsize::new(0),
+            hint: AtomicU32::new(u32::MAX),
+            packages,
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(u32, Arc<Bucket<T>>)>> {
+        // A poisoned lock means another worker panicked in user code; the log itself
+        // is always consistent (entries are pushed whole).
+        self.entries.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Copies entries the worker has not seen into its map.
+    fn sync(&self, local: &mut BTreeMap<u32, Arc<Bucket<T>>>, seen: &mut usize) {
+        if self.len.load(Ordering::Acquire) == *seen {
+            return;
+        }
+        let entries = self.lock();
+        for (idx, b) in &entries[*seen..] {
+            local.insert(*idx, b.clone());
+        }
+        *seen = entries.len();
+    }
+
+    /// The bucket `idx`, created if nobody has yet.
+    fn get(
+        &self,
+        idx: u32,
+        local: &mut BTreeMap<u32, Arc<Bucket<T>>>,
+        seen: &mut usize,
+    ) -> Arc<Bucket<T>> {
+        if let Some(b) = local.get(&idx) {
+            return b.clone();
+        }
+        let mut entries = self.lock();
+        for (i, b) in &entries[*seen..] {
+            local.insert(*i, b.clone());
+        }
+        if let Some(b) = local.get(&idx) {
+            *seen = entries.len();
+            return b.clone();
+        }
+        let b = Arc::new(Bucket {
+            queues: PackageQueues::new(self.packages),
+        });
+        entries.push((idx, b.clone()));
+        self.len.store(entries.len(), Ordering::Release);
+        *seen = entries.len();
+        local.insert(idx, b.clone());
+        b
+    }
+
+    #[inline]
+    fn lower_hint(&self, idx: u32) {
+        if idx < self.hint.load(Ordering::Relaxed) {
+            self.hint.fetch_min(idx, Ordering::AcqRel);
+        }
+    }
+}
+
+/// A worker's private push chunk for one bucket.
+struct Slot<T> {
+    idx: u32,
+    bucket: Arc<Bucket<T>>,
+    items: Vec<T>,
+}
+
+/// A shared handle to one bucket of `P`'s tasks.
+type BucketRef<P> = Arc<Bucket<Task<<P as VertexProgram>::State>>>;
+
+struct Worker<'a, P: VertexProgram> {
+    g: &'a Graph<P::Weight>,
+    cells: &'a [<P::State as AtomicState>::Atomic],
+    log: &'a Log<Task<P::State>>,
+    term: &'a Termination,
+    pkg: usize,
+    chunk: usize,
+    delta: u64,
+    local: BTreeMap<u32, BucketRef<P>>,
+    seen: usize,
+    slots: Vec<Slot<Task<P::State>>>,
+    last_slot: usize,
+    spare: Spare<Task<P::State>>,
+    cur: Option<(u32, BucketRef<P>)>,
+    /// Lowest bucket pushed below `cur` since the last pop (u32::MAX: none).
+    lowest_pushed: u32,
+    pop: PopChunk<Task<P::State>>,
+    c: Counters,
+}
+
+impl<P: VertexProgram> Worker<'_, P> {
+    #[inline]
+    fn bucket_of(&self, s: P::State) -> u32 {
+        (u64::from(P::priority(s)) / self.delta) as u32
+    }
+
+    #[inline]
+    fn push(&mut self, t: Task<P::State>) {
+        let idx = self.bucket_of(t.s);
+        if matches!(&self.cur, Some((c, _)) if idx < *c) {
+            self.lowest_pushed = self.lowest_pushed.min(idx);
+        }
+        let k = match self.slots.get(self.last_slot) {
+            Some(s) if s.idx == idx => self.last_slot,
+            _ => match self.slots.iter().position(|s| s.idx == idx) {
+                Some(k) => k,
+                None => {
+                    let bucket = self.log.get(idx, &mut self.local, &mut self.seen);
+                    self.slots.push(Slot {
+                        idx,
+                        bucket,
+                        items: self.spare.get(),
+                    });
+                    self.slots.len() - 1
+                }
+            },
+        };
+        self.last_slot = k;
+        self.slots[k].items.push(t);
+        if self.slots[k].items.len() >= self.chunk {
+            self.publish(k);
+        }
+    }
+
+    /// Publishes slot `k`'s chunk (keeps the slot, with an empty buffer).
+    fn publish(&mut self, k: usize) {
+        let s = &mut self.slots[k];
+        if s.items.is_empty() {
+            return;
+        }
+        let full = std::mem::replace(&mut s.items, self.spare.get());
+        s.bucket.queues.publish(self.pkg, full, self.term);
+        self.log.lower_hint(s.idx);
+        self.c.chunks += 1;
+    }
+
+    /// Publishes every private chunk and forgets the slots.
+    fn flush(&mut self) {
+        for k in 0..self.slots.len() {
+            self.publish(k);
+        }
+        for s in self.slots.drain(..) {
+            self.spare.put(s.items);
+        }
+        self.last_slot = 0;
+    }
+
+    fn take_slot(&mut self, idx: u32) -> Option<Vec<Task<P::State>>> {
+        let k = self
+            .slots
+            .iter()
+            .position(|s| s.idx == idx && !s.items.is_empty())?;
+        let s = self.slots.swap_remove(k);
+        self.last_slot = 0;
+        Some(s.items)
+    }
+
+    fn refill(&mut self, chunk: Vec<Task<P::State>>) {
+        let old = self.pop.refill(chunk);
+        self.spare.put(old);
+    }
+
+    fn switch_to(&mut self, idx: u32) {
+        if !matches!(&self.cur, Some((c, _)) if *c == idx) {
+            let b = self.log.get(idx, &mut self.local, &mut self.seen);
+            self.cur = Some((idx, b));
+            self.c.bucket_switches += 1;
+        }
+    }
+
+    /// The next task, from the lowest bucket this worker knows has work.
+    fn next(&mut self) -> Option<Task<P::State>> {
+        if self.lowest_pushed != u32::MAX {
+            let low = std::mem::replace(&mut self.lowest_pushed, u32::MAX);
+            if matches!(&self.cur, Some((c, _)) if low < *c) {
+                // Keep what is left of the pop chunk: publish it back to its bucket.
+                self.return_pop_chunk();
+                self.switch_to(low);
+            }
+        }
+        if let Some(t) = self.pop.pop() {
+            return Some(t);
+        }
+        if let Some((idx, b)) = self.cur.clone() {
+            if let Some(ch) = b.queues.take_own(self.pkg, self.term) {
+                self.refill(ch);
+                return self.pop.pop();
+            }
+            if let Some(ch) = self.take_slot(idx) {
+                self.refill(ch);
+                return self.pop.pop();
+            }
+            if let Some(ch) = b.queues.steal_remote(self.pkg, self.term) {
+                self.c.steals += 1;
+                self.refill(ch);
+                return self.pop.pop();
+            }
+        }
+        self.find_next()
+    }
+
+    /// Puts the unprocessed rest of the pop chunk back as tasks of its bucket.
+    fn return_pop_chunk(&mut self) {
+        while let Some(t) = self.pop.pop() {
+            self.push(t);
+        }
+    }
+
+    /// The current bucket is dry: move to the lowest bucket with work, comparing
+    /// published chunks (scanned upward from the hint or the current bucket) with
+    /// this worker's own private ones.
+    fn find_next(&mut self) -> Option<Task<P::State>> {
+        let own_min = self
+            .slots
+            .iter()
+            .filter(|s| !s.items.is_empty())
+            .map(|s| s.idx)
+            .min();
+        self.log.sync(&mut self.local, &mut self.seen);
+        let hint = self.log.hint.load(Ordering::Acquire);
+        let start = match &self.cur {
+            Some((c, _)) => (*c).min(hint),
+            None => hint.min(own_min.unwrap_or(u32::MAX)),
+        };
+        let end = own_min.unwrap_or(u32::MAX);
+        let found = self.scan(start, end);
+        if let Some((idx, ch)) = found {
+            if idx > hint {
+                // Everything in [hint, idx) looked empty: let others skip it too.
+                let _ =
+                    self.log
+                        .hint
+                        .compare_exchange(hint, idx, Ordering::AcqRel, Ordering::Relaxed);
+            }
+            self.switch_to(idx);
+            self.refill(ch);
+            return self.pop.pop();
+        }
+        let idx = own_min?;
+        let ch = self.take_slot(idx)?;
+        self.switch_to(idx);
+        self.refill(ch);
+        self.pop.pop()
+    }
+
+    /// First published chunk in buckets `[start, end)`.
+    fn scan(&mut self, start: u32, end: u32) -> Option<(u32, Vec<Task<P::State>>)> {
+        if start >= end {
+            return None;
+        }
+        for (&idx, b) in self.local.range(start..end) {
+            if let Some((ch, origin)) = b.queues.take(self.pkg, self.term) {
+                if origin == Origin::Stolen {
+                    self.c.steals += 1;
+                }
+                return Some((idx, ch));
+            }
+        }
+        None
+    }
+
+    fn run(mut self) -> Counters {
+        let mut wait = IdleWait::new();
+        // Kept apart from `self.c` so `expand` and `push` can borrow separately.
+        let mut edge_counters = Counters::default();
+        loop {
+            while let Some(t) = self.next() {
+                let (g, cells) = (self.g, self.cells);
+                expand::<P>(g, cells, t, &mut edge_counters, |nt| self.push(nt));
+                if self.term.hungry() && self.slots.iter().any(|s| !s.items.is_empty()) {
+                    self.flush();
+                }
+            }
+            // Nothing private left (next() drained our slots): idle.
+            self.flush();
+            self.term.enter_idle();
+            loop {
+                if self.term.work_queued() {
+                    self.term.leave_idle();
+                    if self.idle_grab() {
+                        break;
+                    }
+                    self.term.enter_idle();
+                } else if self.term.quiescent() {
+                    self.c += edge_counters;
+                    return self.c;
+                }
+                wait.wait();
+            }
+            wait.reset();
+        }
+    }
+
+    /// An idle worker's search: from the hint up, then (safety net for a stale
+    /// hint) everything below it.
+    fn idle_grab(&mut self) -> bool {
+        self.log.sync(&mut self.local, &mut self.seen);
+        let hint = self.log.hint.load(Ordering::Acquire);
+        let found = self.scan(hint, u32::MAX).or_else(|| {
+            let f = self.scan(0, hint);
+            if let Some((idx, _)) = &f {
+                self.log.lower_hint(*idx);
+            }
+            f
+        });
+        match found {
+            Some((idx, ch)) => {
+                self.switch_to(idx);
+                self.refill(ch);
+                true
+            }
+            None => false,
+        }
+    }
+}

@@ -1,0 +1,263 @@
+//! What the asynchronous engines share: the task type, the edge operator applied
+//! to one task, per-worker counters, checks of what a program allows, and starting
+//! the workers (placed on packages, optionally pinned).
+//!
+//! A task is `(v, s)`: "vertex `v` changed to state `s`, push it along its
+//! out-edges". When the task is popped and `v`'s state is no longer `s`, a later
+//! improvement already queued its own task, so this one is *stale* and skipped.
+//! That is sound because asynchronous schedules run only idempotent, monotone
+//! reductions (min, max, or, and, or a declared idempotent custom one): a state
+//! never returns to an old value, and every change queues a task.
+
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use super::topology::{pin_current_thread, Topology};
+use super::{AsyncOptions, CpuOptions, RunReport};
+use crate::error::{Error, Result};
+use crate::graph::{Graph, Weight};
+use crate::program::{AtomicState, Combine, Schedule, VertexProgram};
+
+/// A unit of asynchronous work.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Task<S> {
+    pub v: u32,
+    pub s: S,
+}
+
+/// Per-worker tallies, summed into the [`RunReport`] at the end.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Counters {
+    pub edges: u64,
+    pub updates: u64,
+    pub tasks: u64,
+    pub stale: u64,
+    pub steals: u64,
+    pub chunks: u64,
+    pub bucket_switches: u64,
+}
+
+impl std::ops::AddAssign for Counters {
+    fn add_assign(&mut self, o: Counters) {
+        self.edges += o.edges;
+        self.updates += o.updates;
+        self.tasks += o.tasks;
+        self.stale += o.stale;
+        self.steals += o.steals;
+        self.chunks += o.chunks;
+        self.bucket_switches += o.bucket_switches;
+    }
+}
+
+/// The reduction as a plain function (native kinds inline).
+#[inline(always)]
+pub fn combine<P: VertexProgram>(old: P::State, new: P::State) -> P::State {
+    match P::COMBINE {
+        Combine::Custom => P::combine(old, new),
+        k => P::State::combine_with(k, old, new),
+    }
+}
+
+/// Applies the edge operator to task `t`: relaxes every out-edge and calls `push`
+/// for each target whose state this worker changed (with the state it now has).
+#[inline]
+pub fn expand<P: VertexProgram>(
+    g: &Graph<P::Weight>,
+    cells: &[<P::State as AtomicState>::Atomic],
+    t: Task<P::State>,
+    c: &mut Counters,
+    mut push: impl FnMut(Task<P::State>),
+) {
+    c.tasks += 1;
+    let s = P::State::load(&cells[t.v as usize]);
+    if s != t.s {
+        c.stale += 1;
+        return;
+    }
+    let csr = g.csr();
+    let range = csr.edge_range(t.v);
+    let targets = &csr.targets()[range.clone()];
+    let weights = if P::WEIGHTED {
+        csr.weights().map(|w| &w[range])
+    } else {
+        None
+    };
+    c.edges += targets.len() as u64;
+    for (k, &v) in targets.iter().enumerate() {
+        let w = weights.map_or(<P::Weight as Weight>::ONE, |w| w[k]);
+        let Some(cand) = P::relax(s, w) else {
+            continue;
+        };
+        let cell = &cells[v as usize];
+        // Cheap read first: most arrivals change nothing.
+        let cur = P::State::load(cell);
+        if combine::<P>(cur, cand) == cur {
+            continue;
+        }
+        let old = P::State::fetch_combine(cell, P::COMBINE, cand, P::combine);
+        let new = combine::<P>(old, cand);
+        if new != old {
+            c.updates += 1;
+            push(Task { v, s: new });
+        }
+    }
+}
+
+/// Refuses schedules the program does not allow, with a message saying why.
+pub fn check_schedule<P: VertexProgram>(schedule: Schedule) -> Result<()> {
+    let name = match schedule {
+        Schedule::Sync => "sync",
+        Schedule::Async => "async",
+        Schedule::Obim => "obim",
+    };
+    if schedule != Schedule::Sync && !P::IDEMPOTENT {
+        return Err(Error::InvalidArgument(format!(
+            "program `{}` cannot run under the {name} schedule: its combine ({:?}) is not \
+             idempotent, and asynchronous schedules may deliver a value more than once; \
+             use the sync schedule",
+            P::NAME,
+            P::COMBINE
+        )));
+    }
+    if schedule == Schedule::Obim && !P::HAS_PRIORITY {
+        return Err(Error::InvalidArgument(format!(
+            "program `{}` cannot run under the obim schedule: obim orders work by priority \
+             and the program defines no `fn priority(state) -> u32`; use async or sync",
+            P::NAME
+        )));
+    }
+    if !P::SCHEDULES.contains(&schedule) {
+        return Err(Error::InvalidArgument(format!(
+            "program `{}` does not allow the {name} schedule (it allows {:?})",
+            P::NAME,
+            P::SCHEDULES
+        )));
+    }
+    Ok(())
+}
+
+/// The resolved run configuration of an asynchronous engine.
+pub struct Setup {
+    pub threads: usize,
+    pub topology: Topology,
+    /// `(package, cpu)` per worker.
+    pub placement: Vec<(usize, usize)>,
+    pub chunk: usize,
+    pub pin: bool,
+}
+
+impl Setup {
+    pub fn resolve(opts: &CpuOptions, aopts: &AsyncOptions) -> Result<Setup> {
+        let threads = match opts.threads {
+            Some(0) => {
+                return Err(Error::InvalidArgument(
+                    "--threads must be at least 1".into(),
+                ))
+            }
+            Some(t) => t,
+            None => rayon::current_num_threads(),
+        };
+        if threads > 4096 {
+            return Err(Error::InvalidArgument(format!(
+                "{threads} threads is more than the 4096 the asynchronous engines support"
+            )));
+        }
+        if !super::bag::CHUNK_RANGE.contains(&aopts.chunk) {
+            return Err(Error::InvalidArgument(format!(
+                "chunk size {} is outside {:?}",
+                aopts.chunk,
+                super::bag::CHUNK_RANGE
+            )));
+        }
+        let topology = match &aopts.topology {
+            Some(t) => t.clone(),
+            None => Topology::system()?,
+        };
+        let placement = topology.place(threads);
+        Ok(Setup {
+            threads,
+            topology,
+            placement,
+            chunk: aopts.chunk,
+            pin: aopts.pin,
+        })
+    }
+
+    /// Runs `work(worker index, package)` on `threads` scoped threads (pinned if
+    /// asked) and returns their counters in worker order.
+    pub fn spawn(&self, work: impl Fn(usize, usize) -> Counters + Sync) -> Vec<Counters> {
+        if self.threads == 1 {
+            if self.pin {
+                pin_current_thread(self.placement[0].1);
+            }
+            return vec![work(0, self.placement[0].0)];
+        }
+        std::thread::scope(|s| {
+            let handles: Vec<_> = self
+                .placement
+                .iter()
+                .enumerate()
+                .map(|(i, &(pkg, cpu))| {
+                    let work = &work;
+                    let pin = self.pin;
+                    s.spawn(move || {
+                        if pin {
+                            pin_current_thread(cpu);
+                        }
+                        work(i, pkg)
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| match h.join() {
+                    Ok(c) => c,
+                    // A panic inside user code (relax/combine) is not ours to hide.
+                    Err(p) => std::panic::resume_unwind(p),
+                })
+                .collect()
+        })
+    }
+
+    /// Fills in the shared parts of a report.
+    pub fn report(&self, schedule: Schedule, counters: &[Counters], t0: Instant) -> RunReport {
+        let mut total = Counters::default();
+        for c in counters {
+            total += *c;
+        }
+        RunReport {
+            schedule: Some(schedule),
+            threads: self.threads,
+            time: t0.elapsed(),
+            edges_relaxed: total.edges,
+            updates: total.updates,
+            tasks: total.tasks,
+            stale_tasks: total.stale,
+            steals: total.steals,
+            chunks: total.chunks,
+            packages: self.topology.num_packages(),
+            topology: Some(self.topology.describe()),
+            chunk: Some(self.chunk),
+            ..RunReport::default()
+        }
+    }
+}
+
+/// Initial states, in parallel.
+pub fn init_cells<P: VertexProgram>(
+    n: usize,
+    source: u32,
+) -> Vec<<P::State as AtomicState>::Atomic> {
+    (0..n as u32)
+        .into_par_iter()
+        .map(|v| P::State::new_atomic(P::init(v, source)))
+        .collect()
+}
+
+/// The vertices worker `i` of `workers` seeds when every vertex starts active.
+pub fn seed_range(n: usize, i: usize, workers: usize) -> std::ops::Range<u32> {
+    let lo = (n as u64 * i as u64 / workers as u64) as u32;
+    let hi = (n as u64 * (i as u64 + 1) / workers as u64) as u32;
+    lo..hi
+}
