@@ -10,14 +10,21 @@ cd "$(dirname "$0")/.."
 ARCH=${VERTEX_PTX_ARCH:-sm_90}
 LIMIT_MIB=60
 
-cargo build --release -p vertex-examples --bin vertex-gpu-bench --bin vertex
+cargo build --release -p vertex-examples --bin vertex-gpu-bench --bin vertex --bin vertex-apsp-bench
 PTX=$(cargo run --quiet --release -p nvptx-builder --bin nvptx-build -- kernels-rs \
     --arch "$ARCH" --target-dir "$PWD/target/nvptx-builder/$ARCH")
 
 rm -rf bundle
 mkdir -p bundle
-cp target/release/vertex-gpu-bench target/release/vertex bundle/
-strip bundle/vertex-gpu-bench bundle/vertex
+cp target/release/vertex-gpu-bench target/release/vertex target/release/vertex-apsp-bench bundle/
+strip bundle/vertex-gpu-bench bundle/vertex bundle/vertex-apsp-bench
+# The CPU peer (gapbs), built here from ../shared/peers/gapbs for `vertex bench-cpu`.
+GAPBS_SRC=$(cd .. && pwd)/shared/peers/gapbs
+if [ -d "$GAPBS_SRC" ]; then
+    rm -rf target/gapbs && cp -r "$GAPBS_SRC" target/gapbs
+    make -C target/gapbs -j2 bfs sssp >/dev/null
+    mkdir -p bundle/gapbs && cp target/gapbs/bfs target/gapbs/sssp bundle/gapbs/
+fi
 cp "$PTX" bundle/kernels.ptx
 cp scripts/gpu-run.sh bundle/
 { git rev-parse --short HEAD 2>/dev/null || echo unknown; } >bundle/GIT_REV

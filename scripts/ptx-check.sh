@@ -34,26 +34,30 @@ fi
 chmod +x "$PTXAS"
 "$PTXAS" --version | tail -n1
 
-echo "== ptx-check: building the PTX ($ARCH)"
-OUT=$ROOT/target/ptx-check
-mkdir -p "$OUT"
-# Same builder and cache directory as runtime/build.rs uses.
-PTX=$(cargo run --quiet -p nvptx-builder --bin nvptx-build -- kernels-rs \
-    --arch "$ARCH" --target-dir "$ROOT/target/nvptx-builder/$ARCH" --out "$OUT/kernels.ptx")
-if [ ! -s "$PTX" ]; then
-    echo "ptx-check: $PTX is missing or empty" >&2
-    exit 1
-fi
-echo "PTX: $PTX ($(wc -c <"$PTX") bytes, $(grep -c '\.entry' "$PTX") kernels)"
+# Builds CRATE's PTX (NAME.ptx) and assembles it, printing registers/spills per kernel.
+check_crate() {
+    CRATE=$1
+    NAME=$2
+    echo "== ptx-check: building the PTX of $CRATE ($ARCH)"
+    OUT=$ROOT/target/ptx-check
+    mkdir -p "$OUT"
+    # Same builder and cache directory as runtime/build.rs uses.
+    PTX=$(cargo run --quiet -p nvptx-builder --bin nvptx-build -- "$CRATE" \
+        --arch "$ARCH" --target-dir "$ROOT/target/nvptx-builder/$ARCH" --out "$OUT/$NAME.ptx")
+    if [ ! -s "$PTX" ]; then
+        echo "ptx-check: $PTX is missing or empty" >&2
+        exit 1
+    fi
+    echo "PTX: $PTX ($(wc -c <"$PTX") bytes, $(grep -c '\.entry' "$PTX") kernels)"
 
-echo "== ptx-check: ptxas -arch=$ARCH -v"
-"$PTXAS" -arch="$ARCH" -v "$PTX" -o "$OUT/kernels.cubin" 2>"$OUT/ptxas.log" || {
-    cat "$OUT/ptxas.log" >&2
-    echo "ptx-check: ptxas rejected the PTX" >&2
-    exit 1
-}
-# One line per kernel: name, registers, spills, stack.
-python3 - "$OUT/ptxas.log" <<'PY'
+    echo "== ptx-check: ptxas -arch=$ARCH -v"
+    "$PTXAS" -arch="$ARCH" -v "$PTX" -o "$OUT/$NAME.cubin" 2>"$OUT/$NAME.ptxas.log" || {
+        cat "$OUT/$NAME.ptxas.log" >&2
+        echo "ptx-check: ptxas rejected the PTX" >&2
+        exit 1
+    }
+    # One line per kernel: name, registers, spills, stack.
+    python3 - "$OUT/$NAME.ptxas.log" <<'PY'
 import re, sys
 name = None
 rows = []
@@ -76,4 +80,10 @@ for r in rows:
 if not rows:
     sys.exit("ptx-check: ptxas printed no per-kernel report")
 PY
+}
+
+# The hand-written skeletons, and the kernels #[vertex_program] generates for the
+# shipped programs (the examples crate compiled for nvptx64).
+check_crate kernels-rs kernels
+check_crate examples programs
 echo "ptx-check: ok"

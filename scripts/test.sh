@@ -21,6 +21,9 @@ cargo fmt --all -- --check
 step "cargo clippy"
 cargo clippy --workspace --all-targets -- -D warnings
 
+step "cargo doc (no warnings)"
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --workspace
+
 step "cargo test"
 cargo test --workspace
 

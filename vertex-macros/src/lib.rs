@@ -1,10 +1,10 @@
 //! `#[vertex_program]`: one Rust definition of a graph algorithm's vertex operators,
 //! expanded into a CPU program type and GPU kernel entry points.
 //!
-//! Pipeline (as in serde_derive): [`attr`] parses the attribute, [`ast`] splits the
-//! module into roles (State, Weight, init, relax, combine, priority), [`check`]
-//! enforces every rule with a span (all errors reported together via [`ctxt`]),
-//! and [`expand`] writes the code. See the `vertex-dsl` crate docs for the user
+//! Pipeline (as in serde_derive): `attr` parses the attribute, `ast` splits the
+//! module into roles (State, Weight, init, relax, combine, priority), `check`
+//! enforces every rule with a span (all errors reported together via `ctxt`),
+//! and `expand` writes the code. See the `vertex-dsl` crate docs for the user
 //! guide.
 
 mod ast;

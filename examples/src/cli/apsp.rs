@@ -29,7 +29,7 @@ pub enum ApspCommand {
 
 #[derive(Args, Debug)]
 pub struct ApspArgs {
-    /// File or generator spec (kron:S[:E], uniform:N:M, grid:WxH).
+    /// File or generator spec (kron:S or kron:S:E, uniform:N:M, grid:WxH).
     pub graph: String,
     /// Where Floyd–Warshall runs (the GPU path is i32 only).
     #[arg(long, default_value = "auto", value_parser = ["cpu", "gpu", "auto"])]

@@ -25,7 +25,7 @@ use super::report::{human_count, print_json};
 pub struct CompareArgs {
     /// bfs, sssp, sssp_f64, cc, widest or reliability.
     pub program: String,
-    /// Graph file or generator spec (kron:S[:E], uniform:N:M, grid:WxH).
+    /// Graph file or generator spec (kron:S or kron:S:E, uniform:N:M, grid:WxH).
     #[arg(default_value = "kron:16")]
     pub graph: String,
     /// Source vertex (0-based); default: the first vertex with out-edges.

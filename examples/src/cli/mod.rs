@@ -15,7 +15,7 @@ use clap::{Parser, Subcommand};
 /// Graph algorithms written once as vertex programs, run on CPU and GPU.
 ///
 /// Vertex ids are 0-based. GRAPH is a file (.mtx, .gr, .el, .wel, .graph, .vgr,
-/// optionally .gz) or a generator spec: kron:S[:E] (Graph500 Kronecker, scale S,
+/// optionally .gz) or a generator spec: kron:S or kron:S:E (Graph500 Kronecker, scale S,
 /// edgefactor E=16), uniform:N:M, grid:WxH. Run with no subcommand for a demo on a
 /// built-in Kronecker graph.
 #[derive(Parser, Debug)]

@@ -35,7 +35,7 @@ pub enum Backend {
 /// Options shared by every program command.
 #[derive(Args, Debug, Clone)]
 pub struct RunArgs {
-    /// Graph file or generator spec (kron:S[:E], uniform:N:M, grid:WxH).
+    /// Graph file or generator spec (kron:S or kron:S:E, uniform:N:M, grid:WxH).
     #[arg(default_value = "kron:16")]
     pub graph: String,
     /// Source vertex (0-based); ignored by programs where every vertex starts.

@@ -276,6 +276,15 @@ pub fn atomic_write(
         f(&mut w).map_err(|e| Error::io(path, e))?;
         w.flush().map_err(|e| Error::io(path, e))?;
     }
+    // Temporary files are created private (0600); a result file gets the usual
+    // permissions of a new file (0644 before the umask).
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        tmp.as_file()
+            .set_permissions(std::fs::Permissions::from_mode(0o644))
+            .map_err(|e| Error::io(path, e))?;
+    }
     tmp.as_file().sync_all().map_err(|e| Error::io(path, e))?;
     tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
     Ok(())

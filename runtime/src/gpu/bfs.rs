@@ -1,5 +1,5 @@
 //! BFS on the GPU: the seed 000 kernels (naive full scan, edge-chunk balanced)
-//! driven through [`super::driver`], timed with CUDA events.
+//! driven through `driver`, timed with CUDA events.
 
 use std::time::Instant;
 

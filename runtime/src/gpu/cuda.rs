@@ -4,7 +4,7 @@
 //!
 //! Layering follows cudarc's own: `driver::result`/`sys` (raw calls) → this module
 //! (errors, memory checks, raw-pointer buffers for kernel arguments, timing) → the
-//! algorithms ([`super::bfs`]). Nothing above this module names a cudarc error.
+//! algorithms ([`super::bfs`](mod@super::bfs)). Nothing above this module names a cudarc error.
 
 use std::sync::Arc;
 

@@ -11,7 +11,7 @@
 //! neither); a kernel needing `__syncthreads` would need a different launcher.
 //!
 //! [`bfs`] runs the whole GPU BFS — the same driver loop as the device backend
-//! ([`super::driver`]) — on the host.
+//! (`driver`) — on the host.
 
 use std::time::Instant;
 

@@ -5,11 +5,11 @@
 //!   drop, memory checks before allocation, event timing; every CUDA error becomes
 //!   a [`crate::Error`] (`Cuda`, `GpuOutOfMemory`, `GpuUnavailable`).
 //! * [`ptx`] — the PTX `build.rs` compiled from `kernels-rs` (or why there is none).
-//! * [`driver`] (private) — the level loop with device-side frontier flags, shared
+//! * `driver` (private) — the level loop with device-side frontier flags, shared
 //!   by the GPU and the emulator.
-//! * [`bfs`] — [`Device`], [`DeviceGraph`], [`GpuBfsOptions`], [`GpuBfsResult`].
+//! * [`bfs`](mod@bfs) — [`Device`], [`DeviceGraph`], [`GpuBfsOptions`], [`GpuBfsResult`].
 //! * [`emulate`] — the same kernels on the host over a simulated grid (CI tests).
-//! * [`bench`] — balanced vs naive and the `max_edge_count` sweep (JSON + SVG).
+//! * [`bench`](mod@bench) — balanced vs naive and the `max_edge_count` sweep (JSON + SVG).
 //!
 //! ```no_run
 //! use runtime::gpu::{Device, GpuBfsOptions};

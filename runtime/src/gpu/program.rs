@@ -6,7 +6,7 @@
 //! `vx_<name>_naive`, `vx_<name>_balanced` and `vx_<name>_build_sv` that instantiate
 //! the kernels-rs skeletons. Here those kernels are loaded from the program's PTX
 //! ([`VertexProgram::gpu_ptx`]) and driven level by level with the same loop as the
-//! hand-written BFS ([`super::driver`]). [`emulate`] runs the identical kernel
+//! hand-written BFS (`driver`). [`emulate`] runs the identical kernel
 //! bodies on the host, which is how CI checks every program's GPU path.
 //!
 //! The frontier is explicit (two stamp arrays, see [`kernels_rs::Flags`]), so any
