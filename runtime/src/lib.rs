@@ -5,6 +5,7 @@
 //! including the `.vgr` snapshot) and [`generate`] (Kronecker, uniform, grid).
 
 pub mod apsp;
+pub mod bench;
 pub mod cpu;
 pub mod error;
 pub mod formats;

@@ -122,14 +122,19 @@ pub fn run_gpu<P: runtime::gpu::GpuProgram>(
     } else {
         dev.upload(graph.csr())?
     };
-    dev.run_program::<P>(&kernels, &g, source, &runtime::gpu::ProgramOptions::default())
+    dev.run_program::<P>(
+        &kernels,
+        &g,
+        source,
+        &runtime::gpu::ProgramOptions::default(),
+    )
 }
 
 /// Everything a program file and a small driver need.
 pub mod prelude {
+    pub use crate::vertex_program;
     #[cfg(not(target_arch = "nvptx64"))]
     pub use crate::{run_cpu, run_gpu};
-    pub use crate::vertex_program;
     #[cfg(not(target_arch = "nvptx64"))]
     pub use runtime::graph::{build, BuildOptions, EdgeList, Graph};
 }

@@ -9,7 +9,8 @@
 //! "Trial Time" (graph loading excluded, as ours). Our result for the first root
 //! is checked against the sequential oracle, gapbs's with its `-v` verifier.
 //! For SSSP both sides get their best Δ from the same sweep (first root, most
-//! threads). Ratios are ours / gapbs: below 1.0 means we are faster.
+//! threads; ours sweeps the bulk delta-stepping path, `cpu::obim::run_bulk`, and
+//! soft-priority obim reuses that Δ). Ratios are ours / gapbs: below 1.0 means we are faster.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -381,11 +382,14 @@ fn gapbs_run(
     Ok((median(times), verified))
 }
 
-/// Our side: median over trials of `schedule` from `root`.
+/// Our side: median over trials of `schedule` from `root` (`bulk`: obim's
+/// gapbs-style bulk delta-stepping path instead of soft-priority obim).
+#[allow(clippy::too_many_arguments)]
 fn ours_run<P: VertexProgram>(
     g: &Graph<P::Weight>,
     root: u32,
     schedule: Schedule,
+    bulk: bool,
     threads: usize,
     delta: Option<u64>,
     trials: usize,
@@ -403,7 +407,11 @@ fn ours_run<P: VertexProgram>(
     let mut times = Vec::new();
     let mut states = Vec::new();
     for _ in 0..trials.max(1) {
-        let r = cpu::run::<P>(g, root, schedule, &opts, &aopts)?;
+        let r = if bulk {
+            cpu::obim::run_bulk::<P>(g, root, &opts, &aopts)?
+        } else {
+            cpu::run::<P>(g, root, schedule, &opts, &aopts)?
+        };
         times.push(r.report.time.as_secs_f64());
         states = r.states;
     }
@@ -436,7 +444,7 @@ fn bench_bfs(
             let mut per_root = Vec::new();
             for (i, &r) in roots.iter().enumerate() {
                 let (time, states) =
-                    ours_run::<bfs::Program>(&g, r, schedule, t, None, a.trials, a.pin)?;
+                    ours_run::<bfs::Program>(&g, r, schedule, false, t, None, a.trials, a.pin)?;
                 if i == 0 {
                     checked &= states == expect;
                 }
@@ -508,6 +516,7 @@ fn bench_sssp(
             &g,
             roots[0],
             Schedule::Obim,
+            true,
             tmax,
             Some(d),
             a.trials,
@@ -546,19 +555,33 @@ fn bench_sssp(
     let mut verified = None;
     for &t in threads {
         let mut ours = Vec::new();
-        for (label, schedule, delta) in [
+        for (label, schedule, bulk, delta) in [
+            (
+                "bulk Δ-stepping (swept Δ)".to_string(),
+                Schedule::Obim,
+                true,
+                Some(ours_delta),
+            ),
+            (
+                format!("bulk Δ-stepping (auto Δ {auto})"),
+                Schedule::Obim,
+                true,
+                None,
+            ),
             (
                 "obim (swept Δ)".to_string(),
                 Schedule::Obim,
+                false,
                 Some(ours_delta),
             ),
-            (format!("obim (auto Δ {auto})"), Schedule::Obim, None),
-            ("sync".to_string(), Schedule::Sync, None),
+            (format!("obim (auto Δ {auto})"), Schedule::Obim, false, None),
+            ("sync".to_string(), Schedule::Sync, false, None),
         ] {
             let mut per_root = Vec::new();
             for (i, &r) in roots.iter().enumerate() {
-                let (time, states) =
-                    ours_run::<sssp::sssp::Program>(&g, r, schedule, t, delta, a.trials, a.pin)?;
+                let (time, states) = ours_run::<sssp::sssp::Program>(
+                    &g, r, schedule, bulk, t, delta, a.trials, a.pin,
+                )?;
                 if i == 0 {
                     checked &= states == expect;
                 }

@@ -1,6 +1,7 @@
 //! Command-line front end: one module per subcommand.
 
 mod apsp;
+mod bench;
 mod bench_cpu;
 mod compare;
 mod convert;
@@ -40,6 +41,9 @@ pub enum Command {
     Compare(compare::CompareArgs),
     /// Benchmark our CPU BFS/SSSP against gapbs on the same graphs (writes docs/results).
     BenchCpu(bench_cpu::BenchCpuArgs),
+    /// Standard benchmarks (Graph500 BFS), results under docs/results.
+    #[command(subcommand)]
+    Bench(bench::BenchCommand),
     #[command(flatten)]
     Apsp(apsp::ApspCommand),
     /// Breadth-first search: hop count from the source.
@@ -62,6 +66,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Demo(a)) => demo::run(a),
         Some(Command::Compare(a)) => compare::run(a),
         Some(Command::BenchCpu(a)) => bench_cpu::run(a),
+        Some(Command::Bench(c)) => bench::run(c),
         Some(Command::Apsp(c)) => apsp::run(c),
         Some(Command::Bfs(a)) => run::bfs_cmd(a),
         Some(Command::Sssp(a)) => run::sssp_cmd(a),

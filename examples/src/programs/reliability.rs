@@ -55,7 +55,9 @@ mod tests {
         let mut p = Vec::new();
         let mut x = 12345u64;
         for _ in 0..240 {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             let (a, b) = ((x >> 33) as u32 % n, (x >> 13) as u32 % n);
             edges.push([a, b]);
             p.push(((x >> 40) % 1000) as f64 / 1000.0);
@@ -69,9 +71,9 @@ mod tests {
         let want = oracle(n as usize, &edges, &p, 0);
         let cpu = sync::run::<super::Program>(&g, 0, &CpuOptions::default()).unwrap();
         let gpu = emulate::<super::Program>(g.csr(), 0, &ProgramOptions::default(), 4).unwrap();
-        for v in 0..n as usize {
-            assert!((cpu.states[v] - want[v]).abs() < 1e-12, "cpu {v}");
-            assert!((gpu.states[v] - want[v]).abs() < 1e-12, "gpu {v}");
+        for (v, w) in want.iter().enumerate() {
+            assert!((cpu.states[v] - w).abs() < 1e-12, "cpu {v}");
+            assert!((gpu.states[v] - w).abs() < 1e-12, "gpu {v}");
         }
     }
 }

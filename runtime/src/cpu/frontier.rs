@@ -4,7 +4,7 @@
 //! dropped without a lock); pull rounds read a bitmap. `fetch_or` on the word tells
 //! the one thread that set a bit first, so exactly one thread appends the vertex.
 
-use core::sync::atomic::{AtomicU64, Ordering};
+use core::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
@@ -76,6 +76,44 @@ impl Bitmap {
             .collect()
     }
 
+    /// Number of 64-bit words.
+    #[inline]
+    pub fn num_words(&self) -> usize {
+        self.words.len()
+    }
+
+    /// Number of ids the set ranges over.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the set ranges over no ids at all.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Overwrites word `w` (bits `64w..64w+64`); a pull round builds each word in a
+    /// register and stores it once instead of one atomic `or` per bit.
+    #[inline]
+    pub fn store_word(&self, w: usize, bits: u64) {
+        self.words[w].store(bits, Ordering::Relaxed);
+    }
+
+    /// Word `w`.
+    #[inline]
+    pub fn word(&self, w: usize) -> u64 {
+        self.words[w].load(Ordering::Relaxed)
+    }
+
+    /// Clears the whole word holding `i` (cheap sparse clearing when every set bit
+    /// of that word is being cleared anyway).
+    #[inline]
+    pub fn clear_word_of(&self, i: u32) {
+        self.words[i as usize / 64].store(0, Ordering::Relaxed);
+    }
+
     /// Sets every id in `queue`.
     pub fn fill_from(&self, queue: &[u32]) {
         queue.par_iter().for_each(|&v| {
@@ -84,9 +122,129 @@ impl Bitmap {
     }
 }
 
+/// A shared append-only queue of vertex ids with room for every vertex once
+/// (gapbs's sliding queue): workers collect ids in a small local buffer and append
+/// it with one `fetch_add` on the tail, so a round allocates nothing.
+pub struct Queue {
+    slots: Vec<AtomicU32>,
+    tail: AtomicUsize,
+}
+
+/// Ids a worker buffers before appending them to a [`Queue`].
+pub const LOCAL_BUFFER: usize = 256;
+
+impl Queue {
+    /// A queue with room for `cap` ids.
+    pub fn new(cap: usize) -> Self {
+        Queue {
+            slots: (0..cap).map(|_| AtomicU32::new(0)).collect(),
+            tail: AtomicUsize::new(0),
+        }
+    }
+
+    /// Appends `ids`. Callers append each vertex at most once per round, so the
+    /// capacity (one slot per vertex) is never exceeded.
+    #[inline]
+    pub fn append(&self, ids: &[u32]) {
+        let start = self.tail.fetch_add(ids.len(), Ordering::Relaxed);
+        for (slot, &v) in self.slots[start..start + ids.len()].iter().zip(ids) {
+            slot.store(v, Ordering::Relaxed);
+        }
+    }
+
+    /// The ids appended so far (call between rounds, when nobody appends).
+    #[inline]
+    pub fn ids(&self) -> &[AtomicU32] {
+        &self.slots[..self.len()]
+    }
+
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.tail.load(Ordering::Acquire).min(self.slots.len())
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Forgets every id.
+    pub fn reset(&self) {
+        self.tail.store(0, Ordering::Release);
+    }
+
+    /// Appends the set bits of `bits` (in parallel, order unspecified).
+    pub fn fill_from_bitmap(&self, bits: &Bitmap) {
+        (0..bits.num_words())
+            .into_par_iter()
+            .with_min_len(64)
+            .fold(LocalIds::default, |mut buf, wi| {
+                let mut w = bits.word(wi);
+                while w != 0 {
+                    let i = wi * 64 + w.trailing_zeros() as usize;
+                    w &= w - 1;
+                    if i < bits.len() {
+                        buf.push(self, i as u32);
+                    }
+                }
+                buf
+            })
+            .for_each(|mut buf| buf.flush(self));
+    }
+}
+
+/// A worker's local buffer of ids bound for a [`Queue`].
+pub struct LocalIds {
+    buf: [u32; LOCAL_BUFFER],
+    len: usize,
+}
+
+impl Default for LocalIds {
+    fn default() -> Self {
+        LocalIds {
+            buf: [0; LOCAL_BUFFER],
+            len: 0,
+        }
+    }
+}
+
+impl LocalIds {
+    #[inline]
+    pub fn push(&mut self, q: &Queue, v: u32) {
+        if self.len == LOCAL_BUFFER {
+            q.append(&self.buf);
+            self.len = 0;
+        }
+        self.buf[self.len] = v;
+        self.len += 1;
+    }
+
+    /// Appends what is buffered.
+    #[inline]
+    pub fn flush(&mut self, q: &Queue) {
+        q.append(&self.buf[..self.len]);
+        self.len = 0;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn queue_from_bitmap() {
+        let b = Bitmap::new(200);
+        for i in [3, 64, 65, 199] {
+            b.insert(i);
+        }
+        let q = Queue::new(200);
+        q.fill_from_bitmap(&b);
+        let mut ids: Vec<u32> = q.ids().iter().map(|a| a.load(Ordering::Relaxed)).collect();
+        ids.sort_unstable();
+        assert_eq!(ids, vec![3, 64, 65, 199]);
+        q.reset();
+        assert!(q.is_empty());
+    }
 
     #[test]
     fn set_once_and_convert() {

@@ -14,6 +14,7 @@
 
 pub mod bag;
 pub mod compare;
+pub mod delta;
 pub mod frontier;
 pub mod obim;
 pub mod operator;

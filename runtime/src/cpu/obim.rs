@@ -43,6 +43,9 @@ use crate::error::{Error, Result};
 use crate::graph::Graph;
 use crate::program::{AtomicState, Schedule, VertexProgram};
 
+/// gapbs-style bulk delta-stepping over the same buckets (see [`super::delta`]).
+pub use super::delta::run as run_bulk;
+
 /// Runs `P` under obim from `source`.
 pub fn run<P: VertexProgram>(
     g: &Graph<P::Weight>,

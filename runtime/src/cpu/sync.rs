@@ -15,24 +15,40 @@
 //! Idempotent programs update states in place during a round (a later vertex may
 //! see an earlier improvement: fewer rounds, same fixpoint). Non-idempotent ones
 //! (e.g. `sum`) push the state each frontier vertex had at the start of the round.
+//!
+//! Data layout follows gapbs: push rounds read a queue and append to the next one
+//! through per-worker buffers (one `fetch_add` per buffer); pull rounds read the
+//! frontier as a bitmap and write the next one word by word, and the frontier
+//! stays a bitmap while the engine keeps pulling. Nothing is allocated per round.
+//! When the frontier is known to be uniform with state `s` and `relax(s)` cannot
+//! improve `s` (BFS), every vertex changes at most once per round, so the
+//! de-duplicating bitmap is skipped and the next frontier is uniform by
+//! construction (no scan to check it).
 
 use std::time::Instant;
 
+use core::sync::atomic::{AtomicU32, Ordering};
+
 use rayon::prelude::*;
 
-use super::frontier::Bitmap;
+use super::frontier::{Bitmap, LocalIds, Queue};
 use super::{check_source, in_pool, unload, CpuOptions, Direction, RunReport, RunResult};
 use crate::error::Result;
-use crate::graph::{Graph, Weight};
+use crate::graph::{Csr, Graph, Weight};
 use crate::program::{AtomicState, Combine, Schedule, VertexProgram};
 
 const ALPHA: u64 = 15;
 const BETA: u64 = 18;
 
+/// Frontier vertices per parallel task in push rounds.
+const PUSH_GRAIN: usize = 64;
+
 #[derive(Default, Clone, Copy)]
 struct Counters {
     edges: u64,
     updates: u64,
+    /// Out-degrees of the vertices put in the next frontier (Beamer's scout count).
+    scout: u64,
 }
 
 impl std::ops::Add for Counters {
@@ -41,6 +57,7 @@ impl std::ops::Add for Counters {
         Counters {
             edges: self.edges + o.edges,
             updates: self.updates + o.updates,
+            scout: self.scout + o.scout,
         }
     }
 }
@@ -61,6 +78,15 @@ pub fn run<P: VertexProgram>(
     Ok(result)
 }
 
+/// Where the current frontier lives.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Form {
+    /// `cur` queue.
+    Queue,
+    /// `cur_bits` bitmap.
+    Bits,
+}
+
 fn run_in_pool<P: VertexProgram>(
     g: &Graph<P::Weight>,
     source: u32,
@@ -73,37 +99,52 @@ fn run_in_pool<P: VertexProgram>(
         .into_par_iter()
         .map(|v| P::State::new_atomic(P::init(v, source)))
         .collect();
-    let mut frontier: Vec<u32> = if P::NEEDS_SOURCE {
-        vec![source]
+    let mut cur = Queue::new(n);
+    let mut next = Queue::new(n);
+    if P::NEEDS_SOURCE {
+        cur.append(&[source]);
     } else {
-        (0..n as u32).collect()
-    };
-    let next_bits = Bitmap::new(n);
+        (0..n as u32)
+            .into_par_iter()
+            .chunks(LOCAL_IDS_CHUNK)
+            .for_each(|ids| cur.append(&ids));
+    }
+    let dedup = Bitmap::new(n);
+    let mut cur_bits = Bitmap::new(0);
+    let mut next_bits = Bitmap::new(0);
+    let mut form = Form::Queue;
+    let mut frontier_len = cur.len();
     let mut report = RunReport {
         schedule: Some(Schedule::Sync),
         ..RunReport::default()
     };
     let pull_capable =
         !P::WEIGHTED && P::IDEMPOTENT && matches!(P::COMBINE, Combine::Min | Combine::Max);
+    let track_uniform = pull_capable && direction != Direction::Push;
+    let mut uniform = if track_uniform {
+        uniform_state::<P>(&cells, cur.ids())
+    } else {
+        None
+    };
     let total_edges = csr.num_edges();
     let mut explored_edges = 0u64;
+    // Out-degrees of the current frontier, when known (queue form only).
+    let mut frontier_edges: Option<u64> = None;
     let mut pulling = direction == Direction::Pull;
 
-    while !frontier.is_empty() {
+    while frontier_len > 0 {
         report.rounds += 1;
-        let uniform = if pull_capable && direction != Direction::Push {
-            uniform_state::<P>(&cells, &frontier)
-        } else {
-            None
-        };
         if direction == Direction::Auto {
-            if let Some(_s) = uniform {
-                let frontier_edges: u64 = frontier.par_iter().map(|&u| csr.degree(u)).sum();
-                explored_edges += frontier_edges;
-                let unexplored = total_edges.saturating_sub(explored_edges);
-                if !pulling && frontier_edges > unexplored / ALPHA {
-                    pulling = true;
-                } else if pulling && (frontier.len() as u64) < n as u64 / BETA {
+            if uniform.is_some() {
+                if !pulling {
+                    let fe = match frontier_edges {
+                        Some(e) => e,
+                        None => degree_sum(csr, cur.ids()),
+                    };
+                    explored_edges += fe;
+                    let unexplored = total_edges.saturating_sub(explored_edges);
+                    pulling = fe > unexplored / ALPHA;
+                } else if (frontier_len as u64) < n as u64 / BETA {
                     pulling = false;
                 }
             } else {
@@ -113,14 +154,64 @@ fn run_in_pool<P: VertexProgram>(
         let counters = match (pulling, uniform) {
             (true, Some(s)) => {
                 report.pull_rounds += 1;
-                pull_round::<P>(g, &cells, &frontier, s, &next_bits)
+                if form == Form::Queue {
+                    if cur_bits.len() != n {
+                        cur_bits = Bitmap::new(n);
+                        next_bits = Bitmap::new(n);
+                    } else {
+                        cur_bits.clear();
+                    }
+                    cur.ids().par_iter().with_min_len(1024).for_each(|v| {
+                        cur_bits.insert(v.load(Ordering::Relaxed));
+                    });
+                    form = Form::Bits;
+                }
+                let c = pull_round::<P>(g, &cells, &cur_bits, s, &next_bits);
+                std::mem::swap(&mut cur_bits, &mut next_bits);
+                // Every vertex that joined holds exactly `relax(s)`.
+                uniform = P::relax(s, <P::Weight as Weight>::ONE);
+                frontier_edges = None;
+                frontier_len = c.updates as usize;
+                c
             }
-            _ => push_round::<P>(g, &cells, &frontier, &next_bits),
+            _ => {
+                if form == Form::Bits {
+                    cur.reset();
+                    cur.fill_from_bitmap(&cur_bits);
+                    form = Form::Queue;
+                }
+                // BFS case: no frontier vertex can be improved by this round's single
+                // candidate, so each target changes at most once and to that candidate.
+                let unique = uniform.and_then(|s| {
+                    let cand = P::relax(s, <P::Weight as Weight>::ONE)?;
+                    (combine::<P>(s, cand) == s).then_some(cand)
+                });
+                let c = push_round::<P>(
+                    g,
+                    &cells,
+                    cur.ids(),
+                    &next,
+                    unique.is_none().then_some(&dedup),
+                );
+                if unique.is_none() {
+                    next.ids().par_iter().with_min_len(1024).for_each(|v| {
+                        dedup.clear_word_of(v.load(Ordering::Relaxed));
+                    });
+                }
+                std::mem::swap(&mut cur, &mut next);
+                next.reset();
+                frontier_len = cur.len();
+                uniform = match unique {
+                    Some(cand) => Some(cand),
+                    None if track_uniform => uniform_state::<P>(&cells, cur.ids()),
+                    None => None,
+                };
+                frontier_edges = Some(c.scout);
+                c
+            }
         };
         report.edges_relaxed += counters.edges;
         report.updates += counters.updates;
-        frontier = next_bits.to_queue();
-        next_bits.clear();
     }
     report.time = t0.elapsed();
     RunResult {
@@ -129,15 +220,25 @@ fn run_in_pool<P: VertexProgram>(
     }
 }
 
+/// Ids per append when seeding every vertex.
+const LOCAL_IDS_CHUNK: usize = 4096;
+
+fn degree_sum<W: Weight>(csr: &Csr<W>, ids: &[AtomicU32]) -> u64 {
+    ids.par_iter()
+        .with_min_len(1024)
+        .map(|u| csr.degree(u.load(Ordering::Relaxed)))
+        .sum()
+}
+
 /// The common state of the frontier, if all members share one.
 fn uniform_state<P: VertexProgram>(
     cells: &[<P::State as AtomicState>::Atomic],
-    frontier: &[u32],
+    frontier: &[AtomicU32],
 ) -> Option<P::State> {
-    let first = P::State::load(&cells[*frontier.first()? as usize]);
+    let first = P::State::load(&cells[frontier.first()?.load(Ordering::Relaxed) as usize]);
     frontier
         .par_iter()
-        .all(|&u| P::State::load(&cells[u as usize]) == first)
+        .all(|u| P::State::load(&cells[u.load(Ordering::Relaxed) as usize]) == first)
         .then_some(first)
 }
 
@@ -149,98 +250,123 @@ fn combine<P: VertexProgram>(old: P::State, new: P::State) -> P::State {
     }
 }
 
+/// One top-down round: `frontier` → `next`. `dedup`, when given, drops repeated
+/// arrivals at one vertex; without it the caller guarantees each vertex changes at
+/// most once.
 fn push_round<P: VertexProgram>(
     g: &Graph<P::Weight>,
     cells: &[<P::State as AtomicState>::Atomic],
-    frontier: &[u32],
-    next: &Bitmap,
+    frontier: &[AtomicU32],
+    next: &Queue,
+    dedup: Option<&Bitmap>,
 ) -> Counters {
     let csr = g.csr();
+    let offsets = csr.offsets();
+    let all_targets = csr.targets();
+    let all_weights = if P::WEIGHTED { csr.weights() } else { None };
     // Non-idempotent reductions must not see this round's own arrivals.
     let snapshot: Option<Vec<P::State>> = (!P::IDEMPOTENT).then(|| {
         frontier
             .par_iter()
-            .map(|&u| P::State::load(&cells[u as usize]))
+            .map(|u| P::State::load(&cells[u.load(Ordering::Relaxed) as usize]))
             .collect()
     });
     frontier
-        .par_iter()
+        .par_chunks(PUSH_GRAIN)
         .enumerate()
-        .with_min_len(16)
-        .map(|(i, &u)| {
-            let su = match &snapshot {
-                Some(s) => s[i],
-                None => P::State::load(&cells[u as usize]),
-            };
-            let range = csr.edge_range(u);
-            let targets = &csr.targets()[range.clone()];
-            let weights = if P::WEIGHTED {
-                csr.weights().map(|w| &w[range])
-            } else {
-                None
-            };
-            let mut c = Counters {
-                edges: targets.len() as u64,
-                updates: 0,
-            };
-            for (k, &v) in targets.iter().enumerate() {
-                let w = weights.map_or(<P::Weight as Weight>::ONE, |w| w[k]);
-                let Some(cand) = P::relax(su, w) else {
-                    continue;
+        .map(|(ci, chunk)| {
+            let mut buf = LocalIds::default();
+            let mut c = Counters::default();
+            for (j, u) in chunk.iter().enumerate() {
+                let u = u.load(Ordering::Relaxed);
+                let su = match &snapshot {
+                    Some(s) => s[ci * PUSH_GRAIN + j],
+                    None => P::State::load(&cells[u as usize]),
                 };
-                let cell = &cells[v as usize];
-                if P::IDEMPOTENT {
-                    // Cheap read first: most arrivals on skewed graphs change nothing.
-                    let cur = P::State::load(cell);
-                    if combine::<P>(cur, cand) == cur {
+                let range = offsets[u as usize] as usize..offsets[u as usize + 1] as usize;
+                let targets = &all_targets[range.clone()];
+                let weights = all_weights.map(|w| &w[range]);
+                c.edges += targets.len() as u64;
+                for (k, &v) in targets.iter().enumerate() {
+                    let w = weights.map_or(<P::Weight as Weight>::ONE, |w| w[k]);
+                    let Some(cand) = P::relax(su, w) else {
                         continue;
+                    };
+                    let cell = &cells[v as usize];
+                    if P::IDEMPOTENT {
+                        // Cheap read first: most arrivals on skewed graphs change nothing.
+                        let cur = P::State::load(cell);
+                        if combine::<P>(cur, cand) == cur {
+                            continue;
+                        }
+                    }
+                    let old = P::State::fetch_combine(cell, P::COMBINE, cand, P::combine);
+                    if combine::<P>(old, cand) != old {
+                        c.updates += 1;
+                        if dedup.is_none_or(|d| d.insert(v)) {
+                            c.scout += offsets[v as usize + 1] - offsets[v as usize];
+                            buf.push(next, v);
+                        }
                     }
                 }
-                let old = P::State::fetch_combine(cell, P::COMBINE, cand, P::combine);
-                if combine::<P>(old, cand) != old {
-                    c.updates += 1;
-                    next.insert(v);
-                }
             }
+            buf.flush(next);
             c
         })
         .reduce(Counters::default, |a, b| a + b)
 }
 
+/// Vertices per parallel task in pull rounds (a multiple of 64: whole words).
+const PULL_GRAIN_WORDS: usize = 4;
+
+/// One bottom-up round: every vertex the candidate can still improve looks for a
+/// frontier member among its in-neighbours and stops at the first. Each task owns
+/// whole words of `next`, so the bits are stored without atomics.
 fn pull_round<P: VertexProgram>(
     g: &Graph<P::Weight>,
     cells: &[<P::State as AtomicState>::Atomic],
-    frontier: &[u32],
+    frontier: &Bitmap,
     frontier_state: P::State,
     next: &Bitmap,
 ) -> Counters {
     let Some(cand) = P::relax(frontier_state, <P::Weight as Weight>::ONE) else {
+        (0..next.num_words()).for_each(|w| next.store_word(w, 0));
         return Counters::default();
     };
     let n = cells.len();
-    let in_frontier = Bitmap::new(n);
-    in_frontier.fill_from(frontier);
     let csc = g.csc();
-    (0..n as u32)
+    let offsets = csc.offsets();
+    let sources = csc.targets();
+    (0..next.num_words())
         .into_par_iter()
-        .with_min_len(256)
-        .map(|v| {
-            let cell = &cells[v as usize];
-            let cur = P::State::load(cell);
-            if combine::<P>(cur, cand) == cur {
-                return Counters::default();
-            }
+        .with_min_len(PULL_GRAIN_WORDS)
+        .map(|w| {
             let mut c = Counters::default();
-            for &u in csc.neighbors(v) {
-                c.edges += 1;
-                if in_frontier.contains(u) {
-                    // Only this task writes `v` in a pull round.
-                    P::State::store(cell, combine::<P>(cur, cand));
-                    c.updates += 1;
-                    next.insert(v);
-                    break;
+            let mut bits = 0u64;
+            let lo = w * 64;
+            let hi = (lo + 64).min(n);
+            for v in lo..hi {
+                let cell = &cells[v];
+                let cur = P::State::load(cell);
+                if combine::<P>(cur, cand) == cur {
+                    continue;
+                }
+                let ins = &sources[offsets[v] as usize..offsets[v + 1] as usize];
+                for (k, &u) in ins.iter().enumerate() {
+                    if frontier.contains(u) {
+                        // Only this task writes `v` in a pull round.
+                        P::State::store(cell, combine::<P>(cur, cand));
+                        bits |= 1u64 << (v - lo);
+                        c.updates += 1;
+                        c.edges += k as u64 + 1;
+                        break;
+                    }
+                }
+                if bits & (1u64 << (v - lo)) == 0 {
+                    c.edges += ins.len() as u64;
                 }
             }
+            next.store_word(w, bits);
             c
         })
         .reduce(Counters::default, |a, b| a + b)

@@ -75,25 +75,39 @@ impl Default for GpuBfsOptions {
 impl GpuBfsOptions {
     /// Checks the settings against a graph.
     pub fn validate(&self) -> Result<()> {
-        if self.kernel == BfsKernel::Balanced && self.max_edge_count == 0 {
-            return Err(Error::InvalidArgument(
-                "--max-edge-count must be at least 1".into(),
-            ));
-        }
-        if self.block_size == 0 || self.block_size > 1024 {
-            return Err(Error::InvalidArgument(format!(
-                "block size {} is not in 1..=1024",
-                self.block_size
-            )));
-        }
-        if self.levels_per_sync == 0 || self.levels_per_sync > 64 {
-            return Err(Error::InvalidArgument(format!(
-                "levels per sync {} is not in 1..=64",
-                self.levels_per_sync
-            )));
-        }
-        Ok(())
+        validate_launch(
+            self.kernel,
+            self.max_edge_count,
+            self.block_size,
+            self.levels_per_sync,
+        )
     }
+}
+
+/// The launch settings every level-kernel run shares (hand-written BFS and
+/// `#[vertex_program]` kernels alike).
+pub(crate) fn validate_launch(
+    kernel: BfsKernel,
+    max_edge_count: u64,
+    block_size: u32,
+    levels_per_sync: u32,
+) -> Result<()> {
+    if kernel == BfsKernel::Balanced && max_edge_count == 0 {
+        return Err(Error::InvalidArgument(
+            "--max-edge-count must be at least 1".into(),
+        ));
+    }
+    if block_size == 0 || block_size > 1024 {
+        return Err(Error::InvalidArgument(format!(
+            "block size {block_size} is not in 1..=1024"
+        )));
+    }
+    if levels_per_sync == 0 || levels_per_sync > 64 {
+        return Err(Error::InvalidArgument(format!(
+            "levels per sync {levels_per_sync} is not in 1..=64"
+        )));
+    }
+    Ok(())
 }
 
 /// Result and timings of one BFS (GPU or emulated).

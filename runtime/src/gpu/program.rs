@@ -64,24 +64,12 @@ impl Default for ProgramOptions {
 
 impl ProgramOptions {
     fn validate(&self) -> Result<()> {
-        if self.kernel == BfsKernel::Balanced && self.max_edge_count == 0 {
-            return Err(Error::InvalidArgument(
-                "--max-edge-count must be at least 1".into(),
-            ));
-        }
-        if self.block_size == 0 || self.block_size > 1024 {
-            return Err(Error::InvalidArgument(format!(
-                "block size {} is not in 1..=1024",
-                self.block_size
-            )));
-        }
-        if self.levels_per_sync == 0 || self.levels_per_sync > 64 {
-            return Err(Error::InvalidArgument(format!(
-                "levels per sync {} is not in 1..=64",
-                self.levels_per_sync
-            )));
-        }
-        Ok(())
+        super::bfs::validate_launch(
+            self.kernel,
+            self.max_edge_count,
+            self.block_size,
+            self.levels_per_sync,
+        )
     }
 }
 

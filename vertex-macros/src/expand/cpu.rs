@@ -22,24 +22,8 @@ pub fn program_impl(p: &Program, c: &Checked) -> TokenStream {
     let idempotent = c.idempotent;
     let needs_source = c.init_takes_source;
     let has_priority = p.priority.is_some();
-    let init_call = if c.init_takes_source {
-        quote!(init(v, source))
-    } else {
-        quote!({
-            let _ = source;
-            init(v)
-        })
-    };
-    let relax_args = if c.relax_takes_weight {
-        quote!(state, weight)
-    } else {
-        quote!(state)
-    };
-    let relax_call = if p.attrs.semiring.is_some() {
-        quote!(::core::option::Option::Some(relax(#relax_args)))
-    } else {
-        quote!(relax(#relax_args))
-    };
+    let init_call = super::init_call(c);
+    let relax_call = super::relax_call(p, c);
     let combine_body = if c.combine == CombineKind::Custom {
         quote!(combine(old, new))
     } else {

@@ -26,24 +26,8 @@ pub fn kernel_entry_points(p: &Program, c: &Checked) -> TokenStream {
         }
         None => quote!(()),
     };
-    let init_call = if c.init_takes_source {
-        quote!(init(v, source))
-    } else {
-        quote!({
-            let _ = source;
-            init(v)
-        })
-    };
-    let relax_args = if c.relax_takes_weight {
-        quote!(state, weight)
-    } else {
-        quote!(state)
-    };
-    let relax_call = if p.attrs.semiring.is_some() {
-        quote!(::core::option::Option::Some(relax(#relax_args)))
-    } else {
-        quote!(relax(#relax_args))
-    };
+    let init_call = super::init_call(c);
+    let relax_call = super::relax_call(p, c);
     let unused_weight = if c.relax_takes_weight {
         quote!()
     } else {

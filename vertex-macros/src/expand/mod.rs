@@ -30,3 +30,30 @@ pub fn expand(p: &Program, c: &Checked) -> TokenStream {
         }
     }
 }
+
+/// `init(v, source)` or `init(v)`, inside a `fn init(v: u32, source: u32)`.
+fn init_call(c: &Checked) -> TokenStream {
+    if c.init_takes_source {
+        quote!(init(v, source))
+    } else {
+        quote!({
+            let _ = source;
+            init(v)
+        })
+    }
+}
+
+/// The user's `relax` as an `Option<State>`, inside a `fn relax(state, weight, ..)`
+/// (a semiring's product always yields a value).
+fn relax_call(p: &Program, c: &Checked) -> TokenStream {
+    let args = if c.relax_takes_weight {
+        quote!(state, weight)
+    } else {
+        quote!(state)
+    };
+    if p.attrs.semiring.is_some() {
+        quote!(::core::option::Option::Some(relax(#args)))
+    } else {
+        quote!(relax(#args))
+    }
+}

@@ -1,0 +1,276 @@
+//! `vertex bench graph500`: the Graph500 BFS benchmark on a CPU or GPU engine.
+//!
+//! The rules (generation, roots, validation of every tree, TEPS over input edges,
+//! statistics) live in `runtime::bench::graph500`; this file only wires a backend
+//! into it and writes the output block, `graph500-<backend>-s<scale>.json` and
+//! `.svg` (machine and command line recorded in the JSON).
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{bail, Context};
+use clap::{Args, Subcommand, ValueEnum};
+use runtime::bench::graph500::{self, BfsRun, Graph500Config, Graph500Graph, Graph500Report};
+use runtime::cpu::plot::{panels_svg, Panel};
+use runtime::cpu::{self, CpuOptions};
+use runtime::gpu::bench::HostInfo;
+use runtime::gpu::{Device, DeviceInfo, GpuBfsOptions, ProgramOptions};
+use serde::Serialize;
+use vertex_examples::programs::bfs;
+
+/// Standard benchmarks.
+#[derive(Subcommand, Debug)]
+pub enum BenchCommand {
+    /// Graph500 BFS: construction, BFS from random roots, validation, TEPS.
+    Graph500(Graph500Args),
+}
+
+/// The engine under test.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// CPU sync engine running the BFS vertex program, parents recovered after.
+    Cpu,
+    /// Hand-written balanced GPU kernel computing parents on the device.
+    Gpu,
+    /// The BFS vertex program's generated GPU kernels, parents recovered on the host.
+    GpuDsl,
+}
+
+impl Backend {
+    fn name(self) -> &'static str {
+        match self {
+            Backend::Cpu => "cpu",
+            Backend::Gpu => "gpu",
+            Backend::GpuDsl => "gpu-dsl",
+        }
+    }
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct Graph500Args {
+    /// log2 of the number of vertices.
+    #[arg(long)]
+    pub scale: u32,
+    /// Input edges per vertex.
+    #[arg(long, default_value_t = 16)]
+    pub edgefactor: u64,
+    /// Number of BFS roots (NBFS).
+    #[arg(long, default_value_t = 64)]
+    pub roots: usize,
+    #[arg(long, value_enum, default_value_t = Backend::Cpu)]
+    pub backend: Backend,
+    /// Seed of the generator and of the root choice.
+    #[arg(long, default_value_t = runtime::generate::DEFAULT_SEED)]
+    pub seed: u64,
+    /// CPU worker threads (default: all).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Where to write the JSON and SVG.
+    #[arg(long, default_value = "docs/results")]
+    pub out: PathBuf,
+}
+
+#[derive(Serialize)]
+struct Output<'a> {
+    host: HostInfo,
+    device: Option<DeviceInfo>,
+    command_line: String,
+    /// GPU backends run one untimed BFS first (module JIT, first touch).
+    warmup: bool,
+    /// What `bfs_time` covers for this backend.
+    timing: &'static str,
+    report: &'a Graph500Report,
+}
+
+pub fn run(c: BenchCommand) -> anyhow::Result<()> {
+    match c {
+        BenchCommand::Graph500(a) => graph500_cmd(a),
+    }
+}
+
+fn graph500_cmd(a: Graph500Args) -> anyhow::Result<()> {
+    let cfg = Graph500Config {
+        scale: a.scale,
+        edgefactor: a.edgefactor,
+        roots: a.roots,
+        seed: a.seed,
+    };
+    std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
+    // Open the device before generating so a missing GPU fails fast.
+    let dev = match a.backend {
+        Backend::Cpu => None,
+        Backend::Gpu | Backend::GpuDsl => Some(Device::open(0)?),
+    };
+    eprintln!(
+        "graph500: scale {} edgefactor {} ({} backend), generating...",
+        a.scale,
+        a.edgefactor,
+        a.backend.name()
+    );
+    let g = graph500::construct(&cfg)?;
+    eprintln!(
+        "  {} vertices, {} CSR entries; generation {:.3} s, construction {:.3} s",
+        g.graph.num_vertices(),
+        g.graph.num_edges(),
+        g.generation_time,
+        g.construction_time
+    );
+    let (report, timing) = match (&dev, a.backend) {
+        (Some(dev), Backend::Gpu) => (run_gpu(dev, &cfg, &g)?, GPU_TIMING),
+        (Some(dev), Backend::GpuDsl) => (run_gpu_dsl(dev, &cfg, &g)?, GPU_DSL_TIMING),
+        _ => (run_cpu(&cfg, &g, a.threads)?, CPU_TIMING),
+    };
+    print!("{}", report.output_block());
+    let out = Output {
+        host: HostInfo::read(),
+        device: dev.as_ref().map(|d| d.info().clone()),
+        command_line: std::env::args().collect::<Vec<_>>().join(" "),
+        warmup: dev.is_some(),
+        timing,
+        report: &report,
+    };
+    let stem = format!("graph500-{}-s{}", a.backend.name(), a.scale);
+    let json = a.out.join(format!("{stem}.json"));
+    std::fs::write(&json, serde_json::to_string_pretty(&out)?)
+        .with_context(|| format!("writing {}", json.display()))?;
+    let svg = a.out.join(format!("{stem}.svg"));
+    chart(&report, &svg)?;
+    eprintln!("wrote {} and {}", json.display(), svg.display());
+    if !report.valid {
+        for (root, msg) in report.failures.iter().take(5) {
+            eprintln!("  root {root}: {msg}");
+        }
+        bail!(
+            "{} of {} BFS trees failed Graph500 validation",
+            report.failures.len(),
+            report.roots.len()
+        );
+    }
+    Ok(())
+}
+
+const CPU_TIMING: &str = "wall time of the sync engine run plus parent recovery";
+const GPU_TIMING: &str =
+    "host wall time of the device traversal (parents on device, download excluded); device_seconds = CUDA events";
+const GPU_DSL_TIMING: &str =
+    "host wall time of the device traversal plus host parent recovery from the downloaded levels; device_seconds = CUDA events";
+
+fn run_cpu(
+    cfg: &Graph500Config,
+    g: &Graph500Graph,
+    threads: Option<usize>,
+) -> runtime::Result<Graph500Report> {
+    let opts = CpuOptions {
+        threads,
+        ..CpuOptions::default()
+    };
+    graph500::run(cfg, g, "cpu", |root| {
+        let t = Instant::now();
+        let res = cpu::sync::run::<bfs::Program>(&g.graph, root, &opts)?;
+        let parents = cpu::tree::parents::<bfs::Program>(&g.graph, root, &res.states);
+        let seconds = t.elapsed().as_secs_f64();
+        Ok(BfsRun {
+            parents,
+            levels: Some(res.states),
+            seconds,
+            device_seconds: None,
+        })
+    })
+}
+
+fn run_gpu(
+    dev: &Device,
+    cfg: &Graph500Config,
+    g: &Graph500Graph,
+) -> anyhow::Result<Graph500Report> {
+    let dg = dev.upload(g.graph.csr())?;
+    let opts = GpuBfsOptions {
+        parents: true,
+        ..GpuBfsOptions::default()
+    };
+    let first = graph500::pick_roots(&g.graph, 1, cfg.seed);
+    if let Some(&r) = first.first() {
+        dev.bfs(&dg, r, &opts)?;
+    }
+    Ok(graph500::run(cfg, g, "gpu", |root| {
+        let r = dev.bfs(&dg, root, &opts)?;
+        let parents = r.parents.ok_or_else(|| runtime::Error::Cuda {
+            call: "bfs".into(),
+            msg: "no parent tree returned although parents were requested".into(),
+        })?;
+        Ok(BfsRun {
+            parents,
+            levels: Some(r.levels),
+            seconds: r.wall_ms / 1e3,
+            device_seconds: Some(r.time_ms / 1e3),
+        })
+    })?)
+}
+
+fn run_gpu_dsl(
+    dev: &Device,
+    cfg: &Graph500Config,
+    g: &Graph500Graph,
+) -> anyhow::Result<Graph500Report> {
+    let k = dev.load_program::<bfs::Program>()?;
+    let dg = dev.upload(g.graph.csr())?;
+    let opts = ProgramOptions::default();
+    let first = graph500::pick_roots(&g.graph, 1, cfg.seed);
+    if let Some(&r) = first.first() {
+        dev.run_program::<bfs::Program>(&k, &dg, r, &opts)?;
+    }
+    Ok(graph500::run(cfg, g, "gpu-dsl", |root| {
+        let r = dev.run_program::<bfs::Program>(&k, &dg, root, &opts)?;
+        let t = Instant::now();
+        let parents = cpu::tree::parents::<bfs::Program>(&g.graph, root, &r.states);
+        let host = t.elapsed().as_secs_f64();
+        Ok(BfsRun {
+            parents,
+            levels: Some(r.states),
+            seconds: r.wall_ms / 1e3 + host,
+            device_seconds: Some(r.time_ms / 1e3),
+        })
+    })?)
+}
+
+/// Two panels: TEPS per root (with the harmonic mean) and BFS time per root.
+fn chart(r: &Graph500Report, path: &Path) -> anyhow::Result<()> {
+    let idx = |f: &dyn Fn(&graph500::RootResult) -> f64| {
+        r.roots
+            .iter()
+            .enumerate()
+            .map(|(i, x)| (i as f64, f(x)))
+            .collect::<Vec<_>>()
+    };
+    let mut teps = vec![("GTEPS per root".to_string(), 0, idx(&|x| x.teps / 1e9))];
+    if let Some(hm) = r.teps.harmonic_mean {
+        let last = r.roots.len().saturating_sub(1) as f64;
+        teps.push((
+            format!("harmonic mean {:.3} GTEPS", hm / 1e9),
+            1,
+            vec![(0.0, hm / 1e9), (last, hm / 1e9)],
+        ));
+    }
+    let panels = [
+        Panel {
+            title: "TEPS (input edges)".into(),
+            x_desc: "root #".into(),
+            y_desc: "GTEPS".into(),
+            series: teps,
+            log_y: false,
+        },
+        Panel {
+            title: "BFS time".into(),
+            x_desc: "root #".into(),
+            y_desc: "ms".into(),
+            series: vec![("time per root".into(), 2, idx(&|x| x.seconds * 1e3))],
+            log_y: false,
+        },
+    ];
+    let title = format!(
+        "Graph500 BFS, {} backend, scale {} edgefactor {}",
+        r.backend, r.config.scale, r.config.edgefactor
+    );
+    panels_svg(path, &title, &panels)?;
+    Ok(())
+}

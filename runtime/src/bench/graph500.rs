@@ -1,0 +1,338 @@
+//! The Graph500 BFS benchmark (kernel 1 construction + kernel 2 BFS), for any engine.
+//!
+//! The harness owns the rules so that every backend is measured the same way:
+//! the Kronecker edge list is generated (not timed, as in the spec) and built into
+//! an undirected CSR (timed: `construction_time`); `roots` random roots with
+//! degree > 0 are drawn with a fixed seed; the backend runs one BFS per root through
+//! a closure; *every* parent tree is checked by [`validate_bfs_tree`]; TEPS use the
+//! spec's numerator, the number of **input** edge tuples (of the
+//! `edgefactor·2^scale` generated ones, self-loops and duplicates included) inside
+//! the traversed component. Statistics follow the reference code's `statistics()`
+//! (quartiles as mean of the two middle elements, harmonic mean for TEPS).
+//!
+//! A tree that fails validation does not abort the run: it is recorded in
+//! [`Graph500Report::failures`] and the report is marked invalid, so a caller can
+//! still write what happened and then fail.
+
+use std::time::Instant;
+
+use crate::error::{Error, Result};
+use crate::generate::GenSpec;
+use crate::graph::{build, BuildOptions, EdgeList, Graph};
+use crate::validate::{validate_bfs_tree, UNREACHED};
+
+/// What to run.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Graph500Config {
+    pub scale: u32,
+    pub edgefactor: u64,
+    /// Number of BFS roots (NBFS); the spec asks for 64.
+    pub roots: usize,
+    /// Seed of the generator and of the root choice.
+    pub seed: u64,
+}
+
+impl Default for Graph500Config {
+    fn default() -> Self {
+        Graph500Config {
+            scale: 16,
+            edgefactor: 16,
+            roots: 64,
+            seed: crate::generate::DEFAULT_SEED,
+        }
+    }
+}
+
+/// What a backend returns for one root.
+#[derive(Clone, Debug, Default)]
+pub struct BfsRun {
+    /// `parents[root] == root`, [`UNREACHED`] for vertices not reached.
+    pub parents: Vec<u32>,
+    /// Levels, if the backend has them; checked against the parents.
+    pub levels: Option<Vec<u32>>,
+    /// Time of the BFS that produced `parents` (the TEPS denominator).
+    pub seconds: f64,
+    /// Device-only time (GPU events), reported next to `seconds` when known.
+    pub device_seconds: Option<f64>,
+}
+
+/// The graph of kernel 1 and the input edges the TEPS count needs.
+pub struct Graph500Graph {
+    pub graph: Graph<u32>,
+    /// The generated tuples, kept for the per-root `nedge` count.
+    pub edges: EdgeList<u32>,
+    /// Edge-list generation (not part of the benchmark time).
+    pub generation_time: f64,
+    /// Kernel 1: edge list to CSR.
+    pub construction_time: f64,
+}
+
+/// Generates and builds the graph of `cfg` (kernel 1).
+pub fn construct(cfg: &Graph500Config) -> Result<Graph500Graph> {
+    if cfg.edgefactor == 0 {
+        return Err(Error::InvalidArgument("edgefactor must be > 0".into()));
+    }
+    let spec = GenSpec::Kron {
+        scale: cfg.scale,
+        edgefactor: cfg.edgefactor,
+        seed: cfg.seed,
+    };
+    let t = Instant::now();
+    let edges = spec.generate()?;
+    let generation_time = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let graph = build(&edges, BuildOptions::undirected())?;
+    let construction_time = t.elapsed().as_secs_f64();
+    Ok(Graph500Graph {
+        graph,
+        edges,
+        generation_time,
+        construction_time,
+    })
+}
+
+/// The Graph500 statistics block of one quantity.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct Stats {
+    pub min: f64,
+    pub firstquartile: f64,
+    pub median: f64,
+    pub thirdquartile: f64,
+    pub max: f64,
+    pub mean: f64,
+    pub stddev: f64,
+    /// Only for rates (TEPS): the mean the spec ranks by.
+    pub harmonic_mean: Option<f64>,
+    pub harmonic_stddev: Option<f64>,
+}
+
+impl Stats {
+    /// Statistics of `data` as the reference code computes them; `harmonic` adds
+    /// the harmonic mean and its standard deviation. Empty input gives zeros.
+    pub fn of(data: &[f64], harmonic: bool) -> Stats {
+        let n = data.len();
+        if n == 0 {
+            return Stats::default();
+        }
+        let mut x = data.to_vec();
+        x.sort_by(f64::total_cmp);
+        let mid = |a: usize, b: usize| (x[a] + x[b]) * 0.5;
+        let nf = n as f64;
+        let mean = x.iter().sum::<f64>() / nf;
+        let dev = |sum: f64| {
+            if n > 1 {
+                (sum / (nf - 1.0)).sqrt()
+            } else {
+                0.0
+            }
+        };
+        let stddev = dev(x.iter().map(|v| (v - mean).powi(2)).sum());
+        let (harmonic_mean, harmonic_stddev) = if harmonic && x.iter().all(|&v| v > 0.0) {
+            let inv_mean = x.iter().map(|v| 1.0 / v).sum::<f64>() / nf;
+            let hm = 1.0 / inv_mean;
+            let s: f64 = x.iter().map(|v| (1.0 / v - inv_mean).powi(2)).sum();
+            // Reference code: sqrt(Σ(1/x − 1/hm)²) / (n − 1) · hm².
+            let hs = if n > 1 {
+                s.sqrt() / (nf - 1.0) * hm * hm
+            } else {
+                0.0
+            };
+            (Some(hm), Some(hs))
+        } else {
+            (None, None)
+        };
+        Stats {
+            min: x[0],
+            firstquartile: mid((n - 1) / 4, n / 4),
+            median: mid((n - 1) / 2, n / 2),
+            thirdquartile: mid(n - 1 - (n - 1) / 4, n - 1 - n / 4),
+            max: x[n - 1],
+            mean,
+            stddev,
+            harmonic_mean,
+            harmonic_stddev,
+        }
+    }
+}
+
+/// One root's outcome.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct RootResult {
+    pub root: u32,
+    pub seconds: f64,
+    pub device_seconds: Option<f64>,
+    /// Input edge tuples inside the traversed component.
+    pub nedge: u64,
+    pub reached: u64,
+    pub teps: f64,
+    /// `None` if the tree passed validation, else what was wrong.
+    pub validation_error: Option<String>,
+}
+
+/// Everything one benchmark run produced.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Graph500Report {
+    pub config: Graph500Config,
+    pub backend: String,
+    pub vertices: u64,
+    /// Directed CSR entries after symmetrising and removing self-loops/duplicates.
+    pub csr_entries: u64,
+    /// `edgefactor·2^scale`.
+    pub input_edges: u64,
+    pub generation_time: f64,
+    pub construction_time: f64,
+    pub roots: Vec<RootResult>,
+    pub bfs_time: Stats,
+    pub nedge: Stats,
+    pub teps: Stats,
+    pub validation_time: f64,
+    /// True iff every tree passed validation.
+    pub valid: bool,
+    /// `(root, message)` of every tree that failed.
+    pub failures: Vec<(u32, String)>,
+}
+
+/// `count` random roots with degree > 0, reproducible from `seed`.
+pub fn pick_roots(g: &Graph<u32>, count: usize, seed: u64) -> Vec<u32> {
+    crate::gpu::bench::pick_roots(g.csr(), count, seed)
+}
+
+/// Input tuples `(u, v)` with `u` reached (then `v` is too: the graph is undirected).
+fn count_nedge(edges: &EdgeList<u32>, parents: &[u32]) -> u64 {
+    use rayon::prelude::*;
+    edges
+        .edges
+        .par_iter()
+        .filter(|[u, _]| parents.get(*u as usize).is_some_and(|&p| p != UNREACHED))
+        .count() as u64
+}
+
+/// Runs kernel 2 from `cfg.roots` random roots with `bfs`, validates every tree
+/// and gathers the statistics. Backend errors end the run (`Err`); validation
+/// failures are recorded in the report.
+pub fn run<F>(
+    cfg: &Graph500Config,
+    g: &Graph500Graph,
+    backend: &str,
+    mut bfs: F,
+) -> Result<Graph500Report>
+where
+    F: FnMut(u32) -> Result<BfsRun>,
+{
+    let roots = pick_roots(&g.graph, cfg.roots, cfg.seed);
+    if roots.is_empty() {
+        return Err(Error::InvalidArgument(
+            "the graph has no vertex with degree > 0".into(),
+        ));
+    }
+    let csr = g.graph.csr();
+    let mut results = Vec::with_capacity(roots.len());
+    let mut failures = Vec::new();
+    let mut validation_time = 0.0;
+    for &root in &roots {
+        let r = bfs(root)?;
+        let t = Instant::now();
+        let check = validate_bfs_tree(csr, root, &r.parents, r.levels.as_deref());
+        validation_time += t.elapsed().as_secs_f64();
+        let nedge = count_nedge(&g.edges, &r.parents);
+        if let Err(msg) = &check {
+            failures.push((root, msg.clone()));
+        }
+        let reached = r.parents.iter().filter(|&&p| p != UNREACHED).count() as u64;
+        let teps = if r.seconds > 0.0 {
+            nedge as f64 / r.seconds
+        } else {
+            0.0
+        };
+        results.push(RootResult {
+            root,
+            seconds: r.seconds,
+            device_seconds: r.device_seconds,
+            nedge,
+            reached,
+            teps,
+            validation_error: check.err(),
+        });
+    }
+    let col = |f: fn(&RootResult) -> f64| results.iter().map(f).collect::<Vec<f64>>();
+    Ok(Graph500Report {
+        config: cfg.clone(),
+        backend: backend.to_string(),
+        vertices: g.graph.num_vertices() as u64,
+        csr_entries: g.graph.num_edges(),
+        input_edges: g.edges.edges.len() as u64,
+        generation_time: g.generation_time,
+        construction_time: g.construction_time,
+        bfs_time: Stats::of(&col(|r| r.seconds), false),
+        nedge: Stats::of(&col(|r| r.nedge as f64), false),
+        teps: Stats::of(&col(|r| r.teps), true),
+        roots: results,
+        validation_time,
+        valid: failures.is_empty(),
+        failures,
+    })
+}
+
+impl Graph500Report {
+    /// The Graph500 output block (`key: value` lines, as the reference prints).
+    pub fn output_block(&self) -> String {
+        let mut s = String::new();
+        let mut kv = |k: &str, v: String| {
+            s.push_str(&format!("{k}: {v}\n"));
+        };
+        kv("SCALE", self.config.scale.to_string());
+        kv("edgefactor", self.config.edgefactor.to_string());
+        kv("NBFS", self.roots.len().to_string());
+        kv("graph_generation", format!("{:.6e}", self.generation_time));
+        kv("num_mpi_processes", "1".into());
+        kv(
+            "construction_time",
+            format!("{:.6e}", self.construction_time),
+        );
+        let mut block = |name: &str, st: &Stats| {
+            kv(&format!("min_{name}"), format!("{:.6e}", st.min));
+            kv(
+                &format!("firstquartile_{name}"),
+                format!("{:.6e}", st.firstquartile),
+            );
+            kv(&format!("median_{name}"), format!("{:.6e}", st.median));
+            kv(
+                &format!("thirdquartile_{name}"),
+                format!("{:.6e}", st.thirdquartile),
+            );
+            kv(&format!("max_{name}"), format!("{:.6e}", st.max));
+            match (st.harmonic_mean, st.harmonic_stddev) {
+                (Some(hm), Some(hs)) => {
+                    kv(&format!("harmonic_mean_{name}"), format!("{hm:.6e}"));
+                    kv(&format!("harmonic_stddev_{name}"), format!("{hs:.6e}"));
+                }
+                _ => {
+                    kv(&format!("mean_{name}"), format!("{:.6e}", st.mean));
+                    kv(&format!("stddev_{name}"), format!("{:.6e}", st.stddev));
+                }
+            }
+        };
+        block("time", &self.bfs_time);
+        block("nedge", &self.nedge);
+        block("TEPS", &self.teps);
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stats_match_the_reference_definitions() {
+        let s = Stats::of(&[4.0, 1.0, 3.0, 2.0], true);
+        assert_eq!((s.min, s.max), (1.0, 4.0));
+        assert_eq!(s.median, 2.5);
+        assert_eq!(s.firstquartile, 1.5);
+        assert_eq!(s.thirdquartile, 3.5);
+        let hm = 4.0 / (1.0 + 0.5 + 1.0 / 3.0 + 0.25);
+        assert!((s.harmonic_mean.unwrap() - hm).abs() < 1e-12);
+        assert_eq!(Stats::of(&[], true), Stats::default());
+        assert_eq!(Stats::of(&[5.0], false).median, 5.0);
+    }
+}
