@@ -18,6 +18,13 @@ rm -rf bundle
 mkdir -p bundle
 cp target/release/vertex-gpu-bench target/release/vertex target/release/vertex-apsp-bench bundle/
 strip bundle/vertex-gpu-bench bundle/vertex bundle/vertex-apsp-bench
+# A build with VERTEX_SKIP_PTX (or without nightly) has no kernels: refuse to ship it.
+for b in vertex vertex-gpu-bench; do
+    if ! grep -q vx_bfs_balanced "bundle/$b" || ! grep -q bfs_balanced_level "bundle/$b"; then
+        echo "gpu-bundle: bundle/$b carries no PTX (built with VERTEX_SKIP_PTX or without nightly?)" >&2
+        exit 1
+    fi
+done
 # The CPU peer (gapbs), built here from ../shared/peers/gapbs for `vertex bench-cpu`.
 GAPBS_SRC=$(cd .. && pwd)/shared/peers/gapbs
 if [ -d "$GAPBS_SRC" ]; then

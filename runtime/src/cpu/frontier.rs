@@ -107,11 +107,14 @@ impl Bitmap {
         self.words[w].load(Ordering::Relaxed)
     }
 
-    /// Clears the whole word holding `i` (cheap sparse clearing when every set bit
-    /// of that word is being cleared anyway).
+    /// Word `w`, cleared.
     #[inline]
-    pub fn clear_word_of(&self, i: u32) {
-        self.words[i as usize / 64].store(0, Ordering::Relaxed);
+    pub fn take_word(&self, w: usize) -> u64 {
+        let v = self.words[w].load(Ordering::Relaxed);
+        if v != 0 {
+            self.words[w].store(0, Ordering::Relaxed);
+        }
+        v
     }
 
     /// Sets every id in `queue`.
@@ -173,13 +176,28 @@ impl Queue {
         self.tail.store(0, Ordering::Release);
     }
 
-    /// Appends the set bits of `bits` (in parallel, order unspecified).
+    /// Appends the set bits of `bits`: ascending within each block of words, so a
+    /// frontier built this way is walked in (nearly) memory order.
     pub fn fill_from_bitmap(&self, bits: &Bitmap) {
-        (0..bits.num_words())
-            .into_par_iter()
-            .with_min_len(64)
-            .fold(LocalIds::default, |mut buf, wi| {
-                let mut w = bits.word(wi);
+        self.fill(bits, false);
+    }
+
+    /// As [`Self::fill_from_bitmap`], clearing `bits` on the way (one pass).
+    pub fn take_from_bitmap(&self, bits: &Bitmap) {
+        self.fill(bits, true);
+    }
+
+    fn fill(&self, bits: &Bitmap, take: bool) {
+        const BLOCK: usize = 256;
+        let nw = bits.num_words();
+        (0..nw.div_ceil(BLOCK)).into_par_iter().for_each(|blk| {
+            let mut buf = LocalIds::default();
+            for wi in blk * BLOCK..((blk + 1) * BLOCK).min(nw) {
+                let mut w = if take {
+                    bits.take_word(wi)
+                } else {
+                    bits.word(wi)
+                };
                 while w != 0 {
                     let i = wi * 64 + w.trailing_zeros() as usize;
                     w &= w - 1;
@@ -187,9 +205,9 @@ impl Queue {
                         buf.push(self, i as u32);
                     }
                 }
-                buf
-            })
-            .for_each(|mut buf| buf.flush(self));
+            }
+            buf.flush(self);
+        });
     }
 }
 

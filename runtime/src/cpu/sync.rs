@@ -194,9 +194,9 @@ fn run_in_pool<P: VertexProgram>(
                     unique.is_none().then_some(&dedup),
                 );
                 if unique.is_none() {
-                    next.ids().par_iter().with_min_len(1024).for_each(|v| {
-                        dedup.clear_word_of(v.load(Ordering::Relaxed));
-                    });
+                    // The de-duplicated arrivals, in memory order (locality matters
+                    // for the many rounds of weighted programs).
+                    next.take_from_bitmap(&dedup);
                 }
                 std::mem::swap(&mut cur, &mut next);
                 next.reset();
@@ -250,9 +250,9 @@ fn combine<P: VertexProgram>(old: P::State, new: P::State) -> P::State {
     }
 }
 
-/// One top-down round: `frontier` → `next`. `dedup`, when given, drops repeated
-/// arrivals at one vertex; without it the caller guarantees each vertex changes at
-/// most once.
+/// One top-down round: `frontier` → `next`. With `dedup`, arrivals only set bits
+/// there (repeats dropped) and the caller builds `next` from it; without it the
+/// caller guarantees each vertex changes at most once and `next` is filled here.
 fn push_round<P: VertexProgram>(
     g: &Graph<P::Weight>,
     cells: &[<P::State as AtomicState>::Atomic],
@@ -303,9 +303,16 @@ fn push_round<P: VertexProgram>(
                     let old = P::State::fetch_combine(cell, P::COMBINE, cand, P::combine);
                     if combine::<P>(old, cand) != old {
                         c.updates += 1;
-                        if dedup.is_none_or(|d| d.insert(v)) {
-                            c.scout += offsets[v as usize + 1] - offsets[v as usize];
-                            buf.push(next, v);
+                        match dedup {
+                            None => {
+                                c.scout += offsets[v as usize + 1] - offsets[v as usize];
+                                buf.push(next, v);
+                            }
+                            Some(d) => {
+                                if d.insert(v) {
+                                    c.scout += offsets[v as usize + 1] - offsets[v as usize];
+                                }
+                            }
                         }
                     }
                 }
