@@ -107,6 +107,44 @@ fn from_tiles<T: Copy + Send + Sync, const B: usize>(tiles: &[T], dst: &mut [T],
     });
 }
 
+/// Next hops and hop counts of one tile, kept side by side with its values.
+///
+/// Why hop counts: blocked FW lets `d[i][k] ⊗ d[k][j]` use a `k → j` path that
+/// already runs through `i` (phase 2 finished the whole block first). With a
+/// zero-weight cycle that detour ties with the direct path, and taking the
+/// detour's next hop makes the next-hop walk circle forever. Comparing
+/// `(value, hops)` lexicographically breaks every tie towards the path with fewer
+/// edges, so each step of the walk strictly shortens the rest: it always ends.
+struct PathTile<'a> {
+    next: &'a mut [u32],
+    hops: &'a mut [u32],
+}
+
+/// Hop count of "no path" (never compared: ties need a finite value).
+const NO_HOPS: u32 = u32::MAX;
+
+/// `cand` (with `ch` edges) beats `cur` (with `h` edges): strictly better value,
+/// or the same value on fewer edges.
+#[inline(always)]
+fn better<S: Semiring>(cand: S::T, ch: u32, cur: S::T, h: u32) -> bool {
+    S::improves(cand, cur) || (cand == cur && ch < h)
+}
+
+/// Initial hop counts from the initial next hops: 0 on the diagonal, 1 on an edge.
+fn initial_hops(next: &[u32], n: usize) -> Vec<u32> {
+    (0..n * n)
+        .map(|p| {
+            if p / n == p % n {
+                0
+            } else if next[p] == NO_HOP {
+                NO_HOPS
+            } else {
+                1
+            }
+        })
+        .collect()
+}
+
 fn blocked_b<S: Semiring, const B: usize>(m: &mut DistMatrix<S::T>, next: Option<&mut [u32]>) {
     let n = m.n();
     if n == 0 {
@@ -116,42 +154,56 @@ fn blocked_b<S: Semiring, const B: usize>(m: &mut DistMatrix<S::T>, next: Option
     let bb = B * B;
     let mut d = to_tiles::<_, B>(m.as_slice(), n, S::zero());
     let path = next.is_some();
-    let mut nx = match &next {
-        Some(x) => to_tiles::<_, B>(x, n, NO_HOP),
-        None => Vec::new(),
+    let (mut nx, mut hx) = match &next {
+        Some(x) => (
+            to_tiles::<_, B>(x, n, NO_HOP),
+            to_tiles::<_, B>(&initial_hops(x, n), n, NO_HOPS),
+        ),
+        None => (Vec::new(), Vec::new()),
     };
     let mut col = vec![S::zero(); nt * bb];
     let mut row = vec![S::zero(); nt * bb];
-    let mut ncol = if path {
-        vec![NO_HOP; nt * bb]
+    let (mut ncol, mut hcol, mut hrow) = if path {
+        (
+            vec![NO_HOP; nt * bb],
+            vec![NO_HOPS; nt * bb],
+            vec![NO_HOPS; nt * bb],
+        )
     } else {
-        Vec::new()
+        (Vec::new(), Vec::new(), Vec::new())
     };
     for kb in 0..nt {
         // Phase 1: the diagonal tile.
         let di = (kb * nt + kb) * bb;
-        {
-            let (dt, nd) = (&mut d[di..di + bb], nx.get_mut(di..di + bb));
-            diag_tile::<S, B>(dt, nd);
+        if path {
+            let t = PathTile {
+                next: &mut nx[di..di + bb],
+                hops: &mut hx[di..di + bb],
+            };
+            diag_tile_path::<S, B>(&mut d[di..di + bb], t);
+        } else {
+            diag_tile::<S, B>(&mut d[di..di + bb]);
         }
         let diag: Vec<S::T> = d[di..di + bb].to_vec();
-        let ndiag: Vec<u32> = if path {
-            nx[di..di + bb].to_vec()
+        let (ndiag, hdiag): (Vec<u32>, Vec<u32>) = if path {
+            (nx[di..di + bb].to_vec(), hx[di..di + bb].to_vec())
         } else {
-            Vec::new()
+            (Vec::new(), Vec::new())
         };
         // Phase 2: row kb and column kb.
         let on_cross = |t: usize| (t / nt == kb) != (t % nt == kb);
         if path {
             d.par_chunks_mut(bb)
                 .zip(nx.par_chunks_mut(bb))
+                .zip(hx.par_chunks_mut(bb))
                 .enumerate()
                 .filter(|(t, _)| on_cross(*t))
-                .for_each(|(t, (c, nc))| {
+                .for_each(|(t, ((c, next), hops))| {
+                    let pt = PathTile { next, hops };
                     if t / nt == kb {
-                        row_tile::<S, B, true>(c, nc, &diag, &ndiag);
+                        row_tile_path::<S, B>(c, pt, &diag, &ndiag, &hdiag);
                     } else {
-                        col_tile::<S, B, true>(c, nc, &diag);
+                        col_tile_path::<S, B>(c, pt, &diag, &hdiag);
                     }
                 });
         } else {
@@ -160,34 +212,38 @@ fn blocked_b<S: Semiring, const B: usize>(m: &mut DistMatrix<S::T>, next: Option
                 .filter(|(t, _)| on_cross(*t))
                 .for_each(|(t, c)| {
                     if t / nt == kb {
-                        row_tile::<S, B, false>(c, &mut [], &diag, &[]);
+                        row_tile::<S, B>(c, &diag);
                     } else {
-                        col_tile::<S, B, false>(c, &mut [], &diag);
+                        col_tile::<S, B>(c, &diag);
                     }
                 });
         }
         // Phase 3: everything else, from copies of column kb and row kb.
         for t in 0..nt {
-            col[t * bb..(t + 1) * bb].copy_from_slice(&d[(t * nt + kb) * bb..][..bb]);
-            row[t * bb..(t + 1) * bb].copy_from_slice(&d[(kb * nt + t) * bb..][..bb]);
+            let (ct, rt) = ((t * nt + kb) * bb, (kb * nt + t) * bb);
+            col[t * bb..(t + 1) * bb].copy_from_slice(&d[ct..][..bb]);
+            row[t * bb..(t + 1) * bb].copy_from_slice(&d[rt..][..bb]);
             if path {
-                ncol[t * bb..(t + 1) * bb].copy_from_slice(&nx[(t * nt + kb) * bb..][..bb]);
+                ncol[t * bb..(t + 1) * bb].copy_from_slice(&nx[ct..][..bb]);
+                hcol[t * bb..(t + 1) * bb].copy_from_slice(&hx[ct..][..bb]);
+                hrow[t * bb..(t + 1) * bb].copy_from_slice(&hx[rt..][..bb]);
             }
         }
         let off_cross = |t: usize| t / nt != kb && t % nt != kb;
         if path {
             d.par_chunks_mut(bb)
                 .zip(nx.par_chunks_mut(bb))
+                .zip(hx.par_chunks_mut(bb))
                 .enumerate()
                 .filter(|(t, _)| off_cross(*t))
-                .for_each(|(t, (c, nc))| {
+                .for_each(|(t, ((c, next), hops))| {
                     let (ti, tj) = (t / nt, t % nt);
+                    let (a, b) = (ti * bb..(ti + 1) * bb, tj * bb..(tj + 1) * bb);
                     mul_tile_path::<S, B>(
                         c,
-                        nc,
-                        &col[ti * bb..][..bb],
-                        &row[tj * bb..][..bb],
-                        &ncol[ti * bb..][..bb],
+                        PathTile { next, hops },
+                        (&col[a.clone()], &hcol[a.clone()], &ncol[a]),
+                        (&row[b.clone()], &hrow[b]),
                     );
                 });
         } else {
@@ -207,7 +263,7 @@ fn blocked_b<S: Semiring, const B: usize>(m: &mut DistMatrix<S::T>, next: Option
 }
 
 /// Phase 1: plain FW inside one tile.
-fn diag_tile<S: Semiring, const B: usize>(c: &mut [S::T], mut nc: Option<&mut [u32]>) {
+fn diag_tile<S: Semiring, const B: usize>(c: &mut [S::T]) {
     for k in 0..B {
         let rk: [S::T; B] = row_copy::<S::T, B>(&c[k * B..]);
         for i in 0..B {
@@ -215,17 +271,29 @@ fn diag_tile<S: Semiring, const B: usize>(c: &mut [S::T], mut nc: Option<&mut [u
             if S::is_zero(a) {
                 continue;
             }
-            let nik = nc.as_ref().map_or(NO_HOP, |x| x[i * B + k]);
-            let ci = &mut c[i * B..(i + 1) * B];
+            for (cij, &bkj) in c[i * B..(i + 1) * B].iter_mut().zip(&rk) {
+                *cij = S::add(*cij, S::mul(a, bkj));
+            }
+        }
+    }
+}
+
+/// Phase 1 with next hops.
+fn diag_tile_path<S: Semiring, const B: usize>(c: &mut [S::T], p: PathTile) {
+    for k in 0..B {
+        let rk: [S::T; B] = row_copy::<S::T, B>(&c[k * B..]);
+        let hk: [u32; B] = row_copy::<u32, B>(&p.hops[k * B..]);
+        for i in 0..B {
+            let a = c[i * B + k];
+            if S::is_zero(a) {
+                continue;
+            }
+            let (ha, nik) = (p.hops[i * B + k], p.next[i * B + k]);
             for j in 0..B {
-                let cand = S::mul(a, rk[j]);
-                if let Some(x) = nc.as_deref_mut() {
-                    if S::improves(cand, ci[j]) {
-                        ci[j] = cand;
-                        x[i * B + j] = nik;
-                    }
-                } else {
-                    ci[j] = S::add(ci[j], cand);
+                let (cand, ch) = (S::mul(a, rk[j]), ha.saturating_add(hk[j]));
+                let x = i * B + j;
+                if better::<S>(cand, ch, c[x], p.hops[x]) {
+                    (c[x], p.hops[x], p.next[x]) = (cand, ch, nik);
                 }
             }
         }
@@ -233,12 +301,7 @@ fn diag_tile<S: Semiring, const B: usize>(c: &mut [S::T], mut nc: Option<&mut [u
 }
 
 /// Phase 2, a tile in row `kb`: `c[i][j] ⊕= D[i][k] ⊗ c[k][j]`, `k` in order.
-fn row_tile<S: Semiring, const B: usize, const P: bool>(
-    c: &mut [S::T],
-    nc: &mut [u32],
-    diag: &[S::T],
-    ndiag: &[u32],
-) {
+fn row_tile<S: Semiring, const B: usize>(c: &mut [S::T], diag: &[S::T]) {
     for k in 0..B {
         let rk: [S::T; B] = row_copy::<S::T, B>(&c[k * B..]);
         for i in 0..B {
@@ -246,16 +309,35 @@ fn row_tile<S: Semiring, const B: usize, const P: bool>(
             if S::is_zero(a) {
                 continue;
             }
-            let ci = &mut c[i * B..(i + 1) * B];
+            for (cij, &bkj) in c[i * B..(i + 1) * B].iter_mut().zip(&rk) {
+                *cij = S::add(*cij, S::mul(a, bkj));
+            }
+        }
+    }
+}
+
+/// Phase 2 row tile with next hops: an improvement takes the diagonal's `i → k` hop.
+fn row_tile_path<S: Semiring, const B: usize>(
+    c: &mut [S::T],
+    p: PathTile,
+    diag: &[S::T],
+    ndiag: &[u32],
+    hdiag: &[u32],
+) {
+    for k in 0..B {
+        let rk: [S::T; B] = row_copy::<S::T, B>(&c[k * B..]);
+        let hk: [u32; B] = row_copy::<u32, B>(&p.hops[k * B..]);
+        for i in 0..B {
+            let a = diag[i * B + k];
+            if S::is_zero(a) {
+                continue;
+            }
+            let (ha, nik) = (hdiag[i * B + k], ndiag[i * B + k]);
             for j in 0..B {
-                let cand = S::mul(a, rk[j]);
-                if P {
-                    if S::improves(cand, ci[j]) {
-                        ci[j] = cand;
-                        nc[i * B + j] = ndiag[i * B + k];
-                    }
-                } else {
-                    ci[j] = S::add(ci[j], cand);
+                let (cand, ch) = (S::mul(a, rk[j]), ha.saturating_add(hk[j]));
+                let x = i * B + j;
+                if better::<S>(cand, ch, c[x], p.hops[x]) {
+                    (c[x], p.hops[x], p.next[x]) = (cand, ch, nik);
                 }
             }
         }
@@ -263,11 +345,7 @@ fn row_tile<S: Semiring, const B: usize, const P: bool>(
 }
 
 /// Phase 2, a tile in column `kb`: `c[i][j] ⊕= c[i][k] ⊗ D[k][j]`, `k` in order.
-fn col_tile<S: Semiring, const B: usize, const P: bool>(
-    c: &mut [S::T],
-    nc: &mut [u32],
-    diag: &[S::T],
-) {
+fn col_tile<S: Semiring, const B: usize>(c: &mut [S::T], diag: &[S::T]) {
     for k in 0..B {
         let dk = &diag[k * B..(k + 1) * B];
         for i in 0..B {
@@ -275,17 +353,33 @@ fn col_tile<S: Semiring, const B: usize, const P: bool>(
             if S::is_zero(a) {
                 continue;
             }
-            let nik = if P { nc[i * B + k] } else { NO_HOP };
-            let ci = &mut c[i * B..(i + 1) * B];
+            for (cij, &dkj) in c[i * B..(i + 1) * B].iter_mut().zip(dk) {
+                *cij = S::add(*cij, S::mul(a, dkj));
+            }
+        }
+    }
+}
+
+/// Phase 2 column tile with next hops: an improvement takes the tile's `i → k` hop.
+fn col_tile_path<S: Semiring, const B: usize>(
+    c: &mut [S::T],
+    p: PathTile,
+    diag: &[S::T],
+    hdiag: &[u32],
+) {
+    for k in 0..B {
+        let (dk, hk) = (&diag[k * B..(k + 1) * B], &hdiag[k * B..(k + 1) * B]);
+        for i in 0..B {
+            let a = c[i * B + k];
+            if S::is_zero(a) {
+                continue;
+            }
+            let (ha, nik) = (p.hops[i * B + k], p.next[i * B + k]);
             for j in 0..B {
-                let cand = S::mul(a, dk[j]);
-                if P {
-                    if S::improves(cand, ci[j]) {
-                        ci[j] = cand;
-                        nc[i * B + j] = nik;
-                    }
-                } else {
-                    ci[j] = S::add(ci[j], cand);
+                let (cand, ch) = (S::mul(a, dk[j]), ha.saturating_add(hk[j]));
+                let x = i * B + j;
+                if better::<S>(cand, ch, c[x], p.hops[x]) {
+                    (c[x], p.hops[x], p.next[x]) = (cand, ch, nik);
                 }
             }
         }
@@ -298,29 +392,27 @@ fn row_copy<T: Copy, const B: usize>(s: &[T]) -> [T; B] {
 }
 
 /// Phase 3 with next hops: `c[i][j] ⊕= a[i][k] ⊗ b[k][j]`; an improvement takes
-/// the next hop of `i → k` (from the column tile).
+/// the next hop of `i → k` (from the column tile). `a` is (values, hops, next
+/// hops) of the column tile, `b` (values, hops) of the row tile.
 fn mul_tile_path<S: Semiring, const B: usize>(
     c: &mut [S::T],
-    nc: &mut [u32],
-    a: &[S::T],
-    b: &[S::T],
-    na: &[u32],
+    p: PathTile,
+    a: (&[S::T], &[u32], &[u32]),
+    b: (&[S::T], &[u32]),
 ) {
     for i in 0..B {
-        let ci = &mut c[i * B..(i + 1) * B];
-        let ni = &mut nc[i * B..(i + 1) * B];
         for k in 0..B {
-            let aik = a[i * B + k];
+            let aik = a.0[i * B + k];
             if S::is_zero(aik) {
                 continue;
             }
-            let hop = na[i * B + k];
-            let bk = &b[k * B..(k + 1) * B];
+            let (ha, hop) = (a.1[i * B + k], a.2[i * B + k]);
             for j in 0..B {
-                let cand = S::mul(aik, bk[j]);
-                if S::improves(cand, ci[j]) {
-                    ci[j] = cand;
-                    ni[j] = hop;
+                let kj = k * B + j;
+                let (cand, ch) = (S::mul(aik, b.0[kj]), ha.saturating_add(b.1[kj]));
+                let x = i * B + j;
+                if better::<S>(cand, ch, c[x], p.hops[x]) {
+                    (c[x], p.hops[x], p.next[x]) = (cand, ch, hop);
                 }
             }
         }
