@@ -20,7 +20,8 @@ cp target/release/vertex-gpu-bench target/release/vertex target/release/vertex-a
 strip bundle/vertex-gpu-bench bundle/vertex bundle/vertex-apsp-bench
 # A build with VERTEX_SKIP_PTX (or without nightly) has no kernels: refuse to ship it.
 for b in vertex vertex-gpu-bench; do
-    if ! grep -q vx_bfs_balanced "bundle/$b" || ! grep -q bfs_balanced_level "bundle/$b"; then
+    if ! grep -q vx_bfs_balanced "bundle/$b" || ! grep -q bfs_balanced_level "bundle/$b" \
+        || ! grep -q vx_bfs_bottom_up "bundle/$b" || ! grep -q bfs_td_relax "bundle/$b"; then
         echo "gpu-bundle: bundle/$b carries no PTX (built with VERTEX_SKIP_PTX or without nightly?)" >&2
         exit 1
     fi
@@ -31,6 +32,11 @@ if [ -d "$GAPBS_SRC" ]; then
     rm -rf target/gapbs && cp -r "$GAPBS_SRC" target/gapbs
     make -C target/gapbs -j2 bfs sssp >/dev/null
     mkdir -p bundle/gapbs && cp target/gapbs/bfs target/gapbs/sssp bundle/gapbs/
+fi
+# The GPU peer (Gunrock kit: sources + vendored deps, built on the device by its build.sh).
+GUNROCK_SRC=$(cd .. && pwd)/shared/peers/gunrock
+if [ -d "$GUNROCK_SRC" ]; then
+    cp -r "$GUNROCK_SRC" bundle/gunrock && chmod -R u+w bundle/gunrock
 fi
 cp "$PTX" bundle/kernels.ptx
 cp scripts/gpu-run.sh bundle/

@@ -42,6 +42,10 @@ impl Program for Bfs {
     fn combine(slot: &AtomicU32, cand: u32) -> bool {
         combine::store_if_unset::<u32>(slot, UNREACHED, cand)
     }
+    #[inline(always)]
+    fn improves(level: u32, _cand: u32) -> bool {
+        level == UNREACHED
+    }
 }
 
 /// BFS with the atomic-min combine.
@@ -67,5 +71,9 @@ impl Program for BfsAtomicMin {
     #[inline(always)]
     fn combine(slot: &AtomicU32, cand: u32) -> bool {
         combine::min::<u32>(slot, cand)
+    }
+    #[inline(always)]
+    fn improves(level: u32, cand: u32) -> bool {
+        cand < level
     }
 }

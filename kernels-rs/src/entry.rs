@@ -20,6 +20,7 @@
 //! flags) for the duration of the call, device or host memory as appropriate, and
 //! `offsets` must describe a valid CSR over `targets` (checked on upload).
 
+use crate::direction;
 use crate::frontier::{Flags, Frontier, Implicit};
 use crate::program::Program;
 use crate::skeleton::{self, CsrView, Level, LevelFlags};
@@ -359,6 +360,254 @@ macro_rules! sv_kernel {
                     max_edge_count,
                     sv,
                     nchunks,
+                )
+            }
+        }
+    };
+}
+
+/// Words of a one-bit-per-vertex bitmap over `n` vertices.
+#[inline(always)]
+pub fn bitmap_words(n: u64) -> u64 {
+    n.div_ceil(32)
+}
+
+/// # Safety
+/// `ptr` valid for [`bitmap_words`]`(n)` words, accessed only atomically.
+#[inline(always)]
+unsafe fn bitmap<'a>(ptr: *mut u32, n: u64) -> direction::Bitmap<'a> {
+    direction::Bitmap {
+        // SAFETY: forwarded contract.
+        words: unsafe { u32::atomics_from_raw(ptr, bitmap_words(n) as usize) },
+    }
+}
+
+/// Top-down step 1 ([`direction::td_chunks`]): frontier bitmap → chunk work list.
+///
+/// # Safety
+/// See the module docs; `frontier` holds `bitmap_words(n)` words, `chunks`
+/// `capacity ≥ direction::chunk_capacity(n, m, chunk)` slots, `ctl`
+/// `direction::CTL_WORDS` counters.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn td_chunks(
+    t: ThreadCtx,
+    n: u64,
+    offsets: *const u64,
+    frontier: *mut u32,
+    chunk: u64,
+    chunks: *mut u64,
+    capacity: u64,
+    ctl: *mut u64,
+) {
+    // SAFETY: caller's contract.
+    unsafe {
+        direction::td_chunks(
+            t,
+            slice(offsets, n as usize + 1),
+            bitmap(frontier, n),
+            chunk,
+            u64::atomics_from_raw(chunks, capacity as usize),
+            u64::atomics_from_raw(ctl, direction::CTL_WORDS),
+        )
+    }
+}
+
+/// Top-down step 2 ([`direction::TopDown::relax`]).
+///
+/// # Safety
+/// As [`td_chunks`], plus the CSR/weights/state/parents contract of the module
+/// docs; `next` holds `bitmap_words(n)` words.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn td_relax<P: Program>(
+    t: ThreadCtx,
+    n: u64,
+    m: u64,
+    offsets: *const u64,
+    targets: *const u32,
+    weights: *const P::Weight,
+    state: *mut P::State,
+    parents: *mut u32,
+    chunks: *const u64,
+    capacity: u64,
+    chunk: u64,
+    next: *mut u32,
+    ctl: *mut u64,
+    iter: u32,
+) {
+    let (n_, m_) = (n as usize, m as usize);
+    // SAFETY: caller's contract.
+    let td = unsafe {
+        direction::TopDown::<P> {
+            graph: CsrView {
+                offsets: slice(offsets, n_ + 1),
+                targets: slice(targets, m_),
+            },
+            weights: slice(weights, m_),
+            state: P::State::atomics_from_raw(state, n_),
+            parents: opt_u32_cells(parents, n_),
+            chunks: slice(chunks, capacity as usize),
+            chunk,
+            next: bitmap(next, n),
+            ctl: u64::atomics_from_raw(ctl, direction::CTL_WORDS),
+            iter,
+        }
+    };
+    td.relax(t)
+}
+
+/// A bottom-up level ([`direction::BottomUp::run`]).
+///
+/// # Safety
+/// See the module docs; `in_offsets`/`in_sources` are a valid CSR of the in-edges
+/// (`n + 1`, `m_in`), `out_offsets` `n + 1` offsets, `frontier`/`next`
+/// `bitmap_words(n)` words each, `candidate` one state (the uniform candidate, in
+/// memory so that one kernel signature serves every state type).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn bottom_up<P: Program>(
+    t: ThreadCtx,
+    n: u64,
+    m_in: u64,
+    in_offsets: *const u64,
+    in_sources: *const u32,
+    out_offsets: *const u64,
+    state: *mut P::State,
+    parents: *mut u32,
+    frontier: *mut u32,
+    next: *mut u32,
+    candidate: *const P::State,
+    ctl: *mut u64,
+) {
+    let n_ = n as usize;
+    // SAFETY: caller's contract.
+    let bu = unsafe {
+        direction::BottomUp::<P> {
+            incoming: CsrView {
+                offsets: slice(in_offsets, n_ + 1),
+                targets: slice(in_sources, m_in as usize),
+            },
+            out_offsets: slice(out_offsets, n_ + 1),
+            state: P::State::atomics_from_raw(state, n_),
+            parents: opt_u32_cells(parents, n_),
+            frontier: bitmap(frontier, n),
+            next: bitmap(next, n),
+            candidate: slice(candidate, 1)[0],
+            ctl: u64::atomics_from_raw(ctl, direction::CTL_WORDS),
+        }
+    };
+    bu.run(t)
+}
+
+/// Defines a program's direction-optimizing kernels (see [`crate::direction`]):
+///
+/// * `td_chunks(n, offsets, frontier, chunk, chunks, capacity, ctl)`
+/// * `td_relax(n, m, offsets, targets, weights, state, parents, chunks, capacity,
+///   chunk, next, ctl, iter)`
+/// * `bottom_up(n, m_in, in_offsets, in_sources, out_offsets, state, parents,
+///   frontier, next, candidate, ctl)`
+///
+/// ```ignore
+/// kernels_rs::direction_kernels!(my_crate::Bfs => bfs_td_chunks, bfs_td_relax, bfs_bottom_up);
+/// ```
+#[macro_export]
+macro_rules! direction_kernels {
+    ($prog:ty => $chunks:ident, $relax:ident, $bottom_up:ident) => {
+        #[cfg(target_arch = "nvptx64")]
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn $chunks(
+            n: u64,
+            offsets: *const u64,
+            frontier: *mut u32,
+            chunk: u64,
+            chunks: *mut u64,
+            capacity: u64,
+            ctl: *mut u64,
+        ) {
+            // SAFETY: the host launches with buffers matching the documented contract.
+            unsafe {
+                $crate::entry::td_chunks(
+                    $crate::ThreadCtx::current(),
+                    n,
+                    offsets,
+                    frontier,
+                    chunk,
+                    chunks,
+                    capacity,
+                    ctl,
+                )
+            }
+        }
+
+        #[cfg(target_arch = "nvptx64")]
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn $relax(
+            n: u64,
+            m: u64,
+            offsets: *const u64,
+            targets: *const u32,
+            weights: *const <$prog as $crate::Program>::Weight,
+            state: *mut <$prog as $crate::Program>::State,
+            parents: *mut u32,
+            chunks: *const u64,
+            capacity: u64,
+            chunk: u64,
+            next: *mut u32,
+            ctl: *mut u64,
+            iter: u32,
+        ) {
+            // SAFETY: the host launches with buffers matching the documented contract.
+            unsafe {
+                $crate::entry::td_relax::<$prog>(
+                    $crate::ThreadCtx::current(),
+                    n,
+                    m,
+                    offsets,
+                    targets,
+                    weights,
+                    state,
+                    parents,
+                    chunks,
+                    capacity,
+                    chunk,
+                    next,
+                    ctl,
+                    iter,
+                )
+            }
+        }
+
+        #[cfg(target_arch = "nvptx64")]
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn $bottom_up(
+            n: u64,
+            m_in: u64,
+            in_offsets: *const u64,
+            in_sources: *const u32,
+            out_offsets: *const u64,
+            state: *mut <$prog as $crate::Program>::State,
+            parents: *mut u32,
+            frontier: *mut u32,
+            next: *mut u32,
+            candidate: *const <$prog as $crate::Program>::State,
+            ctl: *mut u64,
+        ) {
+            // SAFETY: the host launches with buffers matching the documented contract.
+            unsafe {
+                $crate::entry::bottom_up::<$prog>(
+                    $crate::ThreadCtx::current(),
+                    n,
+                    m_in,
+                    in_offsets,
+                    in_sources,
+                    out_offsets,
+                    state,
+                    parents,
+                    frontier,
+                    next,
+                    candidate,
+                    ctl,
                 )
             }
         }

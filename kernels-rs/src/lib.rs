@@ -33,6 +33,7 @@
 pub mod apsp;
 pub mod bfs;
 pub mod combine;
+pub mod direction;
 pub mod entry;
 pub mod frontier;
 pub mod program;

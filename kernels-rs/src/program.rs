@@ -36,4 +36,9 @@ pub trait Program: 'static {
     /// whether the slot changed (which activates the target). See
     /// [`crate::combine`] for the building blocks (min, max, store-if-unset, CAS).
     fn combine(slot: &<Self::State as StateWord>::Atomic, candidate: Self::State) -> bool;
+
+    /// Whether `combine` would change a slot holding `current` (its non-atomic
+    /// test). The bottom-up kernel ([`crate::direction`]) uses it to skip vertices
+    /// the frontier's candidate cannot improve.
+    fn improves(current: Self::State, candidate: Self::State) -> bool;
 }

@@ -6,7 +6,7 @@
 
 use proptest::prelude::*;
 use runtime::generate::GenSpec;
-use runtime::gpu::program::emulate;
+use runtime::gpu::program::{emulate, emulate_direction};
 use runtime::gpu::{BfsKernel, ProgramOptions};
 use runtime::graph::{build, BuildOptions, EdgeList, Graph};
 use vertex_examples::programs::{bfs, cc, sssp, widest};
@@ -31,6 +31,15 @@ fn variants() -> Vec<(ProgramOptions, u32)> {
         4,
     )];
     for (mec, blocks) in [(1, 3), (7, 64), (16, 2)] {
+        v.push((
+            ProgramOptions {
+                kernel: BfsKernel::Direction,
+                max_edge_count: mec,
+                block_size: 32,
+                ..ProgramOptions::default()
+            },
+            blocks,
+        ));
         v.push((
             ProgramOptions {
                 kernel: BfsKernel::Balanced,
@@ -58,7 +67,42 @@ fn check_all(g: &Graph<u32>, gw: &Graph<u32>, src: u32) {
         assert_eq!(r.states, dist, "SSSP {o:?}");
         let r = emulate::<widest::Program>(gw.csr(), src, &o, blocks).unwrap();
         assert_eq!(r.states, wide, "widest {o:?}");
+        if o.kernel != BfsKernel::Direction {
+            continue;
+        }
+        // With the graph: bottom-up levels for BFS (in-edges known), parents.
+        let with_parents = ProgramOptions { parents: true, ..o };
+        let r = emulate_direction::<bfs::Program>(g, src, &with_parents, blocks).unwrap();
+        assert_eq!(r.states, levels, "BFS direction {o:?}");
+        let parents = r.parents.as_ref().unwrap();
+        runtime::validate::validate_bfs_tree(g.csr(), src, parents, Some(&r.states))
+            .unwrap_or_else(|e| panic!("BFS direction {o:?}: {e}"));
+        let r = emulate_direction::<cc::Program>(g, src, &o, blocks).unwrap();
+        assert_eq!(r.states, comps, "CC direction {o:?}");
+        let r = emulate_direction::<sssp::sssp::Program>(gw, src, &o, blocks).unwrap();
+        assert_eq!(r.states, dist, "SSSP direction {o:?}");
+        assert!(emulate_direction::<sssp::sssp::Program>(gw, src, &with_parents, blocks).is_err());
     }
+}
+
+#[test]
+fn bfs_direction_goes_bottom_up_on_kronecker() {
+    let g = generated("kron:10", false);
+    let src = (0..g.num_vertices() as u32)
+        .find(|&v| g.csr().degree(v) > 0)
+        .unwrap();
+    let o = ProgramOptions {
+        kernel: BfsKernel::Direction,
+        block_size: 64,
+        ..ProgramOptions::default()
+    };
+    let r = emulate_direction::<bfs::Program>(&g, src, &o, 8).unwrap();
+    assert_eq!(r.states, oracle::bfs_levels(g.csr(), src));
+    assert!(
+        r.directions.iter().any(|d| d.bottom_up),
+        "{:?}",
+        r.directions
+    );
 }
 
 #[test]

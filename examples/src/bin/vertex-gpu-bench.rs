@@ -16,8 +16,9 @@ use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 use runtime::generate::GenSpec;
 use runtime::gpu::bench::{self, BenchConfig};
+use runtime::gpu::direction::Pull;
 use runtime::gpu::{BfsCombine, BfsKernel, Device, GpuBfsOptions};
-use runtime::graph::{build, BuildOptions, Csr, EdgeList};
+use runtime::graph::{build, BuildOptions, Csr, EdgeList, Graph};
 use runtime::{oracle, validate};
 use vertex_examples::programs::bfs;
 
@@ -192,21 +193,38 @@ fn run(cli: Cli) -> Result<bool> {
             let files = bench::write_report(&report, &out)?;
             eprintln!("bench finished in {:.1} s", t.elapsed().as_secs_f64());
             println!(
-                "{:>5} {:>12} {:>12} {:>10} {:>10} {:>7}",
-                "scale", "balanced ms", "naive ms", "bal GTEPS", "nai GTEPS", "ratio"
+                "{:>5} {:>12} {:>12} {:>12} {:>10} {:>10} {:>10} {:>8} {:>8}",
+                "scale",
+                "direction ms",
+                "balanced ms",
+                "naive ms",
+                "dir GTEPS",
+                "bal GTEPS",
+                "nai GTEPS",
+                "dir/bal",
+                "bal/nai"
             );
-            for pair in report.scaling.chunks(2) {
-                if let [b, n] = pair {
+            for t in report.scaling.chunks(3) {
+                if let [b, n, d] = t {
                     println!(
-                        "{:>5} {:>12.3} {:>12.3} {:>10.3} {:>10.3} {:>6.2}x",
+                        "{:>5} {:>12.3} {:>12.3} {:>12.3} {:>10.3} {:>10.3} {:>10.3} {:>7.2}x {:>7.2}x",
                         b.scale,
+                        d.time_ms_median,
                         b.time_ms_median,
                         n.time_ms_median,
+                        d.gteps_hmean,
                         b.gteps_hmean,
                         n.gteps_hmean,
+                        d.gteps_hmean / b.gteps_hmean,
                         b.gteps_hmean / n.gteps_hmean
                     );
                 }
+            }
+            for s in &report.direction_sweep {
+                println!(
+                    "direction chunk {:>4}: {:8.3} GTEPS, median {:.3} ms, {:.1} bottom-up levels",
+                    s.max_edge_count, s.gteps_hmean, s.time_ms_median, s.bottom_up_levels_mean
+                );
             }
             for s in &report.sweep {
                 println!(
@@ -291,6 +309,19 @@ fn variants(full: bool) -> Vec<GpuBfsOptions> {
                 ..Default::default()
             });
             let mecs: &[u64] = if full { &[1, 16, 512] } else { &[1, 16] };
+            if combine == BfsCombine::Store && lps == 1 {
+                for &mec in mecs.iter().chain(&[64]) {
+                    for pull in [Pull::Auto, Pull::Never] {
+                        v.push(GpuBfsOptions {
+                            kernel: BfsKernel::Direction,
+                            max_edge_count: mec,
+                            parents: true,
+                            pull,
+                            ..Default::default()
+                        });
+                    }
+                }
+            }
             for &mec in mecs {
                 v.push(GpuBfsOptions {
                     kernel: BfsKernel::Balanced,
@@ -314,7 +345,9 @@ fn check(dev: &Device, graphs: &[(String, Csr<u32>)], variants: &[GpuBfsOptions]
         "graph", "vertices", "edges", "source", "levels", "runs"
     );
     for (name, g) in graphs {
-        let dg = dev.upload(g)?;
+        // Every check graph is built undirected: its CSR is its own transpose,
+        // which is what the direction kernel's bottom-up levels read.
+        let dg = dev.upload_traversal(&Graph::new(g.clone(), true), false)?;
         let mut sources = vec![0u32];
         if let Some(s) = (0..g.num_vertices() as u32).find(|&v| g.degree(v) > 0) {
             if s != 0 {

@@ -14,7 +14,7 @@ use runtime::bench::graph500::{self, BfsRun, Graph500Config, Graph500Graph, Grap
 use runtime::cpu::plot::{panels_svg, Panel};
 use runtime::cpu::{self, CpuOptions};
 use runtime::gpu::bench::HostInfo;
-use runtime::gpu::{Device, DeviceInfo, GpuBfsOptions, ProgramOptions};
+use runtime::gpu::{BfsKernel, Device, DeviceInfo, GpuBfsOptions, ProgramOptions};
 use serde::Serialize;
 use vertex_examples::programs::bfs;
 
@@ -65,6 +65,13 @@ pub struct Graph500Args {
     /// CPU worker threads (default: all).
     #[arg(long)]
     pub threads: Option<usize>,
+    /// GPU level kernels to run, each on the same graph and roots (comma list:
+    /// direction, balanced, naive); the first is the reference of the ratios.
+    #[arg(long, value_delimiter = ',', default_value = "direction")]
+    pub kernel: Vec<BfsKernel>,
+    /// Edges per work item (direction: default 32; balanced: 64).
+    #[arg(long)]
+    pub max_edge_count: Option<u64>,
     /// Where to write the JSON and SVG.
     #[arg(long, default_value = "docs/results")]
     pub out: PathBuf,
@@ -79,6 +86,9 @@ struct Output<'a> {
     warmup: bool,
     /// What `bfs_time` covers for this backend.
     timing: &'static str,
+    /// GPU level kernel and its edges per work item (GPU backends).
+    kernel: Option<String>,
+    max_edge_count: Option<u64>,
     report: &'a Graph500Report,
 }
 
@@ -115,43 +125,96 @@ fn graph500_cmd(a: Graph500Args) -> anyhow::Result<()> {
         g.generation_time,
         g.construction_time
     );
-    let (report, timing) = match (&dev, a.backend) {
-        (Some(dev), Backend::Gpu) => (run_gpu(dev, &cfg, &g)?, GPU_TIMING),
-        (Some(dev), Backend::GpuDsl) => (run_gpu_dsl(dev, &cfg, &g)?, GPU_DSL_TIMING),
-        _ => (run_cpu(&cfg, &g, a.threads)?, CPU_TIMING),
+    let kernels: Vec<Option<BfsKernel>> = match dev {
+        Some(_) => a.kernel.iter().copied().map(Some).collect(),
+        None => vec![None],
     };
-    print!("{}", report.output_block());
-    let out = Output {
-        host: HostInfo::read(),
-        device: dev.as_ref().map(|d| d.info().clone()),
-        command_line: std::env::args().collect::<Vec<_>>().join(" "),
-        warmup: dev.is_some(),
-        timing,
-        report: &report,
-    };
-    let stem = format!("graph500-{}-s{}", a.backend.name(), a.scale);
-    let json = a.out.join(format!("{stem}.json"));
-    std::fs::write(&json, serde_json::to_string_pretty(&out)?)
-        .with_context(|| format!("writing {}", json.display()))?;
-    let svg = a.out.join(format!("{stem}.svg"));
-    chart(&report, &svg)?;
-    eprintln!("wrote {} and {}", json.display(), svg.display());
-    if !report.valid {
-        for (root, msg) in report.failures.iter().take(5) {
-            eprintln!("  root {root}: {msg}");
+    let mut first_hmean = None;
+    let mut invalid = Vec::new();
+    for kernel in kernels {
+        let mec = kernel.map(|k| a.max_edge_count.unwrap_or(default_mec(k)));
+        let (report, timing) = match (&dev, a.backend, kernel, mec) {
+            (Some(dev), Backend::Gpu, Some(k), Some(mec)) => {
+                (run_gpu(dev, &cfg, &g, k, mec)?, GPU_TIMING)
+            }
+            (Some(dev), Backend::GpuDsl, Some(k), Some(mec)) => {
+                let timing = if k == BfsKernel::Direction {
+                    GPU_DSL_DIRECTION_TIMING
+                } else {
+                    GPU_DSL_TIMING
+                };
+                (run_gpu_dsl(dev, &cfg, &g, k, mec)?, timing)
+            }
+            _ => (run_cpu(&cfg, &g, a.threads)?, CPU_TIMING),
+        };
+        let kname = kernel.map(kernel_name);
+        if let Some(k) = &kname {
+            eprintln!("kernel: {k} (max_edge_count {})", mec.unwrap_or(0));
         }
-        bail!(
-            "{} of {} BFS trees failed Graph500 validation",
-            report.failures.len(),
-            report.roots.len()
-        );
+        print!("{}", report.output_block());
+        match (first_hmean, report.teps.harmonic_mean) {
+            (None, Some(h)) => first_hmean = Some(h),
+            (Some(f), Some(h)) => {
+                eprintln!("harmonic-mean TEPS vs the first kernel: {:.3}x", h / f)
+            }
+            _ => {}
+        }
+        let out = Output {
+            host: HostInfo::read(),
+            device: dev.as_ref().map(|d| d.info().clone()),
+            command_line: std::env::args().collect::<Vec<_>>().join(" "),
+            warmup: dev.is_some(),
+            timing,
+            kernel: kname.clone(),
+            max_edge_count: mec,
+            report: &report,
+        };
+        let stem = match &kname {
+            Some(k) => format!("graph500-{}-{k}-s{}", a.backend.name(), a.scale),
+            None => format!("graph500-{}-s{}", a.backend.name(), a.scale),
+        };
+        let json = a.out.join(format!("{stem}.json"));
+        std::fs::write(&json, serde_json::to_string_pretty(&out)?)
+            .with_context(|| format!("writing {}", json.display()))?;
+        let svg = a.out.join(format!("{stem}.svg"));
+        chart(&report, &svg)?;
+        eprintln!("wrote {} and {}", json.display(), svg.display());
+        if !report.valid {
+            for (root, msg) in report.failures.iter().take(5) {
+                eprintln!("  root {root}: {msg}");
+            }
+            invalid.push(format!(
+                "{}: {} of {} BFS trees failed Graph500 validation",
+                kname.unwrap_or_else(|| "cpu".into()),
+                report.failures.len(),
+                report.roots.len()
+            ));
+        }
+    }
+    if !invalid.is_empty() {
+        bail!("{}", invalid.join("; "));
     }
     Ok(())
+}
+
+fn kernel_name(k: BfsKernel) -> String {
+    format!("{k:?}").to_lowercase()
+}
+
+/// Edges per work item when none is given: the best of the sweeps on the H200
+/// (docs/results/h200/gpu-bfs.json).
+fn default_mec(k: BfsKernel) -> u64 {
+    match k {
+        BfsKernel::Direction => runtime::gpu::direction::DEFAULT_CHUNK,
+        BfsKernel::Balanced | BfsKernel::Naive => 64,
+    }
 }
 
 const CPU_TIMING: &str = "wall time of the sync engine run plus parent recovery";
 const GPU_TIMING: &str =
     "host wall time of the device traversal (parents on device, download excluded); device_seconds = CUDA events";
+const GPU_DSL_DIRECTION_TIMING: &str =
+    "host wall time of the device traversal (the program's direction kernels, parents on device, download excluded); device_seconds = CUDA events";
 const GPU_DSL_TIMING: &str =
     "host wall time of the device traversal plus host parent recovery from the downloaded levels; device_seconds = CUDA events";
 
@@ -182,10 +245,14 @@ fn run_gpu(
     dev: &Device,
     cfg: &Graph500Config,
     g: &Graph500Graph,
+    kernel: BfsKernel,
+    max_edge_count: u64,
 ) -> anyhow::Result<Graph500Report> {
-    let dg = dev.upload(g.graph.csr())?;
+    let dg = dev.upload_traversal(&g.graph, false)?;
     let opts = GpuBfsOptions {
         parents: true,
+        kernel,
+        max_edge_count,
         ..GpuBfsOptions::default()
     };
     let first = graph500::pick_roots(&g.graph, 1, cfg.seed);
@@ -211,10 +278,19 @@ fn run_gpu_dsl(
     dev: &Device,
     cfg: &Graph500Config,
     g: &Graph500Graph,
+    kernel: BfsKernel,
+    max_edge_count: u64,
 ) -> anyhow::Result<Graph500Report> {
     let k = dev.load_program::<bfs::Program>()?;
-    let dg = dev.upload(g.graph.csr())?;
-    let opts = ProgramOptions::default();
+    let dg = dev.upload_traversal(&g.graph, false)?;
+    // The direction kernel records parents on the device (BFS has a uniform
+    // frontier); the seed 000 kernels leave them to a host pass.
+    let opts = ProgramOptions {
+        kernel,
+        max_edge_count,
+        parents: kernel == BfsKernel::Direction,
+        ..ProgramOptions::default()
+    };
     let first = graph500::pick_roots(&g.graph, 1, cfg.seed);
     if let Some(&r) = first.first() {
         dev.run_program::<bfs::Program>(&k, &dg, r, &opts)?;
@@ -222,7 +298,10 @@ fn run_gpu_dsl(
     Ok(graph500::run(cfg, g, "gpu-dsl", |root| {
         let r = dev.run_program::<bfs::Program>(&k, &dg, root, &opts)?;
         let t = Instant::now();
-        let parents = cpu::tree::parents::<bfs::Program>(&g.graph, root, &r.states);
+        let parents = match r.parents {
+            Some(p) => p,
+            None => cpu::tree::parents::<bfs::Program>(&g.graph, root, &r.states),
+        };
         let host = t.elapsed().as_secs_f64();
         Ok(BfsRun {
             parents,

@@ -19,7 +19,7 @@ use super::bfs::{BfsCombine, BfsKernel, Device, DeviceGraph, GpuBfsOptions, GpuB
 use super::cuda::DeviceInfo;
 use crate::error::{Error, Result};
 use crate::generate::GenSpec;
-use crate::graph::{build, BuildOptions, Csr};
+use crate::graph::{build, BuildOptions, Csr, Graph};
 use crate::oracle;
 
 /// What to run.
@@ -41,6 +41,10 @@ pub struct BenchConfig {
     pub seed: u64,
     /// Roots per configuration checked against the CPU oracle.
     pub oracle_roots: usize,
+    /// Edges per work item of the direction-optimizing kernel.
+    pub direction_chunk: u64,
+    /// Chunk sizes tried for the direction kernel at `sweep_scale`.
+    pub sweep_direction_chunks: Vec<u64>,
 }
 
 impl Default for BenchConfig {
@@ -57,6 +61,8 @@ impl Default for BenchConfig {
             levels_per_sync: vec![1, 2, 4, 8],
             seed: 1,
             oracle_roots: 2,
+            direction_chunk: super::direction::DEFAULT_CHUNK,
+            sweep_direction_chunks: vec![8, 16, 32, 64, 128, 256],
         }
     }
 }
@@ -82,8 +88,12 @@ pub struct RunSummary {
     pub init_ms_mean: f64,
     pub num_levels_mean: f64,
     pub edges_traversed_mean: f64,
+    /// Direction kernel: levels that went bottom-up (mean over roots).
+    pub bottom_up_levels_mean: f64,
     /// Per-level kernel times of the median-time root.
     pub per_level_ms_median_root: Vec<f64>,
+    /// Direction kernel: which of those levels went bottom-up.
+    pub bottom_up_median_root: Vec<bool>,
     pub oracle_checked_roots: usize,
 }
 
@@ -112,6 +122,10 @@ pub struct BenchReport {
     pub scaling: Vec<RunSummary>,
     /// `balanced / naive` GTEPS ratio per scale (harmonic means).
     pub ratios: Vec<(u32, f64)>,
+    /// `direction / balanced` GTEPS ratio per scale (harmonic means).
+    pub direction_ratios: Vec<(u32, f64)>,
+    /// The direction kernel's chunk sweep at `sweep_scale`.
+    pub direction_sweep: Vec<RunSummary>,
     pub sweep: Vec<RunSummary>,
     pub levels_per_sync: Vec<RunSummary>,
     pub combine: Vec<RunSummary>,
@@ -246,14 +260,16 @@ fn summarize(
     walls.sort_by(f64::total_cmp);
     let median = |v: &[f64]| v[v.len() / 2];
     let med_t = median(&times);
-    let median_run = runs
-        .iter()
-        .min_by(|a, b| {
-            (a.time_ms - med_t)
-                .abs()
-                .total_cmp(&(b.time_ms - med_t).abs())
-        })
+    let median_root = runs.iter().min_by(|a, b| {
+        (a.time_ms - med_t)
+            .abs()
+            .total_cmp(&(b.time_ms - med_t).abs())
+    });
+    let median_run = median_root
         .map(|r| r.per_level_ms.clone())
+        .unwrap_or_default();
+    let median_dirs = median_root
+        .map(|r| r.directions.iter().map(|d| d.bottom_up).collect())
         .unwrap_or_default();
     let hmean = k / runs.iter().map(|r| 1.0 / r.gteps().max(1e-12)).sum::<f64>();
     let mean = |f: &dyn Fn(&GpuBfsResult) -> f64| runs.iter().map(f).sum::<f64>() / k;
@@ -275,7 +291,11 @@ fn summarize(
         init_ms_mean: mean(&|r| r.init_ms),
         num_levels_mean: mean(&|r| r.num_levels as f64),
         edges_traversed_mean: mean(&|r| r.edges_traversed as f64),
+        bottom_up_levels_mean: mean(&|r| {
+            r.directions.iter().filter(|d| d.bottom_up).count() as f64
+        }),
         per_level_ms_median_root: median_run,
+        bottom_up_median_root: median_dirs,
         oracle_checked_roots: checked,
     }
 }
@@ -295,6 +315,8 @@ pub fn run(
         graphs: Vec::new(),
         scaling: Vec::new(),
         ratios: Vec::new(),
+        direction_ratios: Vec::new(),
+        direction_sweep: Vec::new(),
         sweep: Vec::new(),
         levels_per_sync: Vec::new(),
         combine: Vec::new(),
@@ -305,10 +327,12 @@ pub fn run(
     }
     for &scale in &scales {
         let t = std::time::Instant::now();
-        let csr = kronecker_csr(scale, cfg.edgefactor, cfg.seed)?;
+        // Undirected: the CSR is its own transpose (bottom-up reads it as in-edges).
+        let graph = Graph::new(kronecker_csr(scale, cfg.edgefactor, cfg.seed)?, true);
+        let csr = graph.csr();
         let generate_ms = t.elapsed().as_secs_f64() * 1e3;
         let t = std::time::Instant::now();
-        let g = dev.upload(&csr)?;
+        let g = dev.upload_traversal(&graph, false)?;
         let upload_ms = t.elapsed().as_secs_f64() * 1e3;
         report.graphs.push(GraphInfo {
             scale,
@@ -326,7 +350,7 @@ pub fn run(
             generate_ms / 1e3
         ));
         let nroots = cfg.roots.max(cfg.naive_roots).max(cfg.sweep_roots);
-        let roots = pick_roots(&csr, nroots, cfg.seed ^ u64::from(scale));
+        let roots = pick_roots(csr, nroots, cfg.seed ^ u64::from(scale));
         let base = GpuBfsOptions {
             max_edge_count: cfg.max_edge_count,
             ..GpuBfsOptions::default()
@@ -335,7 +359,7 @@ pub fn run(
             let bal = measure(
                 dev,
                 &g,
-                &csr,
+                csr,
                 scale,
                 &roots[..cfg.roots.min(roots.len())],
                 &base,
@@ -349,7 +373,7 @@ pub fn run(
             let naive = measure(
                 dev,
                 &g,
-                &csr,
+                csr,
                 scale,
                 &roots[..cfg.naive_roots.min(roots.len())],
                 &naive_opts,
@@ -363,8 +387,31 @@ pub fn run(
                 "  balanced / naive = {:.2}x",
                 bal.gteps_hmean / naive.gteps_hmean
             ));
+            let dir_opts = GpuBfsOptions {
+                kernel: BfsKernel::Direction,
+                max_edge_count: cfg.direction_chunk,
+                ..base
+            };
+            let dir = measure(
+                dev,
+                &g,
+                csr,
+                scale,
+                &roots[..cfg.roots.min(roots.len())],
+                &dir_opts,
+                cfg.oracle_roots,
+            )?;
+            log(&summary_line(&dir));
+            report
+                .direction_ratios
+                .push((scale, dir.gteps_hmean / bal.gteps_hmean));
+            log(&format!(
+                "  direction / balanced = {:.2}x",
+                dir.gteps_hmean / bal.gteps_hmean
+            ));
             report.scaling.push(bal);
             report.scaling.push(naive);
+            report.scaling.push(dir);
         }
         if scale == cfg.sweep_scale {
             let sroots = &roots[..cfg.sweep_roots.min(roots.len())];
@@ -373,22 +420,32 @@ pub fn run(
                     max_edge_count: mec,
                     ..base
                 };
-                let s = measure(dev, &g, &csr, scale, sroots, &o, 1)?;
+                let s = measure(dev, &g, csr, scale, sroots, &o, 1)?;
                 log(&summary_line(&s));
                 report.sweep.push(s);
+            }
+            for &chunk in &cfg.sweep_direction_chunks {
+                let o = GpuBfsOptions {
+                    kernel: BfsKernel::Direction,
+                    max_edge_count: chunk,
+                    ..base
+                };
+                let s = measure(dev, &g, csr, scale, sroots, &o, 1)?;
+                log(&summary_line(&s));
+                report.direction_sweep.push(s);
             }
             for &lps in &cfg.levels_per_sync {
                 let o = GpuBfsOptions {
                     levels_per_sync: lps,
                     ..base
                 };
-                let s = measure(dev, &g, &csr, scale, sroots, &o, 0)?;
+                let s = measure(dev, &g, csr, scale, sroots, &o, 0)?;
                 log(&summary_line(&s));
                 report.levels_per_sync.push(s);
             }
             for combine in [BfsCombine::Store, BfsCombine::AtomicMin] {
                 let o = GpuBfsOptions { combine, ..base };
-                let s = measure(dev, &g, &csr, scale, sroots, &o, 1)?;
+                let s = measure(dev, &g, csr, scale, sroots, &o, 1)?;
                 log(&summary_line(&s));
                 report.combine.push(s);
             }

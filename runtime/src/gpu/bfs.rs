@@ -7,9 +7,10 @@ use cudarc::driver::{CudaEvent, CudaFunction, PushKernelArg};
 use rayon::prelude::*;
 
 use super::cuda::{DevBuf, DeviceInfo, Gpu};
+use super::direction::{self, DirectionKernels, GpuDirection, LevelLog, Pull};
 use super::driver::{self, LevelExec};
 use crate::error::{Error, Result};
-use crate::graph::{Csr, Weight};
+use crate::graph::{Csr, Graph, Weight};
 
 /// Which level kernel to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -19,6 +20,10 @@ pub enum BfsKernel {
     Naive,
     /// Seed 000 Alg. 3 + 4: one thread per chunk of `max_edge_count` edges.
     Balanced,
+    /// Direction-optimizing: top-down over a work list of the frontier's edge
+    /// chunks (`max_edge_count` edges each), bottom-up when the frontier is large
+    /// (see [`super::direction`]).
+    Direction,
 }
 
 impl std::str::FromStr for BfsKernel {
@@ -27,8 +32,9 @@ impl std::str::FromStr for BfsKernel {
         match s {
             "naive" => Ok(BfsKernel::Naive),
             "balanced" => Ok(BfsKernel::Balanced),
+            "direction" => Ok(BfsKernel::Direction),
             _ => Err(Error::InvalidArgument(format!(
-                "unknown BFS kernel `{s}` (expected naive or balanced)"
+                "unknown BFS kernel `{s}` (expected naive, balanced or direction)"
             ))),
         }
     }
@@ -57,6 +63,8 @@ pub struct GpuBfsOptions {
     pub levels_per_sync: u32,
     /// Threads per block.
     pub block_size: u32,
+    /// Whether the direction kernel may go bottom-up.
+    pub pull: Pull,
 }
 
 impl Default for GpuBfsOptions {
@@ -68,6 +76,7 @@ impl Default for GpuBfsOptions {
             parents: false,
             levels_per_sync: 1,
             block_size: 256,
+            pull: Pull::Auto,
         }
     }
 }
@@ -92,7 +101,7 @@ pub(crate) fn validate_launch(
     block_size: u32,
     levels_per_sync: u32,
 ) -> Result<()> {
-    if kernel == BfsKernel::Balanced && max_edge_count == 0 {
+    if kernel != BfsKernel::Naive && max_edge_count == 0 {
         return Err(Error::InvalidArgument(
             "--max-edge-count must be at least 1".into(),
         ));
@@ -141,6 +150,8 @@ pub struct GpuBfsResult {
     pub check_end_ms: f64,
     pub launched_levels: u32,
     pub syncs: u32,
+    /// Direction kernel: what each level did (empty for the seed 000 kernels).
+    pub directions: Vec<LevelLog>,
 }
 
 impl GpuBfsResult {
@@ -172,7 +183,22 @@ pub struct DeviceGraph {
     /// Edge weights as bytes (only uploaded for programs that read them).
     pub(super) weights: Option<DevBuf<u8>>,
     /// Host copy of the offsets, for counting traversed edges.
-    host_offsets: Vec<u64>,
+    pub(super) host_offsets: Vec<u64>,
+    /// Where bottom-up levels find in-edges.
+    pub(super) incoming: Incoming,
+}
+
+/// In-edges of a device graph, which bottom-up traversal reads.
+pub(super) enum Incoming {
+    /// Uploaded from a bare CSR: not known (bottom-up is not used).
+    Unknown,
+    /// Symmetric graph: the CSR is its own transpose.
+    Symmetric,
+    /// The transpose, uploaded next to the CSR.
+    Transpose {
+        offsets: DevBuf<u64>,
+        sources: DevBuf<u32>,
+    },
 }
 
 impl DeviceGraph {
@@ -181,6 +207,17 @@ impl DeviceGraph {
     }
     pub fn num_edges(&self) -> u64 {
         self.m
+    }
+
+    /// Device pointers of the in-edge offsets and sources and their count, if known.
+    pub(super) fn incoming(&self) -> Option<(u64, u64, u64)> {
+        match &self.incoming {
+            Incoming::Unknown => None,
+            Incoming::Symmetric => Some((self.offsets.ptr, self.targets.ptr, self.m)),
+            Incoming::Transpose { offsets, sources } => {
+                Some((offsets.ptr, sources.ptr, sources.len as u64))
+            }
+        }
     }
 }
 
@@ -192,6 +229,9 @@ pub struct Device {
 
 struct Kernels {
     init: CudaFunction,
+    td_chunks: CudaFunction,
+    td_relax: CudaFunction,
+    bottom_up: CudaFunction,
     build_sv: CudaFunction,
     naive: CudaFunction,
     balanced: CudaFunction,
@@ -206,6 +246,9 @@ impl Device {
         let gpu = Gpu::open(ordinal, &ptx)?;
         let k = Kernels {
             init: gpu.function("bfs_init")?,
+            td_chunks: gpu.function("bfs_td_chunks")?,
+            td_relax: gpu.function("bfs_td_relax")?,
+            bottom_up: gpu.function("bfs_bottom_up")?,
             build_sv: gpu.function("vertex_build_sv")?,
             naive: gpu.function("bfs_naive_level")?,
             balanced: gpu.function("bfs_balanced_level")?,
@@ -236,6 +279,28 @@ impl Device {
         self.upload_graph(csr, true)
     }
 
+    /// Uploads a graph with what direction-optimizing traversal needs: nothing
+    /// more for a symmetric graph, the transpose (in-edges) otherwise; weights too
+    /// if `weights`. Memory is checked for both before anything is allocated.
+    pub fn upload_traversal<W: Weight>(&self, g: &Graph<W>, weights: bool) -> Result<DeviceGraph> {
+        if g.is_symmetric() {
+            let mut d = self.upload_graph(g.csr(), weights)?;
+            d.incoming = Incoming::Symmetric;
+            return Ok(d);
+        }
+        let (n, m) = (g.num_vertices(), g.num_edges() as usize);
+        self.gpu.check_fits(
+            &format!("graph CSR and transpose ({n} vertices, {m} edges)"),
+            2 * (DevBuf::<u64>::bytes_for(n + 1) + DevBuf::<u32>::bytes_for(m)),
+        )?;
+        let csc = g.csc();
+        let offsets = self.gpu.upload(csc.offsets(), "transpose offsets")?;
+        let sources = self.gpu.upload(csc.targets(), "transpose sources")?;
+        let mut d = self.upload_graph(g.csr(), weights)?;
+        d.incoming = Incoming::Transpose { offsets, sources };
+        Ok(d)
+    }
+
     fn upload_graph<W: Weight>(&self, csr: &Csr<W>, with_weights: bool) -> Result<DeviceGraph> {
         let n = csr.num_vertices();
         let m = csr.num_edges() as usize;
@@ -262,6 +327,7 @@ impl Device {
             targets,
             weights,
             host_offsets: csr.offsets().to_vec(),
+            incoming: Incoming::Unknown,
         })
     }
 
@@ -273,6 +339,9 @@ impl Device {
                 "source {source} is not a vertex (the graph has {} vertices)",
                 g.n
             )));
+        }
+        if opts.kernel == BfsKernel::Direction {
+            return self.bfs_direction(g, source, opts);
         }
         let n = g.n as usize;
         let balanced = opts.kernel == BfsKernel::Balanced;
@@ -360,6 +429,91 @@ impl Device {
             check_end_ms: (time_ms - kernels).max(0.0),
             launched_levels: stats.launched,
             syncs: stats.syncs,
+            directions: Vec::new(),
+        })
+    }
+
+    /// [`BfsKernel::Direction`]: the direction-optimizing loop over the
+    /// `kernels_rs::bfs::Bfs` kernels.
+    fn bfs_direction(
+        &self,
+        g: &DeviceGraph,
+        source: u32,
+        opts: &GpuBfsOptions,
+    ) -> Result<GpuBfsResult> {
+        let n = g.n as usize;
+        let chunk = opts.max_edge_count;
+        let arrays = if opts.parents { 2 } else { 1 } * DevBuf::<u32>::bytes_for(n);
+        self.gpu.check_fits(
+            "direction-optimizing BFS arrays (levels, bitmaps, work list)",
+            arrays + GpuDirection::bytes(g.n, g.m, chunk, 4),
+        )?;
+        let state = self.gpu.alloc::<u32>(n, "BFS levels")?;
+        let parents = match opts.parents {
+            true => Some(self.gpu.alloc::<u32>(n, "BFS parents")?),
+            false => None,
+        };
+        let k = DirectionKernels {
+            init: &self.k.init,
+            td_chunks: &self.k.td_chunks,
+            td_relax: &self.k.td_relax,
+            bottom_up: &self.k.bottom_up,
+            name: "bfs",
+        };
+        let pptr = parents.as_ref().map_or(0, |p| p.ptr);
+        let mut exec =
+            GpuDirection::new(&self.gpu, k, g, chunk, opts.block_size, state.ptr, pptr, 4)?;
+        self.gpu.sync("BFS buffer allocation")?;
+        let wall = Instant::now();
+        let pull = opts.pull == Pull::Auto && g.incoming().is_some();
+        let log = direction::drive(
+            &mut exec,
+            g.n,
+            g.m,
+            Some(source),
+            pull.then_some(0u32),
+            |l| Some(l + 1),
+        )?;
+        let wall_ms = wall.elapsed().as_secs_f64() * 1e3;
+        let (Some(start), Some(end)) = (exec.start.as_ref(), exec.end.as_ref()) else {
+            return Err(Error::Cuda {
+                call: "BFS timing".into(),
+                msg: "no events were recorded".into(),
+            });
+        };
+        let time_ms = Gpu::elapsed_ms(start, end)?;
+        let per_level_ms = exec
+            .levels
+            .iter()
+            .map(|(a, b)| Gpu::elapsed_ms(a, b))
+            .collect::<Result<Vec<f64>>>()?;
+        let mut levels = vec![0u32; n];
+        self.gpu.download(&state, &mut levels, "BFS levels")?;
+        let parents = match &parents {
+            Some(p) => {
+                let mut out = vec![0u32; n];
+                self.gpu.download(p, &mut out, "BFS parents")?;
+                Some(out)
+            }
+            None => None,
+        };
+        let (reached, edges_traversed) = reach_counts(&g.host_offsets, &levels);
+        let rounds = log.len() as u32;
+        Ok(GpuBfsResult {
+            levels,
+            parents,
+            num_levels: rounds,
+            reached,
+            edges_traversed,
+            time_ms,
+            wall_ms,
+            init_ms: 0.0,
+            sv_build_ms: 0.0,
+            check_end_ms: (time_ms - per_level_ms.iter().sum::<f64>()).max(0.0),
+            per_level_ms,
+            launched_levels: rounds,
+            syncs: rounds,
+            directions: log,
         })
     }
 }

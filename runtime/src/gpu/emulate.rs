@@ -21,9 +21,10 @@ use kernels_rs::{Program, ThreadCtx};
 use rayon::prelude::*;
 
 use super::bfs::{reach_counts, BfsCombine, BfsKernel, GpuBfsOptions, GpuBfsResult};
+use super::direction::{self, HostDirection, Pull};
 use super::driver::{self, LevelExec};
 use crate::error::{Error, Result};
-use crate::graph::{Csr, Weight};
+use crate::graph::{Csr, Graph, Weight};
 
 /// Runs `body` once per thread of a grid of `grid` blocks of `block` threads.
 pub fn launch(grid: u32, block: u32, body: impl Fn(ThreadCtx) + Sync) {
@@ -48,14 +49,14 @@ pub fn emulated_grid(work: u64, block: u32, max_blocks: u32) -> u32 {
 /// A raw pointer that may cross rayon threads. The kernels' contract (disjoint
 /// or atomic access) is what makes sharing it sound.
 #[derive(Clone, Copy)]
-struct P<T>(*mut T);
+pub(crate) struct SharedPtr<T>(pub(crate) *mut T);
 // SAFETY: kernel bodies only access the pointee through atomics or disjoint writes.
-unsafe impl<T> Send for P<T> {}
+unsafe impl<T> Send for SharedPtr<T> {}
 // SAFETY: as above.
-unsafe impl<T> Sync for P<T> {}
-impl<T> P<T> {
+unsafe impl<T> Sync for SharedPtr<T> {}
+impl<T> SharedPtr<T> {
     /// The pointer (a method, so closures capture the whole `Sync` wrapper).
-    fn get(self) -> *mut T {
+    pub(crate) fn get(self) -> *mut T {
         self.0
     }
 }
@@ -109,7 +110,7 @@ impl HostExec<'_> {
         };
         let raw = RawLevelSync(raw);
         let (sv, nchunks, mec) = (
-            P(self.sv.as_mut_ptr()),
+            SharedPtr(self.sv.as_mut_ptr()),
             self.sv.len() as u64,
             self.opts.max_edge_count,
         );
@@ -133,7 +134,7 @@ impl HostExec<'_> {
 
 /// `RawLevel` holds raw pointers; this wrapper lets the launch closure share it.
 struct RawLevelSync<Pr: Program>(RawLevel<Pr>);
-// SAFETY: see `P`.
+// SAFETY: see `SharedPtr`.
 unsafe impl<Pr: Program> Sync for RawLevelSync<Pr> {}
 impl<Pr: Program> RawLevelSync<Pr> {
     fn get(&self) -> RawLevel<Pr> {
@@ -147,11 +148,12 @@ impl LevelExec for HostExec<'_> {
         self.flags[0] = 1;
         let t0 = Instant::now();
         let n = self.n();
-        let state = P(self.state.as_mut_ptr());
-        let parents = P(self
-            .parents
-            .as_mut()
-            .map_or(std::ptr::null_mut(), |p| p.as_mut_ptr()));
+        let state = SharedPtr(self.state.as_mut_ptr());
+        let parents = SharedPtr(
+            self.parents
+                .as_mut()
+                .map_or(std::ptr::null_mut(), |p| p.as_mut_ptr()),
+        );
         let grid = emulated_grid(n, self.opts.block_size, self.max_blocks);
         launch(grid, self.opts.block_size, |t| {
             // SAFETY: `n`-element host buffers, written through atomics.
@@ -165,8 +167,8 @@ impl LevelExec for HostExec<'_> {
         let t0 = Instant::now();
         let n = self.n();
         let (offsets, sv, nchunks) = (
-            P(self.offsets.as_ptr() as *mut u64),
-            P(self.sv.as_mut_ptr()),
+            SharedPtr(self.offsets.as_ptr() as *mut u64),
+            SharedPtr(self.sv.as_mut_ptr()),
             self.sv.len() as u64,
         );
         let mec = self.opts.max_edge_count;
@@ -214,6 +216,8 @@ pub fn bfs<W: Weight>(
             kernels_rs::skeleton::num_chunks(graph.num_edges(), opts.max_edge_count)
         }
         BfsKernel::Naive => 0,
+        // In-edges unknown from a bare CSR: top-down levels only.
+        BfsKernel::Direction => return direction_emulated(graph, None, source, opts, max_blocks),
     } as usize;
     let mut exec = HostExec {
         offsets: graph.offsets(),
@@ -259,5 +263,86 @@ pub fn bfs<W: Weight>(
         check_end_ms: (time_ms - kernels).max(0.0),
         launched_levels: stats.launched,
         syncs: stats.syncs,
+        directions: Vec::new(),
+    })
+}
+
+/// The direction-optimizing GPU BFS ([`BfsKernel::Direction`]), emulated. Takes
+/// the [`Graph`] so bottom-up levels can read in-edges (the CSR itself when
+/// symmetric, else its transpose).
+pub fn bfs_direction<W: Weight>(
+    graph: &Graph<W>,
+    source: u32,
+    opts: &GpuBfsOptions,
+    max_blocks: u32,
+) -> Result<GpuBfsResult> {
+    let csr = graph.csr();
+    let incoming = (!graph.is_symmetric()).then(|| {
+        let t = graph.csc();
+        (t.offsets(), t.targets())
+    });
+    direction_emulated(csr, Some(incoming), source, opts, max_blocks)
+}
+
+/// `incoming`: in-edges, `Some(None)` for "the CSR itself" (symmetric graph),
+/// `None` when unknown (top-down only).
+fn direction_emulated<W: Weight>(
+    csr: &Csr<W>,
+    incoming: Option<Option<(&[u64], &[u32])>>,
+    source: u32,
+    opts: &GpuBfsOptions,
+    max_blocks: u32,
+) -> Result<GpuBfsResult> {
+    opts.validate()?;
+    let n = csr.num_vertices();
+    if source as usize >= n {
+        return Err(Error::InvalidArgument(format!(
+            "source {source} is not a vertex (the graph has {n} vertices)"
+        )));
+    }
+    let mut levels = vec![0u32; n];
+    let mut parents = opts.parents.then(|| vec![0u32; n]);
+    let t0 = Instant::now();
+    let (log, per_level_ms) = {
+        let mut exec = HostDirection::<Bfs>::new(
+            csr.offsets(),
+            csr.targets(),
+            std::ptr::null(),
+            incoming.flatten(),
+            opts.max_edge_count,
+            opts.block_size,
+            max_blocks,
+            &mut levels,
+            parents.as_deref_mut(),
+        )?;
+        let pull = (opts.pull == Pull::Auto && incoming.is_some()).then_some(0u32);
+        let log = direction::drive(
+            &mut exec,
+            n as u64,
+            csr.num_edges(),
+            Some(source),
+            pull,
+            |l| Some(l + 1),
+        )?;
+        (log, exec.level_ms)
+    };
+    let time_ms = t0.elapsed().as_secs_f64() * 1e3;
+    let (reached, edges_traversed) = reach_counts(csr.offsets(), &levels);
+    let rounds = log.len() as u32;
+    Ok(GpuBfsResult {
+        levels,
+        parents,
+        num_levels: rounds,
+        reached,
+        edges_traversed,
+        time_ms,
+        wall_ms: time_ms,
+        init_ms: 0.0,
+        sv_build_ms: 0.0,
+        check_end_ms: (time_ms - per_level_ms.iter().sum::<f64>()).max(0.0),
+        per_level_ms,
+        launched_levels: rounds,
+        syncs: rounds,
+        directions: log,
     })
 }

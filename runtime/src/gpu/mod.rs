@@ -28,6 +28,7 @@ pub mod apsp;
 pub mod bench;
 pub mod bfs;
 pub mod cuda;
+pub mod direction;
 mod driver;
 pub mod dsl_bench;
 pub mod emulate;

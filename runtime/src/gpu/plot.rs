@@ -118,24 +118,29 @@ pub fn all(report: &BenchReport, dir: &Path) -> Result<Vec<PathBuf>> {
     let dev = &report.device.name;
     if !report.scaling.is_empty() {
         let p = dir.join("gpu-bfs-scaling.svg");
-        let series: Vec<Series> = [(BfsKernel::Balanced, RED), (BfsKernel::Naive, BLUE)]
-            .into_iter()
-            .map(|(k, c)| {
-                let name = match k {
-                    BfsKernel::Balanced => {
-                        format!("balanced (mec {})", report.config.max_edge_count)
-                    }
-                    BfsKernel::Naive => "naive (full scan)".to_string(),
-                };
-                (
-                    name,
-                    c,
-                    by_kernel(&report.scaling, k)
-                        .map(|r| (r.scale as f64, r.gteps_hmean))
-                        .collect(),
-                )
-            })
-            .collect();
+        let series: Vec<Series> = [
+            (BfsKernel::Direction, GREEN),
+            (BfsKernel::Balanced, RED),
+            (BfsKernel::Naive, BLUE),
+        ]
+        .into_iter()
+        .map(|(k, c)| {
+            let name = match k {
+                BfsKernel::Balanced => {
+                    format!("balanced (mec {})", report.config.max_edge_count)
+                }
+                BfsKernel::Naive => "naive (full scan)".to_string(),
+                BfsKernel::Direction => "direction-optimizing".to_string(),
+            };
+            (
+                name,
+                c,
+                by_kernel(&report.scaling, k)
+                    .map(|r| (r.scale as f64, r.gteps_hmean))
+                    .collect(),
+            )
+        })
+        .collect();
         line_chart(
             &p,
             &format!("BFS on Kronecker ef {} — {dev}", report.config.edgefactor),

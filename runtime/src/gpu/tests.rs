@@ -5,10 +5,11 @@ use kernels_rs::entry::{self, RawLevel};
 use kernels_rs::{combine, Program, ThreadCtx};
 use proptest::prelude::*;
 
+use super::direction::Pull;
 use super::emulate::{self, launch};
 use super::{BfsCombine, BfsKernel, GpuBfsOptions};
 use crate::generate;
-use crate::graph::{build, BuildOptions, Csr, EdgeList};
+use crate::graph::{build, BuildOptions, Csr, EdgeList, Graph};
 use crate::{oracle, validate};
 
 fn graph(n: usize, edges: Vec<[u32; 2]>, undirected: bool) -> Csr<u32> {
@@ -27,10 +28,12 @@ fn graph(n: usize, edges: Vec<[u32; 2]>, undirected: bool) -> Csr<u32> {
 
 fn all_options() -> Vec<GpuBfsOptions> {
     let mut v = Vec::new();
-    for kernel in [BfsKernel::Naive, BfsKernel::Balanced] {
+    for kernel in [BfsKernel::Naive, BfsKernel::Balanced, BfsKernel::Direction] {
         for combine in [BfsCombine::Store, BfsCombine::AtomicMin] {
             for (mec, lps) in [(1, 1), (3, 2), (16, 1), (64, 4)] {
-                if kernel == BfsKernel::Naive && mec != 16 {
+                if kernel == BfsKernel::Naive && mec != 16
+                    || kernel == BfsKernel::Direction && combine == BfsCombine::AtomicMin
+                {
                     continue;
                 }
                 v.push(GpuBfsOptions {
@@ -40,6 +43,7 @@ fn all_options() -> Vec<GpuBfsOptions> {
                     parents: true,
                     levels_per_sync: lps,
                     block_size: 32,
+                    pull: Pull::Auto,
                 });
             }
         }
@@ -61,6 +65,52 @@ fn check(g: &Csr<u32>, source: u32) {
         assert_eq!(got.per_level_ms.len() as u32, got.num_levels);
         assert!(got.launched_levels >= got.num_levels);
     }
+    check_direction(g, source, &want);
+}
+
+/// The direction kernel with bottom-up levels: in-edges from the transpose, and
+/// from the CSR itself when the graph is symmetric. Returns how many levels went
+/// bottom-up (over all runs).
+fn check_direction(g: &Csr<u32>, source: u32, want: &oracle::BfsTree) -> usize {
+    let t = g.transpose();
+    let symmetric = t.offsets() == g.offsets() && t.targets() == g.targets();
+    let mut bottom_up = 0;
+    for sym in [false, true] {
+        if sym && !symmetric {
+            continue;
+        }
+        let graph = Graph::new(g.clone(), sym);
+        for (mec, pull) in [
+            (1, Pull::Auto),
+            (5, Pull::Auto),
+            (32, Pull::Auto),
+            (32, Pull::Never),
+        ] {
+            let opts = GpuBfsOptions {
+                kernel: BfsKernel::Direction,
+                max_edge_count: mec,
+                parents: true,
+                block_size: 32,
+                pull,
+                ..GpuBfsOptions::default()
+            };
+            let got = emulate::bfs_direction(&graph, source, &opts, 5).unwrap();
+            assert_eq!(
+                got.levels, want.levels,
+                "{opts:?} symmetric {sym} from {source}"
+            );
+            assert_eq!(got.num_levels, want.num_levels(), "{opts:?}");
+            let parents = got.parents.as_ref().unwrap();
+            validate::validate_bfs_tree(g, source, parents, Some(&got.levels))
+                .unwrap_or_else(|e| panic!("{opts:?} symmetric {sym}: {e}"));
+            assert_eq!(got.directions.len() as u32, got.num_levels);
+            if pull == Pull::Never {
+                assert!(got.directions.iter().all(|d| !d.bottom_up));
+            }
+            bottom_up += got.directions.iter().filter(|d| d.bottom_up).count();
+        }
+    }
+    bottom_up
 }
 
 #[test]
@@ -71,6 +121,11 @@ fn kronecker_matches_oracle() {
         .find(|&v| g.degree(v) > 0)
         .unwrap();
     check(&g, src);
+    let want = oracle::bfs(&g, src).unwrap();
+    assert!(
+        check_direction(&g, src, &want) > 0,
+        "no level went bottom-up"
+    );
     // Edges traversed = sum of degrees of the reached vertices.
     let r = emulate::bfs(&g, src, &GpuBfsOptions::default(), 16).unwrap();
     let want: u64 = (0..g.num_vertices() as u32)
@@ -205,6 +260,9 @@ impl Program for Sssp {
     }
     fn combine(slot: &core::sync::atomic::AtomicU64, cand: u64) -> bool {
         combine::min::<u64>(slot, cand)
+    }
+    fn improves(d: u64, cand: u64) -> bool {
+        cand < d
     }
 }
 

@@ -5,7 +5,8 @@
 //! The `Program` impl exists on the host too: the runtime's emulation launcher
 //! runs the very kernel bodies over a simulated grid, which is how tests without a
 //! GPU cover a program's GPU path. Entry points are named `vx_<module>_init`,
-//! `vx_<module>_naive`, `vx_<module>_balanced` and `vx_<module>_build_sv`; the
+//! `vx_<module>_naive`, `vx_<module>_balanced`, `vx_<module>_build_sv` and the
+//! direction-optimizing trio `vx_<module>_{td_chunks,td_relax,bottom_up}`; the
 //! host runtime loads them by that convention.
 
 use proc_macro2::TokenStream;
@@ -50,7 +51,20 @@ pub fn kernel_entry_points(p: &Program, c: &Checked) -> TokenStream {
         }
         CombineKind::Custom => quote!(#k::combine::update::<#state>(slot, candidate, combine)),
     };
+    // The non-atomic twin of `combine`: would it change the slot?
+    let improves = match c.combine {
+        CombineKind::Min => quote!(candidate < current),
+        CombineKind::Max => quote!(candidate > current),
+        CombineKind::Or => quote!((current | candidate) != current),
+        CombineKind::And => quote!((current & candidate) != current),
+        CombineKind::Sum if float => quote!(current + candidate != current),
+        CombineKind::Sum => quote!(current.wrapping_add(candidate) != current),
+        CombineKind::Custom => quote!(combine(current, candidate) != current),
+    };
     let init_k = format_ident!("vx_{}_init", name);
+    let td_chunks_k = format_ident!("vx_{}_td_chunks", name);
+    let td_relax_k = format_ident!("vx_{}_td_relax", name);
+    let bottom_up_k = format_ident!("vx_{}_bottom_up", name);
     let naive_k = format_ident!("vx_{}_naive", name);
     let balanced_k = format_ident!("vx_{}_balanced", name);
     let sv_k = format_ident!("vx_{}_build_sv", name);
@@ -81,9 +95,14 @@ pub fn kernel_entry_points(p: &Program, c: &Checked) -> TokenStream {
             ) -> bool {
                 #combine
             }
+            #[inline(always)]
+            fn improves(current: #state, candidate: #state) -> bool {
+                #improves
+            }
         }
 
         #k::ptx_kernels!(Program => #init_k, #naive_k, #balanced_k);
         #k::sv_kernel!(#sv_k);
+        #k::direction_kernels!(Program => #td_chunks_k, #td_relax_k, #bottom_up_k);
     }
 }

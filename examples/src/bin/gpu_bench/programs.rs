@@ -5,7 +5,7 @@ use anyhow::{Context, Result};
 use runtime::generate::{weights_for_edges, GenSpec};
 use runtime::gpu::program::GpuProgram;
 use runtime::gpu::{BfsKernel, Device, DeviceGraph, ProgramOptions};
-use runtime::graph::{build, BuildOptions, Csr, EdgeList};
+use runtime::graph::{build, BuildOptions, Csr, EdgeList, Graph};
 use runtime::oracle;
 use runtime::program::VertexProgram;
 use vertex_examples::programs::{bfs, cc, sssp, widest};
@@ -40,6 +40,11 @@ fn variants() -> Vec<ProgramOptions> {
             ..ProgramOptions::default()
         });
         for mec in [1, 16, 256] {
+            v.push(ProgramOptions {
+                kernel: BfsKernel::Direction,
+                max_edge_count: mec,
+                ..ProgramOptions::default()
+            });
             v.push(ProgramOptions {
                 kernel: BfsKernel::Balanced,
                 max_edge_count: mec,
@@ -103,7 +108,8 @@ pub fn check(dev: &Device, max_scale: u32, small: bool) -> Result<bool> {
         "graph", "vertices", "edges", "source"
     );
     for (name, g) in &graphs {
-        let dg = dev.upload_weighted(g)?;
+        // Built undirected: the CSR is its own transpose (bottom-up in-edges).
+        let dg = dev.upload_traversal(&Graph::new(g.clone(), true), true)?;
         let src = (0..g.num_vertices() as u32)
             .find(|&v| g.degree(v) > 0)
             .unwrap_or(0);

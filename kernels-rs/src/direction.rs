@@ -1,0 +1,249 @@
+//! Direction-optimizing traversal (Beamer, Asanović & Patterson, SC'12) on the GPU:
+//! top-down levels over a work list of edge chunks built from the frontier, and
+//! bottom-up levels where every vertex that can still improve looks for one parent
+//! in the frontier and stops at the first.
+//!
+//! The frontier is always a bitmap (one bit per vertex): a bottom-up level tests
+//! in-neighbours against it (4 M vertices = 512 KiB, resident in L2), and a
+//! top-down level turns it into a work list without a per-vertex queue append —
+//! [`td_chunks`] lets each thread scan [`WORDS_PER_THREAD`] bitmap words, count the
+//! `⌈deg / chunk⌉` edge chunks of their set bits, reserve them with *one* atomic add
+//! and write `(vertex, chunk index)` pairs. [`td_relax`] then gives each thread one
+//! chunk (seed 000's edge-chunk balancing, restricted to frontier edges), so a hub's
+//! adjacency is spread over many threads and no level scans all edges.
+//!
+//! Both level kinds write the next frontier bitmap with `atom.or` (the returned old
+//! word tells whether the vertex is new, so the counts are exact) and sum the new
+//! frontier's size and out-degree in registers, one atomic add per thread into the
+//! level counters ([`CTL_FRONTIER`], [`CTL_EDGES`]) that the host reads to choose
+//! the next direction (Beamer's α/β heuristic).
+//!
+//! Bottom-up is only equivalent to top-down when every frontier vertex offers the
+//! same candidate — unweighted programs with a `min`/`max` combine run from one
+//! source (BFS). The host checks that before it launches [`bottom_up`] and passes
+//! the uniform candidate.
+
+use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
+
+use crate::program::Program;
+use crate::skeleton::CsrView;
+use crate::thread::ThreadCtx;
+use crate::word::StateWord;
+
+/// Level counter: vertices that joined the next frontier.
+pub const CTL_FRONTIER: usize = 0;
+/// Level counter: sum of their out-degrees (Beamer's `m_f` for the next level).
+pub const CTL_EDGES: usize = 1;
+/// Level counter: chunks in the top-down work list.
+pub const CTL_CHUNKS: usize = 2;
+/// Words of the counter block.
+pub const CTL_WORDS: usize = 4;
+
+/// Bitmap words one thread of [`td_chunks`] scans (1024 vertices).
+pub const WORDS_PER_THREAD: u64 = 32;
+
+/// Capacity the top-down work list needs: `Σ ⌈deg/chunk⌉ ≤ n + m/chunk`.
+#[inline(always)]
+pub fn chunk_capacity(n: u64, m: u64, chunk: u64) -> u64 {
+    match m.checked_div(chunk) {
+        Some(c) => n + c + 1,
+        None => 0,
+    }
+}
+
+/// One bit per vertex over atomic words.
+#[derive(Clone, Copy, Debug)]
+pub struct Bitmap<'a> {
+    pub words: &'a [AtomicU32],
+}
+
+impl Bitmap<'_> {
+    /// Whether `v`'s bit is set.
+    #[inline(always)]
+    pub fn contains(&self, v: usize) -> bool {
+        self.words[v >> 5].load(Relaxed) & (1 << (v & 31)) != 0
+    }
+
+    /// Sets `v`'s bit; true if it was clear (exactly one caller wins).
+    #[inline(always)]
+    pub fn insert(&self, v: usize) -> bool {
+        let bit = 1u32 << (v & 31);
+        self.words[v >> 5].fetch_or(bit, Relaxed) & bit == 0
+    }
+}
+
+/// Per-thread tallies of the next frontier, flushed once per thread.
+#[derive(Default)]
+struct Tally {
+    vertices: u64,
+    edges: u64,
+}
+
+impl Tally {
+    #[inline(always)]
+    fn flush(&self, ctl: &[AtomicU64]) {
+        if self.vertices != 0 {
+            ctl[CTL_FRONTIER].fetch_add(self.vertices, Relaxed);
+            ctl[CTL_EDGES].fetch_add(self.edges, Relaxed);
+        }
+    }
+}
+
+#[inline(always)]
+fn degree(offsets: &[u64], v: usize) -> u64 {
+    offsets[v + 1] - offsets[v]
+}
+
+/// Top-down, step 1: the frontier bitmap → the work list of edge chunks.
+/// `chunks[i] = v << 32 | k` stands for edges `[off(v) + k·chunk, …)` of `v`.
+#[inline(always)]
+pub fn td_chunks(
+    t: ThreadCtx,
+    offsets: &[u64],
+    frontier: Bitmap,
+    chunk: u64,
+    chunks: &[AtomicU64],
+    ctl: &[AtomicU64],
+) {
+    let nwords = frontier.words.len() as u64;
+    if chunk == 0 {
+        return;
+    }
+    let mut w0 = t.global() * WORDS_PER_THREAD;
+    let step = t.stride() * WORDS_PER_THREAD;
+    while w0 < nwords {
+        let w1 = if nwords - w0 < WORDS_PER_THREAD {
+            nwords
+        } else {
+            w0 + WORDS_PER_THREAD
+        };
+        let mut count = 0u64;
+        for w in w0..w1 {
+            let mut bits = frontier.words[w as usize].load(Relaxed);
+            while bits != 0 {
+                let v = (w as usize) * 32 + bits.trailing_zeros() as usize;
+                count += degree(offsets, v).div_ceil(chunk);
+                bits &= bits - 1;
+            }
+        }
+        if count != 0 {
+            let mut at = ctl[CTL_CHUNKS].fetch_add(count, Relaxed) as usize;
+            for w in w0..w1 {
+                let mut bits = frontier.words[w as usize].load(Relaxed);
+                while bits != 0 {
+                    let v = (w as usize) * 32 + bits.trailing_zeros() as usize;
+                    let k = degree(offsets, v).div_ceil(chunk);
+                    for i in 0..k {
+                        chunks[at].store((v as u64) << 32 | i, Relaxed);
+                        at += 1;
+                    }
+                    bits &= bits - 1;
+                }
+            }
+        }
+        w0 += step;
+    }
+}
+
+/// Everything a top-down relax launch reads and writes.
+pub struct TopDown<'a, P: Program> {
+    pub graph: CsrView<'a>,
+    pub weights: &'a [P::Weight],
+    pub state: &'a [<P::State as StateWord>::Atomic],
+    pub parents: Option<&'a [AtomicU32]>,
+    /// The work list [`td_chunks`] built, `ctl[CTL_CHUNKS]` entries long.
+    pub chunks: &'a [u64],
+    pub chunk: u64,
+    pub next: Bitmap<'a>,
+    pub ctl: &'a [AtomicU64],
+    pub iter: u32,
+}
+
+impl<P: Program> TopDown<'_, P> {
+    /// Top-down, step 2: one chunk per thread (grid-stride), each edge relaxed and
+    /// combined atomically into its target; new targets join the next frontier.
+    #[inline(always)]
+    pub fn relax(&self, t: ThreadCtx) {
+        let total = self.ctl[CTL_CHUNKS].load(Relaxed);
+        let offsets = self.graph.offsets;
+        let mut tally = Tally::default();
+        let mut j = t.global();
+        while j < total {
+            let c = self.chunks[j as usize];
+            let v = (c >> 32) as usize;
+            let first = offsets[v] + (c & 0xffff_ffff) * self.chunk;
+            let end = offsets[v + 1];
+            let last = if end - first < self.chunk {
+                end
+            } else {
+                first + self.chunk
+            };
+            let s = P::State::load(&self.state[v]);
+            for e in first as usize..last as usize {
+                let Some(cand) = P::relax(s, self.weights[e], self.iter) else {
+                    continue;
+                };
+                let u = self.graph.targets[e] as usize;
+                if P::combine(&self.state[u], cand) {
+                    if let Some(p) = self.parents {
+                        p[u].store(v as u32, Relaxed);
+                    }
+                    if self.next.insert(u) {
+                        tally.vertices += 1;
+                        tally.edges += degree(offsets, u);
+                    }
+                }
+            }
+            j += t.stride();
+        }
+        tally.flush(self.ctl);
+    }
+}
+
+/// Everything a bottom-up launch reads and writes.
+pub struct BottomUp<'a, P: Program> {
+    /// In-edges (the CSR itself for a symmetric graph).
+    pub incoming: CsrView<'a>,
+    /// Out-edge offsets, for the next frontier's out-degree.
+    pub out_offsets: &'a [u64],
+    pub state: &'a [<P::State as StateWord>::Atomic],
+    pub parents: Option<&'a [AtomicU32]>,
+    pub frontier: Bitmap<'a>,
+    pub next: Bitmap<'a>,
+    /// What every frontier vertex offers (uniform frontier, see the module docs).
+    pub candidate: P::State,
+    pub ctl: &'a [AtomicU64],
+}
+
+impl<P: Program> BottomUp<'_, P> {
+    /// One thread per vertex (grid-stride): a vertex the candidate improves scans
+    /// its in-edges for a frontier member and takes the first. Only this thread
+    /// writes the vertex's state in this level, so a plain store suffices.
+    #[inline(always)]
+    pub fn run(&self, t: ThreadCtx) {
+        let n = self.state.len() as u64;
+        let offsets = self.incoming.offsets;
+        let sources = self.incoming.targets;
+        let mut tally = Tally::default();
+        let mut v = t.global();
+        while v < n {
+            let vi = v as usize;
+            if P::improves(P::State::load(&self.state[vi]), self.candidate) {
+                for &u in &sources[offsets[vi] as usize..offsets[vi + 1] as usize] {
+                    if self.frontier.contains(u as usize) {
+                        P::State::store(&self.state[vi], self.candidate);
+                        if let Some(p) = self.parents {
+                            p[vi].store(u, Relaxed);
+                        }
+                        self.next.insert(vi);
+                        tally.vertices += 1;
+                        tally.edges += degree(self.out_offsets, vi);
+                        break;
+                    }
+                }
+            }
+            v += t.stride();
+        }
+        tally.flush(self.ctl);
+    }
+}

@@ -1,0 +1,593 @@
+//! Direction-optimizing traversal, host side: the level loop that picks top-down or
+//! bottom-up per level, and its two executors (the GPU, and the same kernel bodies
+//! emulated on the host for CI). The kernels are `kernels_rs::direction`.
+//!
+//! The switch follows gapbs (Beamer's heuristic): go bottom-up when the frontier's
+//! out-edges exceed the still unexplored edges / [`ALPHA`]; go back to top-down once
+//! the frontier shrinks and is at most `n / `[`BETA`]. Both counts come from the
+//! level counters the kernels fill, read back after each level (one 32-byte copy —
+//! the only host round trip of a level).
+//!
+//! Bottom-up needs a *uniform* frontier (every frontier vertex offers the same
+//! candidate): unweighted programs with a `min`/`max` combine run from one source.
+//! The loop tracks that candidate on the host (`relax` of the previous one) and
+//! hands it to the bottom-up kernel; any other idempotent program runs top-down
+//! only, still over the frontier work list rather than a scan of all edges.
+
+use std::time::Instant;
+
+use cudarc::driver::{CudaEvent, CudaFunction, PushKernelArg};
+use kernels_rs::direction::{chunk_capacity, CTL_CHUNKS, CTL_EDGES, CTL_FRONTIER, CTL_WORDS};
+use kernels_rs::entry;
+
+use super::bfs::DeviceGraph;
+use super::cuda::{cuda_err, DevBuf, Gpu};
+use super::emulate::{emulated_grid, launch, SharedPtr};
+use crate::error::{Error, Result};
+
+/// Bottom-up when frontier edges > unexplored edges / α (gapbs' default).
+pub const ALPHA: u64 = 15;
+/// Back to top-down when the frontier shrinks to ≤ n / β (gapbs' default).
+pub const BETA: u64 = 18;
+/// Edges per top-down work item when none is asked for.
+pub const DEFAULT_CHUNK: u64 = 32;
+
+/// What one level did, for reports and plots.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct LevelLog {
+    /// Direction the level ran in.
+    pub bottom_up: bool,
+    /// Frontier vertices it expanded (or, bottom-up, looked for).
+    pub frontier: u64,
+    /// Their out-edges.
+    pub frontier_edges: u64,
+}
+
+/// Size and out-degree of a frontier, as the kernels count it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct FrontierSize {
+    pub vertices: u64,
+    pub edges: u64,
+}
+
+/// What the loop needs from an executor (GPU or emulation).
+pub(crate) trait DirectionExec<S> {
+    /// Initial states (and parents); the frontier = `{source}` or, without a
+    /// source, every vertex.
+    fn init(&mut self, source: Option<u32>) -> Result<FrontierSize>;
+    /// One top-down level: work list from the frontier, relax its edges.
+    fn top_down(&mut self, iter: u32, frontier: FrontierSize) -> Result<FrontierSize>;
+    /// One bottom-up level with the frontier's uniform candidate.
+    fn bottom_up(&mut self, iter: u32, candidate: S) -> Result<FrontierSize>;
+}
+
+/// How the loop may move between directions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Pull {
+    /// Beamer's heuristic (when the program and graph allow bottom-up).
+    Auto,
+    /// Top-down only (to measure what bottom-up brings).
+    Never,
+}
+
+/// The level loop. `uniform` is the initial frontier's state when bottom-up is
+/// allowed (one source, unweighted, min/max), `relax` the program's edge operator
+/// on it; `max_levels` bounds the loop (a broken kernel must not hang the host).
+pub(crate) fn drive<S: Copy>(
+    exec: &mut impl DirectionExec<S>,
+    n: u64,
+    m: u64,
+    source: Option<u32>,
+    mut uniform: Option<S>,
+    relax: impl Fn(S) -> Option<S>,
+) -> Result<Vec<LevelLog>> {
+    let mut frontier = exec.init(source)?;
+    let mut unexplored = m;
+    let mut bottom_up = false;
+    let mut previous = 0u64;
+    let mut log = Vec::new();
+    let mut iter = 0u32;
+    while frontier.vertices > 0 {
+        if u64::from(iter) > n + 1 {
+            return Err(Error::InvalidGraph(format!(
+                "traversal did not end after {iter} levels on a graph of {n} vertices"
+            )));
+        }
+        let candidate = match uniform {
+            Some(s) => match relax(s) {
+                Some(c) => Some(c),
+                // The frontier offers nothing: the traversal is over.
+                None => break,
+            },
+            None => None,
+        };
+        bottom_up = match candidate {
+            None => false,
+            Some(_) if bottom_up => {
+                !(frontier.vertices < previous && frontier.vertices <= n / BETA)
+            }
+            Some(_) => frontier.edges > unexplored / ALPHA,
+        };
+        let next = match (bottom_up, candidate) {
+            (true, Some(c)) => exec.bottom_up(iter, c)?,
+            _ => {
+                unexplored = unexplored.saturating_sub(frontier.edges);
+                exec.top_down(iter, frontier)?
+            }
+        };
+        log.push(LevelLog {
+            bottom_up,
+            frontier: frontier.vertices,
+            frontier_edges: frontier.edges,
+        });
+        previous = frontier.vertices;
+        frontier = next;
+        uniform = candidate;
+        iter += 1;
+    }
+    Ok(log)
+}
+
+/// Bitmap with the initial frontier: `source`'s bit, or every vertex.
+fn initial_bits(n: u64, source: Option<u32>) -> Vec<u32> {
+    let words = entry::bitmap_words(n) as usize;
+    match source {
+        Some(s) => {
+            let mut b = vec![0u32; words];
+            b[s as usize / 32] = 1 << (s % 32);
+            b
+        }
+        None => {
+            let mut b = vec![u32::MAX; words];
+            if n % 32 != 0 {
+                if let Some(last) = b.last_mut() {
+                    *last = (1u32 << (n % 32)) - 1;
+                }
+            }
+            b
+        }
+    }
+}
+
+fn initial_size(offsets: &[u64], source: Option<u32>) -> FrontierSize {
+    let n = offsets.len().saturating_sub(1);
+    match source {
+        Some(s) => FrontierSize {
+            vertices: 1,
+            edges: offsets[s as usize + 1] - offsets[s as usize],
+        },
+        None => FrontierSize {
+            vertices: n as u64,
+            edges: offsets[n],
+        },
+    }
+}
+
+/// A program's direction-optimizing kernels in a loaded module.
+pub(crate) struct DirectionKernels<'a> {
+    /// `init(n, source, state, parents)` of `kernels_rs::ptx_kernels!`.
+    pub init: &'a CudaFunction,
+    pub td_chunks: &'a CudaFunction,
+    pub td_relax: &'a CudaFunction,
+    pub bottom_up: &'a CudaFunction,
+    /// Kernel name prefix, for error messages.
+    pub name: &'a str,
+}
+
+/// Device buffers and timing of one direction-optimizing run.
+pub(crate) struct GpuDirection<'a> {
+    gpu: &'a Gpu,
+    k: DirectionKernels<'a>,
+    g: &'a DeviceGraph,
+    block: u32,
+    chunk: u64,
+    /// Device pointers of the state and parents (0 = none) arrays.
+    state: u64,
+    parents: u64,
+    bits: [DevBuf<u32>; 2],
+    chunks: DevBuf<u64>,
+    capacity: u64,
+    ctl: DevBuf<u64>,
+    candidate: DevBuf<u8>,
+    pub start: Option<CudaEvent>,
+    pub levels: Vec<(CudaEvent, CudaEvent)>,
+    pub end: Option<CudaEvent>,
+}
+
+impl<'a> GpuDirection<'a> {
+    /// Device bytes [`Self::new`] allocates for a graph with `n` vertices and `m`
+    /// edges (checked against free memory before anything is allocated).
+    pub fn bytes(n: u64, m: u64, chunk: u64, state_size: usize) -> u64 {
+        let words = entry::bitmap_words(n) as usize;
+        2 * DevBuf::<u32>::bytes_for(words)
+            + DevBuf::<u64>::bytes_for(chunk_capacity(n, m, chunk) as usize)
+            + DevBuf::<u64>::bytes_for(CTL_WORDS)
+            + DevBuf::<u8>::bytes_for(state_size)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        gpu: &'a Gpu,
+        k: DirectionKernels<'a>,
+        g: &'a DeviceGraph,
+        chunk: u64,
+        block: u32,
+        state: u64,
+        parents: u64,
+        state_size: usize,
+    ) -> Result<Self> {
+        if chunk == 0 {
+            return Err(Error::InvalidArgument(
+                "edges per chunk must be at least 1".into(),
+            ));
+        }
+        let capacity = chunk_capacity(g.n, g.m, chunk);
+        let words = entry::bitmap_words(g.n) as usize;
+        Ok(GpuDirection {
+            gpu,
+            k,
+            g,
+            block,
+            chunk,
+            state,
+            parents,
+            bits: [
+                gpu.alloc::<u32>(words, "frontier bitmap")?,
+                gpu.alloc::<u32>(words, "frontier bitmap")?,
+            ],
+            chunks: gpu.alloc::<u64>(capacity as usize, "top-down work list")?,
+            capacity,
+            ctl: gpu.alloc::<u64>(CTL_WORDS, "level counters")?,
+            candidate: gpu.alloc::<u8>(state_size, "frontier candidate")?,
+            start: None,
+            levels: Vec::new(),
+            end: None,
+        })
+    }
+
+    /// Clears the next bitmap and the counters (stream-ordered).
+    fn clear_next(&mut self) -> Result<()> {
+        let s = &self.gpu.stream;
+        s.memset_zeros(&mut self.bits[1].slice)
+            .map_err(cuda_err("cuMemsetD8(frontier bitmap)"))?;
+        s.memset_zeros(&mut self.ctl.slice)
+            .map_err(cuda_err("cuMemsetD8(level counters)"))
+    }
+
+    /// Waits for the level, reads its counters, swaps the bitmaps.
+    fn finish_level(&mut self, a: CudaEvent) -> Result<FrontierSize> {
+        let mut ctl = [0u64; CTL_WORDS];
+        let b = self.gpu.record()?;
+        self.gpu
+            .stream
+            .memcpy_dtoh(&self.ctl.slice, &mut ctl[..])
+            .map_err(cuda_err("cuMemcpyDtoH(level counters)"))?;
+        let e = self.gpu.record()?;
+        self.gpu.sync(&format!("{} level", self.k.name))?;
+        self.levels.push((a, b));
+        self.end = Some(e);
+        self.bits.swap(0, 1);
+        Ok(FrontierSize {
+            vertices: ctl[CTL_FRONTIER],
+            edges: ctl[CTL_EDGES],
+        })
+    }
+
+    fn err(&self, kernel: &str) -> impl FnOnce(cudarc::driver::DriverError) -> Error + '_ {
+        let what = format!("cuLaunchKernel({}_{kernel})", self.k.name);
+        move |e| cuda_err(&what)(e)
+    }
+}
+
+impl<S: bytemuck::Pod> DirectionExec<S> for GpuDirection<'_> {
+    fn init(&mut self, source: Option<u32>) -> Result<FrontierSize> {
+        let n = self.g.n;
+        let bits = initial_bits(n, source);
+        self.gpu
+            .write(&mut self.bits[0], &bits, "frontier bitmap")?;
+        self.start = Some(self.gpu.record()?);
+        let (state, parents) = (self.state, self.parents);
+        let src = source.unwrap_or(u32::MAX);
+        let mut b = self.gpu.stream.launch_builder(self.k.init);
+        b.arg(&n).arg(&src).arg(&state).arg(&parents);
+        // SAFETY: `init(n: u64, source: u32, state, parents)` of
+        // kernels_rs::ptx_kernels!; state holds n states, parents n words or null.
+        unsafe { b.launch(Gpu::grid_for(n, self.block)) }.map_err(self.err("init"))?;
+        Ok(initial_size(&self.g.host_offsets, source))
+    }
+
+    fn top_down(&mut self, iter: u32, frontier: FrontierSize) -> Result<FrontierSize> {
+        self.clear_next()?;
+        let a = self.gpu.record()?;
+        let (n, m, offsets, targets) = (self.g.n, self.g.m, self.g.offsets.ptr, self.g.targets.ptr);
+        let weights = self.g.weights.as_ref().map_or(0, |w| w.ptr);
+        let (cur, next) = (self.bits[0].ptr, self.bits[1].ptr);
+        let (chunk, chunks, capacity, ctl) =
+            (self.chunk, self.chunks.ptr, self.capacity, self.ctl.ptr);
+        let threads = entry::bitmap_words(n).div_ceil(kernels_rs::direction::WORDS_PER_THREAD);
+        let mut b = self.gpu.stream.launch_builder(self.k.td_chunks);
+        b.arg(&n)
+            .arg(&offsets)
+            .arg(&cur)
+            .arg(&chunk)
+            .arg(&chunks)
+            .arg(&capacity)
+            .arg(&ctl);
+        // SAFETY: `td_chunks(n, offsets, frontier, chunk, chunks, capacity, ctl)` of
+        // kernels_rs::direction_kernels!; buffers of the documented lengths.
+        unsafe { b.launch(Gpu::grid_for(threads, self.block)) }.map_err(self.err("td_chunks"))?;
+        // At most this many chunks (Σ⌈deg/chunk⌉ over the frontier).
+        let work = (frontier.vertices + frontier.edges / chunk).clamp(1, capacity);
+        let (state, parents) = (self.state, self.parents);
+        let mut b = self.gpu.stream.launch_builder(self.k.td_relax);
+        b.arg(&n)
+            .arg(&m)
+            .arg(&offsets)
+            .arg(&targets)
+            .arg(&weights)
+            .arg(&state)
+            .arg(&parents)
+            .arg(&chunks)
+            .arg(&capacity)
+            .arg(&chunk)
+            .arg(&next)
+            .arg(&ctl)
+            .arg(&iter);
+        // SAFETY: `td_relax(n, m, offsets, targets, weights, state, parents, chunks,
+        // capacity, chunk, next, ctl, iter)` of kernels_rs::direction_kernels!;
+        // weights: m of the program's weight type or null when unweighted.
+        unsafe { b.launch(Gpu::grid_for(work, self.block)) }.map_err(self.err("td_relax"))?;
+        self.finish_level(a)
+    }
+
+    fn bottom_up(&mut self, _iter: u32, candidate: S) -> Result<FrontierSize> {
+        let (in_offsets, in_sources, m_in) = self.g.incoming().ok_or_else(|| {
+            Error::InvalidArgument("bottom-up levels need the graph's in-edges".into())
+        })?;
+        self.gpu.write(
+            &mut self.candidate,
+            bytemuck::bytes_of(&candidate),
+            "frontier candidate",
+        )?;
+        self.clear_next()?;
+        let a = self.gpu.record()?;
+        let (n, out_offsets) = (self.g.n, self.g.offsets.ptr);
+        let (state, parents) = (self.state, self.parents);
+        let (cur, next, cand, ctl) = (
+            self.bits[0].ptr,
+            self.bits[1].ptr,
+            self.candidate.ptr,
+            self.ctl.ptr,
+        );
+        let mut b = self.gpu.stream.launch_builder(self.k.bottom_up);
+        b.arg(&n)
+            .arg(&m_in)
+            .arg(&in_offsets)
+            .arg(&in_sources)
+            .arg(&out_offsets)
+            .arg(&state)
+            .arg(&parents)
+            .arg(&cur)
+            .arg(&next)
+            .arg(&cand)
+            .arg(&ctl);
+        // SAFETY: `bottom_up(n, m_in, in_offsets, in_sources, out_offsets, state,
+        // parents, frontier, next, candidate, ctl)` of kernels_rs::direction_kernels!.
+        unsafe { b.launch(Gpu::grid_for(n, self.block)) }.map_err(self.err("bottom_up"))?;
+        self.finish_level(a)
+    }
+}
+
+/// The same kernels over host buffers (CI without a GPU).
+pub(crate) struct HostDirection<'a, P: kernels_rs::Program> {
+    pub offsets: &'a [u64],
+    pub targets: &'a [u32],
+    /// `m` weights of `P`'s weight type, or null when unweighted.
+    pub weights: *const P::Weight,
+    /// In-edges (`None` for a symmetric graph: the CSR itself).
+    pub incoming: Option<(&'a [u64], &'a [u32])>,
+    pub chunk: u64,
+    pub block: u32,
+    pub max_blocks: u32,
+    pub state: &'a mut [P::State],
+    pub parents: Option<&'a mut [u32]>,
+    bits: [Vec<u32>; 2],
+    chunks: Vec<u64>,
+    ctl: Vec<u64>,
+    /// Host time of each level.
+    pub level_ms: Vec<f64>,
+}
+
+impl<'a, P: kernels_rs::Program> HostDirection<'a, P> {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        offsets: &'a [u64],
+        targets: &'a [u32],
+        weights: *const P::Weight,
+        incoming: Option<(&'a [u64], &'a [u32])>,
+        chunk: u64,
+        block: u32,
+        max_blocks: u32,
+        state: &'a mut [P::State],
+        parents: Option<&'a mut [u32]>,
+    ) -> Result<Self> {
+        if chunk == 0 {
+            return Err(Error::InvalidArgument(
+                "edges per chunk must be at least 1".into(),
+            ));
+        }
+        let n = offsets.len().saturating_sub(1) as u64;
+        let words = entry::bitmap_words(n) as usize;
+        Ok(HostDirection {
+            offsets,
+            targets,
+            weights,
+            incoming,
+            chunk,
+            block,
+            max_blocks: max_blocks.max(1),
+            state,
+            parents,
+            bits: [vec![0; words], vec![0; words]],
+            chunks: vec![0; chunk_capacity(n, targets.len() as u64, chunk) as usize],
+            ctl: vec![0; CTL_WORDS],
+            level_ms: Vec::new(),
+        })
+    }
+
+    fn n(&self) -> u64 {
+        self.offsets.len().saturating_sub(1) as u64
+    }
+
+    fn grid(&self, work: u64) -> u32 {
+        emulated_grid(work, self.block, self.max_blocks)
+    }
+
+    fn parents_ptr(&mut self) -> SharedPtr<u32> {
+        SharedPtr(
+            self.parents
+                .as_deref_mut()
+                .map_or(std::ptr::null_mut(), |p| p.as_mut_ptr()),
+        )
+    }
+
+    fn clear_next(&mut self) {
+        self.bits[1].iter_mut().for_each(|w| *w = 0);
+        self.ctl.iter_mut().for_each(|c| *c = 0);
+    }
+
+    fn finish(&mut self, t0: Instant) -> FrontierSize {
+        self.level_ms.push(t0.elapsed().as_secs_f64() * 1e3);
+        self.bits.swap(0, 1);
+        FrontierSize {
+            vertices: self.ctl[CTL_FRONTIER],
+            edges: self.ctl[CTL_EDGES],
+        }
+    }
+}
+
+impl<P: kernels_rs::Program> DirectionExec<P::State> for HostDirection<'_, P> {
+    fn init(&mut self, source: Option<u32>) -> Result<FrontierSize> {
+        let n = self.n();
+        self.bits[0] = initial_bits(n, source);
+        let state = SharedPtr(self.state.as_mut_ptr());
+        let parents = self.parents_ptr();
+        let src = source.unwrap_or(u32::MAX);
+        launch(self.grid(n), self.block, |t| {
+            // SAFETY: n-element host buffers (parents: n or null), written atomically.
+            unsafe { entry::init::<P>(t, n, src, state.get(), parents.get()) }
+        });
+        Ok(initial_size(self.offsets, source))
+    }
+
+    fn top_down(&mut self, iter: u32, _frontier: FrontierSize) -> Result<FrontierSize> {
+        let t0 = Instant::now();
+        self.clear_next();
+        let n = self.n();
+        let m = self.targets.len() as u64;
+        let offsets = SharedPtr(self.offsets.as_ptr() as *mut u64);
+        let targets = SharedPtr(self.targets.as_ptr() as *mut u32);
+        let weights = SharedPtr(self.weights as *mut P::Weight);
+        let cur = SharedPtr(self.bits[0].as_mut_ptr());
+        let next = SharedPtr(self.bits[1].as_mut_ptr());
+        let chunks = SharedPtr(self.chunks.as_mut_ptr());
+        let ctl = SharedPtr(self.ctl.as_mut_ptr());
+        let (chunk, capacity) = (self.chunk, self.chunks.len() as u64);
+        let threads = entry::bitmap_words(n).div_ceil(kernels_rs::direction::WORDS_PER_THREAD);
+        launch(self.grid(threads), self.block, |t| {
+            // SAFETY: host buffers of the lengths td_chunks documents; bitmap,
+            // chunks and counters only touched through atomics.
+            unsafe {
+                entry::td_chunks(
+                    t,
+                    n,
+                    offsets.get(),
+                    cur.get(),
+                    chunk,
+                    chunks.get(),
+                    capacity,
+                    ctl.get(),
+                )
+            }
+        });
+        let work = self.ctl[CTL_CHUNKS];
+        let state = SharedPtr(self.state.as_mut_ptr());
+        let parents = self.parents_ptr();
+        launch(self.grid(work), self.block, |t| {
+            // SAFETY: as above; state/parents/next/counters through atomics, the
+            // work list read-only during this launch.
+            unsafe {
+                entry::td_relax::<P>(
+                    t,
+                    n,
+                    m,
+                    offsets.get(),
+                    targets.get(),
+                    weights.get(),
+                    state.get(),
+                    parents.get(),
+                    chunks.get(),
+                    capacity,
+                    chunk,
+                    next.get(),
+                    ctl.get(),
+                    iter,
+                )
+            }
+        });
+        Ok(self.finish(t0))
+    }
+
+    fn bottom_up(&mut self, _iter: u32, candidate: P::State) -> Result<FrontierSize> {
+        let t0 = Instant::now();
+        self.clear_next();
+        let n = self.n();
+        let (in_off, in_src) = self.incoming.unwrap_or((self.offsets, self.targets));
+        let m_in = in_src.len() as u64;
+        let in_off = SharedPtr(in_off.as_ptr() as *mut u64);
+        let in_src = SharedPtr(in_src.as_ptr() as *mut u32);
+        let out_off = SharedPtr(self.offsets.as_ptr() as *mut u64);
+        let state = SharedPtr(self.state.as_mut_ptr());
+        let parents = self.parents_ptr();
+        let cur = SharedPtr(self.bits[0].as_mut_ptr());
+        let next = SharedPtr(self.bits[1].as_mut_ptr());
+        let ctl = SharedPtr(self.ctl.as_mut_ptr());
+        let cand = [candidate];
+        let cand = SharedPtr(cand.as_ptr() as *mut P::State);
+        launch(self.grid(n), self.block, |t| {
+            // SAFETY: host buffers of the lengths bottom_up documents; each vertex's
+            // state/parent written by its own thread only, bitmaps and counters
+            // through atomics, the candidate read-only.
+            unsafe {
+                entry::bottom_up::<P>(
+                    t,
+                    n,
+                    m_in,
+                    in_off.get(),
+                    in_src.get(),
+                    out_off.get(),
+                    state.get(),
+                    parents.get(),
+                    cur.get(),
+                    next.get(),
+                    cand.get(),
+                    ctl.get(),
+                )
+            }
+        });
+        Ok(self.finish(t0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn initial_bitmaps() {
+        assert_eq!(initial_bits(40, Some(33)), vec![0, 2]);
+        assert_eq!(initial_bits(40, None), vec![u32::MAX, 0xff]);
+        assert_eq!(initial_bits(64, None), vec![u32::MAX, u32::MAX]);
+    }
+}
