@@ -49,6 +49,43 @@ pub fn bfs_levels_from_parents(parents: &[u32], root: u32) -> Result<Vec<u32>, S
     Ok(level)
 }
 
+/// Levels consistent with the parents: see [`validate_bfs_tree`].
+fn check_levels(parents: &[u32], root: u32, level: &[u32]) -> Result<(), String> {
+    let n = parents.len();
+    if root as usize >= n {
+        return Err(format!("root {root} out of range ({n} vertices)"));
+    }
+    if parents[root as usize] != root {
+        return Err(format!(
+            "parent of root {root} is {}, not itself",
+            parents[root as usize]
+        ));
+    }
+    let bad = (0..n).into_par_iter().find_map_any(|v| {
+        let (p, l) = (parents[v], level[v]);
+        if v == root as usize {
+            return (l != 0).then(|| format!("root {root} has level {l}, not 0"));
+        }
+        if p == UNREACHED || l == UNREACHED {
+            return (p != l).then(|| {
+                format!("vertex {v}: parent {p} and level {l} disagree on whether it is reached")
+            });
+        }
+        if p as usize >= n {
+            return Some(format!(
+                "vertex {v} has parent {p}, which is not in the tree"
+            ));
+        }
+        let lp = level[p as usize];
+        (lp == UNREACHED || lp.checked_add(1) != Some(l))
+            .then(|| format!("vertex {v}: reported level {l} but its parent {p} has level {lp}"))
+    });
+    match bad {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
 /// Checks a BFS result by the Graph500 rules on the graph it was computed on:
 /// (1) the parents form a tree rooted at `root` (no cycles), (2) every tree edge
 /// joins levels that differ by one, (3) every graph edge `u→v` with `u` reached has
@@ -65,19 +102,25 @@ pub fn validate_bfs_tree<W: Weight>(
     if parents.len() != n {
         return Err(format!("{} parents for {n} vertices", parents.len()));
     }
-    let implied = bfs_levels_from_parents(parents, root)?;
-    if let Some(l) = levels {
-        if l.len() != n {
-            return Err(format!("{} levels for {n} vertices", l.len()));
+    // With levels given, check them against the parents in parallel: level 0 only
+    // at the root, and every other reached vertex one level below its parent.
+    // Levels then strictly decrease along every parent chain, so the chains are
+    // acyclic and end at the root — exactly the levels the parents imply, without
+    // the sequential chain walk (which dominates validation at large scales).
+    let implied;
+    let level: &[u32] = match levels {
+        Some(l) => {
+            if l.len() != n {
+                return Err(format!("{} levels for {n} vertices", l.len()));
+            }
+            check_levels(parents, root, l)?;
+            l
         }
-        if let Some(v) = (0..n).into_par_iter().find_any(|&v| l[v] != implied[v]) {
-            return Err(format!(
-                "vertex {v}: reported level {} but its parent chain gives {}",
-                l[v], implied[v]
-            ));
+        None => {
+            implied = bfs_levels_from_parents(parents, root)?;
+            &implied
         }
-    }
-    let level = &implied;
+    };
     // Rules 3 and 4 over every edge.
     let bad_edge = (0..n as u32).into_par_iter().find_map_any(|u| {
         let lu = level[u as usize];
@@ -104,6 +147,11 @@ pub fn validate_bfs_tree<W: Weight>(
     }
     // Rules 2 and 5: each tree edge is a graph edge one level down. Neighbour lists
     // are sorted after a build, but binary search needs that, so fall back to a scan.
+    // Sortedness is checked once for the whole graph (O(m)): checking a hub's list
+    // once per child would cost O(degree²).
+    let sorted = (0..n as u32)
+        .into_par_iter()
+        .all(|u| g.neighbors(u).windows(2).all(|w| w[0] <= w[1]));
     let bad_tree = (0..n as u32).into_par_iter().find_map_any(|v| {
         let p = parents[v as usize];
         if p == UNREACHED || v == root {
@@ -115,7 +163,7 @@ pub fn validate_bfs_tree<W: Weight>(
             ));
         }
         let nb = g.neighbors(p);
-        let found = if nb.windows(2).all(|w| w[0] <= w[1]) {
+        let found = if sorted {
             nb.binary_search(&v).is_ok()
         } else {
             nb.contains(&v)
@@ -172,5 +220,45 @@ mod tests {
             Some(&[0, 1, 1, 3, UNREACHED])
         )
         .is_err());
+        // With levels given (the parallel path): a cycle, whatever levels claim.
+        for lv in [
+            [0, 1, 2, 3, UNREACHED],
+            [0, 2, 1, 3, UNREACHED],
+            [0, 1, 1, 2, UNREACHED],
+        ] {
+            assert!(validate_bfs_tree(&g, 0, &[0, 2, 1, 2, UNREACHED], Some(&lv)).is_err());
+        }
+        // reached per level, unreached per parent (and the reverse)
+        assert!(validate_bfs_tree(
+            &g,
+            0,
+            &[0, 0, 0, UNREACHED, UNREACHED],
+            Some(&[0, 1, 1, 2, UNREACHED])
+        )
+        .is_err());
+        assert!(
+            validate_bfs_tree(&g, 0, &[0, 0, 0, 2, 4], Some(&[0, 1, 1, 2, UNREACHED])).is_err()
+        );
+        // root with a level other than 0
+        assert!(validate_bfs_tree(
+            &g,
+            0,
+            &[0, 0, 0, 2, UNREACHED],
+            Some(&[1, 2, 2, 3, UNREACHED])
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn given_levels_and_derived_levels_agree() {
+        let el = crate::generate::kronecker(9, 8, 4).unwrap();
+        let g = build(&el, BuildOptions::undirected()).unwrap().into_csr();
+        let root = (0..g.num_vertices() as u32)
+            .find(|&v| g.degree(v) > 0)
+            .unwrap();
+        let t = crate::oracle::bfs(&g, root).unwrap();
+        validate_bfs_tree(&g, root, &t.parents, Some(&t.levels)).unwrap();
+        validate_bfs_tree(&g, root, &t.parents, None).unwrap();
+        assert_eq!(bfs_levels_from_parents(&t.parents, root).unwrap(), t.levels);
     }
 }
