@@ -32,6 +32,8 @@ if [ -d "$GAPBS_SRC" ]; then
     rm -rf target/gapbs && cp -r "$GAPBS_SRC" target/gapbs
     make -C target/gapbs -j2 bfs sssp >/dev/null
     mkdir -p bundle/gapbs && cp target/gapbs/bfs target/gapbs/sssp bundle/gapbs/
+    # Its sources too: the Gunrock kit's kron.sh builds gapbs's generator from them.
+    cp -r "$GAPBS_SRC/src" bundle/gapbs/src && chmod -R u+w bundle/gapbs/src
 fi
 # The GPU peer (Gunrock kit: sources + vendored deps, built on the device by its build.sh).
 GUNROCK_SRC=$(cd .. && pwd)/shared/peers/gunrock

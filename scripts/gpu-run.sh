@@ -9,7 +9,11 @@
 #   sanitize  compute-sanitizer --tool memcheck and --tool racecheck on small graphs
 #   programs  the #[vertex_program] kernels (BFS, CC, SSSP, widest) vs the oracles
 #   dsl       DSL-generated BFS vs the hand-written balanced kernel (Kronecker 20)
-#   bench     balanced vs naive (Kronecker 16-21, ef 48) + max_edge_count sweep
+#   bench     direction vs balanced vs naive (Kronecker 16-21, ef 48) + chunk sweeps
+#   graph500  Graph500 BFS, scale $G500_SCALES (default "22 24"), hand kernels direction +
+#             balanced and the DSL program's direction kernels, every tree validated
+#   gunrock   builds the Gunrock kit, runs its BFS on kron$GUNROCK_SCALE (default 22),
+#             validates a few of its runs, then ours on the same file and sources
 # Logs and results go to $OUT (the device tool brings them back), else ./gpu-out.
 # Exit status: non-zero if any step failed; later steps still run.
 set -uo pipefail
@@ -66,6 +70,31 @@ for step in "${steps[@]}"; do
             ;;
         bench)
             "$BIN" bench --out "$OUTDIR" "${bench_args[@]}" 2>&1 | tee "$OUTDIR/bench.log"
+            rc=${PIPESTATUS[0]}
+            ;;
+        graph500)
+            rc=0
+            for s in ${G500_SCALES:-22 24}; do
+                "$B/vertex" bench graph500 --scale "$s" --backend gpu --kernel direction,balanced \
+                    --out "$OUTDIR" 2>&1 | tee -a "$OUTDIR/graph500.log"
+                rc=$(( rc | ${PIPESTATUS[0]} ))
+                "$B/vertex" bench graph500 --scale "$s" --backend gpu-dsl --kernel direction \
+                    --out "$OUTDIR" 2>&1 | tee -a "$OUTDIR/graph500.log"
+                rc=$(( rc | ${PIPESTATUS[0]} ))
+            done
+            ;;
+        gunrock)
+            S=${GUNROCK_SCALE:-22}; W=/tmp/gunrock-work; G=$B/gunrock
+            mkdir -p "$W"
+            {
+                bash "$G/build.sh" "$W/build" \
+                && bash "$G/kron.sh" "$S" "$W/g" \
+                && bash "$G/run.sh" "$S" "$W/g" "$W/build" "$OUTDIR/gunrock" 64 bfs \
+                && { "$W/build/bin/bfs" -m "$W/g/kron$S.mtx" -s "$(cut -d, -f1-4 "$W/g/kron$S.mtx.sources")" \
+                        --validate 2>&1 | tail -n 20 > "$OUTDIR/gunrock-validate.log"; true; } \
+                && "$BIN" peer --graph "$W/g/kron$S.mtx" --sources "$W/g/kron$S.mtx.sources" \
+                    --gunrock "$OUTDIR/gunrock/bfs_kron$S.json" --out "$OUTDIR"
+            } 2>&1 | tee "$OUTDIR/gunrock.log"
             rc=${PIPESTATUS[0]}
             ;;
         *)

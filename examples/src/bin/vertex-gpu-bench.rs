@@ -22,6 +22,8 @@ use runtime::graph::{build, BuildOptions, Csr, EdgeList, Graph};
 use runtime::{oracle, validate};
 use vertex_examples::programs::bfs;
 
+#[path = "gpu_bench/peer.rs"]
+mod peer;
 #[path = "gpu_bench/programs.rs"]
 mod programs;
 
@@ -64,6 +66,26 @@ enum Cmd {
         roots: usize,
         #[arg(long, default_value_t = 16)]
         max_edge_count: u64,
+        #[arg(long, default_value = "docs/results")]
+        out: std::path::PathBuf,
+    },
+    /// Our BFS vs Gunrock on the same .mtx graph and sources (Gunrock kit's
+    /// kron.sh/run.sh output); JSON + SVG.
+    Peer {
+        #[arg(long)]
+        graph: std::path::PathBuf,
+        /// Comma-separated 0-based sources (kron.sh's GRAPH.sources).
+        #[arg(long)]
+        sources: std::path::PathBuf,
+        /// Gunrock's --export_metrics JSON for the same graph and sources.
+        #[arg(long)]
+        gunrock: Option<std::path::PathBuf>,
+        #[arg(long, default_value_t = 16)]
+        edgefactor: u64,
+        #[arg(long, value_delimiter = ',', default_value = "direction,balanced")]
+        kernel: Vec<BfsKernel>,
+        #[arg(long)]
+        max_edge_count: Option<u64>,
         #[arg(long, default_value = "docs/results")]
         out: std::path::PathBuf,
     },
@@ -125,6 +147,26 @@ fn run(cli: Cli) -> Result<bool> {
         Cmd::Info => unreachable!(),
         Cmd::Check { max_scale } => check(&dev, &check_graphs(max_scale)?, &variants(true)),
         Cmd::Programs { max_scale, small } => programs::check(&dev, max_scale, small),
+        Cmd::Peer {
+            graph,
+            sources,
+            gunrock,
+            edgefactor,
+            kernel,
+            max_edge_count,
+            out,
+        } => peer::run(
+            &dev,
+            &peer::PeerArgs {
+                graph,
+                sources,
+                gunrock,
+                edgefactor,
+                kernels: kernel,
+                max_edge_count,
+                out,
+            },
+        ),
         Cmd::Dsl {
             scale,
             edgefactor,

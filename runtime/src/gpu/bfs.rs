@@ -268,6 +268,11 @@ impl Device {
         self.gpu.free_memory()
     }
 
+    /// Measured device-to-device copy bandwidth, GB/s (see [`Gpu::copy_bandwidth_gbs`]).
+    pub fn copy_bandwidth_gbs(&self) -> Result<f64> {
+        self.gpu.copy_bandwidth_gbs()
+    }
+
     /// Copies a graph's CSR to the device (weights are not needed by BFS and stay
     /// behind). Checks free memory first.
     pub fn upload<W: Weight>(&self, csr: &Csr<W>) -> Result<DeviceGraph> {

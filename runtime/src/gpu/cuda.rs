@@ -226,6 +226,25 @@ impl Gpu {
             .map_err(cuda_err("cuEventElapsedTime"))
     }
 
+    /// Device-to-device copy bandwidth in GB/s (bytes read + written), the best of
+    /// a few 1 GiB copies timed with events (less if memory is short): the yardstick
+    /// of the kernels' memory-bandwidth efficiency.
+    pub fn copy_bandwidth_gbs(&self) -> Result<f64> {
+        let bytes = (1usize << 30).min((self.free_memory()? / 4) as usize).max(1 << 20);
+        let src = self.alloc::<u8>(bytes, "bandwidth test")?;
+        let mut dst = self.alloc::<u8>(bytes, "bandwidth test")?;
+        let mut best = f64::INFINITY;
+        for _ in 0..5 {
+            let a = self.record()?;
+            self.stream
+                .memcpy_dtod(&src.slice, &mut dst.slice)
+                .map_err(cuda_err("cuMemcpyDtoD(bandwidth test)"))?;
+            let b = self.record()?;
+            best = best.min(Self::elapsed_ms(&a, &b)?);
+        }
+        Ok(2.0 * bytes as f64 / (best * 1e-3) / 1e9)
+    }
+
     /// A 1-D launch configuration covering `work` items with `block` threads each
     /// (at least one block).
     pub fn grid_for(work: u64, block: u32) -> LaunchConfig {
