@@ -36,8 +36,13 @@ pub const CTL_FRONTIER: usize = 0;
 pub const CTL_EDGES: usize = 1;
 /// Level counter: chunks in the top-down work list.
 pub const CTL_CHUNKS: usize = 2;
+/// Bucketed traversal: pending vertices [`td_select`] took.
+pub const CTL_SELECTED: usize = 3;
+/// Bucketed traversal: `2³² − p` for the lowest priority `p` left pending (0 =
+/// none), so that a zeroed counter block starts right and `fetch_max` finds it.
+pub const CTL_MIN_PENDING: usize = 4;
 /// Words of the counter block.
-pub const CTL_WORDS: usize = 4;
+pub const CTL_WORDS: usize = 6;
 
 /// Bitmap words one thread of [`td_chunks`] scans (1024 vertices).
 pub const WORDS_PER_THREAD: u64 = 32;
@@ -142,6 +147,83 @@ pub fn td_chunks(
             }
         }
         w0 += step;
+    }
+}
+
+/// Bucketed (near-far) step 1: like [`td_chunks`], but only pending vertices whose
+/// priority is below `limit` are taken — their bits are cleared from `pending` and
+/// their chunks listed; the lowest priority left behind goes to
+/// [`CTL_MIN_PENDING`] so the host can jump straight to the next non-empty bucket.
+/// [`TopDown::relax`] then sets the bits of improved vertices in the same bitmap.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub fn td_select<P: Program>(
+    t: ThreadCtx,
+    offsets: &[u64],
+    state: &[<P::State as StateWord>::Atomic],
+    pending: Bitmap,
+    limit: u64,
+    chunk: u64,
+    chunks: &[AtomicU64],
+    ctl: &[AtomicU64],
+) {
+    let nwords = pending.words.len() as u64;
+    if chunk == 0 {
+        return;
+    }
+    let mut w0 = t.global() * WORDS_PER_THREAD;
+    let step = t.stride() * WORDS_PER_THREAD;
+    let mut taken = [0u32; WORDS_PER_THREAD as usize];
+    let (mut selected, mut lowest_left) = (0u64, u64::MAX);
+    while w0 < nwords {
+        let w1 = if nwords - w0 < WORDS_PER_THREAD {
+            nwords
+        } else {
+            w0 + WORDS_PER_THREAD
+        };
+        let mut count = 0u64;
+        for w in w0..w1 {
+            let mut bits = pending.words[w as usize].load(Relaxed);
+            let mut mine = 0u32;
+            while bits != 0 {
+                let b = bits.trailing_zeros();
+                let v = (w as usize) * 32 + b as usize;
+                let p = u64::from(P::priority(P::State::load(&state[v])));
+                if p < limit {
+                    mine |= 1 << b;
+                    count += degree(offsets, v).div_ceil(chunk);
+                    selected += 1;
+                } else if p < lowest_left {
+                    lowest_left = p;
+                }
+                bits &= bits - 1;
+            }
+            taken[(w - w0) as usize] = mine;
+            if mine != 0 {
+                pending.words[w as usize].fetch_and(!mine, Relaxed);
+            }
+        }
+        if count != 0 {
+            let mut at = ctl[CTL_CHUNKS].fetch_add(count, Relaxed) as usize;
+            for w in w0..w1 {
+                let mut bits = taken[(w - w0) as usize];
+                while bits != 0 {
+                    let v = (w as usize) * 32 + bits.trailing_zeros() as usize;
+                    for i in 0..degree(offsets, v).div_ceil(chunk) {
+                        chunks[at].store((v as u64) << 32 | i, Relaxed);
+                        at += 1;
+                    }
+                    bits &= bits - 1;
+                }
+            }
+        }
+        w0 += step;
+    }
+    if selected != 0 {
+        ctl[CTL_SELECTED].fetch_add(selected, Relaxed);
+    }
+    if lowest_left != u64::MAX {
+        ctl[CTL_MIN_PENDING].fetch_max((1u64 << 32) - lowest_left, Relaxed);
     }
 }
 

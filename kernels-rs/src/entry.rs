@@ -413,6 +413,39 @@ pub unsafe fn td_chunks(
     }
 }
 
+/// Bucketed step 1 ([`direction::td_select`]).
+///
+/// # Safety
+/// As [`td_chunks`]; `state` holds `n` states; `pending` `bitmap_words(n)` words.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn td_select<P: Program>(
+    t: ThreadCtx,
+    n: u64,
+    offsets: *const u64,
+    state: *mut P::State,
+    pending: *mut u32,
+    limit: u64,
+    chunk: u64,
+    chunks: *mut u64,
+    capacity: u64,
+    ctl: *mut u64,
+) {
+    // SAFETY: caller's contract.
+    unsafe {
+        direction::td_select::<P>(
+            t,
+            slice(offsets, n as usize + 1),
+            P::State::atomics_from_raw(state, n as usize),
+            bitmap(pending, n),
+            limit,
+            chunk,
+            u64::atomics_from_raw(chunks, capacity as usize),
+            u64::atomics_from_raw(ctl, direction::CTL_WORDS),
+        )
+    }
+}
+
 /// Top-down step 2 ([`direction::TopDown::relax`]).
 ///
 /// # Safety
@@ -503,17 +536,50 @@ pub unsafe fn bottom_up<P: Program>(
 /// Defines a program's direction-optimizing kernels (see [`crate::direction`]):
 ///
 /// * `td_chunks(n, offsets, frontier, chunk, chunks, capacity, ctl)`
+/// * `td_select(n, offsets, state, pending, limit, chunk, chunks, capacity, ctl)`
 /// * `td_relax(n, m, offsets, targets, weights, state, parents, chunks, capacity,
 ///   chunk, next, ctl, iter)`
 /// * `bottom_up(n, m_in, in_offsets, in_sources, out_offsets, state, parents,
 ///   frontier, next, candidate, ctl)`
 ///
 /// ```ignore
-/// kernels_rs::direction_kernels!(my_crate::Bfs => bfs_td_chunks, bfs_td_relax, bfs_bottom_up);
+/// kernels_rs::direction_kernels!(
+///     my_crate::Bfs => bfs_td_chunks, bfs_td_select, bfs_td_relax, bfs_bottom_up
+/// );
 /// ```
 #[macro_export]
 macro_rules! direction_kernels {
-    ($prog:ty => $chunks:ident, $relax:ident, $bottom_up:ident) => {
+    ($prog:ty => $chunks:ident, $select:ident, $relax:ident, $bottom_up:ident) => {
+        #[cfg(target_arch = "nvptx64")]
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn $select(
+            n: u64,
+            offsets: *const u64,
+            state: *mut <$prog as $crate::Program>::State,
+            pending: *mut u32,
+            limit: u64,
+            chunk: u64,
+            chunks: *mut u64,
+            capacity: u64,
+            ctl: *mut u64,
+        ) {
+            // SAFETY: the host launches with buffers matching the documented contract.
+            unsafe {
+                $crate::entry::td_select::<$prog>(
+                    $crate::ThreadCtx::current(),
+                    n,
+                    offsets,
+                    state,
+                    pending,
+                    limit,
+                    chunk,
+                    chunks,
+                    capacity,
+                    ctl,
+                )
+            }
+        }
+
         #[cfg(target_arch = "nvptx64")]
         #[no_mangle]
         pub unsafe extern "ptx-kernel" fn $chunks(

@@ -41,4 +41,12 @@ pub trait Program: 'static {
     /// test). The bottom-up kernel ([`crate::direction`]) uses it to skip vertices
     /// the frontier's candidate cannot improve.
     fn improves(current: Self::State, candidate: Self::State) -> bool;
+
+    /// Scheduling priority of a state (lower first): the bucketed (near-far)
+    /// traversal expands pending vertices below a moving limit first. Programs
+    /// without one leave every vertex in one bucket.
+    #[inline(always)]
+    fn priority(_state: Self::State) -> u32 {
+        0
+    }
 }

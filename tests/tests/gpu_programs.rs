@@ -82,6 +82,20 @@ fn check_all(g: &Graph<u32>, gw: &Graph<u32>, src: u32) {
         let r = emulate_direction::<sssp::sssp::Program>(gw, src, &o, blocks).unwrap();
         assert_eq!(r.states, dist, "SSSP direction {o:?}");
         assert!(emulate_direction::<sssp::sssp::Program>(gw, src, &with_parents, blocks).is_err());
+        // Near-far buckets: tiny, automatic and huge Δ (one bucket) all give the
+        // exact distances.
+        let auto = runtime::gpu::program::gpu_delta::<sssp::sssp::Program>(gw, src);
+        for delta in [1, auto, 1 << 40] {
+            let b = ProgramOptions {
+                delta: Some(delta),
+                ..o
+            };
+            let r = emulate_direction::<sssp::sssp::Program>(gw, src, &b, blocks).unwrap();
+            assert_eq!(r.states, dist, "SSSP buckets Δ {delta} {o:?}");
+            assert!(r.directions.iter().all(|d| d.bucket_limit.is_some()));
+            let r = emulate_direction::<widest::Program>(gw, src, &b, blocks).unwrap();
+            assert_eq!(r.states, wide, "widest buckets Δ {delta} {o:?}");
+        }
     }
 }
 

@@ -230,6 +230,7 @@ pub struct Device {
 struct Kernels {
     init: CudaFunction,
     td_chunks: CudaFunction,
+    td_select: CudaFunction,
     td_relax: CudaFunction,
     bottom_up: CudaFunction,
     build_sv: CudaFunction,
@@ -247,6 +248,7 @@ impl Device {
         let k = Kernels {
             init: gpu.function("bfs_init")?,
             td_chunks: gpu.function("bfs_td_chunks")?,
+            td_select: gpu.function("bfs_td_select")?,
             td_relax: gpu.function("bfs_td_relax")?,
             bottom_up: gpu.function("bfs_bottom_up")?,
             build_sv: gpu.function("vertex_build_sv")?,
@@ -461,6 +463,7 @@ impl Device {
         let k = DirectionKernels {
             init: &self.k.init,
             td_chunks: &self.k.td_chunks,
+            td_select: &self.k.td_select,
             td_relax: &self.k.td_relax,
             bottom_up: &self.k.bottom_up,
             name: "bfs",

@@ -17,7 +17,9 @@
 use std::time::Instant;
 
 use cudarc::driver::{CudaEvent, CudaFunction, PushKernelArg};
-use kernels_rs::direction::{chunk_capacity, CTL_CHUNKS, CTL_EDGES, CTL_FRONTIER, CTL_WORDS};
+use kernels_rs::direction::{
+    chunk_capacity, CTL_CHUNKS, CTL_EDGES, CTL_FRONTIER, CTL_MIN_PENDING, CTL_SELECTED, CTL_WORDS,
+};
 use kernels_rs::entry;
 
 use super::bfs::DeviceGraph;
@@ -39,8 +41,31 @@ pub struct LevelLog {
     pub bottom_up: bool,
     /// Frontier vertices it expanded (or, bottom-up, looked for).
     pub frontier: u64,
-    /// Their out-edges.
+    /// Their out-edges (top-down/bottom-up; 0 in bucketed passes).
     pub frontier_edges: u64,
+    /// Bucketed traversal: the priority limit of the pass.
+    pub bucket_limit: Option<u64>,
+}
+
+/// What one bucketed (near-far) pass did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Pass {
+    /// Pending vertices below the limit, expanded.
+    pub selected: u64,
+    /// Vertices that became pending (improved and not pending before).
+    pub inserted: u64,
+    /// Lowest priority still pending above the limit.
+    pub min_pending: Option<u64>,
+}
+
+impl Pass {
+    fn from_ctl(ctl: &[u64]) -> Pass {
+        Pass {
+            selected: ctl[CTL_SELECTED],
+            inserted: ctl[CTL_FRONTIER],
+            min_pending: (ctl[CTL_MIN_PENDING] != 0).then(|| (1u64 << 32) - ctl[CTL_MIN_PENDING]),
+        }
+    }
 }
 
 /// Size and out-degree of a frontier, as the kernels count it.
@@ -59,6 +84,63 @@ pub(crate) trait DirectionExec<S> {
     fn top_down(&mut self, iter: u32, frontier: FrontierSize) -> Result<FrontierSize>;
     /// One bottom-up level with the frontier's uniform candidate.
     fn bottom_up(&mut self, iter: u32, candidate: S) -> Result<FrontierSize>;
+    /// One bucketed pass: expand the pending vertices with priority < `limit`
+    /// (the frontier bitmap holds the pending set and is not swapped).
+    fn near_far(&mut self, iter: u32, limit: u64) -> Result<Pass>;
+}
+
+/// The bucketed (near-far) loop, Davidson et al.'s "near-far" form of
+/// Δ-stepping: pass after pass expands the pending vertices whose priority is below
+/// the limit (re-improved ones come back in the next pass), and when none is left
+/// below it the limit jumps to the lowest pending priority + `delta`.
+pub(crate) fn drive_buckets<S>(
+    exec: &mut impl DirectionExec<S>,
+    n: u64,
+    source: Option<u32>,
+    first_priority: u64,
+    delta: u64,
+) -> Result<Vec<LevelLog>> {
+    let delta = delta.max(1);
+    let mut pending = exec.init(source)?.vertices;
+    let mut limit = first_priority.saturating_add(delta);
+    let mut log = Vec::new();
+    let mut iter = 0u32;
+    // Label-correcting passes are bounded by the number of improvements; this only
+    // stops a broken kernel from hanging the host.
+    let max_passes = n.saturating_mul(64).saturating_add(1024);
+    while pending > 0 {
+        if u64::from(iter) > max_passes {
+            return Err(Error::InvalidGraph(format!(
+                "bucketed traversal did not end after {iter} passes on {n} vertices"
+            )));
+        }
+        let pass = exec.near_far(iter, limit)?;
+        if pass.selected > pending {
+            return Err(Error::InvalidGraph(format!(
+                "bucketed pass took {} vertices of {pending} pending",
+                pass.selected
+            )));
+        }
+        log.push(LevelLog {
+            bottom_up: false,
+            frontier: pass.selected,
+            frontier_edges: 0,
+            bucket_limit: Some(limit),
+        });
+        pending = pending - pass.selected + pass.inserted;
+        iter += 1;
+        if pass.selected == 0 {
+            match pass.min_pending {
+                Some(p) => limit = p.saturating_add(delta).max(limit + 1),
+                None => {
+                    return Err(Error::InvalidGraph(format!(
+                        "{pending} vertices pending but none found in the bitmap"
+                    )))
+                }
+            }
+        }
+    }
+    Ok(log)
 }
 
 /// How the loop may move between directions.
@@ -120,6 +202,7 @@ pub(crate) fn drive<S: Copy>(
             bottom_up,
             frontier: frontier.vertices,
             frontier_edges: frontier.edges,
+            bucket_limit: None,
         });
         previous = frontier.vertices;
         frontier = next;
@@ -169,6 +252,7 @@ pub(crate) struct DirectionKernels<'a> {
     /// `init(n, source, state, parents)` of `kernels_rs::ptx_kernels!`.
     pub init: &'a CudaFunction,
     pub td_chunks: &'a CudaFunction,
+    pub td_select: &'a CudaFunction,
     pub td_relax: &'a CudaFunction,
     pub bottom_up: &'a CudaFunction,
     /// Kernel name prefix, for error messages.
@@ -255,8 +339,43 @@ impl<'a> GpuDirection<'a> {
             .map_err(cuda_err("cuMemsetD8(level counters)"))
     }
 
-    /// Waits for the level, reads its counters, swaps the bitmaps.
-    fn finish_level(&mut self, a: CudaEvent) -> Result<FrontierSize> {
+    /// Threads of a kernel that scans the bitmap by `WORDS_PER_THREAD` words.
+    fn word_threads(&self) -> u64 {
+        entry::bitmap_words(self.g.n).div_ceil(kernels_rs::direction::WORDS_PER_THREAD)
+    }
+
+    /// Launches `td_relax` over the work list into bitmap `next`, with a grid for
+    /// at most `work` chunks.
+    fn relax(&self, iter: u32, next: u64, work: u64) -> Result<()> {
+        let (n, m, offsets, targets) = (self.g.n, self.g.m, self.g.offsets.ptr, self.g.targets.ptr);
+        let weights = self.g.weights.as_ref().map_or(0, |w| w.ptr);
+        let (state, parents) = (self.state, self.parents);
+        let (chunks, capacity, chunk, ctl) =
+            (self.chunks.ptr, self.capacity, self.chunk, self.ctl.ptr);
+        let mut b = self.gpu.stream.launch_builder(self.k.td_relax);
+        b.arg(&n)
+            .arg(&m)
+            .arg(&offsets)
+            .arg(&targets)
+            .arg(&weights)
+            .arg(&state)
+            .arg(&parents)
+            .arg(&chunks)
+            .arg(&capacity)
+            .arg(&chunk)
+            .arg(&next)
+            .arg(&ctl)
+            .arg(&iter);
+        let grid = Gpu::grid_for(work.clamp(1, capacity.max(1)), self.block);
+        // SAFETY: `td_relax(n, m, offsets, targets, weights, state, parents, chunks,
+        // capacity, chunk, next, ctl, iter)` of kernels_rs::direction_kernels!;
+        // weights: m of the program's weight type or null when unweighted.
+        unsafe { b.launch(grid) }.map_err(self.err("td_relax"))?;
+        Ok(())
+    }
+
+    /// Waits for the level, reads its counters, swaps the bitmaps if `swap`.
+    fn finish_level(&mut self, a: CudaEvent, swap: bool) -> Result<[u64; CTL_WORDS]> {
         let mut ctl = [0u64; CTL_WORDS];
         let b = self.gpu.record()?;
         self.gpu
@@ -267,11 +386,10 @@ impl<'a> GpuDirection<'a> {
         self.gpu.sync(&format!("{} level", self.k.name))?;
         self.levels.push((a, b));
         self.end = Some(e);
-        self.bits.swap(0, 1);
-        Ok(FrontierSize {
-            vertices: ctl[CTL_FRONTIER],
-            edges: ctl[CTL_EDGES],
-        })
+        if swap {
+            self.bits.swap(0, 1);
+        }
+        Ok(ctl)
     }
 
     fn err(&self, kernel: &str) -> impl FnOnce(cudarc::driver::DriverError) -> Error + '_ {
@@ -300,12 +418,9 @@ impl<S: bytemuck::Pod> DirectionExec<S> for GpuDirection<'_> {
     fn top_down(&mut self, iter: u32, frontier: FrontierSize) -> Result<FrontierSize> {
         self.clear_next()?;
         let a = self.gpu.record()?;
-        let (n, m, offsets, targets) = (self.g.n, self.g.m, self.g.offsets.ptr, self.g.targets.ptr);
-        let weights = self.g.weights.as_ref().map_or(0, |w| w.ptr);
-        let (cur, next) = (self.bits[0].ptr, self.bits[1].ptr);
+        let (n, offsets, cur) = (self.g.n, self.g.offsets.ptr, self.bits[0].ptr);
         let (chunk, chunks, capacity, ctl) =
             (self.chunk, self.chunks.ptr, self.capacity, self.ctl.ptr);
-        let threads = entry::bitmap_words(n).div_ceil(kernels_rs::direction::WORDS_PER_THREAD);
         let mut b = self.gpu.stream.launch_builder(self.k.td_chunks);
         b.arg(&n)
             .arg(&offsets)
@@ -316,29 +431,49 @@ impl<S: bytemuck::Pod> DirectionExec<S> for GpuDirection<'_> {
             .arg(&ctl);
         // SAFETY: `td_chunks(n, offsets, frontier, chunk, chunks, capacity, ctl)` of
         // kernels_rs::direction_kernels!; buffers of the documented lengths.
-        unsafe { b.launch(Gpu::grid_for(threads, self.block)) }.map_err(self.err("td_chunks"))?;
+        unsafe { b.launch(Gpu::grid_for(self.word_threads(), self.block)) }
+            .map_err(self.err("td_chunks"))?;
         // At most this many chunks (Σ⌈deg/chunk⌉ over the frontier).
-        let work = (frontier.vertices + frontier.edges / chunk).clamp(1, capacity);
-        let (state, parents) = (self.state, self.parents);
-        let mut b = self.gpu.stream.launch_builder(self.k.td_relax);
+        let work = frontier.vertices + frontier.edges / chunk;
+        self.relax(iter, self.bits[1].ptr, work)?;
+        let ctl = self.finish_level(a, true)?;
+        Ok(FrontierSize {
+            vertices: ctl[CTL_FRONTIER],
+            edges: ctl[CTL_EDGES],
+        })
+    }
+
+    fn near_far(&mut self, iter: u32, limit: u64) -> Result<Pass> {
+        let s = &self.gpu.stream;
+        s.memset_zeros(&mut self.ctl.slice)
+            .map_err(cuda_err("cuMemsetD8(level counters)"))?;
+        let a = self.gpu.record()?;
+        let (n, offsets, pending) = (self.g.n, self.g.offsets.ptr, self.bits[0].ptr);
+        let (state, chunk, chunks, capacity, ctl) = (
+            self.state,
+            self.chunk,
+            self.chunks.ptr,
+            self.capacity,
+            self.ctl.ptr,
+        );
+        let mut b = self.gpu.stream.launch_builder(self.k.td_select);
         b.arg(&n)
-            .arg(&m)
             .arg(&offsets)
-            .arg(&targets)
-            .arg(&weights)
             .arg(&state)
-            .arg(&parents)
+            .arg(&pending)
+            .arg(&limit)
+            .arg(&chunk)
             .arg(&chunks)
             .arg(&capacity)
-            .arg(&chunk)
-            .arg(&next)
-            .arg(&ctl)
-            .arg(&iter);
-        // SAFETY: `td_relax(n, m, offsets, targets, weights, state, parents, chunks,
-        // capacity, chunk, next, ctl, iter)` of kernels_rs::direction_kernels!;
-        // weights: m of the program's weight type or null when unweighted.
-        unsafe { b.launch(Gpu::grid_for(work, self.block)) }.map_err(self.err("td_relax"))?;
-        self.finish_level(a)
+            .arg(&ctl);
+        // SAFETY: `td_select(n, offsets, state, pending, limit, chunk, chunks,
+        // capacity, ctl)` of kernels_rs::direction_kernels!.
+        unsafe { b.launch(Gpu::grid_for(self.word_threads(), self.block)) }
+            .map_err(self.err("td_select"))?;
+        // The work list size is only known on the device: cover the whole bound.
+        self.relax(iter, pending, self.capacity)?;
+        let ctl = self.finish_level(a, false)?;
+        Ok(Pass::from_ctl(&ctl))
     }
 
     fn bottom_up(&mut self, _iter: u32, candidate: S) -> Result<FrontierSize> {
@@ -375,7 +510,11 @@ impl<S: bytemuck::Pod> DirectionExec<S> for GpuDirection<'_> {
         // SAFETY: `bottom_up(n, m_in, in_offsets, in_sources, out_offsets, state,
         // parents, frontier, next, candidate, ctl)` of kernels_rs::direction_kernels!.
         unsafe { b.launch(Gpu::grid_for(n, self.block)) }.map_err(self.err("bottom_up"))?;
-        self.finish_level(a)
+        let ctl = self.finish_level(a, true)?;
+        Ok(FrontierSize {
+            vertices: ctl[CTL_FRONTIER],
+            edges: ctl[CTL_EDGES],
+        })
     }
 }
 
@@ -457,9 +596,55 @@ impl<'a, P: kernels_rs::Program> HostDirection<'a, P> {
         self.ctl.iter_mut().for_each(|c| *c = 0);
     }
 
-    fn finish(&mut self, t0: Instant) -> FrontierSize {
+    fn word_threads(&self) -> u64 {
+        entry::bitmap_words(self.n()).div_ceil(kernels_rs::direction::WORDS_PER_THREAD)
+    }
+
+    /// `td_relax` over the work list the last chunk/select step built, into
+    /// bitmap `bits[next]`.
+    fn relax(&mut self, iter: u32, next: usize) {
+        let n = self.n();
+        let m = self.targets.len() as u64;
+        let offsets = SharedPtr(self.offsets.as_ptr() as *mut u64);
+        let targets = SharedPtr(self.targets.as_ptr() as *mut u32);
+        let weights = SharedPtr(self.weights as *mut P::Weight);
+        let next = SharedPtr(self.bits[next].as_mut_ptr());
+        let chunks = SharedPtr(self.chunks.as_mut_ptr());
+        let ctl = SharedPtr(self.ctl.as_mut_ptr());
+        let (chunk, capacity) = (self.chunk, self.chunks.len() as u64);
+        let work = self.ctl[CTL_CHUNKS];
+        let state = SharedPtr(self.state.as_mut_ptr());
+        let parents = self.parents_ptr();
+        launch(self.grid(work), self.block, |t| {
+            // SAFETY: host buffers of the lengths td_relax documents; state,
+            // parents, next bitmap and counters through atomics, the work list
+            // read-only during this launch.
+            unsafe {
+                entry::td_relax::<P>(
+                    t,
+                    n,
+                    m,
+                    offsets.get(),
+                    targets.get(),
+                    weights.get(),
+                    state.get(),
+                    parents.get(),
+                    chunks.get(),
+                    capacity,
+                    chunk,
+                    next.get(),
+                    ctl.get(),
+                    iter,
+                )
+            }
+        });
+    }
+
+    fn finish(&mut self, t0: Instant, swap: bool) -> FrontierSize {
         self.level_ms.push(t0.elapsed().as_secs_f64() * 1e3);
-        self.bits.swap(0, 1);
+        if swap {
+            self.bits.swap(0, 1);
+        }
         FrontierSize {
             vertices: self.ctl[CTL_FRONTIER],
             edges: self.ctl[CTL_EDGES],
@@ -485,17 +670,12 @@ impl<P: kernels_rs::Program> DirectionExec<P::State> for HostDirection<'_, P> {
         let t0 = Instant::now();
         self.clear_next();
         let n = self.n();
-        let m = self.targets.len() as u64;
         let offsets = SharedPtr(self.offsets.as_ptr() as *mut u64);
-        let targets = SharedPtr(self.targets.as_ptr() as *mut u32);
-        let weights = SharedPtr(self.weights as *mut P::Weight);
         let cur = SharedPtr(self.bits[0].as_mut_ptr());
-        let next = SharedPtr(self.bits[1].as_mut_ptr());
         let chunks = SharedPtr(self.chunks.as_mut_ptr());
         let ctl = SharedPtr(self.ctl.as_mut_ptr());
         let (chunk, capacity) = (self.chunk, self.chunks.len() as u64);
-        let threads = entry::bitmap_words(n).div_ceil(kernels_rs::direction::WORDS_PER_THREAD);
-        launch(self.grid(threads), self.block, |t| {
+        launch(self.grid(self.word_threads()), self.block, |t| {
             // SAFETY: host buffers of the lengths td_chunks documents; bitmap,
             // chunks and counters only touched through atomics.
             unsafe {
@@ -511,32 +691,41 @@ impl<P: kernels_rs::Program> DirectionExec<P::State> for HostDirection<'_, P> {
                 )
             }
         });
-        let work = self.ctl[CTL_CHUNKS];
+        self.relax(iter, 1);
+        Ok(self.finish(t0, true))
+    }
+
+    fn near_far(&mut self, iter: u32, limit: u64) -> Result<Pass> {
+        let t0 = Instant::now();
+        self.ctl.iter_mut().for_each(|c| *c = 0);
+        let n = self.n();
+        let offsets = SharedPtr(self.offsets.as_ptr() as *mut u64);
         let state = SharedPtr(self.state.as_mut_ptr());
-        let parents = self.parents_ptr();
-        launch(self.grid(work), self.block, |t| {
-            // SAFETY: as above; state/parents/next/counters through atomics, the
-            // work list read-only during this launch.
+        let pending = SharedPtr(self.bits[0].as_mut_ptr());
+        let chunks = SharedPtr(self.chunks.as_mut_ptr());
+        let ctl = SharedPtr(self.ctl.as_mut_ptr());
+        let (chunk, capacity) = (self.chunk, self.chunks.len() as u64);
+        launch(self.grid(self.word_threads()), self.block, |t| {
+            // SAFETY: host buffers of the lengths td_select documents; state read
+            // through atomics, bitmap/chunks/counters written through atomics.
             unsafe {
-                entry::td_relax::<P>(
+                entry::td_select::<P>(
                     t,
                     n,
-                    m,
                     offsets.get(),
-                    targets.get(),
-                    weights.get(),
                     state.get(),
-                    parents.get(),
+                    pending.get(),
+                    limit,
+                    chunk,
                     chunks.get(),
                     capacity,
-                    chunk,
-                    next.get(),
                     ctl.get(),
-                    iter,
                 )
             }
         });
-        Ok(self.finish(t0))
+        self.relax(iter, 0);
+        self.finish(t0, false);
+        Ok(Pass::from_ctl(&self.ctl))
     }
 
     fn bottom_up(&mut self, _iter: u32, candidate: P::State) -> Result<FrontierSize> {
@@ -576,7 +765,7 @@ impl<P: kernels_rs::Program> DirectionExec<P::State> for HostDirection<'_, P> {
                 )
             }
         });
-        Ok(self.finish(t0))
+        Ok(self.finish(t0, true))
     }
 }
 

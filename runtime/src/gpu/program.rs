@@ -55,6 +55,10 @@ pub struct ProgramOptions {
     pub parents: bool,
     /// Whether the direction kernel may go bottom-up.
     pub pull: Pull,
+    /// Direction kernel, programs with a priority (SSSP): bucket width Δ in
+    /// priority units for near-far passes; `None` = plain frontier (Bellman-Ford
+    /// style). [`gpu_delta`] suggests one from the graph.
+    pub delta: Option<u64>,
 }
 
 impl Default for ProgramOptions {
@@ -66,8 +70,25 @@ impl Default for ProgramOptions {
             block_size: 256,
             parents: false,
             pull: Pull::Auto,
+            delta: None,
         }
     }
+}
+
+/// Bucket width for the GPU's near-far passes: the CPU's Δ
+/// ([`crate::cpu::obim::auto_delta`], Meyer & Sanders' max weight / degree) times
+/// [`GPU_DELTA_FACTOR`], because a GPU pass needs thousands of vertices to fill the
+/// device where a CPU bucket needs a few per thread.
+pub fn gpu_delta<P: VertexProgram>(g: &Graph<P::Weight>, source: u32) -> u64 {
+    crate::cpu::obim::auto_delta::<P>(g, source).saturating_mul(GPU_DELTA_FACTOR)
+}
+
+/// See [`gpu_delta`] (to be tuned by the device benchmark's Δ sweep).
+pub const GPU_DELTA_FACTOR: u64 = 8;
+
+/// The near-far bucket width for this run, if the program has a priority.
+fn bucket_delta<P: GpuProgram>(opts: &ProgramOptions) -> Option<u64> {
+    opts.delta.filter(|_| P::HAS_PRIORITY)
 }
 
 impl ProgramOptions {
@@ -102,7 +123,7 @@ pub struct ProgramRun<S> {
 }
 
 /// Kernel names of program `name`, as the macro generates them.
-pub fn kernel_names(name: &str) -> [String; 7] {
+pub fn kernel_names(name: &str) -> [String; 8] {
     [
         format!("vx_{name}_init"),
         format!("vx_{name}_naive"),
@@ -111,6 +132,7 @@ pub fn kernel_names(name: &str) -> [String; 7] {
         format!("vx_{name}_td_chunks"),
         format!("vx_{name}_td_relax"),
         format!("vx_{name}_bottom_up"),
+        format!("vx_{name}_td_select"),
     ]
 }
 
@@ -195,7 +217,8 @@ pub struct ProgramKernels {
     td_chunks: CudaFunction,
     td_relax: CudaFunction,
     bottom_up: CudaFunction,
-    names: [String; 7],
+    td_select: CudaFunction,
+    names: [String; 8],
 }
 
 impl Device {
@@ -223,6 +246,7 @@ impl Device {
             td_chunks: f(4)?,
             td_relax: f(5)?,
             bottom_up: f(6)?,
+            td_select: f(7)?,
             _module: module,
             names,
         })
@@ -342,6 +366,7 @@ impl Device {
         let dk = DirectionKernels {
             init: &k.init,
             td_chunks: &k.td_chunks,
+            td_select: &k.td_select,
             td_relax: &k.td_relax,
             bottom_up: &k.bottom_up,
             name: P::NAME,
@@ -360,8 +385,18 @@ impl Device {
         self.gpu.sync("program buffer allocation")?;
         let wall = Instant::now();
         let src = P::NEEDS_SOURCE.then_some(source);
-        let uniform = pull.then(|| source_state::<P>(source));
-        let log = direction::drive(&mut exec, g.n, g.m, src, uniform, relax_unit::<P>)?;
+        let log = match bucket_delta::<P>(opts) {
+            Some(delta) => {
+                let p0 = u64::from(<P as VertexProgram>::priority(source_state::<P>(source)));
+                direction::drive_buckets::<<P as VertexProgram>::State>(
+                    &mut exec, g.n, src, p0, delta,
+                )?
+            }
+            None => {
+                let uniform = pull.then(|| source_state::<P>(source));
+                direction::drive(&mut exec, g.n, g.m, src, uniform, relax_unit::<P>)?
+            }
+        };
         let wall_ms = wall.elapsed().as_secs_f64() * 1e3;
         let (Some(a), Some(b)) = (&exec.start, &exec.end) else {
             return Err(Error::Cuda {
@@ -740,15 +775,23 @@ fn emulate_direction_csr<P: GpuProgram>(
             parents.as_deref_mut(),
         )?;
         let src = P::NEEDS_SOURCE.then_some(source);
-        let uniform = pull.then(|| source_state::<P>(source));
-        direction::drive(
-            &mut exec,
-            n as u64,
-            csr.num_edges(),
-            src,
-            uniform,
-            relax_unit::<P>,
-        )?
+        match bucket_delta::<P>(opts) {
+            Some(delta) => {
+                let p0 = u64::from(<P as VertexProgram>::priority(source_state::<P>(source)));
+                direction::drive_buckets(&mut exec, n as u64, src, p0, delta)?
+            }
+            None => {
+                let uniform = pull.then(|| source_state::<P>(source));
+                direction::drive(
+                    &mut exec,
+                    n as u64,
+                    csr.num_edges(),
+                    src,
+                    uniform,
+                    relax_unit::<P>,
+                )?
+            }
+        }
     };
     let time_ms = t0.elapsed().as_secs_f64() * 1e3;
     let rounds = log.len() as u32;

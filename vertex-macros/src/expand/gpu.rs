@@ -6,7 +6,7 @@
 //! runs the very kernel bodies over a simulated grid, which is how tests without a
 //! GPU cover a program's GPU path. Entry points are named `vx_<module>_init`,
 //! `vx_<module>_naive`, `vx_<module>_balanced`, `vx_<module>_build_sv` and the
-//! direction-optimizing trio `vx_<module>_{td_chunks,td_relax,bottom_up}`; the
+//! direction-optimizing kernels `vx_<module>_{td_chunks,td_select,td_relax,bottom_up}`; the
 //! host runtime loads them by that convention.
 
 use proc_macro2::TokenStream;
@@ -61,8 +61,20 @@ pub fn kernel_entry_points(p: &Program, c: &Checked) -> TokenStream {
         CombineKind::Sum => quote!(current.wrapping_add(candidate) != current),
         CombineKind::Custom => quote!(combine(current, candidate) != current),
     };
+    // The program's priority (bucketed traversal), if it has one.
+    let priority_fn = if p.priority.is_some() {
+        quote! {
+            #[inline(always)]
+            fn priority(state: #state) -> u32 {
+                priority(state)
+            }
+        }
+    } else {
+        quote!()
+    };
     let init_k = format_ident!("vx_{}_init", name);
     let td_chunks_k = format_ident!("vx_{}_td_chunks", name);
+    let td_select_k = format_ident!("vx_{}_td_select", name);
     let td_relax_k = format_ident!("vx_{}_td_relax", name);
     let bottom_up_k = format_ident!("vx_{}_bottom_up", name);
     let naive_k = format_ident!("vx_{}_naive", name);
@@ -99,10 +111,11 @@ pub fn kernel_entry_points(p: &Program, c: &Checked) -> TokenStream {
             fn improves(current: #state, candidate: #state) -> bool {
                 #improves
             }
+            #priority_fn
         }
 
         #k::ptx_kernels!(Program => #init_k, #naive_k, #balanced_k);
         #k::sv_kernel!(#sv_k);
-        #k::direction_kernels!(Program => #td_chunks_k, #td_relax_k, #bottom_up_k);
+        #k::direction_kernels!(Program => #td_chunks_k, #td_select_k, #td_relax_k, #bottom_up_k);
     }
 }
