@@ -10,6 +10,7 @@
 #   programs  the #[vertex_program] kernels (BFS, CC, SSSP, widest) vs the oracles
 #   dsl       DSL-generated BFS vs the hand-written balanced kernel (Kronecker 20)
 #   bench     direction vs balanced vs naive (Kronecker 16-21, ef 48) + chunk sweeps
+#   sssp      the SSSP program: edge chunks vs work list vs near-far (Δ sweep)
 #   graph500  Graph500 BFS, scale $G500_SCALES (default "22 24"), hand kernels direction +
 #             balanced and the DSL program's direction kernels, every tree validated
 #   gunrock   builds the Gunrock kit, runs its BFS on kron$GUNROCK_SCALE (default 22),
@@ -70,6 +71,10 @@ for step in "${steps[@]}"; do
             ;;
         bench)
             "$BIN" bench --out "$OUTDIR" "${bench_args[@]}" 2>&1 | tee "$OUTDIR/bench.log"
+            rc=${PIPESTATUS[0]}
+            ;;
+        sssp)
+            "$BIN" sssp --out "$OUTDIR" 2>&1 | tee "$OUTDIR/sssp.log"
             rc=${PIPESTATUS[0]}
             ;;
         graph500)

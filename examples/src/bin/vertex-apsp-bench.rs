@@ -2,7 +2,9 @@
 //! carried to the GPU machine (`check`, `gpu`) like `vertex-gpu-bench`.
 //!
 //! * `cpu` — blocked FW (tile sizes, all threads / one thread) vs the naive triple
-//!   loop vs scipy's floyd_warshall vs Johnson, N = 1024, 2048: apsp-cpu.{json,svg}.
+//!   loop vs Johnson vs the peers scipy and petgraph (`floyd_warshall` of each,
+//!   results compared entry by entry with ours), N = 1024, 2048:
+//!   apsp-cpu.{json,svg}, apsp-cpu-ratios.svg.
 //! * `check` — GPU FW (naive and blocked, exact and fast encodings) equals CPU
 //!   blocked FW on random graphs with and without negative weights.
 //! * `gpu` — the check, then the seed 002 sweep (naive GPU vs CPU, blocked vs
@@ -14,7 +16,10 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 use runtime::apsp::bench::{self, CpuConfig, GpuConfig};
+use runtime::apsp::peer::{CpuPeer, Scipy};
+use runtime::apsp::DistMatrix;
 use runtime::gpu::apsp::ApspGpu;
+use runtime::graph::Csr;
 
 #[derive(Parser)]
 #[command(about = "vertex APSP: CPU and GPU Floyd–Warshall benchmarks (seed 002)")]
@@ -35,7 +40,7 @@ fn sizes(s: &str) -> Result<Vec<usize>> {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// CPU: blocked vs naive vs scipy vs Johnson.
+    /// CPU: blocked vs naive vs Johnson vs scipy and petgraph.
     Cpu {
         #[arg(long, default_value = "1024,2048")]
         sizes: String,
@@ -45,6 +50,8 @@ enum Cmd {
         naive_max: usize,
         #[arg(long)]
         no_scipy: bool,
+        #[arg(long)]
+        no_petgraph: bool,
         #[arg(long, default_value = "docs/results")]
         out: std::path::PathBuf,
     },
@@ -87,16 +94,23 @@ fn run(cli: Cli) -> Result<()> {
             density,
             naive_max,
             no_scipy,
+            no_petgraph,
             out,
         } => {
             let cfg = CpuConfig {
                 sizes: sizes(&s)?,
                 density,
                 naive_max,
-                scipy: !no_scipy,
                 ..CpuConfig::default()
             };
-            let rep = bench::run_cpu(&cfg, &cmdline, |l| eprintln!("{l}"))?;
+            let mut peers: Vec<&dyn CpuPeer> = Vec::new();
+            if !no_scipy {
+                peers.push(&Scipy);
+            }
+            if !no_petgraph {
+                peers.push(&Petgraph);
+            }
+            let rep = bench::run_cpu(&cfg, &peers, &cmdline, |l| eprintln!("{l}"))?;
             for (n, what, r) in &rep.ratios {
                 println!("n {n:6}  {what:40} {r:8.2}x");
             }
@@ -140,4 +154,67 @@ fn run(cli: Cli) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// `petgraph::algo::floyd_warshall` (single-threaded, `Vec<Vec<i32>>` distances,
+/// a `HashMap` of all n² pairs as its result) on a `petgraph::Graph` holding the
+/// same edges. Timed around the call alone; `i32::MAX` is petgraph's "no path"
+/// too (its overflow-checked add never extends it).
+struct Petgraph;
+
+impl CpuPeer for Petgraph {
+    fn name(&self) -> String {
+        "petgraph floyd_warshall".into()
+    }
+
+    fn solve(
+        &self,
+        g: &Csr<i32>,
+        _adjacency: &DistMatrix<i32>,
+    ) -> runtime::Result<(f64, DistMatrix<i32>)> {
+        use petgraph::graph::{Graph, NodeIndex};
+        let n = g.num_vertices();
+        let mut pg = Graph::<(), i32>::with_capacity(n, g.num_edges() as usize);
+        for _ in 0..n {
+            pg.add_node(());
+        }
+        let (offsets, targets) = (g.offsets(), g.targets());
+        let weights = g.weights();
+        for u in 0..n {
+            for e in offsets[u] as usize..offsets[u + 1] as usize {
+                let w = weights.map_or(1, |w| w[e]);
+                pg.add_edge(NodeIndex::new(u), NodeIndex::new(targets[e] as usize), w);
+            }
+        }
+        let t0 = std::time::Instant::now();
+        let dist = petgraph::algo::floyd_warshall(&pg, |e| *e.weight()).map_err(|_| {
+            runtime::Error::NegativeCycle("petgraph's floyd_warshall found one".into())
+        })?;
+        let secs = t0.elapsed().as_secs_f64();
+        let mut d = vec![i32::MAX; n * n];
+        for ((a, b), x) in dist {
+            d[a.index() * n + b.index()] = x;
+        }
+        Ok((secs, DistMatrix::from_vec(n, d)?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use runtime::apsp::fw_cpu;
+    use runtime::apsp::MinPlus;
+
+    /// petgraph's matrix equals our blocked FW (and so can be compared at all).
+    #[test]
+    fn petgraph_peer_matches_blocked_fw() {
+        for (n, density) in [(1, 0.5), (37, 0.08), (130, 0.03)] {
+            let g = bench::random_graph(n, density, 1, 100, n as u64).unwrap();
+            let m0 = DistMatrix::adjacency::<MinPlus<i32>, i32>(&g, 1, Some).unwrap();
+            let mut ours = m0.clone();
+            fw_cpu::blocked::<MinPlus<i32>>(&mut ours, None, 32).unwrap();
+            let (_, theirs) = Petgraph.solve(&g, &m0).unwrap();
+            assert_eq!(theirs, ours, "n {n}");
+        }
+    }
 }

@@ -26,6 +26,8 @@ use vertex_examples::programs::bfs;
 mod peer;
 #[path = "gpu_bench/programs.rs"]
 mod programs;
+#[path = "gpu_bench/sssp.rs"]
+mod sssp;
 
 #[derive(Parser)]
 #[command(about = "vertex GPU BFS: correctness checks and seed 000 benchmarks")]
@@ -89,6 +91,19 @@ enum Cmd {
         #[arg(long, default_value = "docs/results")]
         out: std::path::PathBuf,
     },
+    /// The SSSP program: edge chunks vs work list vs near-far buckets (Δ sweep).
+    Sssp {
+        #[arg(
+            long,
+            value_delimiter = ',',
+            default_value = "kron:20,kron:22,grid:1000x1000"
+        )]
+        graphs: Vec<String>,
+        #[arg(long, default_value_t = 16)]
+        sources: usize,
+        #[arg(long, default_value = "docs/results")]
+        out: std::path::PathBuf,
+    },
     /// Balanced vs naive, the max_edge_count sweep; writes JSON + SVG.
     Bench {
         #[arg(long, default_value = "16-21")]
@@ -147,6 +162,11 @@ fn run(cli: Cli) -> Result<bool> {
         Cmd::Info => unreachable!(),
         Cmd::Check { max_scale } => check(&dev, &check_graphs(max_scale)?, &variants(true)),
         Cmd::Programs { max_scale, small } => programs::check(&dev, max_scale, small),
+        Cmd::Sssp {
+            graphs,
+            sources,
+            out,
+        } => sssp::run(&dev, &graphs, sources, &out),
         Cmd::Peer {
             graph,
             sources,
@@ -231,7 +251,12 @@ fn run(cli: Cli) -> Result<bool> {
             };
             let cmdline = std::env::args().collect::<Vec<_>>().join(" ");
             let t = Instant::now();
-            let report = bench::run(&dev, &cfg, &cmdline, |l| eprintln!("{l}"))?;
+            // Seed 000 Fig. 7's parallel CPU: the sync engine on the BFS program.
+            let parallel = |g: &Graph<u32>, root: u32| -> runtime::Result<Vec<u32>> {
+                let opts = runtime::cpu::CpuOptions::default();
+                Ok(runtime::cpu::sync::run::<bfs::Program>(g, root, &opts)?.states)
+            };
+            let report = bench::run(&dev, &cfg, &cmdline, Some(&parallel), |l| eprintln!("{l}"))?;
             let files = bench::write_report(&report, &out)?;
             eprintln!("bench finished in {:.1} s", t.elapsed().as_secs_f64());
             println!(

@@ -15,7 +15,9 @@ use std::path::{Path, PathBuf};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 
-use super::bfs::{BfsCombine, BfsKernel, Device, DeviceGraph, GpuBfsOptions, GpuBfsResult};
+use super::bfs::{
+    reach_counts, BfsCombine, BfsKernel, Device, DeviceGraph, GpuBfsOptions, GpuBfsResult,
+};
 use super::cuda::DeviceInfo;
 use crate::error::{Error, Result};
 use crate::generate::GenSpec;
@@ -45,6 +47,9 @@ pub struct BenchConfig {
     pub direction_chunk: u64,
     /// Chunk sizes tried for the direction kernel at `sweep_scale`.
     pub sweep_direction_chunks: Vec<u64>,
+    /// Roots per scale for the CPU baselines (seed 000 Fig. 7: sequential and
+    /// parallel CPU next to the GPU kernels); 0 = skip them.
+    pub cpu_roots: usize,
 }
 
 impl Default for BenchConfig {
@@ -63,6 +68,7 @@ impl Default for BenchConfig {
             oracle_roots: 2,
             direction_chunk: super::direction::DEFAULT_CHUNK,
             sweep_direction_chunks: vec![8, 16, 32, 64, 128, 256],
+            cpu_roots: 8,
         }
     }
 }
@@ -97,6 +103,71 @@ pub struct RunSummary {
     pub oracle_checked_roots: usize,
 }
 
+/// The CPU baselines of one scale, same graph and roots as the GPU runs.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct CpuSummary {
+    pub scale: u32,
+    pub roots: usize,
+    /// Sequential queue BFS (the oracle), median ms and harmonic-mean GTEPS.
+    pub sequential_ms_median: f64,
+    pub sequential_gteps_hmean: f64,
+    /// The parallel CPU engine the caller supplied (all threads), if any.
+    pub parallel_ms_median: Option<f64>,
+    pub parallel_gteps_hmean: Option<f64>,
+    pub threads: usize,
+}
+
+/// A parallel CPU BFS for the baselines: levels from `root` (the caller's
+/// engine, e.g. the sync engine running the BFS vertex program).
+pub type CpuBfs<'a> = &'a (dyn Fn(&Graph<u32>, u32) -> Result<Vec<u32>> + Sync);
+
+fn cpu_baseline(
+    graph: &Graph<u32>,
+    scale: u32,
+    roots: &[u32],
+    parallel: Option<CpuBfs>,
+) -> Result<CpuSummary> {
+    let teps = |ms: &[f64], edges: &[u64]| {
+        let k = ms.len() as f64;
+        k / ms
+            .iter()
+            .zip(edges)
+            .map(|(t, &e)| (t * 1e-3) / (e as f64 / 1e9).max(1e-12))
+            .sum::<f64>()
+    };
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let csr = graph.csr();
+    let (mut seq, mut par, mut edges) = (Vec::new(), Vec::new(), Vec::new());
+    for &r in roots {
+        let t = std::time::Instant::now();
+        let want = oracle::bfs(csr, r)?;
+        seq.push(t.elapsed().as_secs_f64() * 1e3);
+        edges.push(reach_counts(csr.offsets(), &want.levels).1);
+        if let Some(f) = parallel {
+            let t = std::time::Instant::now();
+            let levels = f(graph, r)?;
+            par.push(t.elapsed().as_secs_f64() * 1e3);
+            if levels != want.levels {
+                return Err(Error::InvalidGraph(format!(
+                    "parallel CPU BFS from {r} differs from the sequential oracle"
+                )));
+            }
+        }
+    }
+    Ok(CpuSummary {
+        scale,
+        roots: roots.len(),
+        sequential_gteps_hmean: teps(&seq, &edges),
+        sequential_ms_median: median(&mut seq),
+        parallel_gteps_hmean: parallel.map(|_| teps(&par, &edges)),
+        parallel_ms_median: parallel.map(|_| median(&mut par)),
+        threads: rayon::current_num_threads(),
+    })
+}
+
 /// Sizes of one generated graph.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct GraphInfo {
@@ -126,6 +197,8 @@ pub struct BenchReport {
     pub direction_ratios: Vec<(u32, f64)>,
     /// The direction kernel's chunk sweep at `sweep_scale`.
     pub direction_sweep: Vec<RunSummary>,
+    /// CPU baselines per scale (seed 000 Fig. 7).
+    pub cpu: Vec<CpuSummary>,
     pub sweep: Vec<RunSummary>,
     pub levels_per_sync: Vec<RunSummary>,
     pub combine: Vec<RunSummary>,
@@ -305,6 +378,7 @@ pub fn run(
     dev: &Device,
     cfg: &BenchConfig,
     command_line: &str,
+    cpu_parallel: Option<CpuBfs>,
     mut log: impl FnMut(&str),
 ) -> Result<BenchReport> {
     let mut report = BenchReport {
@@ -317,6 +391,7 @@ pub fn run(
         ratios: Vec::new(),
         direction_ratios: Vec::new(),
         direction_sweep: Vec::new(),
+        cpu: Vec::new(),
         sweep: Vec::new(),
         levels_per_sync: Vec::new(),
         combine: Vec::new(),
@@ -412,6 +487,22 @@ pub fn run(
             report.scaling.push(bal);
             report.scaling.push(naive);
             report.scaling.push(dir);
+            if cfg.cpu_roots > 0 {
+                let c = cpu_baseline(
+                    &graph,
+                    scale,
+                    &roots[..cfg.cpu_roots.min(roots.len())],
+                    cpu_parallel,
+                )?;
+                log(&format!(
+                    "  cpu: sequential {:.3} GTEPS (median {:.1} ms), parallel {:.3} GTEPS ({} threads)",
+                    c.sequential_gteps_hmean,
+                    c.sequential_ms_median,
+                    c.parallel_gteps_hmean.unwrap_or(0.0),
+                    c.threads
+                ));
+                report.cpu.push(c);
+            }
         }
         if scale == cfg.sweep_scale {
             let sroots = &roots[..cfg.sweep_roots.min(roots.len())];

@@ -110,7 +110,9 @@ pub fn run(dev: &Device, a: &PeerArgs) -> Result<bool> {
                 .parse::<u32>()
                 .ok()
                 .filter(|&v| u64::from(v) < n)
-                .with_context(|| format!("{}: source #{i} `{s}` is not a vertex", a.sources.display()))
+                .with_context(|| {
+                    format!("{}: source #{i} `{s}` is not a vertex", a.sources.display())
+                })
         })
         .collect::<Result<_>>()?;
     let scale = n.max(1).ilog2();
@@ -198,7 +200,11 @@ pub fn run(dev: &Device, a: &PeerArgs) -> Result<bool> {
         );
         if let Some(first) = sides.first() {
             ratio = Some(first.gteps_hmean / side.gteps_hmean);
-            eprintln!("{} / Gunrock = {:.2}x", first.name, first.gteps_hmean / side.gteps_hmean);
+            eprintln!(
+                "{} / Gunrock = {:.2}x",
+                first.name,
+                first.gteps_hmean / side.gteps_hmean
+            );
         }
         sides.push(side);
     }
