@@ -239,6 +239,13 @@ pub struct TopDown<'a, P: Program> {
     pub next: Bitmap<'a>,
     pub ctl: &'a [AtomicU64],
     pub iter: u32,
+    /// Offsets whose degrees the next-frontier tally sums: `graph.offsets`, or on
+    /// a partition (multi-GPU) the whole graph's, since `graph` then holds only
+    /// the edges into this part's vertices.
+    pub degree_offsets: &'a [u64],
+    /// The frontier's uniform candidate, when known: used instead of
+    /// `relax(state[v])`, so a partition need not hold other parts' states.
+    pub candidate: Option<P::State>,
 }
 
 impl<P: Program> TopDown<'_, P> {
@@ -260,10 +267,18 @@ impl<P: Program> TopDown<'_, P> {
             } else {
                 first + self.chunk
             };
-            let s = P::State::load(&self.state[v]);
+            let s = match self.candidate {
+                Some(_) => None,
+                None => Some(P::State::load(&self.state[v])),
+            };
             for e in first as usize..last as usize {
-                let Some(cand) = P::relax(s, self.weights[e], self.iter) else {
-                    continue;
+                let cand = match (self.candidate, s) {
+                    (Some(c), _) => c,
+                    (None, Some(s)) => match P::relax(s, self.weights[e], self.iter) {
+                        Some(c) => c,
+                        None => continue,
+                    },
+                    (None, None) => continue,
                 };
                 let u = self.graph.targets[e] as usize;
                 if P::combine(&self.state[u], cand) {
@@ -272,7 +287,7 @@ impl<P: Program> TopDown<'_, P> {
                     }
                     if self.next.insert(u) {
                         tally.vertices += 1;
-                        tally.edges += degree(offsets, u);
+                        tally.edges += degree(self.degree_offsets, u);
                     }
                 }
             }

@@ -450,7 +450,8 @@ pub unsafe fn td_select<P: Program>(
 ///
 /// # Safety
 /// As [`td_chunks`], plus the CSR/weights/state/parents contract of the module
-/// docs; `next` holds `bitmap_words(n)` words.
+/// docs; `next` holds `bitmap_words(n)` words; `degree_offsets` is null (use
+/// `offsets`) or `n + 1` offsets; `candidate` null or one state.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn td_relax<P: Program>(
@@ -468,6 +469,8 @@ pub unsafe fn td_relax<P: Program>(
     next: *mut u32,
     ctl: *mut u64,
     iter: u32,
+    degree_offsets: *const u64,
+    candidate: *const P::State,
 ) {
     let (n_, m_) = (n as usize, m as usize);
     // SAFETY: caller's contract.
@@ -485,6 +488,16 @@ pub unsafe fn td_relax<P: Program>(
             next: bitmap(next, n),
             ctl: u64::atomics_from_raw(ctl, direction::CTL_WORDS),
             iter,
+            degree_offsets: if degree_offsets.is_null() {
+                slice(offsets, n_ + 1)
+            } else {
+                slice(degree_offsets, n_ + 1)
+            },
+            candidate: if candidate.is_null() {
+                None
+            } else {
+                Some(slice(candidate, 1)[0])
+            },
         }
     };
     td.relax(t)
@@ -538,7 +551,7 @@ pub unsafe fn bottom_up<P: Program>(
 /// * `td_chunks(n, offsets, frontier, chunk, chunks, capacity, ctl)`
 /// * `td_select(n, offsets, state, pending, limit, chunk, chunks, capacity, ctl)`
 /// * `td_relax(n, m, offsets, targets, weights, state, parents, chunks, capacity,
-///   chunk, next, ctl, iter)`
+///   chunk, next, ctl, iter, degree_offsets, candidate)` (the last two may be null)
 /// * `bottom_up(n, m_in, in_offsets, in_sources, out_offsets, state, parents,
 ///   frontier, next, candidate, ctl)`
 ///
@@ -622,6 +635,8 @@ macro_rules! direction_kernels {
             next: *mut u32,
             ctl: *mut u64,
             iter: u32,
+            degree_offsets: *const u64,
+            candidate: *const <$prog as $crate::Program>::State,
         ) {
             // SAFETY: the host launches with buffers matching the documented contract.
             unsafe {
@@ -640,6 +655,8 @@ macro_rules! direction_kernels {
                     next,
                     ctl,
                     iter,
+                    degree_offsets,
+                    candidate,
                 )
             }
         }

@@ -81,7 +81,14 @@ pub(crate) trait DirectionExec<S> {
     /// source, every vertex.
     fn init(&mut self, source: Option<u32>) -> Result<FrontierSize>;
     /// One top-down level: work list from the frontier, relax its edges.
-    fn top_down(&mut self, iter: u32, frontier: FrontierSize) -> Result<FrontierSize>;
+    /// `candidate`: the frontier's uniform candidate when known (the kernel then
+    /// does not read frontier states, which a partition may not hold).
+    fn top_down(
+        &mut self,
+        iter: u32,
+        frontier: FrontierSize,
+        candidate: Option<S>,
+    ) -> Result<FrontierSize>;
     /// One bottom-up level with the frontier's uniform candidate.
     fn bottom_up(&mut self, iter: u32, candidate: S) -> Result<FrontierSize>;
     /// One bucketed pass: expand the pending vertices with priority < `limit`
@@ -195,7 +202,7 @@ pub(crate) fn drive<S: Copy>(
             (true, Some(c)) => exec.bottom_up(iter, c)?,
             _ => {
                 unexplored = unexplored.saturating_sub(frontier.edges);
-                exec.top_down(iter, frontier)?
+                exec.top_down(iter, frontier, candidate)?
             }
         };
         log.push(LevelLog {
@@ -233,7 +240,7 @@ fn initial_bits(n: u64, source: Option<u32>) -> Vec<u32> {
     }
 }
 
-fn initial_size(offsets: &[u64], source: Option<u32>) -> FrontierSize {
+pub(crate) fn initial_size(offsets: &[u64], source: Option<u32>) -> FrontierSize {
     let n = offsets.len().saturating_sub(1);
     match source {
         Some(s) => FrontierSize {
@@ -274,6 +281,9 @@ pub(crate) struct GpuDirection<'a> {
     capacity: u64,
     ctl: DevBuf<u64>,
     candidate: DevBuf<u8>,
+    /// Device pointer of the whole graph's offsets when `g` is a partition (0 =
+    /// `g`'s own), for the next-frontier degree tally.
+    pub degree_offsets: u64,
     pub start: Option<CudaEvent>,
     pub levels: Vec<(CudaEvent, CudaEvent)>,
     pub end: Option<CudaEvent>,
@@ -324,6 +334,7 @@ impl<'a> GpuDirection<'a> {
             capacity,
             ctl: gpu.alloc::<u64>(CTL_WORDS, "level counters")?,
             candidate: gpu.alloc::<u8>(state_size, "frontier candidate")?,
+            degree_offsets: 0,
             start: None,
             levels: Vec::new(),
             end: None,
@@ -346,7 +357,7 @@ impl<'a> GpuDirection<'a> {
 
     /// Launches `td_relax` over the work list into bitmap `next`, with a grid for
     /// at most `work` chunks.
-    fn relax(&self, iter: u32, next: u64, work: u64) -> Result<()> {
+    fn relax(&self, iter: u32, next: u64, work: u64, candidate: u64) -> Result<()> {
         let (n, m, offsets, targets) = (self.g.n, self.g.m, self.g.offsets.ptr, self.g.targets.ptr);
         let weights = self.g.weights.as_ref().map_or(0, |w| w.ptr);
         let (state, parents) = (self.state, self.parents);
@@ -365,11 +376,15 @@ impl<'a> GpuDirection<'a> {
             .arg(&chunk)
             .arg(&next)
             .arg(&ctl)
-            .arg(&iter);
+            .arg(&iter)
+            .arg(&self.degree_offsets)
+            .arg(&candidate);
         let grid = Gpu::grid_for(work.clamp(1, capacity.max(1)), self.block);
         // SAFETY: `td_relax(n, m, offsets, targets, weights, state, parents, chunks,
-        // capacity, chunk, next, ctl, iter)` of kernels_rs::direction_kernels!;
-        // weights: m of the program's weight type or null when unweighted.
+        // capacity, chunk, next, ctl, iter, degree_offsets, candidate)` of
+        // kernels_rs::direction_kernels!; weights: m of the program's weight type
+        // or null when unweighted; degree_offsets n + 1 or null; candidate one
+        // state or null.
         unsafe { b.launch(grid) }.map_err(self.err("td_relax"))?;
         Ok(())
     }
@@ -415,7 +430,23 @@ impl<S: bytemuck::Pod> DirectionExec<S> for GpuDirection<'_> {
         Ok(initial_size(&self.g.host_offsets, source))
     }
 
-    fn top_down(&mut self, iter: u32, frontier: FrontierSize) -> Result<FrontierSize> {
+    fn top_down(
+        &mut self,
+        iter: u32,
+        frontier: FrontierSize,
+        candidate: Option<S>,
+    ) -> Result<FrontierSize> {
+        let cand = match candidate {
+            Some(c) => {
+                self.gpu.write(
+                    &mut self.candidate,
+                    bytemuck::bytes_of(&c),
+                    "frontier candidate",
+                )?;
+                self.candidate.ptr
+            }
+            None => 0,
+        };
         self.clear_next()?;
         let a = self.gpu.record()?;
         let (n, offsets, cur) = (self.g.n, self.g.offsets.ptr, self.bits[0].ptr);
@@ -435,7 +466,7 @@ impl<S: bytemuck::Pod> DirectionExec<S> for GpuDirection<'_> {
             .map_err(self.err("td_chunks"))?;
         // At most this many chunks (Σ⌈deg/chunk⌉ over the frontier).
         let work = frontier.vertices + frontier.edges / chunk;
-        self.relax(iter, self.bits[1].ptr, work)?;
+        self.relax(iter, self.bits[1].ptr, work, cand)?;
         let ctl = self.finish_level(a, true)?;
         Ok(FrontierSize {
             vertices: ctl[CTL_FRONTIER],
@@ -471,7 +502,7 @@ impl<S: bytemuck::Pod> DirectionExec<S> for GpuDirection<'_> {
         unsafe { b.launch(Gpu::grid_for(self.word_threads(), self.block)) }
             .map_err(self.err("td_select"))?;
         // The work list size is only known on the device: cover the whole bound.
-        self.relax(iter, pending, self.capacity)?;
+        self.relax(iter, pending, self.capacity, 0)?;
         let ctl = self.finish_level(a, false)?;
         Ok(Pass::from_ctl(&ctl))
     }
@@ -531,6 +562,8 @@ pub(crate) struct HostDirection<'a, P: kernels_rs::Program> {
     pub max_blocks: u32,
     pub state: &'a mut [P::State],
     pub parents: Option<&'a mut [u32]>,
+    /// The whole graph's offsets when `offsets`/`targets` are a partition's.
+    pub degree_offsets: Option<&'a [u64]>,
     bits: [Vec<u32>; 2],
     chunks: Vec<u64>,
     ctl: Vec<u64>,
@@ -568,6 +601,7 @@ impl<'a, P: kernels_rs::Program> HostDirection<'a, P> {
             max_blocks: max_blocks.max(1),
             state,
             parents,
+            degree_offsets: None,
             bits: [vec![0; words], vec![0; words]],
             chunks: vec![0; chunk_capacity(n, targets.len() as u64, chunk) as usize],
             ctl: vec![0; CTL_WORDS],
@@ -577,6 +611,11 @@ impl<'a, P: kernels_rs::Program> HostDirection<'a, P> {
 
     fn n(&self) -> u64 {
         self.offsets.len().saturating_sub(1) as u64
+    }
+
+    /// The current frontier (or pending set) bitmap, for the multi-GPU exchange.
+    pub(crate) fn frontier_words(&mut self) -> &mut [u32] {
+        &mut self.bits[0]
     }
 
     fn grid(&self, work: u64) -> u32 {
@@ -602,7 +641,7 @@ impl<'a, P: kernels_rs::Program> HostDirection<'a, P> {
 
     /// `td_relax` over the work list the last chunk/select step built, into
     /// bitmap `bits[next]`.
-    fn relax(&mut self, iter: u32, next: usize) {
+    fn relax(&mut self, iter: u32, next: usize, candidate: Option<P::State>) {
         let n = self.n();
         let m = self.targets.len() as u64;
         let offsets = SharedPtr(self.offsets.as_ptr() as *mut u64);
@@ -615,6 +654,11 @@ impl<'a, P: kernels_rs::Program> HostDirection<'a, P> {
         let work = self.ctl[CTL_CHUNKS];
         let state = SharedPtr(self.state.as_mut_ptr());
         let parents = self.parents_ptr();
+        let degree_offsets =
+            SharedPtr(self.degree_offsets.map_or(std::ptr::null(), |d| d.as_ptr()) as *mut u64);
+        let cand = candidate.map(|c| [c]);
+        let cand_ptr =
+            SharedPtr(cand.as_ref().map_or(std::ptr::null(), |c| c.as_ptr()) as *mut P::State);
         launch(self.grid(work), self.block, |t| {
             // SAFETY: host buffers of the lengths td_relax documents; state,
             // parents, next bitmap and counters through atomics, the work list
@@ -635,6 +679,8 @@ impl<'a, P: kernels_rs::Program> HostDirection<'a, P> {
                     next.get(),
                     ctl.get(),
                     iter,
+                    degree_offsets.get(),
+                    cand_ptr.get(),
                 )
             }
         });
@@ -666,7 +712,12 @@ impl<P: kernels_rs::Program> DirectionExec<P::State> for HostDirection<'_, P> {
         Ok(initial_size(self.offsets, source))
     }
 
-    fn top_down(&mut self, iter: u32, _frontier: FrontierSize) -> Result<FrontierSize> {
+    fn top_down(
+        &mut self,
+        iter: u32,
+        _frontier: FrontierSize,
+        candidate: Option<P::State>,
+    ) -> Result<FrontierSize> {
         let t0 = Instant::now();
         self.clear_next();
         let n = self.n();
@@ -691,7 +742,7 @@ impl<P: kernels_rs::Program> DirectionExec<P::State> for HostDirection<'_, P> {
                 )
             }
         });
-        self.relax(iter, 1);
+        self.relax(iter, 1, candidate);
         Ok(self.finish(t0, true))
     }
 
@@ -723,7 +774,7 @@ impl<P: kernels_rs::Program> DirectionExec<P::State> for HostDirection<'_, P> {
                 )
             }
         });
-        self.relax(iter, 0);
+        self.relax(iter, 0, None);
         self.finish(t0, false);
         Ok(Pass::from_ctl(&self.ctl))
     }

@@ -87,7 +87,7 @@ pub fn gpu_delta<P: VertexProgram>(g: &Graph<P::Weight>, source: u32) -> u64 {
 pub const GPU_DELTA_FACTOR: u64 = 8;
 
 /// The near-far bucket width for this run, if the program has a priority.
-fn bucket_delta<P: GpuProgram>(opts: &ProgramOptions) -> Option<u64> {
+pub(crate) fn bucket_delta<P: GpuProgram>(opts: &ProgramOptions) -> Option<u64> {
     opts.delta.filter(|_| P::HAS_PRIORITY)
 }
 
@@ -146,7 +146,10 @@ pub fn uniform_frontier<P: VertexProgram>() -> bool {
 }
 
 /// Checks the direction kernel's requirements; returns whether bottom-up is allowed.
-fn direction_mode<P: GpuProgram>(opts: &ProgramOptions, in_edges_known: bool) -> Result<bool> {
+pub(crate) fn direction_mode<P: GpuProgram>(
+    opts: &ProgramOptions,
+    in_edges_known: bool,
+) -> Result<bool> {
     if !P::IDEMPOTENT {
         return Err(Error::InvalidArgument(format!(
             "program `{}`: the direction kernel needs an idempotent combine (min, max, or, and)",
@@ -165,11 +168,11 @@ fn direction_mode<P: GpuProgram>(opts: &ProgramOptions, in_edges_known: bool) ->
 
 /// The frontier's state at level 0 and the host twin of the edge operator, which
 /// the loop uses to hand bottom-up levels their candidate.
-fn source_state<P: GpuProgram>(source: u32) -> <P as VertexProgram>::State {
+pub(crate) fn source_state<P: GpuProgram>(source: u32) -> <P as VertexProgram>::State {
     <P as VertexProgram>::init(source, source)
 }
 
-fn relax_unit<P: GpuProgram>(
+pub(crate) fn relax_unit<P: GpuProgram>(
     s: <P as VertexProgram>::State,
 ) -> Option<<P as VertexProgram>::State> {
     <P as VertexProgram>::relax(s, <<P as VertexProgram>::Weight as Weight>::ONE)
@@ -739,10 +742,19 @@ pub fn emulate_direction<P: GpuProgram>(
     opts: &ProgramOptions,
     max_blocks: u32,
 ) -> Result<ProgramRun<<P as VertexProgram>::State>> {
-    opts.validate()?;
-    check_run::<P>(g.num_vertices() as u64, source, g.csr().weights().is_some())?;
+    check_emulated::<P>(g, source, opts)?;
     let incoming = (!g.is_symmetric()).then(|| (g.csc().offsets(), g.csc().targets()));
     emulate_direction_csr::<P>(g.csr(), Some(incoming), source, opts, max_blocks)
+}
+
+/// The checks every emulated direction run makes first.
+pub(crate) fn check_emulated<P: GpuProgram>(
+    g: &Graph<<P as VertexProgram>::Weight>,
+    source: u32,
+    opts: &ProgramOptions,
+) -> Result<()> {
+    opts.validate()?;
+    check_run::<P>(g.num_vertices() as u64, source, g.csr().weights().is_some())
 }
 
 /// `incoming`: in-edges, `Some(None)` = the CSR itself, `None` = unknown.

@@ -1,0 +1,192 @@
+//! The multi-GPU loop over simulated parts on the host: each part is a
+//! [`HostDirection`] over its [`PartGraph`] with its own copy of the state, and the
+//! per-level exchange copies each part's slices to the others — what NCCL's
+//! all-gather does on the device. CI checks with it that any number of parts gives
+//! the single-GPU answer.
+
+use std::time::Instant;
+
+use super::partition::{part_graph, PartGraph, Partition};
+use super::{combine_passes, sum_sizes};
+use crate::error::Result;
+use crate::gpu::direction::{self, initial_size, DirectionExec, FrontierSize, HostDirection, Pass};
+use crate::gpu::program::{
+    bucket_delta, direction_mode, relax_unit, source_state, GpuProgram, ProgramOptions, ProgramRun,
+};
+use crate::graph::Graph;
+use crate::program::VertexProgram;
+
+/// The parts and what the exchange must copy.
+struct MultiHost<'a, P: kernels_rs::Program> {
+    parts: Vec<HostDirection<'a, P>>,
+    partition: Partition,
+    /// The whole graph's offsets (initial frontier size).
+    offsets: &'a [u64],
+    /// Whether states are exchanged too (frontier not uniform).
+    states: bool,
+}
+
+impl<P: kernels_rs::Program> MultiHost<'_, P> {
+    /// Copies every part's slice of the frontier bitmap (and states) to the others.
+    fn exchange(&mut self) {
+        let words = self.partition.words() as usize;
+        for p in 0..self.parts.len() {
+            let bits = self.parts[p].frontier_words();
+            let lo = (p * words).min(bits.len());
+            let hi = ((p + 1) * words).min(bits.len());
+            let slice = bits[lo..hi].to_vec();
+            for (q, other) in self.parts.iter_mut().enumerate() {
+                if q != p {
+                    other.frontier_words()[lo..hi].copy_from_slice(&slice);
+                }
+            }
+            if self.states {
+                let r = self.partition.range(p);
+                let (lo, hi) = (r.start as usize, r.end as usize);
+                let slice = self.parts[p].state[lo..hi].to_vec();
+                for (q, other) in self.parts.iter_mut().enumerate() {
+                    if q != p {
+                        other.state[lo..hi].copy_from_slice(&slice);
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl<P: kernels_rs::Program> DirectionExec<P::State> for MultiHost<'_, P> {
+    fn init(&mut self, source: Option<u32>) -> Result<FrontierSize> {
+        for part in &mut self.parts {
+            part.init(source)?;
+        }
+        Ok(initial_size(self.offsets, source))
+    }
+
+    fn top_down(
+        &mut self,
+        iter: u32,
+        frontier: FrontierSize,
+        candidate: Option<P::State>,
+    ) -> Result<FrontierSize> {
+        let sizes = self
+            .parts
+            .iter_mut()
+            .map(|p| p.top_down(iter, frontier, candidate))
+            .collect::<Result<Vec<_>>>()?;
+        self.exchange();
+        Ok(sum_sizes(&sizes))
+    }
+
+    fn bottom_up(&mut self, iter: u32, candidate: P::State) -> Result<FrontierSize> {
+        let sizes = self
+            .parts
+            .iter_mut()
+            .map(|p| p.bottom_up(iter, candidate))
+            .collect::<Result<Vec<_>>>()?;
+        self.exchange();
+        Ok(sum_sizes(&sizes))
+    }
+
+    fn near_far(&mut self, iter: u32, limit: u64) -> Result<Pass> {
+        let passes = self
+            .parts
+            .iter_mut()
+            .map(|p| p.near_far(iter, limit))
+            .collect::<Result<Vec<_>>>()?;
+        self.exchange();
+        combine_passes(&passes)
+    }
+}
+
+/// Runs `P` with the direction kernels over `gpus` simulated GPUs; the answer is
+/// the single-GPU one (states gathered from their owners).
+pub fn emulate_multi<P: GpuProgram>(
+    g: &Graph<<P as VertexProgram>::Weight>,
+    gpus: usize,
+    source: u32,
+    opts: &ProgramOptions,
+    max_blocks: u32,
+) -> Result<ProgramRun<<P as VertexProgram>::State>> {
+    let n = g.num_vertices();
+    let partition = Partition::new(n as u64, gpus)?;
+    crate::gpu::program::check_emulated::<P>(g, source, opts)?;
+    let pull = direction_mode::<P>(opts, true)?;
+    let uniform = pull.then(|| source_state::<P>(source));
+    let graphs: Vec<PartGraph<_>> = (0..gpus)
+        .map(|p| part_graph(g, &partition, p))
+        .collect::<Result<_>>()?;
+    let zero = <<P as VertexProgram>::State as bytemuck::Zeroable>::zeroed();
+    let mut states: Vec<Vec<_>> = (0..gpus).map(|_| vec![zero; n]).collect();
+    let mut parents: Vec<Vec<u32>> = (0..gpus)
+        .map(|_| if opts.parents { vec![0; n] } else { Vec::new() })
+        .collect();
+    let t0 = Instant::now();
+    let log = {
+        let mut parts = Vec::with_capacity(gpus);
+        for ((pg, st), pa) in graphs.iter().zip(&mut states).zip(&mut parents) {
+            let weights: *const <P as kernels_rs::Program>::Weight =
+                match (P::WEIGHTED, pg.out.weights()) {
+                    (true, Some(w)) => w.as_ptr().cast(),
+                    _ => std::ptr::null(),
+                };
+            let mut h = HostDirection::<P>::new(
+                pg.out.offsets(),
+                pg.out.targets(),
+                weights,
+                Some((pg.incoming.offsets(), pg.incoming.targets())),
+                opts.max_edge_count,
+                opts.block_size,
+                max_blocks,
+                st,
+                opts.parents.then_some(&mut pa[..]),
+            )?;
+            h.degree_offsets = Some(g.csr().offsets());
+            parts.push(h);
+        }
+        let mut multi = MultiHost {
+            parts,
+            partition,
+            offsets: g.csr().offsets(),
+            // Uniform frontiers pass their candidate; others need the states.
+            states: uniform.is_none(),
+        };
+        let src = P::NEEDS_SOURCE.then_some(source);
+        match bucket_delta::<P>(opts) {
+            Some(delta) => {
+                let p0 = u64::from(<P as VertexProgram>::priority(source_state::<P>(source)));
+                direction::drive_buckets(&mut multi, n as u64, src, p0, delta)?
+            }
+            None => direction::drive(
+                &mut multi,
+                n as u64,
+                g.num_edges(),
+                src,
+                uniform,
+                relax_unit::<P>,
+            )?,
+        }
+    };
+    let time_ms = t0.elapsed().as_secs_f64() * 1e3;
+    // Each vertex's answer lives with its owner.
+    let mut out = vec![zero; n];
+    let mut out_parents = opts.parents.then(|| vec![0u32; n]);
+    for p in 0..gpus {
+        let r = partition.range(p);
+        let (lo, hi) = (r.start as usize, r.end as usize);
+        out[lo..hi].copy_from_slice(&states[p][lo..hi]);
+        if let Some(op) = out_parents.as_mut() {
+            op[lo..hi].copy_from_slice(&parents[p][lo..hi]);
+        }
+    }
+    let rounds = log.len() as u32;
+    Ok(ProgramRun {
+        states: out,
+        num_levels: rounds,
+        launched_levels: rounds,
+        syncs: rounds,
+        time_ms,
+        wall_ms: time_ms,
+        parents: out_parents,
+        directions: log,
+    })
+}
