@@ -13,6 +13,7 @@
 #   sssp      the SSSP program: edge chunks vs work list vs near-far (Δ sweep)
 #   graph500  Graph500 BFS, scale $G500_SCALES (default "22 24"), hand kernels direction +
 #             balanced and the DSL program's direction kernels, every tree validated
+#   multi     BFS on 1 and 2 GPUs (nvidia-h200-x2): strong + weak scaling ($MULTI_SCALE, default 24)
 #   gunrock   builds the Gunrock kit, runs its BFS on kron$GUNROCK_SCALE (default 22),
 #             validates a few of its runs, then ours on the same file and sources
 # Logs and results go to $OUT (the device tool brings them back), else ./gpu-out.
@@ -24,6 +25,11 @@ OUTDIR=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUTDIR"
 export VERTEX_GIT_REV=$(cat "$B/GIT_REV" 2>/dev/null || echo unknown)
 export RUST_BACKTRACE=1
+# NVLink multicast must stay off on these shared machines (device notes, KINDS.md).
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+# libnccl comes with the image's Python packages (nvidia-nccl-cu13).
+NCCL_LIB=$(python3 -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], "lib"))' 2>/dev/null || true)
+[ -n "$NCCL_LIB" ] && export LD_LIBRARY_PATH="$NCCL_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 chmod +x "$BIN"
 
 steps=()
@@ -87,6 +93,11 @@ for step in "${steps[@]}"; do
                     --out "$OUTDIR" 2>&1 | tee -a "$OUTDIR/graph500.log"
                 rc=$(( rc | ${PIPESTATUS[0]} ))
             done
+            ;;
+        multi)
+            "$BIN" multi --gpus "$(nvidia-smi -L | wc -l)" --scale "${MULTI_SCALE:-24}" --out "$OUTDIR" \
+                2>&1 | tee "$OUTDIR/multi.log"
+            rc=${PIPESTATUS[0]}
             ;;
         gunrock)
             S=${GUNROCK_SCALE:-22}; W=/tmp/gunrock-work; G=$B/gunrock

@@ -22,6 +22,8 @@ use runtime::graph::{build, BuildOptions, Csr, EdgeList, Graph};
 use runtime::{oracle, validate};
 use vertex_examples::programs::bfs;
 
+#[path = "gpu_bench/multi.rs"]
+mod multi;
 #[path = "gpu_bench/peer.rs"]
 mod peer;
 #[path = "gpu_bench/programs.rs"]
@@ -88,6 +90,19 @@ enum Cmd {
         kernel: Vec<BfsKernel>,
         #[arg(long)]
         max_edge_count: Option<u64>,
+        #[arg(long, default_value = "docs/results")]
+        out: std::path::PathBuf,
+    },
+    /// BFS on 1, 2, 4 … GPUs (NCCL): strong and weak scaling; JSON + SVG.
+    Multi {
+        #[arg(long, default_value_t = 2)]
+        gpus: usize,
+        #[arg(long, default_value_t = 24)]
+        scale: u32,
+        #[arg(long, default_value_t = 16)]
+        edgefactor: u64,
+        #[arg(long, default_value_t = 16)]
+        roots: usize,
         #[arg(long, default_value = "docs/results")]
         out: std::path::PathBuf,
     },
@@ -162,6 +177,13 @@ fn run(cli: Cli) -> Result<bool> {
         Cmd::Info => unreachable!(),
         Cmd::Check { max_scale } => check(&dev, &check_graphs(max_scale)?, &variants(true)),
         Cmd::Programs { max_scale, small } => programs::check(&dev, max_scale, small),
+        Cmd::Multi {
+            gpus,
+            scale,
+            edgefactor,
+            roots,
+            out,
+        } => multi::run(gpus, scale, edgefactor, roots, &out),
         Cmd::Sssp {
             graphs,
             sources,

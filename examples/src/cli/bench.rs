@@ -72,6 +72,9 @@ pub struct Graph500Args {
     /// Edges per work item (direction: default 32; balanced: 64).
     #[arg(long)]
     pub max_edge_count: Option<u64>,
+    /// GPUs (> 1: the BFS program's direction kernels on a 1-D partition, NCCL).
+    #[arg(long, default_value_t = 1)]
+    pub gpus: usize,
     /// Where to write the JSON and SVG.
     #[arg(long, default_value = "docs/results")]
     pub out: PathBuf,
@@ -134,6 +137,9 @@ fn graph500_cmd(a: Graph500Args) -> anyhow::Result<()> {
     for kernel in kernels {
         let mec = kernel.map(|k| a.max_edge_count.unwrap_or(default_mec(k)));
         let (report, timing) = match (&dev, a.backend, kernel, mec) {
+            (Some(_), _, Some(_), Some(mec)) if a.gpus > 1 => {
+                (run_multi(a.gpus, &cfg, &g, mec)?, GPU_MULTI_TIMING)
+            }
             (Some(dev), Backend::Gpu, Some(k), Some(mec)) => {
                 (run_gpu(dev, &cfg, &g, k, mec)?, GPU_TIMING)
             }
@@ -170,6 +176,7 @@ fn graph500_cmd(a: Graph500Args) -> anyhow::Result<()> {
             report: &report,
         };
         let stem = match &kname {
+            Some(k) if a.gpus > 1 => format!("graph500-gpu-x{}-{k}-s{}", a.gpus, a.scale),
             Some(k) => format!("graph500-{}-{k}-s{}", a.backend.name(), a.scale),
             None => format!("graph500-{}-s{}", a.backend.name(), a.scale),
         };
@@ -213,6 +220,8 @@ fn default_mec(k: BfsKernel) -> u64 {
 const CPU_TIMING: &str = "wall time of the sync engine run plus parent recovery";
 const GPU_TIMING: &str =
     "host wall time of the device traversal (parents on device, download excluded); device_seconds = CUDA events";
+const GPU_MULTI_TIMING: &str =
+    "host wall time of the multi-GPU traversal (direction kernels per GPU, NCCL all-gather per level, parents on device)";
 const GPU_DSL_DIRECTION_TIMING: &str =
     "host wall time of the device traversal (the program's direction kernels, parents on device, download excluded); device_seconds = CUDA events";
 const GPU_DSL_TIMING: &str =
@@ -308,6 +317,37 @@ fn run_gpu_dsl(
             levels: Some(r.states),
             seconds: r.wall_ms / 1e3 + host,
             device_seconds: Some(r.time_ms / 1e3),
+        })
+    })?)
+}
+
+fn run_multi(
+    gpus: usize,
+    cfg: &Graph500Config,
+    g: &Graph500Graph,
+    max_edge_count: u64,
+) -> anyhow::Result<Graph500Report> {
+    let multi = runtime::gpu::multi::MultiGpu::open(gpus)?;
+    let opts = ProgramOptions {
+        kernel: BfsKernel::Direction,
+        max_edge_count,
+        parents: true,
+        ..ProgramOptions::default()
+    };
+    if let Some(&r) = graph500::pick_roots(&g.graph, 1, cfg.seed).first() {
+        multi.run_program::<bfs::Program>(&g.graph, r, &opts)?;
+    }
+    Ok(graph500::run(cfg, g, &format!("gpu-x{gpus}"), |root| {
+        let r = multi.run_program::<bfs::Program>(&g.graph, root, &opts)?;
+        let parents = r.parents.ok_or_else(|| runtime::Error::Cuda {
+            call: "multi-GPU bfs".into(),
+            msg: "no parent tree returned although parents were requested".into(),
+        })?;
+        Ok(BfsRun {
+            parents,
+            levels: Some(r.states),
+            seconds: r.time_ms / 1e3,
+            device_seconds: None,
         })
     })?)
 }

@@ -286,6 +286,30 @@ impl Device {
         self.upload_graph(csr, true)
     }
 
+    /// Uploads one part of a multi-GPU partition: its slice of the out-edges (and
+    /// their weights if `weights`) and its vertices' in-edges.
+    pub fn upload_part<W: Weight>(
+        &self,
+        pg: &super::multi::PartGraph<W>,
+        weights: bool,
+    ) -> Result<DeviceGraph> {
+        let n = pg.incoming.num_vertices();
+        let m_in = pg.incoming.num_edges() as usize;
+        self.gpu.check_fits(
+            &format!("in-edges of a graph part ({m_in} edges)"),
+            DevBuf::<u64>::bytes_for(n + 1) + DevBuf::<u32>::bytes_for(m_in),
+        )?;
+        let offsets = self
+            .gpu
+            .upload(pg.incoming.offsets(), "part in-edge offsets")?;
+        let sources = self
+            .gpu
+            .upload(pg.incoming.targets(), "part in-edge sources")?;
+        let mut d = self.upload_graph(&pg.out, weights)?;
+        d.incoming = Incoming::Transpose { offsets, sources };
+        Ok(d)
+    }
+
     /// Uploads a graph with what direction-optimizing traversal needs: nothing
     /// more for a symmetric graph, the transpose (in-edges) otherwise; weights too
     /// if `weights`. Memory is checked for both before anything is allocated.

@@ -59,7 +59,7 @@ pub(crate) struct Pass {
 }
 
 impl Pass {
-    fn from_ctl(ctl: &[u64]) -> Pass {
+    pub(crate) fn from_ctl(ctl: &[u64]) -> Pass {
         Pass {
             selected: ctl[CTL_SELECTED],
             inserted: ctl[CTL_FRONTIER],
@@ -290,6 +290,11 @@ pub(crate) struct GpuDirection<'a> {
 }
 
 impl<'a> GpuDirection<'a> {
+    /// The GPU this part runs on.
+    pub(crate) fn gpu(&self) -> &'a Gpu {
+        self.gpu
+    }
+
     /// Device bytes [`Self::new`] allocates for a graph with `n` vertices and `m`
     /// edges (checked against free memory before anything is allocated).
     pub fn bytes(n: u64, m: u64, chunk: u64, state_size: usize) -> u64 {
@@ -390,7 +395,7 @@ impl<'a> GpuDirection<'a> {
     }
 
     /// Waits for the level, reads its counters, swaps the bitmaps if `swap`.
-    fn finish_level(&mut self, a: CudaEvent, swap: bool) -> Result<[u64; CTL_WORDS]> {
+    pub(crate) fn finish_level(&mut self, a: CudaEvent, swap: bool) -> Result<[u64; CTL_WORDS]> {
         let mut ctl = [0u64; CTL_WORDS];
         let b = self.gpu.record()?;
         self.gpu
@@ -413,8 +418,37 @@ impl<'a> GpuDirection<'a> {
     }
 }
 
-impl<S: bytemuck::Pod> DirectionExec<S> for GpuDirection<'_> {
-    fn init(&mut self, source: Option<u32>) -> Result<FrontierSize> {
+/// Launch halves of the levels (no waiting), so that several GPUs can run a level
+/// side by side before their exchange; [`GpuDirection::finish_level`] completes one.
+impl GpuDirection<'_> {
+    /// The bitmap a level writes (the next frontier; the pending set itself in a
+    /// bucketed pass): what the multi-GPU exchange all-gathers.
+    pub(crate) fn written_bits(&mut self, bucketed: bool) -> &mut DevBuf<u32> {
+        &mut self.bits[if bucketed { 0 } else { 1 }]
+    }
+
+    /// Grows both bitmaps to `words` words (a multi-GPU exchange gathers equal
+    /// slices, so its bitmaps are padded to `parts · words per part`).
+    pub(crate) fn pad_bitmaps(&mut self, words: usize) -> Result<()> {
+        if words > self.bits[0].len {
+            self.bits = [
+                self.gpu.alloc::<u32>(words, "frontier bitmap")?,
+                self.gpu.alloc::<u32>(words, "frontier bitmap")?,
+            ];
+        }
+        Ok(())
+    }
+
+    /// Offsets the next-frontier degree tally reads.
+    fn tally_offsets(&self) -> u64 {
+        if self.degree_offsets != 0 {
+            self.degree_offsets
+        } else {
+            self.g.offsets.ptr
+        }
+    }
+
+    pub(crate) fn launch_init(&mut self, source: Option<u32>) -> Result<()> {
         let n = self.g.n;
         let bits = initial_bits(n, source);
         self.gpu
@@ -427,22 +461,19 @@ impl<S: bytemuck::Pod> DirectionExec<S> for GpuDirection<'_> {
         // SAFETY: `init(n: u64, source: u32, state, parents)` of
         // kernels_rs::ptx_kernels!; state holds n states, parents n words or null.
         unsafe { b.launch(Gpu::grid_for(n, self.block)) }.map_err(self.err("init"))?;
-        Ok(initial_size(&self.g.host_offsets, source))
+        Ok(())
     }
 
-    fn top_down(
+    pub(crate) fn launch_top_down(
         &mut self,
         iter: u32,
         frontier: FrontierSize,
-        candidate: Option<S>,
-    ) -> Result<FrontierSize> {
+        candidate: Option<&[u8]>,
+    ) -> Result<CudaEvent> {
         let cand = match candidate {
             Some(c) => {
-                self.gpu.write(
-                    &mut self.candidate,
-                    bytemuck::bytes_of(&c),
-                    "frontier candidate",
-                )?;
+                self.gpu
+                    .write(&mut self.candidate, c, "frontier candidate")?;
                 self.candidate.ptr
             }
             None => 0,
@@ -467,14 +498,10 @@ impl<S: bytemuck::Pod> DirectionExec<S> for GpuDirection<'_> {
         // At most this many chunks (Σ⌈deg/chunk⌉ over the frontier).
         let work = frontier.vertices + frontier.edges / chunk;
         self.relax(iter, self.bits[1].ptr, work, cand)?;
-        let ctl = self.finish_level(a, true)?;
-        Ok(FrontierSize {
-            vertices: ctl[CTL_FRONTIER],
-            edges: ctl[CTL_EDGES],
-        })
+        Ok(a)
     }
 
-    fn near_far(&mut self, iter: u32, limit: u64) -> Result<Pass> {
+    pub(crate) fn launch_near_far(&mut self, iter: u32, limit: u64) -> Result<CudaEvent> {
         let s = &self.gpu.stream;
         s.memset_zeros(&mut self.ctl.slice)
             .map_err(cuda_err("cuMemsetD8(level counters)"))?;
@@ -503,22 +530,18 @@ impl<S: bytemuck::Pod> DirectionExec<S> for GpuDirection<'_> {
             .map_err(self.err("td_select"))?;
         // The work list size is only known on the device: cover the whole bound.
         self.relax(iter, pending, self.capacity, 0)?;
-        let ctl = self.finish_level(a, false)?;
-        Ok(Pass::from_ctl(&ctl))
+        Ok(a)
     }
 
-    fn bottom_up(&mut self, _iter: u32, candidate: S) -> Result<FrontierSize> {
+    pub(crate) fn launch_bottom_up(&mut self, candidate: &[u8]) -> Result<CudaEvent> {
         let (in_offsets, in_sources, m_in) = self.g.incoming().ok_or_else(|| {
             Error::InvalidArgument("bottom-up levels need the graph's in-edges".into())
         })?;
-        self.gpu.write(
-            &mut self.candidate,
-            bytemuck::bytes_of(&candidate),
-            "frontier candidate",
-        )?;
+        self.gpu
+            .write(&mut self.candidate, candidate, "frontier candidate")?;
         self.clear_next()?;
         let a = self.gpu.record()?;
-        let (n, out_offsets) = (self.g.n, self.g.offsets.ptr);
+        let (n, out_offsets) = (self.g.n, self.tally_offsets());
         let (state, parents) = (self.state, self.parents);
         let (cur, next, cand, ctl) = (
             self.bits[0].ptr,
@@ -541,11 +564,42 @@ impl<S: bytemuck::Pod> DirectionExec<S> for GpuDirection<'_> {
         // SAFETY: `bottom_up(n, m_in, in_offsets, in_sources, out_offsets, state,
         // parents, frontier, next, candidate, ctl)` of kernels_rs::direction_kernels!.
         unsafe { b.launch(Gpu::grid_for(n, self.block)) }.map_err(self.err("bottom_up"))?;
-        let ctl = self.finish_level(a, true)?;
-        Ok(FrontierSize {
-            vertices: ctl[CTL_FRONTIER],
-            edges: ctl[CTL_EDGES],
-        })
+        Ok(a)
+    }
+}
+
+fn sizes(ctl: &[u64]) -> FrontierSize {
+    FrontierSize {
+        vertices: ctl[CTL_FRONTIER],
+        edges: ctl[CTL_EDGES],
+    }
+}
+
+impl<S: bytemuck::Pod> DirectionExec<S> for GpuDirection<'_> {
+    fn init(&mut self, source: Option<u32>) -> Result<FrontierSize> {
+        self.launch_init(source)?;
+        Ok(initial_size(&self.g.host_offsets, source))
+    }
+
+    fn top_down(
+        &mut self,
+        iter: u32,
+        frontier: FrontierSize,
+        candidate: Option<S>,
+    ) -> Result<FrontierSize> {
+        let c = candidate.as_ref().map(bytemuck::bytes_of);
+        let a = self.launch_top_down(iter, frontier, c)?;
+        Ok(sizes(&self.finish_level(a, true)?))
+    }
+
+    fn near_far(&mut self, iter: u32, limit: u64) -> Result<Pass> {
+        let a = self.launch_near_far(iter, limit)?;
+        Ok(Pass::from_ctl(&self.finish_level(a, false)?))
+    }
+
+    fn bottom_up(&mut self, _iter: u32, candidate: S) -> Result<FrontierSize> {
+        let a = self.launch_bottom_up(bytemuck::bytes_of(&candidate))?;
+        Ok(sizes(&self.finish_level(a, true)?))
     }
 }
 
@@ -787,7 +841,7 @@ impl<P: kernels_rs::Program> DirectionExec<P::State> for HostDirection<'_, P> {
         let m_in = in_src.len() as u64;
         let in_off = SharedPtr(in_off.as_ptr() as *mut u64);
         let in_src = SharedPtr(in_src.as_ptr() as *mut u32);
-        let out_off = SharedPtr(self.offsets.as_ptr() as *mut u64);
+        let out_off = SharedPtr(self.degree_offsets.unwrap_or(self.offsets).as_ptr() as *mut u64);
         let state = SharedPtr(self.state.as_mut_ptr());
         let parents = self.parents_ptr();
         let cur = SharedPtr(self.bits[0].as_mut_ptr());

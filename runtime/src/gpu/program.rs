@@ -92,7 +92,7 @@ pub(crate) fn bucket_delta<P: GpuProgram>(opts: &ProgramOptions) -> Option<u64> 
 }
 
 impl ProgramOptions {
-    fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         super::bfs::validate_launch(
             self.kernel,
             self.max_edge_count,
@@ -222,6 +222,24 @@ pub struct ProgramKernels {
     bottom_up: CudaFunction,
     td_select: CudaFunction,
     names: [String; 8],
+}
+
+impl ProgramKernels {
+    pub(crate) fn init_fn(&self) -> &CudaFunction {
+        &self.init
+    }
+    pub(crate) fn td_chunks_fn(&self) -> &CudaFunction {
+        &self.td_chunks
+    }
+    pub(crate) fn td_select_fn(&self) -> &CudaFunction {
+        &self.td_select
+    }
+    pub(crate) fn td_relax_fn(&self) -> &CudaFunction {
+        &self.td_relax
+    }
+    pub(crate) fn bottom_up_fn(&self) -> &CudaFunction {
+        &self.bottom_up
+    }
 }
 
 impl Device {

@@ -8,9 +8,11 @@
 //! [`emulate`] runs the same loop over simulated parts on the host (CI); the device
 //! side drives one GPU per part through NCCL (`device`).
 
+pub mod device;
 pub mod emulate;
 pub mod partition;
 
+pub use device::{MultiGpu, MultiRun};
 pub use partition::{part_graph, PartGraph, Partition};
 
 use super::direction::{FrontierSize, Pass};
