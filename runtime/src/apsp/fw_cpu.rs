@@ -279,7 +279,7 @@ fn diag_tile<S: Semiring, const B: usize>(c: &mut [S::T]) {
 }
 
 /// Phase 1 with next hops.
-fn diag_tile_path<S: Semiring, const B: usize>(c: &mut [S::T], p: PathTile) {
+fn diag_tile_path<S: Semiring, const B: usize>(c: &mut [S::T], mut p: PathTile) {
     for k in 0..B {
         let rk: [S::T; B] = row_copy::<S::T, B>(&c[k * B..]);
         let hk: [u32; B] = row_copy::<u32, B>(&p.hops[k * B..]);
@@ -289,13 +289,7 @@ fn diag_tile_path<S: Semiring, const B: usize>(c: &mut [S::T], p: PathTile) {
                 continue;
             }
             let (ha, nik) = (p.hops[i * B + k], p.next[i * B + k]);
-            for j in 0..B {
-                let (cand, ch) = (S::mul(a, rk[j]), ha.saturating_add(hk[j]));
-                let x = i * B + j;
-                if better::<S>(cand, ch, c[x], p.hops[x]) {
-                    (c[x], p.hops[x], p.next[x]) = (cand, ch, nik);
-                }
-            }
+            relax_row::<S>(i * B, B, c, &mut p, (a, ha, nik), (&rk, &hk));
         }
     }
 }
@@ -319,7 +313,7 @@ fn row_tile<S: Semiring, const B: usize>(c: &mut [S::T], diag: &[S::T]) {
 /// Phase 2 row tile with next hops: an improvement takes the diagonal's `i → k` hop.
 fn row_tile_path<S: Semiring, const B: usize>(
     c: &mut [S::T],
-    p: PathTile,
+    mut p: PathTile,
     diag: &[S::T],
     ndiag: &[u32],
     hdiag: &[u32],
@@ -333,13 +327,7 @@ fn row_tile_path<S: Semiring, const B: usize>(
                 continue;
             }
             let (ha, nik) = (hdiag[i * B + k], ndiag[i * B + k]);
-            for j in 0..B {
-                let (cand, ch) = (S::mul(a, rk[j]), ha.saturating_add(hk[j]));
-                let x = i * B + j;
-                if better::<S>(cand, ch, c[x], p.hops[x]) {
-                    (c[x], p.hops[x], p.next[x]) = (cand, ch, nik);
-                }
-            }
+            relax_row::<S>(i * B, B, c, &mut p, (a, ha, nik), (&rk, &hk));
         }
     }
 }
@@ -363,7 +351,7 @@ fn col_tile<S: Semiring, const B: usize>(c: &mut [S::T], diag: &[S::T]) {
 /// Phase 2 column tile with next hops: an improvement takes the tile's `i → k` hop.
 fn col_tile_path<S: Semiring, const B: usize>(
     c: &mut [S::T],
-    p: PathTile,
+    mut p: PathTile,
     diag: &[S::T],
     hdiag: &[u32],
 ) {
@@ -375,13 +363,27 @@ fn col_tile_path<S: Semiring, const B: usize>(
                 continue;
             }
             let (ha, nik) = (p.hops[i * B + k], p.next[i * B + k]);
-            for j in 0..B {
-                let (cand, ch) = (S::mul(a, dk[j]), ha.saturating_add(hk[j]));
-                let x = i * B + j;
-                if better::<S>(cand, ch, c[x], p.hops[x]) {
-                    (c[x], p.hops[x], p.next[x]) = (cand, ch, nik);
-                }
-            }
+            relax_row::<S>(i * B, B, c, &mut p, (a, ha, nik), (dk, hk));
+        }
+    }
+}
+
+/// The path variants' inner loop: row `c[base..base + len] ⊕= a ⊗ row` with hop
+/// counts; `a` is (value, hops, next hop) of `i → k`, `row` (values, hops) of `k → j`.
+#[inline(always)]
+fn relax_row<S: Semiring>(
+    base: usize,
+    len: usize,
+    c: &mut [S::T],
+    p: &mut PathTile,
+    a: (S::T, u32, u32),
+    row: (&[S::T], &[u32]),
+) {
+    for j in 0..len {
+        let (cand, ch) = (S::mul(a.0, row.0[j]), a.1.saturating_add(row.1[j]));
+        let x = base + j;
+        if better::<S>(cand, ch, c[x], p.hops[x]) {
+            (c[x], p.hops[x], p.next[x]) = (cand, ch, a.2);
         }
     }
 }
@@ -396,7 +398,7 @@ fn row_copy<T: Copy, const B: usize>(s: &[T]) -> [T; B] {
 /// hops) of the column tile, `b` (values, hops) of the row tile.
 fn mul_tile_path<S: Semiring, const B: usize>(
     c: &mut [S::T],
-    p: PathTile,
+    mut p: PathTile,
     a: (&[S::T], &[u32], &[u32]),
     b: (&[S::T], &[u32]),
 ) {
@@ -407,14 +409,15 @@ fn mul_tile_path<S: Semiring, const B: usize>(
                 continue;
             }
             let (ha, hop) = (a.1[i * B + k], a.2[i * B + k]);
-            for j in 0..B {
-                let kj = k * B + j;
-                let (cand, ch) = (S::mul(aik, b.0[kj]), ha.saturating_add(b.1[kj]));
-                let x = i * B + j;
-                if better::<S>(cand, ch, c[x], p.hops[x]) {
-                    (c[x], p.hops[x], p.next[x]) = (cand, ch, hop);
-                }
-            }
+            let r = k * B..(k + 1) * B;
+            relax_row::<S>(
+                i * B,
+                B,
+                c,
+                &mut p,
+                (aik, ha, hop),
+                (&b.0[r.clone()], &b.1[r]),
+            );
         }
     }
 }
