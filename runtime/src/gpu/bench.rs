@@ -100,6 +100,9 @@ pub struct RunSummary {
     pub per_level_ms_median_root: Vec<f64>,
     /// Direction kernel: which of those levels went bottom-up.
     pub bottom_up_median_root: Vec<bool>,
+    /// Bytes a BFS must touch at least once (CSR offsets and targets, a level per
+    /// vertex) over the median time, GB/s: compare with `copy_bandwidth_gbs`.
+    pub effective_gbs: f64,
     pub oracle_checked_roots: usize,
 }
 
@@ -199,6 +202,8 @@ pub struct BenchReport {
     pub direction_sweep: Vec<RunSummary>,
     /// CPU baselines per scale (seed 000 Fig. 7).
     pub cpu: Vec<CpuSummary>,
+    /// Device-to-device copy bandwidth measured at the start, GB/s (read + write).
+    pub copy_bandwidth_gbs: f64,
     pub sweep: Vec<RunSummary>,
     pub levels_per_sync: Vec<RunSummary>,
     pub combine: Vec<RunSummary>,
@@ -317,7 +322,11 @@ pub fn measure(
         }
         runs.push(res);
     }
-    Ok(summarize(scale, opts, &runs, checked))
+    let mut s = summarize(scale, opts, &runs, checked);
+    let n = csr.num_vertices() as f64;
+    let bytes = 8.0 * (n + 1.0) + 4.0 * csr.num_edges() as f64 + 4.0 * n;
+    s.effective_gbs = bytes / (s.time_ms_median * 1e-3) / 1e9;
+    Ok(s)
 }
 
 fn summarize(
@@ -369,6 +378,7 @@ fn summarize(
         }),
         per_level_ms_median_root: median_run,
         bottom_up_median_root: median_dirs,
+        effective_gbs: 0.0,
         oracle_checked_roots: checked,
     }
 }
@@ -392,6 +402,7 @@ pub fn run(
         direction_ratios: Vec::new(),
         direction_sweep: Vec::new(),
         cpu: Vec::new(),
+        copy_bandwidth_gbs: dev.copy_bandwidth_gbs()?,
         sweep: Vec::new(),
         levels_per_sync: Vec::new(),
         combine: Vec::new(),
@@ -548,7 +559,7 @@ pub fn run(
 /// One log line for a finished configuration.
 pub fn summary_line(s: &RunSummary) -> String {
     format!(
-        "  {:8} {:10} mec {:4} lps {}: {:8.3} GTEPS  median {:9.3} ms  sv {:.3} ms  check_end {:.3} ms  ({} roots)",
+        "  {:9} {:10} mec {:4} lps {}: {:8.3} GTEPS  median {:9.3} ms  sv {:.3} ms  check_end {:.3} ms  {:6.0} GB/s effective  ({} roots)",
         format!("{:?}", s.kernel).to_lowercase(),
         format!("{:?}", s.combine).to_lowercase(),
         s.max_edge_count,
@@ -557,6 +568,7 @@ pub fn summary_line(s: &RunSummary) -> String {
         s.time_ms_median,
         s.sv_build_ms_mean,
         s.check_end_ms_mean,
+        s.effective_gbs,
         s.roots
     )
 }
