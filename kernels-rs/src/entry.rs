@@ -248,47 +248,25 @@ macro_rules! ptx_kernels {
             }
         }
 
-        #[cfg(target_arch = "nvptx64")]
-        #[no_mangle]
-        pub unsafe extern "ptx-kernel" fn $naive(
-            n: u64,
-            m: u64,
-            offsets: *const u64,
-            targets: *const u32,
-            weights: *const <$prog as $crate::Program>::Weight,
-            state: *mut <$prog as $crate::Program>::State,
-            parents: *mut u32,
-            frontier_current: *mut u32,
-            frontier_next: *mut u32,
-            flags: *mut u32,
-            nflags: u32,
-            slot_in: u32,
-            slot_out: u32,
-            iter: u32,
-        ) {
-            let a = $crate::entry::RawLevel::<$prog> {
-                n,
-                m,
-                offsets,
-                targets,
-                weights,
-                state,
-                parents,
-                frontier_current,
-                frontier_next,
-                flags,
-                nflags,
-                slot_in,
-                slot_out,
-                iter,
-            };
-            // SAFETY: the host launches with buffers matching the documented contract.
-            unsafe { $crate::entry::naive::<$prog>($crate::ThreadCtx::current(), a) }
-        }
+        $crate::__level_kernel!($prog, $naive, naive, []);
+        $crate::__level_kernel!(
+            $prog,
+            $balanced,
+            balanced,
+            [sv: *const u32, nchunks: u64, max_edge_count: u64]
+        );
+    };
+}
 
+/// One level kernel of [`ptx_kernels!`]: the 14 parameters of a [`RawLevel`]
+/// followed by `extra` ones, forwarded to `entry::$body` after the `RawLevel`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __level_kernel {
+    ($prog:ty, $name:ident, $body:ident, [$($extra:ident: $ty:ty),*]) => {
         #[cfg(target_arch = "nvptx64")]
         #[no_mangle]
-        pub unsafe extern "ptx-kernel" fn $balanced(
+        pub unsafe extern "ptx-kernel" fn $name(
             n: u64,
             m: u64,
             offsets: *const u64,
@@ -303,9 +281,7 @@ macro_rules! ptx_kernels {
             slot_in: u32,
             slot_out: u32,
             iter: u32,
-            sv: *const u32,
-            nchunks: u64,
-            max_edge_count: u64,
+            $($extra: $ty),*
         ) {
             let a = $crate::entry::RawLevel::<$prog> {
                 n,
@@ -325,13 +301,7 @@ macro_rules! ptx_kernels {
             };
             // SAFETY: the host launches with buffers matching the documented contract.
             unsafe {
-                $crate::entry::balanced::<$prog>(
-                    $crate::ThreadCtx::current(),
-                    a,
-                    sv,
-                    nchunks,
-                    max_edge_count,
-                )
+                $crate::entry::$body::<$prog>($crate::ThreadCtx::current(), a $(, $extra)*)
             }
         }
     };
