@@ -239,22 +239,14 @@ pub(super) fn write<W: Weight>(
 
 #[cfg(test)]
 mod tests {
-    use super::super::{parse_edges, Format, ReadOptions};
-    use std::path::Path;
+    use super::super::Format;
 
     fn read(text: &str) -> crate::Result<super::Parsed<u32>> {
-        parse_edges::<u32>(
-            Format::Dimacs,
-            text.as_bytes(),
-            Path::new("t.gr"),
-            ReadOptions::default(),
-        )
+        super::super::test_parse::read(Format::Dimacs, "t.gr", text)
     }
 
     fn fails(text: &str, line: u64, what: &str) {
-        let e = read(text).expect_err(text).to_string();
-        assert!(e.starts_with(&format!("t.gr:{line}:")), "{e}");
-        assert!(e.contains(what), "{e}");
+        super::super::test_parse::fails(Format::Dimacs, "t.gr", text, line, what)
     }
 
     #[test]

@@ -394,22 +394,14 @@ pub(super) fn write<W: Weight>(
 
 #[cfg(test)]
 mod tests {
-    use super::super::{parse_edges, Format, ReadOptions};
-    use std::path::Path;
+    use super::super::Format;
 
     fn read(text: &str) -> crate::Result<super::Parsed<u32>> {
-        parse_edges::<u32>(
-            Format::Metis,
-            text.as_bytes(),
-            Path::new("t.graph"),
-            ReadOptions::default(),
-        )
+        super::super::test_parse::read(Format::Metis, "t.graph", text)
     }
 
     fn fails(text: &str, line: u64, what: &str) {
-        let e = read(text).expect_err(text).to_string();
-        assert!(e.starts_with(&format!("t.graph:{line}:")), "{e}");
-        assert!(e.contains(what), "{e}");
+        super::super::test_parse::fails(Format::Metis, "t.graph", text, line, what)
     }
 
     #[test]

@@ -18,6 +18,8 @@ mod dimacs;
 mod edgelist;
 mod metis;
 mod mtx;
+#[cfg(test)]
+mod test_parse;
 mod text;
 mod write;
 

@@ -364,19 +364,11 @@ mod tests {
     use std::path::Path;
 
     fn read(text: &str) -> crate::Result<super::Parsed<u32>> {
-        parse_edges::<u32>(
-            Format::MatrixMarket,
-            text.as_bytes(),
-            Path::new("t.mtx"),
-            ReadOptions::default(),
-        )
+        super::super::test_parse::read(Format::MatrixMarket, "t.mtx", text)
     }
 
-    /// Asserts the error names `t.mtx:line:` and contains `what`.
     fn fails(text: &str, line: u64, what: &str) {
-        let e = read(text).expect_err(text).to_string();
-        assert!(e.starts_with(&format!("t.mtx:{line}:")), "{e}");
-        assert!(e.contains(what), "{e}");
+        super::super::test_parse::fails(Format::MatrixMarket, "t.mtx", text, line, what)
     }
 
     #[test]
