@@ -257,6 +257,7 @@ fn run_gpu(
     kernel: BfsKernel,
     max_edge_count: u64,
 ) -> anyhow::Result<Graph500Report> {
+    dev.check_traversal_fits(&g.graph, 4, true, max_edge_count)?;
     let dg = dev.upload_traversal(&g.graph, false)?;
     let opts = GpuBfsOptions {
         parents: true,
@@ -291,6 +292,7 @@ fn run_gpu_dsl(
     max_edge_count: u64,
 ) -> anyhow::Result<Graph500Report> {
     let k = dev.load_program::<bfs::Program>()?;
+    dev.check_traversal_fits(&g.graph, 4, true, max_edge_count)?;
     let dg = dev.upload_traversal(&g.graph, false)?;
     // The direction kernel records parents on the device (BFS has a uniform
     // frontier); the seed 000 kernels leave them to a host pass.

@@ -286,6 +286,35 @@ impl Device {
         self.upload_graph(csr, true)
     }
 
+    /// Checks, before anything is uploaded or allocated, that a direction-optimizing
+    /// traversal of `g` fits: the CSR (and its transpose unless symmetric), state
+    /// and parents, bitmaps and the work list. The error names what was asked for
+    /// and how much is free ([`Error::GpuOutOfMemory`]).
+    pub fn check_traversal_fits<W: Weight>(
+        &self,
+        g: &Graph<W>,
+        state_size: usize,
+        parents: bool,
+        chunk: u64,
+    ) -> Result<()> {
+        let (n, m) = (g.num_vertices(), g.num_edges());
+        let csr = DevBuf::<u64>::bytes_for(n + 1) + DevBuf::<u32>::bytes_for(m as usize);
+        let graph = if g.is_symmetric() { csr } else { 2 * csr };
+        let arrays = DevBuf::<u8>::bytes_for(n * state_size)
+            + if parents {
+                DevBuf::<u32>::bytes_for(n)
+            } else {
+                0
+            }
+            + GpuDirection::bytes(n as u64, m, chunk.max(1), state_size);
+        self.gpu.check_fits(
+            &format!(
+                "a traversal of {n} vertices and {m} edges (graph, state, bitmaps, work list)"
+            ),
+            graph + arrays,
+        )
+    }
+
     /// Uploads one part of a multi-GPU partition: its slice of the out-edges (and
     /// their weights if `weights`) and its vertices' in-edges.
     pub fn upload_part<W: Weight>(
