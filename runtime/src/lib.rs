@@ -14,6 +14,7 @@ pub mod gpu;
 pub mod graph;
 pub mod load;
 pub mod oracle;
+pub mod plot;
 pub mod program;
 pub mod progress;
 pub mod validate;

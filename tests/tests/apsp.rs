@@ -306,11 +306,12 @@ fn bad_input_is_a_clear_error() {
     assert!("tpu".parse::<Backend>().is_err());
     // The GPU when this build or machine has none: an error, not a CPU answer.
     if !runtime::gpu::available() {
-        let opts = ApspOptions {
+        let fw_on = |backend| ApspOptions {
             algorithm: Algorithm::Fw,
-            backend: Backend::Gpu,
+            backend,
             ..ApspOptions::default()
         };
+        let opts = fw_on(Backend::Gpu);
         let e = apsp::solve::<i32, i32>(&potential_graph(3, &[], &[0; 3]), &opts, None, false)
             .unwrap_err();
         assert!(
@@ -318,11 +319,7 @@ fn bad_input_is_a_clear_error() {
             "{e}"
         );
         // `auto` falls back to the CPU and says so.
-        let opts = ApspOptions {
-            backend: Backend::Auto,
-            algorithm: Algorithm::Fw,
-            ..ApspOptions::default()
-        };
+        let opts = fw_on(Backend::Auto);
         let r = apsp::solve::<i32, i32>(&potential_graph(600, &[], &[0; 600]), &opts, None, false)
             .unwrap();
         assert_eq!(r.backend, Backend::Cpu);

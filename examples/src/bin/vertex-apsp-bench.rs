@@ -112,7 +112,7 @@ fn run(cli: Cli) -> Result<()> {
             }
             let rep = bench::run_cpu(&cfg, &peers, &cmdline, |l| eprintln!("{l}"))?;
             for (n, what, r) in &rep.ratios {
-                println!("n {n:6}  {what:40} {r:8.2}x");
+                println!("n {n:6}  {what:52} {r:8.2}x");
             }
             for f in bench::write_cpu(&rep, &out)? {
                 println!("wrote {}", f.display());

@@ -119,9 +119,39 @@ fn element_for<W: Elem>(g: &Csr<W>, asked: &str) -> anyhow::Result<WeightKind> {
     Ok(min_plus_kind_for(kind, g.num_vertices(), lo, hi))
 }
 
+/// Runs `$body` with `$T` bound to the distance type `$elem` names.
+macro_rules! with_element {
+    ($elem:expr, $T:ident => $body:expr) => {
+        with_element!(@arms $elem, $T, $body, I32 i32, I64 i64, F32 f32, F64 f64)
+    };
+    (@arms $elem:expr, $T:ident, $body:expr, $($kind:ident $t:ty),*) => {
+        match $elem {
+            $(WeightKind::$kind => {
+                type $T = $t;
+                $body
+            })*
+            k => anyhow::bail!("APSP distances cannot be {k}: use i32, i64, f32 or f64"),
+        }
+    };
+}
+
+/// What both commands do first: quiet progress under `--json`, the graph's
+/// weight type, and load options.
+fn prologue(
+    graph: &str,
+    json: bool,
+    symmetrize: bool,
+) -> anyhow::Result<(Option<WeightKind>, LoadOptions)> {
+    runtime::progress::set_quiet(json);
+    let lopts = LoadOptions {
+        symmetrize,
+        ..LoadOptions::default()
+    };
+    Ok((weight_kind_of(graph)?, lopts))
+}
+
 fn run_apsp(a: ApspArgs) -> anyhow::Result<()> {
-    runtime::progress::set_quiet(a.json);
-    let kind = weight_kind_of(&a.graph)?;
+    let (kind, lopts) = prologue(&a.graph, a.json, a.symmetrize)?;
     let opts = ApspOptions {
         algorithm: a.algorithm.parse()?,
         backend: a.backend.parse()?,
@@ -130,23 +160,12 @@ fn run_apsp(a: ApspArgs) -> anyhow::Result<()> {
         memory_budget: a.memory_budget_mib.saturating_mul(1 << 20),
         block_rows: 0,
     };
-    let lopts = LoadOptions {
-        symmetrize: a.symmetrize,
-        ..LoadOptions::default()
-    };
     with_weight_type!(kind, W => {
         let loaded = load_graph::<W>(&a.graph, &lopts)?;
         let g = loaded.graph.csr();
         let elem = element_for(g, &a.element)?;
         let out = a.output.as_deref();
-        let report = match elem {
-            WeightKind::I32 => report::<i32, W>(g, &opts, out)?,
-            WeightKind::I64 => report::<i64, W>(g, &opts, out)?,
-            WeightKind::F32 => report::<f32, W>(g, &opts, out)?,
-            WeightKind::F64 => report::<f64, W>(g, &opts, out)?,
-            k => anyhow::bail!("APSP distances cannot be {k}: use i32, i64, f32 or f64"),
-        };
-        let mut report = report;
+        let mut report = with_element!(elem, T => report::<T, W>(g, &opts, out)?);
         report["graph"] = json!(a.graph);
         report["vertices"] = json!(g.num_vertices());
         report["edges"] = json!(g.num_edges());
@@ -199,23 +218,15 @@ fn print_human(r: &serde_json::Value) {
 }
 
 fn run_path(a: PathArgs) -> anyhow::Result<()> {
-    runtime::progress::set_quiet(a.json);
-    let kind = weight_kind_of(&a.graph)?;
+    let (kind, lopts) = prologue(&a.graph, a.json, a.symmetrize)?;
     let algorithm: Algorithm = a.algorithm.parse()?;
-    let lopts = LoadOptions {
-        symmetrize: a.symmetrize,
-        ..LoadOptions::default()
-    };
     with_weight_type!(kind, W => {
         let loaded = load_graph::<W>(&a.graph, &lopts)?;
         let g = loaded.graph.csr();
         let elem = element_for(g, "auto")?;
-        let found: Option<(Vec<u32>, serde_json::Value)> = match elem {
-            WeightKind::I32 => apsp::path::<i32, W>(g, a.from, a.to, algorithm)?.map(|(p, d)| (p, json!(d))),
-            WeightKind::I64 => apsp::path::<i64, W>(g, a.from, a.to, algorithm)?.map(|(p, d)| (p, json!(d))),
-            WeightKind::F32 => apsp::path::<f32, W>(g, a.from, a.to, algorithm)?.map(|(p, d)| (p, json!(d))),
-            _ => apsp::path::<f64, W>(g, a.from, a.to, algorithm)?.map(|(p, d)| (p, json!(d))),
-        };
+        let found: Option<(Vec<u32>, serde_json::Value)> = with_element!(elem, T => {
+            apsp::path::<T, W>(g, a.from, a.to, algorithm)?.map(|(p, d)| (p, json!(d)))
+        });
         let (path, dist) = match found {
             Some((p, d)) => (Some(p), d),
             None => (None, json!("inf")),

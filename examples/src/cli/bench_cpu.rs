@@ -18,11 +18,11 @@ use std::process::Command;
 
 use anyhow::{bail, Context};
 use clap::Args;
-use runtime::cpu::plot::{panels_svg, Panel, Series};
 use runtime::cpu::{self, AsyncOptions, CpuOptions, Direction};
 use runtime::generate::GenSpec;
 use runtime::graph::Graph;
 use runtime::load::{load_graph, LoadOptions};
+use runtime::plot::{panels_svg, Panel, Series};
 use runtime::program::{Schedule, VertexProgram};
 use serde::Serialize;
 use vertex_examples::programs::{bfs, sssp};
@@ -85,7 +85,7 @@ struct Job {
     roots: Vec<u32>,
     ours_delta: Option<u64>,
     gapbs_delta: Option<u64>,
-    delta_sweep: Vec<(u64, f64, f64)>,
+    delta_sweep: DeltaSweep,
     ours_checked: bool,
     gapbs_verified: Option<bool>,
     points: Vec<Point>,
@@ -131,14 +131,13 @@ pub fn run(a: BenchCpuArgs) -> anyhow::Result<()> {
         .unwrap_or_else(|| std::env::temp_dir().join("vertex-bench-cpu"));
     std::fs::create_dir_all(&work).with_context(|| format!("creating {}", work.display()))?;
     std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
+    let info = runtime::gpu::bench::HostInfo::read();
     let host = Host {
-        cpu: cpu_name(),
+        cpu: info.cpu,
         cpus,
         topology: runtime::cpu::topology::Topology::system().map_or("?".into(), |t| t.describe()),
         command_line: std::env::args().collect::<Vec<_>>().join(" "),
-        unix_time: std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs()),
+        unix_time: info.unix_time,
         gapbs: a.gapbs.display().to_string(),
     };
     let mut jobs = Vec::new();
@@ -169,18 +168,6 @@ pub fn run(a: BenchCpuArgs) -> anyhow::Result<()> {
     }
     print_json(&serde_json::json!({ "host": host, "jobs": jobs }))?;
     Ok(())
-}
-
-fn cpu_name() -> String {
-    std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split_once(':'))
-                .map(|(_, v)| v.trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown".into())
 }
 
 fn slug(s: &str) -> String {
@@ -435,58 +422,10 @@ fn bench_bfs(
     write_gapbs(&g, &file, |_| 1)?;
     let roots = pick_roots(&g, a.roots);
     let expect = runtime::oracle::bfs_levels(g.csr(), roots[0]);
-    let mut points = Vec::new();
-    let mut checked = true;
-    let mut verified = None;
-    for &t in threads {
-        let mut ours = Vec::new();
-        for schedule in [Schedule::Sync, Schedule::Async] {
-            let mut per_root = Vec::new();
-            for (i, &r) in roots.iter().enumerate() {
-                let (time, states) =
-                    ours_run::<bfs::Program>(&g, r, schedule, false, t, None, a.trials, a.pin)?;
-                if i == 0 {
-                    checked &= states == expect;
-                }
-                per_root.push(time);
-            }
-            ours.push((schedule_label(schedule), mean(&per_root)));
-        }
-        let mut per_root = Vec::new();
-        for (i, &r) in roots.iter().enumerate() {
-            let (time, v) = gapbs_run(
-                bin,
-                &file,
-                r,
-                a.trials,
-                t,
-                &[],
-                i == 0 && verified.is_none(),
-            )?;
-            if v.is_some() {
-                verified = v;
-            }
-            per_root.push(time);
-        }
-        points.push(point(t, ours, mean(&per_root)));
-        eprintln!("  {t} threads done");
-    }
-    if !checked {
-        bail!("our BFS disagreed with the oracle on {spec}");
-    }
-    Ok(Job {
-        kernel: "bfs",
-        graph: spec.to_string(),
-        vertices: g.num_vertices() as u64,
-        csr_entries: g.num_edges(),
-        roots,
-        ours_delta: None,
-        gapbs_delta: None,
-        delta_sweep: Vec::new(),
-        ours_checked: checked,
-        gapbs_verified: verified,
-        points,
-    })
+    let variants =
+        [Schedule::Sync, Schedule::Async].map(|s| Variant::new(schedule_label(s), s, false, None));
+    let m = measure::<bfs::Program>(a, &g, &roots, &expect, threads, &variants, bin, &file, &[])?;
+    job("bfs", spec, &g, roots, m, None)
 }
 
 fn bench_sssp(
@@ -550,55 +489,151 @@ fn bench_sssp(
     };
     let ours_delta = best(0).unwrap_or(auto);
     let gapbs_delta = best(1).unwrap_or(auto);
+    let variants = [
+        Variant::new(
+            "bulk Δ-stepping (swept Δ)".into(),
+            Schedule::Obim,
+            true,
+            Some(ours_delta),
+        ),
+        Variant::new(
+            format!("bulk Δ-stepping (auto Δ {auto})"),
+            Schedule::Obim,
+            true,
+            None,
+        ),
+        Variant::new(
+            "obim (swept Δ)".into(),
+            Schedule::Obim,
+            false,
+            Some(ours_delta),
+        ),
+        Variant::new(format!("obim (auto Δ {auto})"), Schedule::Obim, false, None),
+        Variant::new("sync".into(), Schedule::Sync, false, None),
+    ];
+    let extra = ["-d".to_string(), gapbs_delta.to_string()];
+    let m = measure::<sssp::sssp::Program>(
+        a, &g, &roots, &expect, threads, &variants, bin, &file, &extra,
+    )?;
+    job(
+        "sssp",
+        spec,
+        &g,
+        roots,
+        m,
+        Some((ours_delta, gapbs_delta, sweep)),
+    )
+}
+
+/// What [`measure`] found: the points, whether our first root matched the
+/// oracle in every variant, and gapbs's own verification.
+struct Measured {
+    points: Vec<Point>,
+    checked: bool,
+    verified: Option<bool>,
+}
+
+/// SSSP's Δ sweep: `(Δ, ours seconds, gapbs seconds)`.
+type DeltaSweep = Vec<(u64, f64, f64)>;
+
+/// The job record of a measured graph (an error if ours disagreed with the
+/// oracle); `deltas`: SSSP's (ours, gapbs's, sweep).
+fn job<W: runtime::graph::Weight>(
+    kernel: &'static str,
+    spec: &str,
+    g: &Graph<W>,
+    roots: Vec<u32>,
+    m: Measured,
+    deltas: Option<(u64, u64, DeltaSweep)>,
+) -> anyhow::Result<Job> {
+    if !m.checked {
+        bail!(
+            "our {} disagreed with the oracle on {spec}",
+            kernel.to_uppercase()
+        );
+    }
+    let (ours_delta, gapbs_delta, delta_sweep) = match deltas {
+        Some((o, g, s)) => (Some(o), Some(g), s),
+        None => (None, None, Vec::new()),
+    };
+    Ok(Job {
+        kernel,
+        graph: spec.to_string(),
+        vertices: g.num_vertices() as u64,
+        csr_entries: g.num_edges(),
+        roots,
+        ours_delta,
+        gapbs_delta,
+        delta_sweep,
+        ours_checked: m.checked,
+        gapbs_verified: m.verified,
+        points: m.points,
+    })
+}
+
+/// One of our configurations in a job: label, schedule, bulk path, Δ.
+struct Variant {
+    label: String,
+    schedule: Schedule,
+    bulk: bool,
+    delta: Option<u64>,
+}
+
+impl Variant {
+    fn new(label: String, schedule: Schedule, bulk: bool, delta: Option<u64>) -> Self {
+        Variant {
+            label,
+            schedule,
+            bulk,
+            delta,
+        }
+    }
+}
+
+/// The per-thread-count loop shared by BFS and SSSP: every variant of ours and
+/// then gapbs (`extra` arguments) from every root; ours checked against
+/// `expect` on the first root.
+#[allow(clippy::too_many_arguments)]
+fn measure<P: VertexProgram>(
+    a: &BenchCpuArgs,
+    g: &Graph<P::Weight>,
+    roots: &[u32],
+    expect: &[P::State],
+    threads: &[usize],
+    variants: &[Variant],
+    bin: &Path,
+    file: &Path,
+    extra: &[String],
+) -> anyhow::Result<Measured>
+where
+    P::State: PartialEq,
+{
     let mut points = Vec::new();
     let mut checked = true;
     let mut verified = None;
     for &t in threads {
         let mut ours = Vec::new();
-        for (label, schedule, bulk, delta) in [
-            (
-                "bulk Δ-stepping (swept Δ)".to_string(),
-                Schedule::Obim,
-                true,
-                Some(ours_delta),
-            ),
-            (
-                format!("bulk Δ-stepping (auto Δ {auto})"),
-                Schedule::Obim,
-                true,
-                None,
-            ),
-            (
-                "obim (swept Δ)".to_string(),
-                Schedule::Obim,
-                false,
-                Some(ours_delta),
-            ),
-            (format!("obim (auto Δ {auto})"), Schedule::Obim, false, None),
-            ("sync".to_string(), Schedule::Sync, false, None),
-        ] {
+        for v in variants {
             let mut per_root = Vec::new();
             for (i, &r) in roots.iter().enumerate() {
-                let (time, states) = ours_run::<sssp::sssp::Program>(
-                    &g, r, schedule, bulk, t, delta, a.trials, a.pin,
-                )?;
+                let (time, states) =
+                    ours_run::<P>(g, r, v.schedule, v.bulk, t, v.delta, a.trials, a.pin)?;
                 if i == 0 {
                     checked &= states == expect;
                 }
                 per_root.push(time);
             }
-            ours.push((label, mean(&per_root)));
+            ours.push((v.label.clone(), mean(&per_root)));
         }
         let mut per_root = Vec::new();
         for (i, &r) in roots.iter().enumerate() {
-            let extra = ["-d".to_string(), gapbs_delta.to_string()];
             let (time, v) = gapbs_run(
                 bin,
-                &file,
+                file,
                 r,
                 a.trials,
                 t,
-                &extra,
+                extra,
                 i == 0 && verified.is_none(),
             )?;
             if v.is_some() {
@@ -609,21 +644,10 @@ fn bench_sssp(
         points.push(point(t, ours, mean(&per_root)));
         eprintln!("  {t} threads done");
     }
-    if !checked {
-        bail!("our SSSP disagreed with the oracle on {spec}");
-    }
-    Ok(Job {
-        kernel: "sssp",
-        graph: spec.to_string(),
-        vertices: g.num_vertices() as u64,
-        csr_entries: g.num_edges(),
-        roots,
-        ours_delta: Some(ours_delta),
-        gapbs_delta: Some(gapbs_delta),
-        delta_sweep: sweep,
-        ours_checked: checked,
-        gapbs_verified: verified,
+    Ok(Measured {
         points,
+        checked,
+        verified,
     })
 }
 

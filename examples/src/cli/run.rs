@@ -129,18 +129,20 @@ where
     <P as VertexProgram>::State: std::fmt::Display,
 {
     // Pick the backend first: a GPU request that cannot work fails before loading.
-    let gpu = match a.backend {
-        Backend::Cpu => None,
-        Backend::Gpu => Some(open_gpu::<P>().map_err(|e| anyhow::anyhow!("--backend gpu: {e}"))?),
-        Backend::Auto => open_gpu::<P>().ok(),
-    };
-    let note = match (a.backend, &gpu) {
-        (Backend::Auto, None) => Some(format!(
-            "auto: using the CPU ({})",
-            open_gpu::<P>().err().unwrap_or_default()
-        )),
-        (Backend::Auto, Some((d, _))) => Some(format!("auto: using GPU 0 ({})", d.info().name)),
-        _ => None,
+    // `--backend auto` keeps the first attempt's error: it is the note's text.
+    let (gpu, note) = match a.backend {
+        Backend::Cpu => (None, None),
+        Backend::Gpu => (
+            Some(open_gpu::<P>().map_err(|e| anyhow::anyhow!("--backend gpu: {e}"))?),
+            None,
+        ),
+        Backend::Auto => match open_gpu::<P>() {
+            Ok((d, k)) => {
+                let note = format!("auto: using GPU 0 ({})", d.info().name);
+                (Some((d, k)), Some(note))
+            }
+            Err(e) => (None, Some(format!("auto: using the CPU ({e})"))),
+        },
     };
     if let Some(n) = &note {
         if !a.json {

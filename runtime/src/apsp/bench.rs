@@ -2,9 +2,9 @@
 //! the same process on the same graphs.
 //!
 //! * [`run_cpu`]: blocked FW (each tile size, all threads and one thread) vs the
-//!   naive triple loop vs `scipy.sparse.csgraph.floyd_warshall` (a `python3`
-//!   subprocess fed the same matrix; timed inside Python, excluding I/O) vs
-//!   Johnson, at N = 1024 / 2048.
+//!   naive triple loop vs Johnson vs the peers of [`super::peer`] (scipy's and
+//!   petgraph's `floyd_warshall`) on the same graph, at N = 1024 / 2048; every
+//!   result compared entry by entry with ours.
 //! * [`run_gpu`]: GPU FW checked against the CPU on random graphs (negative
 //!   weights → exact kernels, non-negative → fast kernels); the seed 002 sweep
 //!   (naive GPU vs CPU, blocked GPU vs naive GPU, N = 64 … 4096); blocked FW at
@@ -16,17 +16,18 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use plotters::prelude::*;
 use rand::{Rng, SeedableRng};
 
 use super::fw_cpu;
 use super::johnson::Johnson;
 use super::matrix::DistMatrix;
 use super::output::summarize;
+use super::peer::CpuPeer;
 use super::semiring::MinPlus;
 use crate::error::{Error, Result};
 use crate::gpu::bench::HostInfo;
 use crate::graph::{build, BuildOptions, Csr, EdgeList};
+use crate::plot::{group_series, line_chart, Panel, Series};
 
 type S = MinPlus<i32>;
 
@@ -95,7 +96,8 @@ pub struct CpuConfig {
     pub tiles: Vec<usize>,
     /// Largest n the naive triple loop runs at.
     pub naive_max: usize,
-    pub scipy: bool,
+    /// Names of the peers measured (set by [`run_cpu`] from the peers it gets).
+    pub peers: Vec<String>,
     pub seed: u64,
 }
 
@@ -106,7 +108,7 @@ impl Default for CpuConfig {
             density: 0.1,
             tiles: fw_cpu::TILES.to_vec(),
             naive_max: 2048,
-            scipy: true,
+            peers: Vec::new(),
             seed: 1,
         }
     }
@@ -118,7 +120,7 @@ pub struct CpuReport {
     pub host: HostInfo,
     pub command_line: String,
     pub rows: Vec<Row>,
-    /// `(n, what, ratio)` side-by-side speed ratios (> 1: the first is faster).
+    /// `(n, what, ratio)` side-by-side time ratios `a / b` (> 1: b is faster).
     pub ratios: Vec<(usize, String, f64)>,
     pub notes: Vec<String>,
 }
@@ -136,83 +138,119 @@ fn row(n: usize, edges: u64, variant: &str, secs: f64, total: f64, sum: String, 
     }
 }
 
-/// Runs the CPU comparison; `log` gets a line per measurement.
+/// An in-place closure over our i32 min-plus matrix.
+type Fw = fn(&mut DistMatrix<i32>) -> Result<()>;
+
+/// Runs `f` on a copy of `m0`: seconds and the result.
+fn timed(
+    m0: &DistMatrix<i32>,
+    f: impl FnOnce(&mut DistMatrix<i32>) -> Result<()>,
+) -> Result<(f64, DistMatrix<i32>)> {
+    let mut m = m0.clone();
+    let t0 = Instant::now();
+    f(&mut m)?;
+    Ok((t0.elapsed().as_secs_f64(), m))
+}
+
+/// The rows of one size: every result is compared entry by entry with the
+/// first one (blocked FW, first tile).
+struct SizeRun<'a> {
+    n: usize,
+    edges: u64,
+    reference: Option<DistMatrix<i32>>,
+    rep: &'a mut CpuReport,
+}
+
+impl SizeRun<'_> {
+    /// Records a row; returns whether `m` equals the reference.
+    fn add(
+        &mut self,
+        variant: &str,
+        secs: f64,
+        m: &DistMatrix<i32>,
+        log: &mut impl FnMut(&str),
+    ) -> bool {
+        let reference = self.reference.get_or_insert_with(|| m.clone());
+        let sum = checksum(m);
+        let mut r = row(self.n, self.edges, variant, secs, secs, sum.clone(), &sum);
+        r.agrees = m == reference;
+        log(&format!(
+            "  {:30} {:8.3} s  {:.2e} relax/s  agrees {}",
+            r.variant, secs, r.relaxations_per_s, r.agrees
+        ));
+        let ok = r.agrees;
+        self.rep.rows.push(r);
+        ok
+    }
+
+    fn ratio(&mut self, what: String, r: f64) {
+        self.rep.ratios.push((self.n, what, r));
+    }
+}
+
+/// Runs the CPU comparison (ours, then each of `peers` on the same graph);
+/// `log` gets a line per measurement.
 pub fn run_cpu(
     cfg: &CpuConfig,
+    peers: &[&dyn CpuPeer],
     command_line: &str,
     mut log: impl FnMut(&str),
 ) -> Result<CpuReport> {
     let mut rep = CpuReport {
-        config: cfg.clone(),
+        config: CpuConfig {
+            peers: peers.iter().map(|p| p.name()).collect(),
+            ..cfg.clone()
+        },
         host: HostInfo::read(),
         command_line: command_line.to_string(),
         rows: Vec::new(),
         ratios: Vec::new(),
         notes: vec![
-            "scipy.sparse.csgraph.floyd_warshall is single-threaded; compare it with the 1-thread row too".into(),
-            "petgraph::algo::floyd_warshall not measured: petgraph is not a dependency of this workspace".into(),
+            "the peers are single-threaded: compare them with the 1-thread row too".into(),
+            "peer times are the solve alone (graph conversion and file I/O excluded); \
+             petgraph's includes building its n²-entry HashMap result"
+                .into(),
+            "a peer whose matrix differs from ours gets no ratio".into(),
         ],
     };
+    // Shared machines: record how busy it was around the measurements.
+    rep.notes
+        .push(format!("load average at start: {}", load_average()));
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .map_err(|e| Error::InvalidArgument(format!("thread pool: {e}")))?;
     for &n in &cfg.sizes {
         let g = random_graph(n, cfg.density, 1, 100, cfg.seed ^ n as u64)?;
         let m0 = adjacency(&g)?;
-        let e = g.num_edges();
-        log(&format!("n {n}: {e} edges"));
-        let mut best_tile = (f64::MAX, 0usize);
-        let mut want = String::new();
-        for &t in &cfg.tiles {
-            let mut m = m0.clone();
-            let t0 = Instant::now();
-            fw_cpu::blocked::<S>(&mut m, None, t)?;
-            let s = t0.elapsed().as_secs_f64();
-            let sum = checksum(&m);
-            if want.is_empty() {
-                want = sum.clone();
-            }
-            if s < best_tile.0 {
-                best_tile = (s, t);
-            }
-            let r = row(n, e, &format!("blocked tile {t}"), s, s, sum, &want);
-            log(&format!(
-                "  {:24} {:8.3} s  {:.2e} relax/s",
-                r.variant, s, r.relaxations_per_s
-            ));
-            rep.rows.push(r);
-        }
-        let one = rayon::ThreadPoolBuilder::new()
-            .num_threads(1)
-            .build()
-            .map_err(|e| Error::InvalidArgument(format!("thread pool: {e}")))?;
-        let mut m = m0.clone();
-        let t0 = Instant::now();
-        one.install(|| fw_cpu::blocked::<S>(&mut m, None, best_tile.1))?;
-        let s1 = t0.elapsed().as_secs_f64();
-        let r = row(
+        log(&format!("n {n}: {} edges", g.num_edges()));
+        let mut run = SizeRun {
             n,
-            e,
-            &format!("blocked tile {} 1 thread", best_tile.1),
-            s1,
-            s1,
-            checksum(&m),
-            &want,
-        );
-        log(&format!("  {:24} {:8.3} s", r.variant, s1));
-        rep.rows.push(r);
+            edges: g.num_edges(),
+            reference: None,
+            rep: &mut rep,
+        };
+        let mut best = (f64::MAX, 0usize);
+        for &t in &cfg.tiles {
+            let (s, m) = timed(&m0, |m| fw_cpu::blocked::<S>(m, None, t))?;
+            run.add(&format!("blocked tile {t}"), s, &m, &mut log);
+            if s < best.0 {
+                best = (s, t);
+            }
+        }
+        let (s1, m) = timed(&m0, |m| {
+            one.install(|| fw_cpu::blocked::<S>(m, None, best.1))
+        })?;
+        run.add("blocked 1 thread (best tile)", s1, &m, &mut log);
+        run.rep.notes.push(format!("n {n}: best tile {}", best.1));
         if n <= cfg.naive_max {
-            let mut m = m0.clone();
-            let t0 = Instant::now();
-            fw_cpu::naive::<S>(&mut m, None);
-            let s = t0.elapsed().as_secs_f64();
-            let r = row(n, e, "naive triple loop", s, s, checksum(&m), &want);
-            log(&format!("  {:24} {:8.3} s", r.variant, s));
-            rep.ratios.push((
-                n,
-                "naive / blocked(best, all threads)".into(),
-                s / best_tile.0,
-            ));
-            rep.ratios
-                .push((n, "naive / blocked(1 thread)".into(), s / s1));
-            rep.rows.push(r);
+            let (s, m) = timed(&m0, |m| {
+                fw_cpu::naive::<S>(m, None);
+                Ok(())
+            })?;
+            run.add("naive triple loop", s, &m, &mut log);
+            run.ratio("naive / blocked(best, all threads)".into(), s / best.0);
+            run.ratio("naive / blocked(1 thread)".into(), s / s1);
         }
         let t0 = Instant::now();
         let j = Johnson::<i32>::prepare(&g, 1)?;
@@ -222,94 +260,36 @@ pub fn run_cpu(
             Ok(())
         })?;
         let sj = t0.elapsed().as_secs_f64();
-        let r = row(
-            n,
-            e,
-            "johnson",
-            sj,
-            sj,
-            checksum(&DistMatrix::from_vec(n, jm)?),
-            &want,
-        );
-        log(&format!("  {:24} {:8.3} s", r.variant, sj));
-        rep.ratios
-            .push((n, "johnson / blocked(best)".into(), sj / best_tile.0));
-        rep.rows.push(r);
-        if cfg.scipy {
-            match scipy_fw(&m0) {
-                Ok((s, sum)) => {
-                    let r = row(n, e, "scipy floyd_warshall", s, s, sum, &want);
-                    log(&format!(
-                        "  {:24} {:8.3} s  agrees {}",
-                        r.variant, s, r.agrees
-                    ));
-                    rep.ratios.push((
-                        n,
-                        "scipy / blocked(best, all threads)".into(),
-                        s / best_tile.0,
-                    ));
-                    rep.ratios
-                        .push((n, "scipy / blocked(1 thread)".into(), s / s1));
-                    rep.rows.push(r);
+        run.add("johnson", sj, &DistMatrix::from_vec(n, jm)?, &mut log);
+        run.ratio("johnson / blocked(best)".into(), sj / best.0);
+        for p in peers {
+            let name = p.name();
+            match p.solve(&g, &m0) {
+                Ok((s, m)) if run.add(&name, s, &m, &mut log) => {
+                    run.ratio(format!("{name} / blocked(best, all threads)"), s / best.0);
+                    run.ratio(format!("{name} / blocked(1 thread)"), s / s1);
                 }
-                Err(e) => rep.notes.push(format!("scipy not measured at n {n}: {e}")),
+                Ok(_) => run
+                    .rep
+                    .notes
+                    .push(format!("{name} disagrees with ours at n {n}: no ratio")),
+                Err(e) => run
+                    .rep
+                    .notes
+                    .push(format!("{name} not measured at n {n}: {e}")),
             }
         }
     }
+    rep.notes
+        .push(format!("load average at end: {}", load_average()));
     Ok(rep)
 }
 
-const SCIPY: &str = r#"
-import json, sys, time
-import numpy as np
-from scipy.sparse.csgraph import floyd_warshall
-n = int(sys.argv[2])
-a = np.fromfile(sys.argv[1], dtype=np.float64).reshape(n, n)
-t = time.perf_counter()
-d = floyd_warshall(a, directed=True)
-t = time.perf_counter() - t
-fin = np.isfinite(d)
-print(json.dumps({"seconds": t, "checksum": int(d[fin].astype(np.int64).sum()), "unreachable": int((~fin).sum())}))
-"#;
-
-/// scipy's FW on the same matrix (f64, ∞ = no edge): seconds and checksum.
-fn scipy_fw(m: &DistMatrix<i32>) -> Result<(f64, String)> {
-    let dir = tempfile::tempdir().map_err(|e| Error::io(std::env::temp_dir(), e))?;
-    let p = dir.path().join("a.f64");
-    let a: Vec<f64> = m
-        .as_slice()
-        .iter()
-        .map(|&x| {
-            if x == i32::MAX {
-                f64::INFINITY
-            } else {
-                x as f64
-            }
-        })
-        .collect();
-    std::fs::write(&p, bytemuck::cast_slice(&a)).map_err(|e| Error::io(&p, e))?;
-    let out = std::process::Command::new("python3")
-        .arg("-c")
-        .arg(SCIPY)
-        .arg(&p)
-        .arg(m.n().to_string())
-        .output()
-        .map_err(|e| Error::io("python3", e))?;
-    if !out.status.success() {
-        return Err(Error::InvalidArgument(format!(
-            "python3/scipy failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-                .lines()
-                .last()
-                .unwrap_or("")
-        )));
-    }
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout)
-        .map_err(|e| Error::InvalidArgument(format!("scipy output: {e}")))?;
-    Ok((
-        v["seconds"].as_f64().unwrap_or(f64::NAN),
-        format!("{}/{}", v["checksum"], v["unreachable"]),
-    ))
+/// `/proc/loadavg`'s 1, 5 and 15 minute averages, `?` where unreadable.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "?".into())
 }
 
 /// GPU benchmark settings.
@@ -503,35 +483,28 @@ pub fn run_gpu(
             gpu(FwKernel::Naive, true, &mut rep, &mut want)?;
             gpu(FwKernel::Naive, false, &mut rep, &mut want)?;
         }
-        if in_sweep && n <= cfg.cpu_blocked_max {
-            let mut m = m0.clone();
-            let t0 = Instant::now();
-            fw_cpu::blocked::<S>(&mut m, None, fw_cpu::DEFAULT_TILE)?;
-            let s = t0.elapsed().as_secs_f64();
-            let rw = row(n, e, "cpu blocked", s, s, checksum(&m), &want);
-            log(&format!(
-                "  n {n:6} {:22} {:10.3} ms  agrees {}",
-                rw.variant,
-                s * 1e3,
-                rw.agrees
-            ));
-            times.insert("cpu blocked".into(), s);
-            rep.rows.push(rw);
-        }
-        if in_sweep && n <= cfg.cpu_naive_max {
-            let mut m = m0.clone();
-            let t0 = Instant::now();
-            fw_cpu::naive::<S>(&mut m, None);
-            let s = t0.elapsed().as_secs_f64();
-            let rw = row(n, e, "cpu naive", s, s, checksum(&m), &want);
-            log(&format!(
-                "  n {n:6} {:22} {:10.3} ms  agrees {}",
-                rw.variant,
-                s * 1e3,
-                rw.agrees
-            ));
-            times.insert("cpu naive".into(), s);
-            rep.rows.push(rw);
+        let cpu_runs: [(&str, usize, Fw); 2] = [
+            ("cpu blocked", cfg.cpu_blocked_max, |m| {
+                fw_cpu::blocked::<S>(m, None, fw_cpu::DEFAULT_TILE)
+            }),
+            ("cpu naive", cfg.cpu_naive_max, |m| {
+                fw_cpu::naive::<S>(m, None);
+                Ok(())
+            }),
+        ];
+        for (name, max, fw) in cpu_runs {
+            if in_sweep && n <= max {
+                let (s, m) = timed(&m0, fw)?;
+                let rw = row(n, e, name, s, s, checksum(&m), &want);
+                log(&format!(
+                    "  n {n:6} {:22} {:10.3} ms  agrees {}",
+                    rw.variant,
+                    s * 1e3,
+                    rw.agrees
+                ));
+                times.insert(name.to_string(), s);
+                rep.rows.push(rw);
+            }
         }
         let mut ratio = |what: &str, a: &str, b: &str| {
             if let (Some(x), Some(y)) = (times.get(a), times.get(b)) {
@@ -578,87 +551,26 @@ pub fn run_gpu(
     Ok(rep)
 }
 
-type Series = (String, RGBColor, Vec<(f64, f64)>);
-
-/// A log-log line chart.
-fn chart(path: &Path, title: &str, y_desc: &str, series: &[Series]) -> Result<()> {
-    let err = |e: String| Error::format(path, format!("drawing chart: {e}"));
-    let pts: Vec<(f64, f64)> = series.iter().flat_map(|s| s.2.iter().copied()).collect();
-    if pts.is_empty() {
-        return Ok(());
-    }
-    let (x0, x1) = pts
-        .iter()
-        .fold((f64::MAX, f64::MIN), |a, p| (a.0.min(p.0), a.1.max(p.0)));
-    let (y0, y1) = pts
-        .iter()
-        .fold((f64::MAX, f64::MIN), |a, p| (a.0.min(p.1), a.1.max(p.1)));
-    let root = SVGBackend::new(path, (860, 520)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
-    let mut c = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 20))
-        .margin(14)
-        .x_label_area_size(44)
-        .y_label_area_size(80)
-        .build_cartesian_2d(
-            (x0 / 1.3..x1 * 1.3).log_scale(),
-            (y0.max(1e-12) / 2.0..y1.max(1e-12) * 2.0).log_scale(),
-        )
-        .map_err(|e| err(e.to_string()))?;
-    c.configure_mesh()
-        .x_desc("n (vertices)")
-        .y_desc(y_desc)
-        .draw()
-        .map_err(|e| err(e.to_string()))?;
-    for (name, color, data) in series {
-        let col = *color;
-        c.draw_series(LineSeries::new(data.iter().copied(), col.stroke_width(2)).point_size(4))
-            .map_err(|e| err(e.to_string()))?
-            .label(name.as_str())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], col.stroke_width(2)));
-    }
-    c.configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()
-        .map_err(|e| err(e.to_string()))?;
-    root.present().map_err(|e| err(e.to_string()))?;
-    Ok(())
+/// A log–log chart of `series` over n.
+fn chart(path: &Path, title: &str, y_desc: &str, series: Vec<Series>) -> Result<()> {
+    let panel = Panel {
+        title: title.into(),
+        x_desc: "n (vertices)".into(),
+        y_desc: y_desc.into(),
+        series,
+        log_y: true,
+    };
+    line_chart(path, &panel, true)
 }
 
-const COLORS: [RGBColor; 8] = [
-    RED,
-    BLUE,
-    GREEN,
-    MAGENTA,
-    CYAN,
-    BLACK,
-    RGBColor(255, 140, 0),
-    RGBColor(128, 0, 128),
-];
-
+/// One line per variant: `f(row)` over n.
 fn series_of(rows: &[Row], f: impl Fn(&Row) -> f64) -> Vec<Series> {
-    let mut names: Vec<String> = Vec::new();
-    for r in rows {
-        if !names.contains(&r.variant) {
-            names.push(r.variant.clone());
-        }
-    }
-    names
-        .iter()
-        .enumerate()
-        .map(|(i, v)| {
-            (
-                v.clone(),
-                COLORS[i % COLORS.len()],
-                rows.iter()
-                    .filter(|r| &r.variant == v)
-                    .map(|r| (r.n as f64, f(r)))
-                    .collect(),
-            )
-        })
-        .collect()
+    group_series(rows, |r| r.variant.as_str(), |r| Some((r.n as f64, f(r))))
+}
+
+/// One line per ratio name over n.
+fn ratio_series(ratios: &[(usize, String, f64)]) -> Vec<Series> {
+    group_series(ratios, |r| r.1.as_str(), |r| Some((r.0 as f64, r.2)))
 }
 
 fn write_json<T: serde::Serialize>(v: &T, path: &Path) -> Result<()> {
@@ -667,60 +579,134 @@ fn write_json<T: serde::Serialize>(v: &T, path: &Path) -> Result<()> {
     std::fs::write(path, text + "\n").map_err(|e| Error::io(path, e))
 }
 
-/// Writes `apsp-cpu.json` and `apsp-cpu.svg` into `dir`.
+/// Writes `apsp-cpu.json`, `apsp-cpu.svg` (seconds by variant) and
+/// `apsp-cpu-ratios.svg` into `dir`.
 pub fn write_cpu(rep: &CpuReport, dir: &Path) -> Result<Vec<PathBuf>> {
-    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    let (j, s) = (dir.join("apsp-cpu.json"), dir.join("apsp-cpu.svg"));
-    write_json(rep, &j)?;
-    chart(
-        &s,
-        "CPU Floyd–Warshall: seconds by variant",
-        "seconds",
-        &series_of(&rep.rows, |r| r.seconds),
-    )?;
-    Ok(vec![j, s])
+    write_report(
+        rep,
+        dir,
+        "apsp-cpu",
+        [
+            (
+                "apsp-cpu.svg",
+                &format!("CPU Floyd–Warshall: seconds by variant — {}", rep.host.cpu),
+            ),
+            (
+                "apsp-cpu-ratios.svg",
+                "Time ratios a / b (> 1: b is faster)",
+            ),
+        ],
+        &rep.rows,
+        &rep.ratios,
+    )
 }
 
 /// Writes `apsp-gpu.json`, `apsp-gpu-seed002.svg` (time vs n) and
 /// `apsp-gpu-ratios.svg` into `dir`.
 pub fn write_gpu(rep: &GpuReport, dir: &Path) -> Result<Vec<PathBuf>> {
+    write_report(
+        rep,
+        dir,
+        "apsp-gpu",
+        [
+            (
+                "apsp-gpu-seed002.svg",
+                "FW time vs n (GPU kernel time, CUDA events)",
+            ),
+            (
+                "apsp-gpu-ratios.svg",
+                "Speed ratios (> 1: the first is slower)",
+            ),
+        ],
+        &rep.rows,
+        &rep.ratios,
+    )
+}
+
+/// `{stem}.json`, then the charts `[(file, title); 2]`: seconds by variant over
+/// n, and the ratios over n (left out when there are none).
+fn write_report<T: serde::Serialize>(
+    rep: &T,
+    dir: &Path,
+    stem: &str,
+    charts: [(&str, &str); 2],
+    rows: &[Row],
+    ratios: &[(usize, String, f64)],
+) -> Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    let j = dir.join("apsp-gpu.json");
+    let j = dir.join(format!("{stem}.json"));
     write_json(rep, &j)?;
-    let t = dir.join("apsp-gpu-seed002.svg");
-    chart(
-        &t,
-        "FW time vs n (GPU kernel time, CUDA events)",
-        "seconds",
-        &series_of(&rep.rows, |r| r.seconds),
-    )?;
-    let r = dir.join("apsp-gpu-ratios.svg");
-    let mut names: Vec<String> = Vec::new();
-    for (_, w, _) in &rep.ratios {
-        if !names.contains(w) {
-            names.push(w.clone());
+    let t = dir.join(charts[0].0);
+    chart(&t, charts[0].1, "seconds", series_of(rows, |r| r.seconds))?;
+    let mut out = vec![j, t];
+    if !ratios.is_empty() {
+        let r = dir.join(charts[1].0);
+        chart(&r, charts[1].1, "ratio", ratio_series(ratios))?;
+        out.push(r);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::peer::Scipy;
+    use super::*;
+
+    /// A peer that answers with our own FW, optionally with one entry changed.
+    struct Fake(bool);
+
+    impl CpuPeer for Fake {
+        fn name(&self) -> String {
+            format!("fake {}", self.0)
+        }
+        fn solve(&self, _g: &Csr<i32>, m0: &DistMatrix<i32>) -> Result<(f64, DistMatrix<i32>)> {
+            let (s, mut m) = timed(m0, |m| fw_cpu::blocked::<S>(m, None, 32))?;
+            if self.0 {
+                m.set(0, 1, m.get(0, 1).wrapping_add(1));
+            }
+            Ok((s, m))
         }
     }
-    let series: Vec<Series> = names
-        .iter()
-        .enumerate()
-        .map(|(i, w)| {
-            (
-                w.clone(),
-                COLORS[i % COLORS.len()],
-                rep.ratios
-                    .iter()
-                    .filter(|x| &x.1 == w)
-                    .map(|x| (x.0 as f64, x.2))
-                    .collect(),
-            )
-        })
-        .collect();
-    chart(
-        &r,
-        "Speed ratios (> 1: the first is slower)",
-        "ratio",
-        &series,
-    )?;
-    Ok(vec![j, t, r])
+
+    #[test]
+    fn apsp_cpu_bench_checks_peers_and_writes_charts() {
+        let cfg = CpuConfig {
+            sizes: vec![40, 70],
+            density: 0.2,
+            tiles: vec![32],
+            ..CpuConfig::default()
+        };
+        let peers: [&dyn CpuPeer; 2] = [&Fake(false), &Fake(true)];
+        let rep = run_cpu(&cfg, &peers, "test", |_| {}).unwrap();
+        assert_eq!(rep.config.peers, ["fake false", "fake true"]);
+        for r in &rep.rows {
+            assert_eq!(r.agrees, r.variant != "fake true", "{}", r.variant);
+        }
+        let named = |w: &str| rep.ratios.iter().filter(|r| r.1.starts_with(w)).count();
+        assert_eq!(named("fake false /"), 4);
+        assert_eq!(named("fake true"), 0);
+        assert_eq!(
+            rep.notes.iter().filter(|n| n.contains("disagrees")).count(),
+            2
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let files = write_cpu(&rep, dir.path()).unwrap();
+        assert_eq!(files.len(), 3);
+        for f in &files {
+            assert!(std::fs::metadata(f).unwrap().len() > 100, "{}", f.display());
+        }
+    }
+
+    /// scipy's matrix equals ours where python3 with scipy is installed.
+    #[test]
+    fn apsp_scipy_peer_agrees() {
+        let g = random_graph(50, 0.1, 1, 100, 3).unwrap();
+        let m0 = adjacency(&g).unwrap();
+        let Ok((_, theirs)) = Scipy.solve(&g, &m0) else {
+            return; // no python3 / scipy here
+        };
+        let mut ours = m0.clone();
+        fw_cpu::blocked::<S>(&mut ours, None, 32).unwrap();
+        assert_eq!(theirs, ours);
+    }
 }

@@ -30,52 +30,31 @@ pub trait Acc: Copy + PartialOrd + Send + Sync + std::fmt::Debug + 'static {
     fn key(self) -> u128;
 }
 
-impl Acc for i64 {
-    const ZERO: Self = 0;
-    #[inline]
-    fn add(self, o: Self) -> Self {
-        self + o
-    }
-    #[inline]
-    fn sub(self, o: Self) -> Self {
-        self - o
-    }
-    #[inline]
-    fn key(self) -> u128 {
-        self.max(0) as u128
-    }
+/// `Acc` for a primitive number: zero, `+`, `−`, and the heap key `$key`.
+macro_rules! acc {
+    ($t:ty, zero: $zero:expr, key: |$x:ident| $key:expr) => {
+        impl Acc for $t {
+            const ZERO: Self = $zero;
+            #[inline]
+            fn add(self, o: Self) -> Self {
+                self + o
+            }
+            #[inline]
+            fn sub(self, o: Self) -> Self {
+                self - o
+            }
+            #[inline]
+            fn key(self) -> u128 {
+                let $x = self;
+                $key
+            }
+        }
+    };
 }
-impl Acc for i128 {
-    const ZERO: Self = 0;
-    #[inline]
-    fn add(self, o: Self) -> Self {
-        self + o
-    }
-    #[inline]
-    fn sub(self, o: Self) -> Self {
-        self - o
-    }
-    #[inline]
-    fn key(self) -> u128 {
-        self.max(0) as u128
-    }
-}
-impl Acc for f64 {
-    const ZERO: Self = 0.0;
-    #[inline]
-    fn add(self, o: Self) -> Self {
-        self + o
-    }
-    #[inline]
-    fn sub(self, o: Self) -> Self {
-        self - o
-    }
-    #[inline]
-    fn key(self) -> u128 {
-        // Non-negative IEEE doubles order like their bit patterns.
-        self.max(0.0).to_bits() as u128
-    }
-}
+acc!(i64, zero: 0, key: |x| x.max(0) as u128);
+acc!(i128, zero: 0, key: |x| x.max(0) as u128);
+// Non-negative IEEE doubles order like their bit patterns.
+acc!(f64, zero: 0.0, key: |x| x.max(0.0).to_bits() as u128);
 
 /// An element type of min-plus APSP (i32, i64, f32, f64).
 pub trait MinPlusElem: Elem
@@ -168,16 +147,20 @@ where
             out
         }
     };
-    let lo = w.iter().copied().fold(None, |a: Option<T>, x| {
-        Some(a.map_or(x, |a| if x < a { x } else { a }))
-    });
-    let hi = w.iter().copied().fold(None, |a: Option<T>, x| {
-        Some(a.map_or(x, |a| if x > a { x } else { a }))
-    });
+    let lo = best(w.iter().copied(), |x, a| x < a);
+    let hi = best(w.iter().copied(), |x, a| x > a);
     if let (Some(lo), Some(hi)) = (lo, hi) {
         MinPlus::<T>::check_range(g.num_vertices(), lo, hi)?;
     }
     Ok(w)
+}
+
+/// The element `better(x, best so far)` prefers (first of equals), for
+/// partially ordered values (floats) where `Iterator::min` does not apply.
+fn best<T: Copy>(it: impl Iterator<Item = T>, better: impl Fn(T, T) -> bool) -> Option<T> {
+    it.fold(None, |a, x| {
+        Some(a.map_or(x, |a| if better(x, a) { x } else { a }))
+    })
 }
 
 /// The shortest-path potentials from a virtual source joined to every vertex
@@ -233,10 +216,15 @@ fn cycle_from<A: Acc>(pred: &[u32], v: u32, offsets: &[u64], targets: &[u32], w:
     if at == u32::MAX {
         return bellman_ford_cycle(offsets, targets, w).unwrap_or_else(|| vec![v]);
     }
-    // `at` is on the loop: collect it backwards, then put it in edge order.
+    loop_through(pred, at)
+}
+
+/// The loop of the predecessor graph through `at`, in edge order: collected
+/// backwards along `pred`, then reversed (at most n vertices).
+fn loop_through(pred: &[u32], at: u32) -> Vec<u32> {
     let mut cyc = vec![at];
     let mut x = pred[at as usize];
-    while x != at && cyc.len() <= n {
+    while x != at && cyc.len() <= pred.len() {
         cyc.push(x);
         x = pred[x as usize];
     }
@@ -270,14 +258,7 @@ fn bellman_ford_cycle<A: Acc>(offsets: &[u64], targets: &[u32], w: &[A]) -> Opti
     for _ in 0..n {
         x = pred[x as usize];
     }
-    let mut cyc = vec![x];
-    let mut y = pred[x as usize];
-    while y != x && cyc.len() <= n {
-        cyc.push(y);
-        y = pred[y as usize];
-    }
-    cyc.reverse();
-    Some(cyc)
+    Some(loop_through(&pred, x))
 }
 
 /// `"3 → 7 → 5 → 3 (weight -4)"`, long cycles shortened.
@@ -285,13 +266,13 @@ pub fn describe_cycle<A: Acc>(cyc: &[u32], offsets: &[u64], targets: &[u32], w: 
     let mut total = A::ZERO;
     for (i, &u) in cyc.iter().enumerate() {
         let v = cyc[(i + 1) % cyc.len()];
-        let best = (offsets[u as usize] as usize..offsets[u as usize + 1] as usize)
-            .filter(|&e| targets[e] == v)
-            .map(|e| w[e])
-            .fold(None, |a: Option<A>, x| {
-                Some(a.map_or(x, |a| if x < a { x } else { a }))
-            });
-        if let Some(b) = best {
+        let lightest = best(
+            (offsets[u as usize] as usize..offsets[u as usize + 1] as usize)
+                .filter(|&e| targets[e] == v)
+                .map(|e| w[e]),
+            |x, a| x < a,
+        );
+        if let Some(b) = lightest {
             total = total.add(b);
         }
     }

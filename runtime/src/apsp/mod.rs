@@ -18,6 +18,7 @@ pub mod fw_cpu;
 pub mod johnson;
 pub mod matrix;
 pub mod output;
+pub mod peer;
 pub mod semiring;
 
 use std::path::{Path, PathBuf};
@@ -29,6 +30,31 @@ use johnson::{describe_cycle, find_negative_cycle, Johnson, MinPlusElem};
 pub use matrix::{path_from_next, DistMatrix, NO_HOP};
 use output::{MatrixWriter, Summary, SummaryAcc};
 pub use semiring::{Elem, MaxMin, MinPlus, OrAnd, ProgramSemiring, Semiring};
+
+/// `FromStr` for a choice enum from its names; the error lists them.
+macro_rules! from_str_choices {
+    ($ty:ident, $what:literal, $($name:literal => $v:ident),+) => {
+        impl std::str::FromStr for $ty {
+            type Err = Error;
+            fn from_str(s: &str) -> Result<Self> {
+                parse_choice(s, $what, &[$(($name, $ty::$v)),+])
+            }
+        }
+    };
+}
+/// The value named `s` among `choices`, or an error listing the names.
+fn parse_choice<T: Copy>(s: &str, what: &str, choices: &[(&str, T)]) -> Result<T> {
+    match choices.iter().find(|c| c.0 == s) {
+        Some(c) => Ok(c.1),
+        None => {
+            let names: Vec<&str> = choices.iter().map(|c| c.0).collect();
+            Err(Error::InvalidArgument(format!(
+                "unknown {what} `{s}` ({})",
+                names.join(", ")
+            )))
+        }
+    }
+}
 
 /// Which algorithm to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -42,19 +68,7 @@ pub enum Algorithm {
     Auto,
 }
 
-impl std::str::FromStr for Algorithm {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self> {
-        match s {
-            "fw" => Ok(Algorithm::Fw),
-            "johnson" => Ok(Algorithm::Johnson),
-            "auto" => Ok(Algorithm::Auto),
-            _ => Err(Error::InvalidArgument(format!(
-                "unknown APSP algorithm `{s}` (fw, johnson or auto)"
-            ))),
-        }
-    }
-}
+from_str_choices!(Algorithm, "APSP algorithm", "fw" => Fw, "johnson" => Johnson, "auto" => Auto);
 
 /// Where FW runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -66,19 +80,7 @@ pub enum Backend {
     Auto,
 }
 
-impl std::str::FromStr for Backend {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self> {
-        match s {
-            "cpu" => Ok(Backend::Cpu),
-            "gpu" => Ok(Backend::Gpu),
-            "auto" => Ok(Backend::Auto),
-            _ => Err(Error::InvalidArgument(format!(
-                "unknown backend `{s}` (cpu, gpu or auto)"
-            ))),
-        }
-    }
-}
+from_str_choices!(Backend, "backend", "cpu" => Cpu, "gpu" => Gpu, "auto" => Auto);
 
 /// Settings of one APSP run.
 #[derive(Clone, Debug, serde::Serialize)]

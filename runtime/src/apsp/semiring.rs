@@ -30,33 +30,26 @@ pub trait Elem: Weight + Debug {
     fn to_i128(self) -> Option<i128>;
 }
 
-macro_rules! int_elem {
-    ($($t:ty),*) => {$(
+macro_rules! elem {
+    ($to_i128:ident: $($t:ty),*) => {$(
         impl Elem for $t {
             #[inline]
             fn to_f64(self) -> f64 { self as f64 }
             #[inline]
-            fn to_i128(self) -> Option<i128> { Some(self as i128) }
+            fn to_i128(self) -> Option<i128> { $to_i128(self) }
         }
     )*};
 }
-int_elem!(u32, u64, i32, i64);
-impl Elem for f32 {
-    fn to_f64(self) -> f64 {
-        self as f64
-    }
-    fn to_i128(self) -> Option<i128> {
-        None
-    }
+#[inline]
+fn exact<T: Into<i128>>(x: T) -> Option<i128> {
+    Some(x.into())
 }
-impl Elem for f64 {
-    fn to_f64(self) -> f64 {
-        self
-    }
-    fn to_i128(self) -> Option<i128> {
-        None
-    }
+#[inline]
+fn inexact<T>(_: T) -> Option<i128> {
+    None
 }
+elem!(exact: u32, u64, i32, i64);
+elem!(inexact: f32, f64);
 
 /// A closed semiring for the dense closure.
 pub trait Semiring: Copy + Send + Sync + 'static {
@@ -101,8 +94,16 @@ pub trait Semiring: Copy + Send + Sync + 'static {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct MinPlus<T>(PhantomData<T>);
 
-macro_rules! min_plus_int {
-    ($t:ty) => {
+/// `MinPlus<$t>`: ∞ is `$zero`, ⊗ and the range check are given as bodies
+/// over the named arguments.
+macro_rules! min_plus {
+    (
+        $t:ty,
+        zero: $zero:expr,
+        one: $one:expr,
+        mul: |$a:ident, $b:ident| $mul:expr,
+        check: |$n:pat_param, $lo:ident, $hi:ident| $check:block
+    ) => {
         impl Semiring for MinPlus<$t> {
             type T = $t;
             fn name() -> &'static str {
@@ -110,11 +111,11 @@ macro_rules! min_plus_int {
             }
             #[inline(always)]
             fn zero() -> $t {
-                <$t>::MAX
+                $zero
             }
             #[inline(always)]
             fn one() -> $t {
-                0
+                $one
             }
             #[inline(always)]
             fn add(a: $t, b: $t) -> $t {
@@ -125,13 +126,8 @@ macro_rules! min_plus_int {
                 }
             }
             #[inline(always)]
-            fn mul(a: $t, b: $t) -> $t {
-                // A select, so that ∞ is never an operand of the addition.
-                if a == <$t>::MAX || b == <$t>::MAX {
-                    <$t>::MAX
-                } else {
-                    a.wrapping_add(b)
-                }
+            fn mul($a: $t, $b: $t) -> $t {
+                $mul
             }
             #[inline(always)]
             fn improves(cand: $t, cur: $t) -> bool {
@@ -140,7 +136,26 @@ macro_rules! min_plus_int {
             fn is_min_plus() -> bool {
                 true
             }
-            fn check_range(n: usize, lo: $t, hi: $t) -> Result<()> {
+            fn check_range($n: usize, $lo: $t, $hi: $t) -> Result<()> {
+                $check
+            }
+        }
+    };
+}
+
+macro_rules! min_plus_int {
+    ($t:ty) => {
+        min_plus!(
+            $t,
+            zero: <$t>::MAX,
+            one: 0,
+            // A select, so that ∞ is never an operand of the addition.
+            mul: |a, b| if a == <$t>::MAX || b == <$t>::MAX {
+                <$t>::MAX
+            } else {
+                a.wrapping_add(b)
+            },
+            check: |n, lo, hi| {
                 if !range_fits(<$t>::MAX as i128, n, lo as i128, hi as i128) {
                     return Err(Error::InvalidArgument(format!(
                         "edge weights in {lo}..={hi} over {n} vertices may overflow {} distances; use a wider type (i64 or f64)",
@@ -149,7 +164,7 @@ macro_rules! min_plus_int {
                 }
                 Ok(())
             }
-        }
+        );
     };
 }
 min_plus_int!(i32);
@@ -157,40 +172,13 @@ min_plus_int!(i64);
 
 macro_rules! min_plus_float {
     ($t:ty) => {
-        impl Semiring for MinPlus<$t> {
-            type T = $t;
-            fn name() -> &'static str {
-                "min-plus"
-            }
-            #[inline(always)]
-            fn zero() -> $t {
-                <$t>::INFINITY
-            }
-            #[inline(always)]
-            fn one() -> $t {
-                0.0
-            }
-            #[inline(always)]
-            fn add(a: $t, b: $t) -> $t {
-                if b < a {
-                    b
-                } else {
-                    a
-                }
-            }
-            #[inline(always)]
-            fn mul(a: $t, b: $t) -> $t {
-                // +∞ + finite = +∞; −∞ and NaN are rejected by `check_range`.
-                a + b
-            }
-            #[inline(always)]
-            fn improves(cand: $t, cur: $t) -> bool {
-                cand < cur
-            }
-            fn is_min_plus() -> bool {
-                true
-            }
-            fn check_range(_n: usize, lo: $t, hi: $t) -> Result<()> {
+        min_plus!(
+            $t,
+            zero: <$t>::INFINITY,
+            one: 0.0,
+            // +∞ + finite = +∞; −∞ and NaN are rejected by `check_range`.
+            mul: |a, b| a + b,
+            check: |_, lo, hi| {
                 if !lo.is_finite() || !hi.is_finite() {
                     return Err(Error::InvalidArgument(format!(
                         "edge weights must be finite numbers (found {lo}..={hi})"
@@ -198,65 +186,60 @@ macro_rules! min_plus_float {
                 }
                 Ok(())
             }
-        }
+        );
     };
 }
 min_plus_float!(f32);
 min_plus_float!(f64);
 
-/// Widest paths: ⊕ = max, ⊗ = min, 0̄ = 0 (no capacity), 1̄ = `u32::MAX`.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct MaxMin;
+/// A semiring over u32 with ⊕ and ⊗ given as bodies over `a` and `b`.
+macro_rules! u32_semiring {
+    (
+        $(#[$doc:meta])*
+        $name:ident,
+        $label:literal,
+        zero: $zero:expr,
+        one: $one:expr,
+        add: |$a:ident, $b:ident| $add:expr,
+        mul: |$c:ident, $d:ident| $mul:expr
+    ) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, Default)]
+        pub struct $name;
 
-impl Semiring for MaxMin {
-    type T = u32;
-    fn name() -> &'static str {
-        "max-min"
-    }
-    #[inline(always)]
-    fn zero() -> u32 {
-        0
-    }
-    #[inline(always)]
-    fn one() -> u32 {
-        u32::MAX
-    }
-    #[inline(always)]
-    fn add(a: u32, b: u32) -> u32 {
-        a.max(b)
-    }
-    #[inline(always)]
-    fn mul(a: u32, b: u32) -> u32 {
-        a.min(b)
-    }
+        impl Semiring for $name {
+            type T = u32;
+            fn name() -> &'static str {
+                $label
+            }
+            #[inline(always)]
+            fn zero() -> u32 {
+                $zero
+            }
+            #[inline(always)]
+            fn one() -> u32 {
+                $one
+            }
+            #[inline(always)]
+            fn add($a: u32, $b: u32) -> u32 {
+                $add
+            }
+            #[inline(always)]
+            fn mul($c: u32, $d: u32) -> u32 {
+                $mul
+            }
+        }
+    };
 }
 
-/// Transitive closure: ⊕ = or, ⊗ = and over 0/1.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct OrAnd;
-
-impl Semiring for OrAnd {
-    type T = u32;
-    fn name() -> &'static str {
-        "or-and"
-    }
-    #[inline(always)]
-    fn zero() -> u32 {
-        0
-    }
-    #[inline(always)]
-    fn one() -> u32 {
-        1
-    }
-    #[inline(always)]
-    fn add(a: u32, b: u32) -> u32 {
-        a | b
-    }
-    #[inline(always)]
-    fn mul(a: u32, b: u32) -> u32 {
-        a & b
-    }
-}
+u32_semiring!(
+    /// Widest paths: ⊕ = max, ⊗ = min, 0̄ = 0 (no capacity), 1̄ = `u32::MAX`.
+    MaxMin, "max-min", zero: 0, one: u32::MAX, add: |a, b| a.max(b), mul: |a, b| a.min(b)
+);
+u32_semiring!(
+    /// Transitive closure: ⊕ = or, ⊗ = and over 0/1.
+    OrAnd, "or-and", zero: 0, one: 1, add: |a, b| a | b, mul: |a, b| a & b
+);
 
 /// The semiring of a `#[vertex_program(semiring)]`: ⊕ = `combine`, ⊗ = `relax`,
 /// 0̄ = `init(1, 0)` (not the source), 1̄ = `init(0, 0)` (the source).

@@ -230,7 +230,9 @@ impl Gpu {
     /// a few 1 GiB copies timed with events (less if memory is short): the yardstick
     /// of the kernels' memory-bandwidth efficiency.
     pub fn copy_bandwidth_gbs(&self) -> Result<f64> {
-        let bytes = (1usize << 30).min((self.free_memory()? / 4) as usize).max(1 << 20);
+        let bytes = (1usize << 30)
+            .min((self.free_memory()? / 4) as usize)
+            .max(1 << 20);
         let src = self.alloc::<u8>(bytes, "bandwidth test")?;
         let mut dst = self.alloc::<u8>(bytes, "bandwidth test")?;
         let mut best = f64::INFINITY;

@@ -4,8 +4,6 @@
 
 use std::path::{Path, PathBuf};
 
-use plotters::style::RGBColor;
-
 use super::bench::{kronecker_csr, pick_roots, HostInfo};
 use super::bfs::{BfsCombine, BfsKernel, Device, GpuBfsOptions};
 use super::program::{GpuProgram, ProgramOptions};
@@ -152,36 +150,30 @@ pub fn write(report: &DslReport, dir: &Path) -> Result<Vec<PathBuf>> {
         .map_err(|e| Error::InvalidArgument(format!("serialising the report: {e}")))?;
     std::fs::write(&json, text + "\n").map_err(|e| Error::io(&json, e))?;
     let svg = dir.join("dsl-vs-hand.svg");
-    let colors = [
-        RGBColor(31, 119, 180),
-        RGBColor(255, 127, 14),
-        RGBColor(44, 160, 44),
-    ];
-    let series: Vec<super::plot::Series> = report
+    let series: Vec<crate::plot::Series> = report
         .sides
         .iter()
-        .zip(colors)
-        .map(|(s, c)| {
+        .enumerate()
+        .map(|(i, s)| {
             let pts = s
                 .time_ms
                 .iter()
                 .enumerate()
                 .map(|(i, &t)| (i as f64, t))
                 .collect();
-            (format!("{} ({:.2} GTEPS)", s.name, s.gteps_hmean), c, pts)
+            (format!("{} ({:.2} GTEPS)", s.name, s.gteps_hmean), i, pts)
         })
         .collect();
-    super::plot::line_chart(
-        &svg,
-        &format!(
+    let panel = crate::plot::Panel {
+        title: format!(
             "BFS per root, Kronecker scale {} ef {} — DSL / hand = {:.3}",
             report.scale, report.edgefactor, report.ratio_dsl_vs_hand_store
         ),
-        "root",
-        "time (ms, CUDA events)",
-        &series,
-        false,
-        false,
-    )?;
+        x_desc: "root".into(),
+        y_desc: "time (ms, CUDA events)".into(),
+        series,
+        log_y: false,
+    };
+    crate::plot::line_chart(&svg, &panel, false)?;
     Ok(vec![json, svg])
 }
