@@ -1,11 +1,11 @@
 //! SVG charts of CPU comparisons ([`comparison_svg`]); the drawing itself is
-//! [`crate::plot`], re-exported here for the benches that import it from `cpu`.
+//! [`crate::plot`].
 
 use std::path::Path;
 
 use super::compare::Comparison;
 use crate::error::Result;
-pub use crate::plot::{panels_svg, Panel, Series};
+use crate::plot::{panels_svg, Panel, Series};
 
 /// Time and work per schedule over thread counts.
 pub fn comparison_svg(c: &Comparison, graph: &str, path: &Path) -> Result<()> {

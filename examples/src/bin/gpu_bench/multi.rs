@@ -187,7 +187,7 @@ pub fn run(max_gpus: usize, scale: u32, edgefactor: u64, roots: usize, out: &Pat
 }
 
 fn chart(rows: &[Row], path: &Path) -> Result<()> {
-    use runtime::cpu::plot::{panels_svg, Panel};
+    use runtime::plot::{panels_svg, Panel};
     let series = |mode: &str| {
         rows.iter()
             .filter(|r| r.mode == mode)

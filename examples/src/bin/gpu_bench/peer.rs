@@ -233,7 +233,7 @@ pub fn run(dev: &Device, a: &PeerArgs) -> Result<bool> {
 
 /// Time per source for every side.
 fn chart(sides: &[Side], scale: u32, path: &Path) -> Result<()> {
-    use runtime::cpu::plot::{panels_svg, Panel};
+    use runtime::plot::{panels_svg, Panel};
     let series = sides
         .iter()
         .enumerate()

@@ -153,7 +153,7 @@ pub fn run(dev: &Device, specs: &[String], sources: usize, out: &Path) -> Result
 
 /// Median time per variant, one series per graph.
 fn chart(variants: &[Variant], specs: &[String], path: &Path) -> Result<()> {
-    use runtime::cpu::plot::{panels_svg, Panel};
+    use runtime::plot::{panels_svg, Panel};
     let panels: Vec<Panel> = specs
         .iter()
         .map(|s| Panel {
