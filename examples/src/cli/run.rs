@@ -46,12 +46,21 @@ pub struct RunArgs {
     /// CPU worker threads (default: all cores).
     #[arg(long)]
     pub threads: Option<usize>,
-    /// GPU level kernel: seed 000's full scan or edge chunks.
+    /// GPU level kernel: naive (seed 000 full scan), balanced (seed 000 edge
+    /// chunks) or direction (frontier work list, bottom-up for BFS-like programs,
+    /// near-far buckets with --delta).
     #[arg(long, default_value = "balanced")]
     pub kernel: BfsKernel,
-    /// Edges per GPU thread for the balanced kernel.
+    /// Edges per GPU thread (balanced) or per work item (direction).
     #[arg(long, default_value_t = 16)]
     pub max_edge_count: u64,
+    /// Direction kernel, programs with a priority (SSSP): near-far bucket width,
+    /// a number or `auto` (from the weights and degree).
+    #[arg(long)]
+    pub delta: Option<String>,
+    /// GPUs (> 1: direction kernels on a 1-D partition, NCCL between levels).
+    #[arg(long, default_value_t = 1)]
+    pub gpus: usize,
     /// Random integer weights LO..HI for graphs without weights (weighted
     /// programs default to 1..255 then).
     #[arg(long, value_parser = parse_range)]
@@ -128,6 +137,12 @@ fn run_program<P: GpuProgram>(a: RunArgs, oracle: Oracle<P>) -> anyhow::Result<(
 where
     <P as VertexProgram>::State: std::fmt::Display,
 {
+    if a.gpus == 0 || (a.gpus > 1 && a.backend == Backend::Cpu) {
+        bail!(
+            "--gpus {}: expected 1, or more with --backend gpu|auto",
+            a.gpus
+        );
+    }
     // Pick the backend first: a GPU request that cannot work fails before loading.
     // `--backend auto` keeps the first attempt's error: it is the note's text.
     let (gpu, note) = match a.backend {
@@ -177,18 +192,35 @@ where
         );
     }
 
+    let delta = match a.delta.as_deref() {
+        None => None,
+        Some("auto") => Some(runtime::gpu::program::gpu_delta::<P>(g, a.source)),
+        Some(d) => Some(
+            d.parse::<u64>()
+                .ok()
+                .filter(|&d| d > 0)
+                .with_context(|| format!("--delta {d}: expected a positive integer or `auto`"))?,
+        ),
+    };
+    let po = ProgramOptions {
+        kernel: if a.gpus > 1 {
+            BfsKernel::Direction
+        } else {
+            a.kernel
+        },
+        max_edge_count: a.max_edge_count,
+        delta,
+        ..ProgramOptions::default()
+    };
     let (states, time_s, rounds, backend) = match &gpu {
+        Some(_) if a.gpus > 1 => {
+            let multi = runtime::gpu::multi::MultiGpu::open(a.gpus)?;
+            let r = multi.run_program::<P>(g, a.source, &po)?;
+            (r.states, r.time_ms * 1e-3, r.levels.len() as u64, "gpus")
+        }
         Some((dev, k)) => {
-            let dg = if P::WEIGHTED {
-                dev.upload_weighted(g.csr())?
-            } else {
-                dev.upload(g.csr())?
-            };
-            let po = ProgramOptions {
-                kernel: a.kernel,
-                max_edge_count: a.max_edge_count,
-                ..ProgramOptions::default()
-            };
+            // With in-edges, so that the direction kernel can go bottom-up.
+            let dg = dev.upload_traversal(g, P::WEIGHTED)?;
             let r = dev.run_program::<P>(k, &dg, a.source, &po)?;
             (r.states, r.time_ms * 1e-3, u64::from(r.num_levels), "gpu")
         }
