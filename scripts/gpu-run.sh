@@ -65,6 +65,8 @@ for step in "${steps[@]}"; do
                     "$SAN" --tool "$tool" --error-exitcode 3 "$BIN" programs --small || rc=$?
                     "$SAN" --tool "$tool" --error-exitcode 3 "$BIN" sssp --graphs kron:8,grid:30x20 \
                         --sources 2 --out /tmp/san-sssp || rc=$?
+                    "$SAN" --tool "$tool" --error-exitcode 3 "$B/vertex-apsp-bench" check --max-n 200 \
+                        || rc=$?
                 done 2>&1 | tee "$OUTDIR/sanitize.log"
                 rc=$(( rc | ${PIPESTATUS[0]} ))
             fi

@@ -55,8 +55,12 @@ enum Cmd {
         #[arg(long, default_value = "docs/results")]
         out: std::path::PathBuf,
     },
-    /// GPU FW equals CPU FW on random graphs.
-    Check,
+    /// GPU FW equals CPU FW on random graphs (n ≤ --max-n; small for
+    /// compute-sanitizer).
+    Check {
+        #[arg(long, default_value_t = usize::MAX)]
+        max_n: usize,
+    },
     /// The check, the seed 002 sweep, large-n blocked vs the add+min peak.
     Gpu {
         #[arg(long, default_value = "64,128,256,512,1024,2048,4096")]
@@ -118,10 +122,10 @@ fn run(cli: Cli) -> Result<()> {
                 println!("wrote {}", f.display());
             }
         }
-        Cmd::Check => {
+        Cmd::Check { max_n } => {
             let dev = ApspGpu::open(cli.device)?;
             eprintln!("device: {}", dev.info().name);
-            bench::check_gpu(&dev, |l| println!("{l}"))?;
+            bench::check_gpu(&dev, max_n, |l| println!("{l}"))?;
             println!("all GPU FW checks passed");
         }
         Cmd::Gpu {
