@@ -36,6 +36,49 @@ mod bfs_prio {
     }
 }
 
+/// Components with the label as priority: every vertex starts active, so bulk
+/// delta-stepping seeds all of them (spread over the workers' far lists).
+#[vertex_program(combine = min)]
+mod cc_prio {
+    pub type State = u32;
+
+    pub fn init(v: u32) -> State {
+        v
+    }
+
+    pub fn relax(label: State) -> Option<State> {
+        Some(label)
+    }
+
+    pub fn priority(label: State) -> u32 {
+        label
+    }
+}
+
+/// BFS whose `relax` panics past level 3: a panicking worker must not leave the
+/// others waiting at a barrier.
+#[vertex_program(combine = min)]
+mod bfs_panics {
+    pub type State = u32;
+
+    pub fn init(v: u32, source: u32) -> State {
+        if v == source {
+            0
+        } else {
+            u32::MAX
+        }
+    }
+
+    pub fn relax(level: State) -> Option<State> {
+        assert!(level < 3, "deliberate panic in relax");
+        level.checked_add(1)
+    }
+
+    pub fn priority(level: State) -> u32 {
+        level
+    }
+}
+
 /// Path counting: `sum` is not idempotent, so only sync may run it.
 #[vertex_program(combine = sum)]
 mod walks {
@@ -422,4 +465,166 @@ fn compare_agrees_and_counts_work() {
     let c = compare(&g, 0, &runners, 1, |_| {});
     assert!(c.all_agree);
     assert!(c.rows[1].error.as_deref().unwrap().contains("priority"));
+}
+
+/// Bulk delta-stepping (`obim::run_bulk`, the gapbs-style lock-step path) on every
+/// program with a priority, 1–16 workers, several Δ (Δ = 1 on kron has hundreds of
+/// passes; 2^20 puts everything in one bucket).
+#[test]
+fn bulk_delta_stepping_every_program() {
+    let topo = Topology::uniform(1, 2).unwrap();
+    for (spec, src) in [
+        ("kron:9:8", 1u32),
+        ("grid:20x15", 17),
+        ("uniform:300:1200", 3),
+    ] {
+        let g = generated(spec, false);
+        let src = (src..).find(|&v| g.csr().degree(v) > 0).unwrap();
+        let gw = generated(spec, true);
+        let gf = to_f64(&gw, 1.0 / 7.0);
+        let levels = oracle::bfs_levels(g.csr(), src);
+        let dist = oracle::dijkstra(gw.csr(), src);
+        let distf = oracle::dijkstra_f64(gf.csr(), src);
+        let comps = oracle::components(g.csr());
+        for &t in &THREADS {
+            for delta in [None, Some(1), Some(5), Some(1 << 20)] {
+                let o = CpuOptions {
+                    threads: Some(t),
+                    direction: Direction::Auto,
+                };
+                let a = AsyncOptions {
+                    delta,
+                    ..aopts(&topo, 64)
+                };
+                let what = format!("{spec} threads {t} delta {delta:?}");
+                let r = cpu::obim::run_bulk::<sssp::sssp::Program>(&gw, src, &o, &a).unwrap();
+                assert_eq!(r.states, dist, "sssp {what}");
+                assert_eq!(r.report.threads, t);
+                assert!(r.report.rounds >= 1 && r.report.bucket_switches >= 1);
+                let r = cpu::obim::run_bulk::<sssp::sssp_f64::Program>(&gf, src, &o, &a).unwrap();
+                assert!(states_agree(&distf, &r.states), "sssp_f64 {what}");
+                let r = cpu::obim::run_bulk::<bfs_prio::Program>(&g, src, &o, &a).unwrap();
+                assert_eq!(r.states, levels, "bfs {what}");
+                let r = cpu::obim::run_bulk::<cc_prio::Program>(&g, 0, &o, &a).unwrap();
+                assert_eq!(r.states, comps, "cc {what}");
+            }
+        }
+    }
+}
+
+/// Random graphs, oversubscribed (8 or 16 workers on this machine's cores), small
+/// Δ: many passes, so the barrier, the gather and the far lists are exercised.
+#[test]
+fn bulk_delta_stepping_random_graphs() {
+    let topo = Topology::parse("2x2").unwrap();
+    for seed in 0..200u64 {
+        let mut k = 0u64;
+        let mut rnd = |below: u64| {
+            k += 1;
+            rng::below(rng::hash3(seed, 77, k), below)
+        };
+        let n = 1 + rnd(199) as usize;
+        let m = rnd(n as u64 * 6) as usize;
+        let edges: Vec<[u32; 2]> = (0..m)
+            .map(|_| [rnd(n as u64) as u32, rnd(n as u64) as u32])
+            .collect();
+        // Wide weights with Δ 1: far more buckets than the ring holds.
+        let weights: Vec<u32> = (0..m).map(|_| rnd(5000) as u32).collect();
+        let src = rnd(n as u64) as u32;
+        let el = EdgeList {
+            num_vertices: n,
+            edges,
+            weights: Some(weights),
+        };
+        let g = build(
+            &el,
+            BuildOptions {
+                symmetrize: seed % 2 == 0,
+                ..BuildOptions::default()
+            },
+        )
+        .unwrap();
+        let o = CpuOptions {
+            threads: Some(if seed % 2 == 0 { 8 } else { 16 }),
+            direction: Direction::Auto,
+        };
+        let a = AsyncOptions {
+            delta: Some(1 + seed % 3),
+            ..aopts(&topo, 64)
+        };
+        let r = cpu::obim::run_bulk::<sssp::sssp::Program>(&g, src, &o, &a).unwrap();
+        assert_eq!(
+            r.states,
+            oracle::dijkstra(g.csr(), src),
+            "bulk sssp seed {seed}"
+        );
+    }
+}
+
+#[test]
+fn bulk_delta_stepping_survives_a_panicking_program() {
+    let g = generated("grid:20x15", false);
+    let a = aopts(&Topology::uniform(1, 2).unwrap(), 64);
+    for t in [1, 4] {
+        let o = CpuOptions {
+            threads: Some(t),
+            direction: Direction::Auto,
+        };
+        let r = std::panic::catch_unwind(|| {
+            cpu::obim::run_bulk::<bfs_panics::Program>(&g, 0, &o, &a).map(|r| r.states)
+        });
+        assert!(r.is_err(), "threads {t}: the panic must reach the caller");
+    }
+    let o = CpuOptions {
+        threads: Some(2),
+        direction: Direction::Auto,
+    };
+    let bad = cpu::obim::run_bulk::<sssp::sssp::Program>(&generated("grid:4x4", true), 99, &o, &a);
+    assert!(matches!(bad, Err(Error::InvalidArgument(_))));
+    let zero = AsyncOptions {
+        delta: Some(0),
+        ..a.clone()
+    };
+    let bad =
+        cpu::obim::run_bulk::<sssp::sssp::Program>(&generated("grid:4x4", true), 0, &o, &zero);
+    assert!(matches!(bad, Err(Error::InvalidArgument(_))));
+}
+
+/// The sync engine splits the edges of hubs (out-degree ≥ 8192) over workers:
+/// a star with a tail, weighted and not, from the hub and from a leaf.
+#[test]
+fn sync_splits_hubs() {
+    let leaves = 20_000u32;
+    let mut edges: Vec<[u32; 2]> = (1..=leaves).map(|v| [0, v]).collect();
+    edges.extend((1..50).map(|v| [v, v + 1]));
+    let weights: Vec<u32> = (0..edges.len() as u32).map(|i| 1 + i % 97).collect();
+    let el = EdgeList {
+        num_vertices: leaves as usize + 1,
+        edges,
+        weights: Some(weights),
+    };
+    let g = build(
+        &el,
+        BuildOptions {
+            symmetrize: true,
+            ..BuildOptions::default()
+        },
+    )
+    .unwrap();
+    for src in [0u32, 7] {
+        for t in [1, 4] {
+            for direction in [Direction::Push, Direction::Auto] {
+                let o = CpuOptions {
+                    threads: Some(t),
+                    direction,
+                };
+                let r = cpu::sync::run::<bfs::Program>(&g, src, &o).unwrap();
+                assert_eq!(r.states, oracle::bfs_levels(g.csr(), src), "bfs {src} {t}");
+                let r = cpu::sync::run::<sssp::sssp::Program>(&g, src, &o).unwrap();
+                assert_eq!(r.states, oracle::dijkstra(g.csr(), src), "sssp {src} {t}");
+                let r = cpu::sync::run::<cc::Program>(&g, src, &o).unwrap();
+                assert_eq!(r.states, oracle::components(g.csr()), "cc {t}");
+            }
+        }
+    }
 }

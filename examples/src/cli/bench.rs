@@ -11,10 +11,10 @@ use std::time::Instant;
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand, ValueEnum};
 use runtime::bench::graph500::{self, BfsRun, Graph500Config, Graph500Graph, Graph500Report};
-use runtime::plot::{panels_svg, Panel};
 use runtime::cpu::{self, CpuOptions};
 use runtime::gpu::bench::HostInfo;
 use runtime::gpu::{BfsKernel, Device, DeviceInfo, GpuBfsOptions, ProgramOptions};
+use runtime::plot::{panels_svg, Panel};
 use serde::Serialize;
 use vertex_examples::programs::bfs;
 

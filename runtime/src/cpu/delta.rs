@@ -7,6 +7,15 @@
 //! after each pass the lowest non-empty bin over all workers becomes the next
 //! frontier. A task is a vertex id; its state is read when it is processed.
 //!
+//! The workers live for the whole run (as gapbs's OpenMP team) and meet at a
+//! spinning barrier twice per pass: once after agreeing on the next bucket (each
+//! worker `fetch_min`s its lowest non-empty bin), once after *gathering*: every
+//! worker copies its own bin for that bucket into the shared frontier at an offset
+//! it reserves with one `fetch_add`, all in parallel. A pass hands out the frontier
+//! in chunks of [`GRAIN`] ids from a shared cursor (OpenMP's `schedule(dynamic,
+//! 64)`). Frontiers and cursors alternate between two sets, so the one thread that
+//! resets the idle set never races with readers of the live one.
+//!
 //! Correctness for any idempotent program with a priority (not only monotone
 //! ones like SSSP): a vertex whose state changes is pushed to bin
 //! `max(bucket(new state), current)`, so bins are drained in increasing order and
@@ -18,18 +27,24 @@
 //!
 //! Bins live in a ring of [`WINDOW`] buckets past the current one; pushes further
 //! out wait in a per-worker far list that is re-binned when the ring runs dry, so
-//! memory does not depend on how large priorities get.
+//! memory does not depend on how large priorities get. The shared frontier has
+//! one slot per vertex; a gather that would overflow it (a bucket holding more
+//! duplicate ids than the graph has vertices) leaves the rest in the worker's bin,
+//! and the same bucket simply gets another pass.
 
-use std::sync::Mutex;
 use std::time::Instant;
 
-use core::sync::atomic::{AtomicBool, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
-use rayon::prelude::*;
+use crossbeam_utils::CachePadded;
 
-use super::operator::{check_schedule, combine, init_cells, Counters};
-use super::{check_source, in_pool, unload, AsyncOptions, CpuOptions, RunReport, RunResult};
-use crate::error::{Error, Result};
+use super::barrier::SpinBarrier;
+use super::frontier::Queue;
+use super::operator::{
+    check_run, combine, init_cells, resolve_delta, seed_range, BucketOf, Counters, Setup,
+};
+use super::{unload, AsyncOptions, CpuOptions, RunReport, RunResult};
+use crate::error::Result;
 use crate::graph::{Graph, Weight};
 use crate::program::{AtomicState, Schedule, VertexProgram};
 
@@ -40,14 +55,18 @@ pub const WINDOW: usize = 1024;
 /// (gapbs's `kBinSizeThreshold`).
 const FUSE_BELOW: usize = 1000;
 
-/// Frontier vertices per parallel task.
+/// Frontier ids handed out per grab.
 const GRAIN: usize = 64;
+
+/// "No bucket" in the shared minimum (buckets are `u32`, so this is none of them).
+const NONE: u64 = u64::MAX;
 
 /// One worker's bins.
 struct Bins {
     ring: Vec<Vec<u32>>,
     far: Vec<u32>,
-    c: Counters,
+    /// Lowest bucket pushed to `far` since it was last re-binned (`u32::MAX`: none).
+    far_low: u32,
 }
 
 impl Bins {
@@ -55,7 +74,7 @@ impl Bins {
         Bins {
             ring: (0..WINDOW).map(|_| Vec::new()).collect(),
             far: Vec::new(),
-            c: Counters::default(),
+            far_low: u32::MAX,
         }
     }
 
@@ -63,208 +82,304 @@ impl Bins {
     fn push(&mut self, idx: u32, cur: u32, v: u32) {
         if (idx - cur) as usize >= WINDOW {
             self.far.push(v);
+            self.far_low = self.far_low.min(idx);
         } else {
             self.ring[idx as usize % WINDOW].push(v);
         }
     }
+
+    /// Moves the far list into the ring relative to `cur` (what still does not fit
+    /// stays far). Called as soon as the window reaches the lowest far bucket, so
+    /// the current bucket never passes a far task: re-binning one *below* `cur`
+    /// would clamp it and the stale check would wrongly drop it.
+    fn rebin(&mut self, cur: u32, bucket: impl Fn(u32) -> u32) {
+        self.far_low = u32::MAX;
+        let far = std::mem::take(&mut self.far);
+        for &v in &far {
+            self.push(bucket(v).max(cur), cur, v);
+        }
+    }
+
+    /// The lowest bucket in `[cur, cur + WINDOW)` with a non-empty bin.
+    fn lowest(&self, cur: u32) -> Option<u32> {
+        (0..WINDOW as u32)
+            .map_while(|off| cur.checked_add(off))
+            .find(|&idx| !self.ring[idx as usize % WINDOW].is_empty())
+    }
 }
 
-/// Locks a worker's bins. Poisoned only if user code panicked in another worker;
-/// the bins themselves stay valid.
-fn lock(b: &Mutex<Bins>) -> std::sync::MutexGuard<'_, Bins> {
-    b.lock().unwrap_or_else(|e| e.into_inner())
+/// What the workers share: two sets of (frontier, cursor, next bucket), used by
+/// alternate passes, plus the far-list minimum and the clamp flag.
+struct Shared {
+    frontier: [Queue; 2],
+    cursor: [CachePadded<AtomicUsize>; 2],
+    next: [CachePadded<AtomicU64>; 2],
+    far_min: CachePadded<AtomicU64>,
+    clamped: AtomicBool,
+    barrier: SpinBarrier,
 }
 
 /// Runs `P` by bulk delta-stepping from `source`; `aopts.delta` as in obim
-/// (`None`: [`super::obim::auto_delta`]). Topology, chunk and pinning do not apply.
+/// (`None`: [`super::obim::auto_delta`]), `aopts.pin` and the topology place the
+/// workers as in the asynchronous engines; the chunk size does not apply.
 pub fn run<P: VertexProgram>(
     g: &Graph<P::Weight>,
     source: u32,
     opts: &CpuOptions,
     aopts: &AsyncOptions,
 ) -> Result<RunResult<P::State>> {
-    check_schedule::<P>(Schedule::Obim)?;
-    let n = g.num_vertices();
-    if P::NEEDS_SOURCE {
-        check_source(source, n)?;
-    }
-    let delta = match aopts.delta {
-        Some(0) => {
-            return Err(Error::InvalidArgument(
-                "delta (bucket width) must be at least 1".into(),
-            ))
-        }
-        Some(d) => d,
-        None => super::obim::auto_delta::<P>(g, source),
-    };
-    let (mut result, threads) = in_pool(opts.threads, || run_in_pool::<P>(g, source, delta))?;
-    result.report.threads = threads;
-    Ok(result)
-}
-
-fn run_in_pool<P: VertexProgram>(
-    g: &Graph<P::Weight>,
-    source: u32,
-    delta: u64,
-) -> RunResult<P::State> {
+    check_run::<P>(Schedule::Obim, g, source)?;
+    let delta = resolve_delta::<P>(g, source, aopts)?;
+    let setup = Setup::resolve(opts, aopts)?;
     let t0 = Instant::now();
     let n = g.num_vertices();
     let cells = init_cells::<P>(n, source);
-    let bucket = |s: P::State| (u64::from(P::priority(s)) / delta) as u32;
-    let workers = rayon::current_num_threads().max(1);
-    let bins: Vec<Mutex<Bins>> = (0..workers).map(|_| Mutex::new(Bins::new())).collect();
-    let clamped = AtomicBool::new(false);
-    // The first frontier: everything that starts active, in the lowest bucket it needs.
-    let mut far: Vec<u32> = if P::NEEDS_SOURCE {
-        vec![source]
-    } else {
-        (0..n as u32).collect()
+    let shared = Shared {
+        frontier: [Queue::new(n), Queue::new(n)],
+        cursor: Default::default(),
+        next: [
+            CachePadded::new(AtomicU64::new(NONE)),
+            CachePadded::new(AtomicU64::new(NONE)),
+        ],
+        far_min: CachePadded::new(AtomicU64::new(NONE)),
+        clamped: AtomicBool::new(false),
+        barrier: SpinBarrier::new(setup.threads),
     };
-    let mut frontier: Vec<u32> = Vec::new();
-    let mut cur = far
-        .iter()
-        .map(|&v| bucket(P::State::load(&cells[v as usize])))
-        .min()
-        .unwrap_or(0);
-    let mut rounds = 0u64;
-    let mut buckets = 0u64;
-    let csr = g.csr();
-    let offsets = csr.offsets();
-    let all_targets = csr.targets();
-    let all_weights = if P::WEIGHTED { csr.weights() } else { None };
-    loop {
-        if !far.is_empty() {
-            // Re-bin the far list (and the start) relative to the current bucket.
-            let mut w0 = lock(&bins[0]);
-            for v in far.drain(..) {
-                let b = bucket(P::State::load(&cells[v as usize])).max(cur);
-                w0.push(b, cur, v);
-            }
-        }
-        // Gather bin `cur` from every worker; if all are empty move to the next.
-        frontier.clear();
-        let mut next_cur = None;
-        for b in &bins {
-            let mut b = lock(b);
-            frontier.append(&mut b.ring[cur as usize % WINDOW]);
-        }
-        if frontier.is_empty() {
-            // Lowest non-empty bin past `cur` within the window, over all workers.
-            'scan: for off in 1..WINDOW as u32 {
-                let idx = cur.saturating_add(off);
-                for b in &bins {
-                    if !lock(b).ring[idx as usize % WINDOW].is_empty() {
-                        next_cur = Some(idx);
-                        break 'scan;
-                    }
-                }
-            }
-            match next_cur {
-                Some(idx) => {
-                    cur = idx;
-                    buckets += 1;
-                    continue;
-                }
-                None => {
-                    for b in &bins {
-                        far.append(&mut lock(b).far);
-                    }
-                    if far.is_empty() {
-                        break;
-                    }
-                    cur = far
-                        .iter()
-                        .map(|&v| bucket(P::State::load(&cells[v as usize])))
-                        .min()
-                        .unwrap_or(cur)
-                        .max(cur);
-                    buckets += 1;
-                    continue;
-                }
-            }
-        }
-        rounds += 1;
-        let k = cur;
-        // Relaxes `u`'s out-edges if its task in bin `k` is not stale.
-        let process = |u: u32, skip_low: bool, bins_here: &mut Bins, c: &mut Counters| {
-            c.tasks += 1;
-            let s = P::State::load(&cells[u as usize]);
-            let b = bucket(s);
-            if b > k || (skip_low && b < k) {
-                c.stale += 1;
-                return;
-            }
-            let lo = offsets[u as usize] as usize;
-            let hi = offsets[u as usize + 1] as usize;
-            let targets = &all_targets[lo..hi];
-            let weights = all_weights.map(|w| &w[lo..hi]);
-            c.edges += targets.len() as u64;
-            for (e, &v) in targets.iter().enumerate() {
-                let w = weights.map_or(<P::Weight as Weight>::ONE, |w| w[e]);
-                let Some(cand) = P::relax(s, w) else {
-                    continue;
-                };
-                let cell = &cells[v as usize];
-                let old = P::State::load(cell);
-                if combine::<P>(old, cand) == old {
-                    continue;
-                }
-                let old = P::State::fetch_combine(cell, P::COMBINE, cand, P::combine);
-                let new = combine::<P>(old, cand);
-                if new != old {
-                    c.updates += 1;
-                    let nb = bucket(new);
-                    if nb < k {
-                        clamped.store(true, Ordering::Release);
-                    }
-                    bins_here.push(nb.max(k), k, v);
-                }
-            }
+    let workers = setup.threads;
+    let tallies = setup.spawn(|i, _pkg| {
+        let w = Worker::<P> {
+            g,
+            cells: &cells,
+            sh: &shared,
+            bucket_of: BucketOf::new(delta),
+            me: i,
         };
-        let skip_low = !clamped.load(Ordering::Acquire);
-        frontier.par_chunks(GRAIN).for_each(|chunk| {
-            let me = rayon::current_thread_index().unwrap_or(0) % workers;
-            let mut mine = lock(&bins[me]);
-            let bins_here = &mut *mine;
-            let mut c = Counters::default();
-            for &u in chunk {
-                process(u, skip_low, bins_here, &mut c);
+        // A panic in user code must not leave the other workers at the barrier.
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| w.run(source, workers))) {
+            Ok(t) => t,
+            Err(p) => {
+                shared.barrier.poison();
+                std::panic::resume_unwind(p)
             }
-            // gapbs's bin fusion: a small local bin for the current bucket is
-            // drained here and now instead of waiting for the next pass. The
-            // clamp flag is re-read: this worker may just have set it.
-            let slot = k as usize % WINDOW;
-            let mut batch = Vec::new();
-            while !bins_here.ring[slot].is_empty() && bins_here.ring[slot].len() < FUSE_BELOW {
-                std::mem::swap(&mut batch, &mut bins_here.ring[slot]);
-                let skip_low = !clamped.load(Ordering::Acquire);
-                for &u in &batch {
-                    process(u, skip_low, bins_here, &mut c);
-                }
-                batch.clear();
-            }
-            bins_here.c += c;
-        });
-    }
+        }
+    });
     let mut total = Counters::default();
-    for b in &bins {
-        total += lock(b).c;
+    for t in &tallies {
+        total += t.c;
     }
     let states = unload::<P::State>(&cells);
     let report = RunReport {
         schedule: Some(Schedule::Obim),
+        threads: workers,
         time: t0.elapsed(),
-        rounds,
+        rounds: tallies[0].passes,
         edges_relaxed: total.edges,
         updates: total.updates,
         tasks: total.tasks,
         stale_tasks: total.stale,
-        bucket_switches: buckets,
+        bucket_switches: tallies[0].buckets,
         delta: Some(delta),
-        packages: 1,
+        packages: setup.topology.num_packages(),
+        topology: Some(setup.topology.describe()),
         ..RunReport::default()
     };
-    RunResult { states, report }
+    Ok(RunResult { states, report })
+}
+
+/// A worker's counters plus the pass/bucket counts every worker keeps alike.
+#[derive(Default)]
+struct Tally {
+    c: Counters,
+    passes: u64,
+    buckets: u64,
+}
+
+struct Worker<'a, P: VertexProgram> {
+    g: &'a Graph<P::Weight>,
+    cells: &'a [<P::State as AtomicState>::Atomic],
+    sh: &'a Shared,
+    bucket_of: BucketOf,
+    me: usize,
+}
+
+impl<P: VertexProgram> Worker<'_, P> {
+    #[inline]
+    fn bucket(&self, s: P::State) -> u32 {
+        self.bucket_of.of(P::priority(s))
+    }
+
+    /// The bucket of `v`'s current state.
+    #[inline]
+    fn vertex_bucket(&self, v: u32) -> u32 {
+        self.bucket(P::State::load(&self.cells[v as usize]))
+    }
+
+    fn run(&self, source: u32, workers: usize) -> Tally {
+        let sh = self.sh;
+        let mut bins = Bins::new();
+        let mut t = Tally::default();
+        // Everything starts in the far lists; the first pass re-bins it.
+        if P::NEEDS_SOURCE {
+            if self.me == 0 {
+                bins.far.push(source);
+            }
+        } else {
+            bins.far
+                .extend(seed_range(self.cells.len(), self.me, workers));
+        }
+        let mut cur = 0u32;
+        let mut last = None;
+        let mut iter = 0usize;
+        loop {
+            let p = iter & 1;
+            if (bins.far_low as u64) < cur as u64 + WINDOW as u64 {
+                bins.rebin(cur, |v| self.vertex_bucket(v));
+            }
+            let k = match bins.lowest(cur) {
+                Some(k) => u64::from(k),
+                None => NONE,
+            };
+            if k != NONE {
+                sh.next[p].fetch_min(k, Ordering::AcqRel);
+            }
+            if !sh.barrier.wait() {
+                return t;
+            }
+            let k = sh.next[p].load(Ordering::Acquire);
+            if self.me == 0 {
+                // Nobody touches the other set until after the next barrier.
+                sh.next[1 - p].store(NONE, Ordering::Relaxed);
+                sh.frontier[1 - p].reset();
+                sh.cursor[1 - p].store(0, Ordering::Relaxed);
+            }
+            if k == NONE {
+                // Every ring is empty: restart from the lowest far bucket, if any.
+                match self.rebin_far(&mut bins, &mut cur) {
+                    Some(true) => {}
+                    Some(false) | None => return t,
+                }
+                iter += 1;
+                continue;
+            }
+            let k = k as u32;
+            cur = k;
+            if last != Some(k) {
+                t.buckets += 1;
+                last = Some(k);
+            }
+            // Gather: this worker's bin `k` into the shared frontier.
+            let slot = k as usize % WINDOW;
+            let mine = &mut bins.ring[slot];
+            let copied = sh.frontier[p].append_upto(mine);
+            mine.drain(..copied);
+            if !sh.barrier.wait() {
+                return t;
+            }
+            t.passes += 1;
+            self.pass(p, k, &mut bins, &mut t.c);
+            iter += 1;
+        }
+    }
+
+    /// All rings ran dry: every worker offers the lowest bucket of its far list,
+    /// and all re-bin relative to the minimum. `Some(false)`: nothing is left
+    /// anywhere (the run is over); `None`: the barrier was poisoned.
+    fn rebin_far(&self, bins: &mut Bins, cur: &mut u32) -> Option<bool> {
+        let sh = self.sh;
+        if let Some(m) = bins.far.iter().map(|&v| self.vertex_bucket(v)).min() {
+            sh.far_min
+                .fetch_min(u64::from(m.max(*cur)), Ordering::AcqRel);
+        }
+        if !sh.barrier.wait() {
+            return None;
+        }
+        let m = sh.far_min.load(Ordering::Acquire);
+        if !sh.barrier.wait() {
+            return None;
+        }
+        if self.me == 0 {
+            // Read by everyone above; next used after at least one more barrier.
+            sh.far_min.store(NONE, Ordering::Relaxed);
+        }
+        if m == NONE {
+            return Some(false);
+        }
+        *cur = m as u32;
+        bins.rebin(*cur, |v| self.vertex_bucket(v));
+        Some(true)
+    }
+
+    /// One pass over the frontier of bucket `k` (set `p`), then gapbs's bin
+    /// fusion: a small own bin for `k` is drained at once instead of waiting for
+    /// the next pass.
+    fn pass(&self, p: usize, k: u32, bins: &mut Bins, c: &mut Counters) {
+        let sh = self.sh;
+        let frontier = &sh.frontier[p];
+        let len = frontier.len();
+        let skip_low = !sh.clamped.load(Ordering::Acquire);
+        loop {
+            let lo = sh.cursor[p].fetch_add(GRAIN, Ordering::Relaxed);
+            if lo >= len {
+                break;
+            }
+            for i in lo..(lo + GRAIN).min(len) {
+                self.process(frontier.get(i), k, skip_low, bins, c);
+            }
+        }
+        let slot = k as usize % WINDOW;
+        let mut batch = Vec::new();
+        while !bins.ring[slot].is_empty() && bins.ring[slot].len() < FUSE_BELOW {
+            std::mem::swap(&mut batch, &mut bins.ring[slot]);
+            // Re-read: this worker may just have set it.
+            let skip_low = !sh.clamped.load(Ordering::Acquire);
+            for &u in &batch {
+                self.process(u, k, skip_low, bins, c);
+            }
+            batch.clear();
+        }
+    }
+
+    /// Relaxes `u`'s out-edges if its task in bin `k` is not stale.
+    #[inline]
+    fn process(&self, u: u32, k: u32, skip_low: bool, bins: &mut Bins, c: &mut Counters) {
+        c.tasks += 1;
+        let s = P::State::load(&self.cells[u as usize]);
+        let b = self.bucket(s);
+        if b > k || (skip_low && b < k) {
+            c.stale += 1;
+            return;
+        }
+        let csr = self.g.csr();
+        let range = csr.edge_range(u);
+        let targets = &csr.targets()[range.clone()];
+        let weights = if P::WEIGHTED {
+            csr.weights().map(|w| &w[range])
+        } else {
+            None
+        };
+        c.edges += targets.len() as u64;
+        for (e, &v) in targets.iter().enumerate() {
+            let w = weights.map_or(<P::Weight as Weight>::ONE, |w| w[e]);
+            let Some(cand) = P::relax(s, w) else {
+                continue;
+            };
+            let cell = &self.cells[v as usize];
+            let old = P::State::load(cell);
+            if combine::<P>(old, cand) == old {
+                continue;
+            }
+            let old = P::State::fetch_combine(cell, P::COMBINE, cand, P::combine);
+            let new = combine::<P>(old, cand);
+            if new != old {
+                c.updates += 1;
+                let nb = self.bucket(new);
+                if nb < k {
+                    self.sh.clamped.store(true, Ordering::Release);
+                }
+                bins.push(nb.max(k), k, v);
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -101,6 +101,13 @@ impl Bitmap {
         self.words[w].store(bits, Ordering::Relaxed);
     }
 
+    /// The words themselves, for loops that test many bits (one slice, no
+    /// per-bit indirection through `self`).
+    #[inline]
+    pub fn words(&self) -> &[AtomicU64] {
+        &self.words
+    }
+
     /// Word `w`.
     #[inline]
     pub fn word(&self, w: usize) -> u64 {
@@ -140,9 +147,30 @@ impl Queue {
     /// A queue with room for `cap` ids.
     pub fn new(cap: usize) -> Self {
         Queue {
-            slots: (0..cap).map(|_| AtomicU32::new(0)).collect(),
+            slots: zeroed_atomics(cap),
             tail: AtomicUsize::new(0),
         }
+    }
+
+    /// Appends as many of `ids` as fit and returns how many that was; the rest is
+    /// the caller's to keep (for queues that hold fewer slots than may arrive).
+    #[inline]
+    pub fn append_upto(&self, ids: &[u32]) -> usize {
+        let start = self.tail.fetch_add(ids.len(), Ordering::Relaxed);
+        let fit = ids.len().min(self.slots.len().saturating_sub(start));
+        for (slot, &v) in self.slots[start.min(self.slots.len())..][..fit]
+            .iter()
+            .zip(ids)
+        {
+            slot.store(v, Ordering::Relaxed);
+        }
+        fit
+    }
+
+    /// Slot `i` (below [`Self::len`]).
+    #[inline]
+    pub fn get(&self, i: usize) -> u32 {
+        self.slots[i].load(Ordering::Relaxed)
     }
 
     /// Appends `ids`. Callers append each vertex at most once per round, so the
@@ -209,6 +237,20 @@ impl Queue {
             buf.flush(self);
         });
     }
+}
+
+/// `len` zeroed atomics from a zeroed allocation: large ones come as fresh
+/// zero pages from the OS, so nothing is written up front and the pages are
+/// touched later by whichever worker uses them, in parallel. Writing the zeros
+/// one by one cost a sequential millisecond per 4 MB, on every run.
+fn zeroed_atomics(len: usize) -> Vec<AtomicU32> {
+    let mut v = core::mem::ManuallyDrop::new(vec![0u32; len]);
+    let (ptr, len, cap) = (v.as_mut_ptr(), v.len(), v.capacity());
+    // SAFETY: `AtomicU32` has the same size, alignment and bit validity as `u32`
+    // (documented in `core::sync::atomic`), so the buffer is a valid
+    // `[AtomicU32]` of the same length and capacity and is freed with the same
+    // layout; `ManuallyDrop` keeps the `Vec<u32>` from freeing it as well.
+    unsafe { Vec::from_raw_parts(ptr.cast::<AtomicU32>(), len, cap) }
 }
 
 /// A worker's local buffer of ids bound for a [`Queue`].

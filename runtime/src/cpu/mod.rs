@@ -13,6 +13,7 @@
 //! [`VertexProgram`]: crate::program::VertexProgram
 
 pub mod bag;
+pub mod barrier;
 pub mod compare;
 pub mod delta;
 pub mod frontier;

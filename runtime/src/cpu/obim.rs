@@ -36,10 +36,12 @@ use std::time::Instant;
 use core::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 
 use super::bag::{Origin, PackageQueues, PopChunk, Spare};
-use super::operator::{check_schedule, expand, init_cells, seed_range, Counters, Setup, Task};
+use super::operator::{
+    check_run, expand, init_cells, resolve_delta, seed_range, BucketOf, Counters, Setup, Task,
+};
 use super::termination::{IdleWait, Termination};
-use super::{check_source, unload, AsyncOptions, CpuOptions, RunResult};
-use crate::error::{Error, Result};
+use super::{unload, AsyncOptions, CpuOptions, RunResult};
+use crate::error::Result;
 use crate::graph::Graph;
 use crate::program::{AtomicState, Schedule, VertexProgram};
 
@@ -53,20 +55,9 @@ pub fn run<P: VertexProgram>(
     opts: &CpuOptions,
     aopts: &AsyncOptions,
 ) -> Result<RunResult<P::State>> {
-    check_schedule::<P>(Schedule::Obim)?;
+    check_run::<P>(Schedule::Obim, g, source)?;
     let n = g.num_vertices();
-    if P::NEEDS_SOURCE {
-        check_source(source, n)?;
-    }
-    let delta = match aopts.delta {
-        Some(0) => {
-            return Err(Error::InvalidArgument(
-                "delta (bucket width) must be at least 1".into(),
-            ))
-        }
-        Some(d) => d,
-        None => auto_delta::<P>(g, source),
-    };
+    let delta = resolve_delta::<P>(g, source, aopts)?;
     let setup = Setup::resolve(opts, aopts)?;
     let t0 = Instant::now();
     let cells = init_cells::<P>(n, source);
@@ -81,7 +72,7 @@ pub fn run<P: VertexProgram>(
             term: &term,
             pkg,
             chunk: setup.chunk,
-            delta,
+            bucket_of: BucketOf::new(delta),
             local: BTreeMap::new(),
             seen: 0,
             slots: Vec::new(),
@@ -242,7 +233,7 @@ struct Worker<'a, P: VertexProgram> {
     term: &'a Termination,
     pkg: usize,
     chunk: usize,
-    delta: u64,
+    bucket_of: BucketOf,
     local: BTreeMap<u32, BucketRef<P>>,
     seen: usize,
     slots: Vec<Slot<Task<P::State>>>,
@@ -258,7 +249,7 @@ struct Worker<'a, P: VertexProgram> {
 impl<P: VertexProgram> Worker<'_, P> {
     #[inline]
     fn bucket_of(&self, s: P::State) -> u32 {
-        (u64::from(P::priority(s)) / self.delta) as u32
+        self.bucket_of.of(P::priority(s))
     }
 
     #[inline]

@@ -16,9 +16,9 @@
 use std::time::Instant;
 
 use super::bag::{Origin, PackageQueues, PopChunk, Spare};
-use super::operator::{check_schedule, expand, init_cells, seed_range, Counters, Setup, Task};
+use super::operator::{check_run, expand, init_cells, seed_range, Counters, Setup, Task};
 use super::termination::{IdleWait, Termination};
-use super::{check_source, unload, AsyncOptions, CpuOptions, RunResult};
+use super::{unload, AsyncOptions, CpuOptions, RunResult};
 use crate::error::Result;
 use crate::graph::Graph;
 use crate::program::{AtomicState, Schedule, VertexProgram};
@@ -31,11 +31,8 @@ pub fn run<P: VertexProgram>(
     opts: &CpuOptions,
     aopts: &AsyncOptions,
 ) -> Result<RunResult<P::State>> {
-    check_schedule::<P>(Schedule::Async)?;
+    check_run::<P>(Schedule::Async, g, source)?;
     let n = g.num_vertices();
-    if P::NEEDS_SOURCE {
-        check_source(source, n)?;
-    }
     let setup = Setup::resolve(opts, aopts)?;
     let t0 = Instant::now();
     let cells = init_cells::<P>(n, source);

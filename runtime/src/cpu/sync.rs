@@ -47,8 +47,6 @@ const PUSH_GRAIN: usize = 64;
 struct Counters {
     edges: u64,
     updates: u64,
-    /// Out-degrees of the vertices put in the next frontier (Beamer's scout count).
-    scout: u64,
 }
 
 impl std::ops::Add for Counters {
@@ -57,7 +55,6 @@ impl std::ops::Add for Counters {
         Counters {
             edges: self.edges + o.edges,
             updates: self.updates + o.updates,
-            scout: self.scout + o.scout,
         }
     }
 }
@@ -128,8 +125,6 @@ fn run_in_pool<P: VertexProgram>(
     };
     let total_edges = csr.num_edges();
     let mut explored_edges = 0u64;
-    // Out-degrees of the current frontier, when known (queue form only).
-    let mut frontier_edges: Option<u64> = None;
     let mut pulling = direction == Direction::Pull;
 
     while frontier_len > 0 {
@@ -137,10 +132,10 @@ fn run_in_pool<P: VertexProgram>(
         if direction == Direction::Auto {
             if uniform.is_some() {
                 if !pulling {
-                    let fe = match frontier_edges {
-                        Some(e) => e,
-                        None => degree_sum(csr, cur.ids()),
-                    };
+                    // Beamer's scout count, summed here in one parallel pass over
+                    // the queue: inside the push loop the degree lookup is a cache
+                    // miss right after a locked instruction, which serializes it.
+                    let fe = degree_sum(csr, cur.ids());
                     explored_edges += fe;
                     let unexplored = total_edges.saturating_sub(explored_edges);
                     pulling = fe > unexplored / ALPHA;
@@ -170,7 +165,6 @@ fn run_in_pool<P: VertexProgram>(
                 std::mem::swap(&mut cur_bits, &mut next_bits);
                 // Every vertex that joined holds exactly `relax(s)`.
                 uniform = P::relax(s, <P::Weight as Weight>::ONE);
-                frontier_edges = None;
                 frontier_len = c.updates as usize;
                 c
             }
@@ -206,7 +200,6 @@ fn run_in_pool<P: VertexProgram>(
                     None if track_uniform => uniform_state::<P>(&cells, cur.ids()),
                     None => None,
                 };
-                frontier_edges = Some(c.scout);
                 c
             }
         };
@@ -261,9 +254,6 @@ fn push_round<P: VertexProgram>(
     dedup: Option<&Bitmap>,
 ) -> Counters {
     let csr = g.csr();
-    let offsets = csr.offsets();
-    let all_targets = csr.targets();
-    let all_weights = if P::WEIGHTED { csr.weights() } else { None };
     // Non-idempotent reductions must not see this round's own arrivals.
     let snapshot: Option<Vec<P::State>> = (!P::IDEMPOTENT).then(|| {
         frontier
@@ -271,8 +261,11 @@ fn push_round<P: VertexProgram>(
             .map(|u| P::State::load(&cells[u.load(Ordering::Relaxed) as usize]))
             .collect()
     });
+    // Small frontiers (the first BFS rounds: a few hubs) get small tasks, so that
+    // every worker has some; large ones get gapbs's 64.
+    let grain = (frontier.len() / (8 * rayon::current_num_threads()).max(1)).clamp(1, PUSH_GRAIN);
     frontier
-        .par_chunks(PUSH_GRAIN)
+        .par_chunks(grain)
         .enumerate()
         .map(|(ci, chunk)| {
             let mut buf = LocalIds::default();
@@ -280,47 +273,98 @@ fn push_round<P: VertexProgram>(
             for (j, u) in chunk.iter().enumerate() {
                 let u = u.load(Ordering::Relaxed);
                 let su = match &snapshot {
-                    Some(s) => s[ci * PUSH_GRAIN + j],
+                    Some(s) => s[ci * grain + j],
                     None => P::State::load(&cells[u as usize]),
                 };
-                let range = offsets[u as usize] as usize..offsets[u as usize + 1] as usize;
-                let targets = &all_targets[range.clone()];
-                let weights = all_weights.map(|w| &w[range]);
-                c.edges += targets.len() as u64;
-                for (k, &v) in targets.iter().enumerate() {
-                    let w = weights.map_or(<P::Weight as Weight>::ONE, |w| w[k]);
-                    let Some(cand) = P::relax(su, w) else {
-                        continue;
-                    };
-                    let cell = &cells[v as usize];
-                    if P::IDEMPOTENT {
-                        // Cheap read first: most arrivals on skewed graphs change nothing.
-                        let cur = P::State::load(cell);
-                        if combine::<P>(cur, cand) == cur {
-                            continue;
-                        }
-                    }
-                    let old = P::State::fetch_combine(cell, P::COMBINE, cand, P::combine);
-                    if combine::<P>(old, cand) != old {
-                        c.updates += 1;
-                        match dedup {
-                            None => {
-                                c.scout += offsets[v as usize + 1] - offsets[v as usize];
-                                buf.push(next, v);
-                            }
-                            Some(d) => {
-                                if d.insert(v) {
-                                    c.scout += offsets[v as usize + 1] - offsets[v as usize];
-                                }
-                            }
-                        }
-                    }
+                let range = csr.edge_range(u);
+                if range.len() >= HEAVY_DEGREE {
+                    // A hub: its edges are shared out like frontier vertices.
+                    c = c + push_heavy::<P>(csr, cells, su, range, next, dedup);
+                } else {
+                    push_edges::<P>(csr, cells, su, range, next, dedup, &mut buf, &mut c);
                 }
             }
             buf.flush(next);
             c
         })
         .reduce(Counters::default, |a, b| a + b)
+}
+
+/// Out-degree from which a frontier vertex's edges are split over workers.
+const HEAVY_DEGREE: usize = 4 * EDGE_GRAIN;
+
+/// Edges per parallel task when a hub's edges are split.
+const EDGE_GRAIN: usize = 2048;
+
+/// The edges `range` of one hub with state `su`, in parallel.
+fn push_heavy<P: VertexProgram>(
+    csr: &Csr<P::Weight>,
+    cells: &[<P::State as AtomicState>::Atomic],
+    su: P::State,
+    range: std::ops::Range<usize>,
+    next: &Queue,
+    dedup: Option<&Bitmap>,
+) -> Counters {
+    let (lo, hi) = (range.start, range.end);
+    (lo..hi)
+        .into_par_iter()
+        .step_by(EDGE_GRAIN)
+        .map(|a| {
+            let mut buf = LocalIds::default();
+            let mut c = Counters::default();
+            let b = (a + EDGE_GRAIN).min(hi);
+            push_edges::<P>(csr, cells, su, a..b, next, dedup, &mut buf, &mut c);
+            buf.flush(next);
+            c
+        })
+        .reduce(Counters::default, |a, b| a + b)
+}
+
+/// Relaxes the edges `range` (of one vertex with state `su`) and records the
+/// targets that changed: in `buf` (bound for `next`) or, with `dedup`, as bits.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn push_edges<P: VertexProgram>(
+    csr: &Csr<P::Weight>,
+    cells: &[<P::State as AtomicState>::Atomic],
+    su: P::State,
+    range: std::ops::Range<usize>,
+    next: &Queue,
+    dedup: Option<&Bitmap>,
+    buf: &mut LocalIds,
+    c: &mut Counters,
+) {
+    let targets = &csr.targets()[range.clone()];
+    let weights = if P::WEIGHTED {
+        csr.weights().map(|w| &w[range])
+    } else {
+        None
+    };
+    c.edges += targets.len() as u64;
+    for (k, &v) in targets.iter().enumerate() {
+        let w = weights.map_or(<P::Weight as Weight>::ONE, |w| w[k]);
+        let Some(cand) = P::relax(su, w) else {
+            continue;
+        };
+        let cell = &cells[v as usize];
+        if P::IDEMPOTENT {
+            // Cheap read first: most arrivals on skewed graphs change nothing.
+            let cur = P::State::load(cell);
+            if combine::<P>(cur, cand) == cur {
+                continue;
+            }
+        }
+        let old = P::State::fetch_combine(cell, P::COMBINE, cand, P::combine);
+        if combine::<P>(old, cand) != old {
+            c.updates += 1;
+            match dedup {
+                None => buf.push(next, v),
+                Some(d) => {
+                    d.insert(v);
+                }
+            }
+        }
+    }
 }
 
 /// Vertices per parallel task in pull rounds (a multiple of 64: whole words).
@@ -344,6 +388,7 @@ fn pull_round<P: VertexProgram>(
     let csc = g.csc();
     let offsets = csc.offsets();
     let sources = csc.targets();
+    let front = frontier.words();
     (0..next.num_words())
         .into_par_iter()
         .with_min_len(PULL_GRAIN_WORDS)
@@ -352,25 +397,29 @@ fn pull_round<P: VertexProgram>(
             let mut bits = 0u64;
             let lo = w * 64;
             let hi = (lo + 64).min(n);
-            for v in lo..hi {
-                let cell = &cells[v];
+            // Slices of exactly this word's vertices: no bounds checks per vertex.
+            let offs = &offsets[lo..=hi];
+            for (i, cell) in cells[lo..hi].iter().enumerate() {
                 let cur = P::State::load(cell);
                 if combine::<P>(cur, cand) == cur {
                     continue;
                 }
-                let ins = &sources[offsets[v] as usize..offsets[v + 1] as usize];
-                for (k, &u) in ins.iter().enumerate() {
-                    if frontier.contains(u) {
-                        // Only this task writes `v` in a pull round.
-                        P::State::store(cell, combine::<P>(cur, cand));
-                        bits |= 1u64 << (v - lo);
-                        c.updates += 1;
-                        c.edges += k as u64 + 1;
+                let ins = &sources[offs[i] as usize..offs[i + 1] as usize];
+                let mut looked = 0u64;
+                let mut hit = false;
+                for &u in ins {
+                    looked += 1;
+                    if front[u as usize / 64].load(Ordering::Relaxed) & (1u64 << (u % 64)) != 0 {
+                        hit = true;
                         break;
                     }
                 }
-                if bits & (1u64 << (v - lo)) == 0 {
-                    c.edges += ins.len() as u64;
+                c.edges += looked;
+                if hit {
+                    // Only this task writes `v` in a pull round.
+                    P::State::store(cell, combine::<P>(cur, cand));
+                    bits |= 1u64 << i;
+                    c.updates += 1;
                 }
             }
             next.store_word(w, bits);
