@@ -8,7 +8,7 @@
 //! top-down level turns it into a work list without a per-vertex queue append —
 //! [`td_chunks`] lets each thread scan [`WORDS_PER_THREAD`] bitmap words, count the
 //! `⌈deg / chunk⌉` edge chunks of their set bits, reserve them with *one* atomic add
-//! and write `(vertex, chunk index)` pairs. [`td_relax`] then gives each thread one
+//! and write `(vertex, chunk index)` pairs. [`TopDown::relax`] then gives each thread one
 //! chunk (seed 000's edge-chunk balancing, restricted to frontier edges), so a hub's
 //! adjacency is spread over many threads and no level scans all edges.
 //!
@@ -20,7 +20,7 @@
 //!
 //! Bottom-up is only equivalent to top-down when every frontier vertex offers the
 //! same candidate — unweighted programs with a `min`/`max` combine run from one
-//! source (BFS). The host checks that before it launches [`bottom_up`] and passes
+//! source (BFS). The host checks that before it launches [`BottomUp::run`] and passes
 //! the uniform candidate.
 
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};

@@ -12,7 +12,7 @@
 //! worker `fetch_min`s its lowest non-empty bin), once after *gathering*: every
 //! worker copies its own bin for that bucket into the shared frontier at an offset
 //! it reserves with one `fetch_add`, all in parallel. A pass hands out the frontier
-//! in chunks of [`GRAIN`] ids from a shared cursor (OpenMP's `schedule(dynamic,
+//! in chunks of `GRAIN` ids from a shared cursor (OpenMP's `schedule(dynamic,
 //! 64)`). Frontiers and cursors alternate between two sets, so the one thread that
 //! resets the idle set never races with readers of the live one.
 //!

@@ -1,5 +1,5 @@
 //! The multi-GPU loop over simulated parts on the host: each part is a
-//! [`HostDirection`] over its [`PartGraph`] with its own copy of the state, and the
+//! `HostDirection` over its [`PartGraph`] with its own copy of the state, and the
 //! per-level exchange copies each part's slices to the others — what NCCL's
 //! all-gather does on the device. CI checks with it that any number of parts gives
 //! the single-GPU answer.
