@@ -336,11 +336,13 @@ fn run_multi(
         parents: true,
         ..ProgramOptions::default()
     };
+    let k = multi.load_program::<bfs::Program>()?;
+    let mg = multi.upload(&g.graph, false)?;
     if let Some(&r) = graph500::pick_roots(&g.graph, 1, cfg.seed).first() {
-        multi.run_program::<bfs::Program>(&g.graph, r, &opts)?;
+        multi.run_program::<bfs::Program>(&k, &mg, r, &opts)?;
     }
     Ok(graph500::run(cfg, g, &format!("gpu-x{gpus}"), |root| {
-        let r = multi.run_program::<bfs::Program>(&g.graph, root, &opts)?;
+        let r = multi.run_program::<bfs::Program>(&k, &mg, root, &opts)?;
         let parents = r.parents.ok_or_else(|| runtime::Error::Cuda {
             call: "multi-GPU bfs".into(),
             msg: "no parent tree returned although parents were requested".into(),

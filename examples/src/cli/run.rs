@@ -215,7 +215,9 @@ where
     let (states, time_s, rounds, backend) = match &gpu {
         Some(_) if a.gpus > 1 => {
             let multi = runtime::gpu::multi::MultiGpu::open(a.gpus)?;
-            let r = multi.run_program::<P>(g, a.source, &po)?;
+            let k = multi.load_program::<P>()?;
+            let mg = multi.upload(g, P::WEIGHTED)?;
+            let r = multi.run_program::<P>(&k, &mg, a.source, &po)?;
             (r.states, r.time_ms * 1e-3, r.levels.len() as u64, "gpus")
         }
         Some((dev, k)) => {

@@ -72,13 +72,15 @@ fn measure(
         owned = MultiGpu::open(gpus)?;
         &owned
     };
-    multi.run_program::<bfs::Program>(&g, rs[0], &opts)?; // warm-up
+    let k = multi.load_program::<bfs::Program>()?;
+    let mg = multi.upload(&g, false)?;
+    multi.run_program::<bfs::Program>(&k, &mg, rs[0], &opts)?; // warm-up
     let teps_edges = edgefactor << scale;
     let (mut times, mut inv_teps, mut exch, mut levels, mut invalid) =
         (Vec::new(), 0.0, 0.0, 0.0, 0);
     let mut bytes = 0;
     for &r in &rs {
-        let run = multi.run_program::<bfs::Program>(&g, r, &opts)?;
+        let run = multi.run_program::<bfs::Program>(&k, &mg, r, &opts)?;
         let want = runtime::oracle::bfs_levels(g.csr(), r);
         let tree_ok = run.parents.as_ref().is_some_and(|p| {
             runtime::validate::validate_bfs_tree(g.csr(), r, p, Some(&run.states)).is_ok()

@@ -31,6 +31,23 @@ pub struct MultiGpu {
     comms: Vec<Comm>,
 }
 
+/// A graph partitioned over the GPUs of a [`MultiGpu`] ([`MultiGpu::upload`]).
+pub struct MultiGraph {
+    part: Partition,
+    graphs: Vec<DeviceGraph>,
+    degree_offsets: Vec<DevBuf<u64>>,
+    /// The whole graph's offsets (initial frontier size on the host).
+    offsets: Vec<u64>,
+    m: u64,
+    weighted: bool,
+}
+
+impl MultiGraph {
+    pub fn partition(&self) -> &Partition {
+        &self.part
+    }
+}
+
 /// Result of a multi-GPU run.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct MultiRun<S> {
@@ -76,37 +93,72 @@ impl MultiGpu {
         Ok(MultiGpu { devices, comms })
     }
 
-    /// Runs `P` with the direction kernels partitioned over the GPUs.
+    /// Partitions `g` over the GPUs and uploads each part (with weights if
+    /// `weights`), once for any number of runs.
+    pub fn upload<W: crate::graph::Weight>(
+        &self,
+        g: &Graph<W>,
+        weights: bool,
+    ) -> Result<MultiGraph> {
+        let n = g.num_vertices();
+        let part = Partition::new(n as u64, self.devices.len())?;
+        let mut graphs = Vec::with_capacity(self.devices.len());
+        let mut degree_offsets = Vec::with_capacity(self.devices.len());
+        for (p, d) in self.devices.iter().enumerate() {
+            let pg = part_graph(g, &part, p)?;
+            graphs.push(d.upload_part(&pg, weights)?);
+            degree_offsets.push(d.gpu.upload(g.csr().offsets(), "graph offsets")?);
+        }
+        Ok(MultiGraph {
+            part,
+            graphs,
+            degree_offsets,
+            offsets: g.csr().offsets().to_vec(),
+            m: g.num_edges(),
+            weighted: weights,
+        })
+    }
+
+    /// Loads `P`'s kernels on every GPU (module JIT once).
+    pub fn load_program<P: GpuProgram>(&self) -> Result<Vec<ProgramKernels>> {
+        self.devices.iter().map(|d| d.load_program::<P>()).collect()
+    }
+
+    /// Runs `P` with the direction kernels on an uploaded partitioned graph.
     pub fn run_program<P: GpuProgram>(
         &self,
-        g: &Graph<<P as VertexProgram>::Weight>,
+        kernels: &[ProgramKernels],
+        mg: &MultiGraph,
         source: u32,
         opts: &ProgramOptions,
     ) -> Result<MultiRun<<P as VertexProgram>::State>> {
         opts.validate()?;
         let gpus = self.devices.len();
-        let n = g.num_vertices();
+        let part = mg.part;
+        let n = part.n as usize;
+        if kernels.len() != gpus || mg.graphs.len() != gpus {
+            return Err(Error::InvalidArgument(format!(
+                "{gpus} GPUs but kernels for {} and a graph for {}",
+                kernels.len(),
+                mg.graphs.len()
+            )));
+        }
         if P::NEEDS_SOURCE && source as usize >= n {
             return Err(Error::InvalidArgument(format!(
                 "source vertex {source} is out of range: the graph has {n} vertices"
             )));
         }
-        let part = Partition::new(n as u64, gpus)?;
+        if P::WEIGHTED && !mg.weighted {
+            return Err(Error::InvalidArgument(format!(
+                "program `{}` reads edge weights, but the graph was uploaded without them",
+                P::NAME
+            )));
+        }
         let pull = direction_mode::<P>(opts, true)?;
         let uniform = pull.then(|| source_state::<P>(source));
         let size = std::mem::size_of::<<P as VertexProgram>::State>();
-        let kernels = self
-            .devices
-            .iter()
-            .map(|d| d.load_program::<P>())
-            .collect::<Result<Vec<ProgramKernels>>>()?;
-        let mut graphs: Vec<DeviceGraph> = Vec::with_capacity(gpus);
-        let mut degree_offsets = Vec::with_capacity(gpus);
-        for (p, d) in self.devices.iter().enumerate() {
-            let pg = part_graph(g, &part, p)?;
-            graphs.push(d.upload_part(&pg, P::WEIGHTED)?);
-            degree_offsets.push(d.gpu.upload(g.csr().offsets(), "graph offsets")?);
-        }
+        let graphs = &mg.graphs;
+        let degree_offsets = &mg.degree_offsets;
         let padded = part.padded_words() as usize;
         let span = part.span as usize;
         let mut states = Vec::with_capacity(gpus);
@@ -158,7 +210,7 @@ impl MultiGpu {
             parts,
             comms: &self.comms,
             part,
-            offsets: g.csr().offsets(),
+            offsets: &mg.offsets,
             states: &mut states,
             send_bits: &mut send_bits,
             send_states: &mut send_states,
@@ -175,14 +227,7 @@ impl MultiGpu {
                     &mut exec, n as u64, src, p0, delta,
                 )?
             }
-            None => direction::drive(
-                &mut exec,
-                n as u64,
-                g.num_edges(),
-                src,
-                uniform,
-                relax_unit::<P>,
-            )?,
+            None => direction::drive(&mut exec, n as u64, mg.m, src, uniform, relax_unit::<P>)?,
         };
         let time_ms = t0.elapsed().as_secs_f64() * 1e3;
         let exchange_ms = exec.exchange_ms;
