@@ -26,7 +26,7 @@ pub fn all(report: &BenchReport, dir: &Path) -> Result<Vec<PathBuf>> {
     let dev = &report.device.name;
     if !report.scaling.is_empty() {
         let p = dir.join("gpu-bfs-scaling.svg");
-        let series: Vec<Series> = [BfsKernel::Direction, BfsKernel::Balanced, BfsKernel::Naive]
+        let mut series: Vec<Series> = [BfsKernel::Direction, BfsKernel::Balanced, BfsKernel::Naive]
             .into_iter()
             .map(|k| {
                 let name = match k {
@@ -45,6 +45,28 @@ pub fn all(report: &BenchReport, dir: &Path) -> Result<Vec<PathBuf>> {
                 )
             })
             .collect();
+        // Seed 000 Fig. 7's CPU columns, same graphs and roots.
+        if !report.cpu.is_empty() {
+            series.push((
+                "CPU sequential (queue BFS)".into(),
+                3,
+                report
+                    .cpu
+                    .iter()
+                    .map(|c| (c.scale as f64, c.sequential_gteps_hmean))
+                    .collect(),
+            ));
+            let par: Vec<(f64, f64)> = report
+                .cpu
+                .iter()
+                .filter_map(|c| Some((c.scale as f64, c.parallel_gteps_hmean?)))
+                .collect();
+            if !par.is_empty() {
+                let t = report.cpu[0].threads;
+                series.push((format!("CPU parallel ({t} threads)"), 4, par));
+            }
+        }
+        series.retain(|s| !s.2.is_empty());
         let panel = Panel {
             title: format!("BFS on Kronecker ef {} — {dev}", report.config.edgefactor),
             x_desc: "scale (log2 vertices)".into(),
