@@ -97,6 +97,26 @@ pub fn all(report: &BenchReport, dir: &Path) -> Result<Vec<PathBuf>> {
         line_chart(&p, &panel, true)?;
         out.push(p);
     }
+    if !report.direction_sweep.is_empty() {
+        let p = dir.join("gpu-bfs-direction-sweep.svg");
+        let data = report
+            .direction_sweep
+            .iter()
+            .map(|r| (r.max_edge_count as f64, r.gteps_hmean))
+            .collect();
+        let panel = Panel {
+            title: format!(
+                "Direction-optimizing BFS vs edges per work item, scale {} — {dev}",
+                report.config.sweep_scale
+            ),
+            x_desc: "edges per chunk".into(),
+            y_desc: "GTEPS (harmonic mean over roots)".into(),
+            series: vec![("direction".into(), color(BfsKernel::Direction), data)],
+            log_y: false,
+        };
+        line_chart(&p, &panel, true)?;
+        out.push(p);
+    }
     let at_sweep: Vec<&RunSummary> = report
         .scaling
         .iter()
