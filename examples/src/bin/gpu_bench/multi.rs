@@ -213,3 +213,33 @@ fn chart(rows: &[Row], path: &Path) -> Result<()> {
     )?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn multi_chart_renders() {
+        let row = |mode: &'static str, scale: u32, gpus: usize| Row {
+            mode,
+            scale,
+            gpus,
+            roots: 4,
+            gteps_hmean: 10.0 * gpus as f64,
+            time_ms_median: 2.0,
+            exchange_share: 0.1,
+            bytes_per_level: 1 << 20,
+            levels_mean: 7.0,
+            invalid: 0,
+        };
+        let rows = [
+            row("strong", 20, 1),
+            row("strong", 20, 2),
+            row("weak", 21, 2),
+        ];
+        let path = std::env::temp_dir().join(format!("vertex-multi-{}.svg", std::process::id()));
+        chart(&rows, &path).unwrap();
+        assert!(std::fs::metadata(&path).unwrap().len() > 100);
+        std::fs::remove_file(&path).ok();
+    }
+}

@@ -261,3 +261,33 @@ fn chart(sides: &[Side], scale: u32, path: &Path) -> Result<()> {
     )?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn peer_chart_and_metrics() {
+        let side = |name: &str| Side {
+            name: name.into(),
+            max_edge_count: Some(32),
+            sources: 3,
+            time_ms: vec![1.0, 2.0, 1.5],
+            time_ms_median: 1.5,
+            gteps_hmean: hmean_gteps(1 << 20, &[1.0, 2.0, 1.5]),
+            effective_bandwidth_share: Some(0.4),
+            validated: "0 of 3".into(),
+        };
+        let path = std::env::temp_dir().join(format!("vertex-peer-{}.svg", std::process::id()));
+        chart(&[side("vertex direction"), side("Gunrock")], 20, &path).unwrap();
+        assert!(std::fs::metadata(&path).unwrap().len() > 100);
+        std::fs::remove_file(&path).ok();
+        // Harmonic mean of 1 M edges over 1, 2, 1.5 ms.
+        let want = 3.0 / (1e-3 / 1.048576e-3 * 1.0 + 2e-3 / 1.048576e-3 + 1.5e-3 / 1.048576e-3);
+        assert!((hmean_gteps(1 << 20, &[1.0, 2.0, 1.5]) - want).abs() < 1e-9);
+        let m: GunrockMetrics =
+            serde_json::from_str(r#"{"process_times":[1.5,2.5],"srcs":[3,4],"x":1}"#).unwrap();
+        assert_eq!((m.process_times.len(), m.srcs[0]), (2, 3));
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+    }
+}

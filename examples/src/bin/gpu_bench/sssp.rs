@@ -180,3 +180,36 @@ fn chart(variants: &[Variant], specs: &[String], path: &Path) -> Result<()> {
     )?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The chart renders (it only ever runs after a device bench).
+    #[test]
+    fn sssp_chart_renders() {
+        let v = |graph: &str, name: &str, delta: Option<u64>| Variant {
+            graph: graph.into(),
+            name: name.into(),
+            kernel: BfsKernel::Direction,
+            max_edge_count: 32,
+            delta,
+            sources: 2,
+            time_ms_median: 1.5,
+            time_ms_mean: 1.6,
+            passes_mean: 12.0,
+            gteps_median: 3.0,
+            checked: 2,
+        };
+        let variants = [
+            v("kron:8", "work list", None),
+            v("kron:8", "near-far Δ 4", Some(4)),
+            v("grid:9x9", "work list", None),
+        ];
+        let specs = ["kron:8".to_string(), "grid:9x9".to_string()];
+        let path = std::env::temp_dir().join(format!("vertex-sssp-{}.svg", std::process::id()));
+        chart(&variants, &specs, &path).unwrap();
+        assert!(std::fs::metadata(&path).unwrap().len() > 100);
+        std::fs::remove_file(&path).ok();
+    }
+}
