@@ -99,6 +99,45 @@ fn degree(offsets: &[u64], v: usize) -> u64 {
     offsets[v + 1] - offsets[v]
 }
 
+/// End of the run of bitmap words a thread scans from `w0`.
+#[inline(always)]
+fn words_end(w0: u64, nwords: u64) -> u64 {
+    if nwords - w0 < WORDS_PER_THREAD {
+        nwords
+    } else {
+        w0 + WORDS_PER_THREAD
+    }
+}
+
+/// Reserves `count` slots of the work list (one atomic) and writes there the
+/// chunks of every vertex whose bit is set in `word(w)`, `w` in `words`.
+#[inline(always)]
+fn list_chunks(
+    offsets: &[u64],
+    chunk: u64,
+    chunks: &[AtomicU64],
+    ctl: &[AtomicU64],
+    count: u64,
+    words: core::ops::Range<u64>,
+    word: impl Fn(u64) -> u32,
+) {
+    if count == 0 {
+        return;
+    }
+    let mut at = ctl[CTL_CHUNKS].fetch_add(count, Relaxed) as usize;
+    for w in words {
+        let mut bits = word(w);
+        while bits != 0 {
+            let v = (w as usize) * 32 + bits.trailing_zeros() as usize;
+            for i in 0..degree(offsets, v).div_ceil(chunk) {
+                chunks[at].store((v as u64) << 32 | i, Relaxed);
+                at += 1;
+            }
+            bits &= bits - 1;
+        }
+    }
+}
+
 /// Top-down, step 1: the frontier bitmap → the work list of edge chunks.
 /// `chunks[i] = v << 32 | k` stands for edges `[off(v) + k·chunk, …)` of `v`.
 #[inline(always)]
@@ -117,11 +156,7 @@ pub fn td_chunks(
     let mut w0 = t.global() * WORDS_PER_THREAD;
     let step = t.stride() * WORDS_PER_THREAD;
     while w0 < nwords {
-        let w1 = if nwords - w0 < WORDS_PER_THREAD {
-            nwords
-        } else {
-            w0 + WORDS_PER_THREAD
-        };
+        let w1 = words_end(w0, nwords);
         let mut count = 0u64;
         for w in w0..w1 {
             let mut bits = frontier.words[w as usize].load(Relaxed);
@@ -131,21 +166,9 @@ pub fn td_chunks(
                 bits &= bits - 1;
             }
         }
-        if count != 0 {
-            let mut at = ctl[CTL_CHUNKS].fetch_add(count, Relaxed) as usize;
-            for w in w0..w1 {
-                let mut bits = frontier.words[w as usize].load(Relaxed);
-                while bits != 0 {
-                    let v = (w as usize) * 32 + bits.trailing_zeros() as usize;
-                    let k = degree(offsets, v).div_ceil(chunk);
-                    for i in 0..k {
-                        chunks[at].store((v as u64) << 32 | i, Relaxed);
-                        at += 1;
-                    }
-                    bits &= bits - 1;
-                }
-            }
-        }
+        list_chunks(offsets, chunk, chunks, ctl, count, w0..w1, |w| {
+            frontier.words[w as usize].load(Relaxed)
+        });
         w0 += step;
     }
 }
@@ -176,11 +199,7 @@ pub fn td_select<P: Program>(
     let mut taken = [0u32; WORDS_PER_THREAD as usize];
     let (mut selected, mut lowest_left) = (0u64, u64::MAX);
     while w0 < nwords {
-        let w1 = if nwords - w0 < WORDS_PER_THREAD {
-            nwords
-        } else {
-            w0 + WORDS_PER_THREAD
-        };
+        let w1 = words_end(w0, nwords);
         let mut count = 0u64;
         for w in w0..w1 {
             let mut bits = pending.words[w as usize].load(Relaxed);
@@ -203,20 +222,9 @@ pub fn td_select<P: Program>(
                 pending.words[w as usize].fetch_and(!mine, Relaxed);
             }
         }
-        if count != 0 {
-            let mut at = ctl[CTL_CHUNKS].fetch_add(count, Relaxed) as usize;
-            for w in w0..w1 {
-                let mut bits = taken[(w - w0) as usize];
-                while bits != 0 {
-                    let v = (w as usize) * 32 + bits.trailing_zeros() as usize;
-                    for i in 0..degree(offsets, v).div_ceil(chunk) {
-                        chunks[at].store((v as u64) << 32 | i, Relaxed);
-                        at += 1;
-                    }
-                    bits &= bits - 1;
-                }
-            }
-        }
+        list_chunks(offsets, chunk, chunks, ctl, count, w0..w1, |w| {
+            taken[(w - w0) as usize]
+        });
         w0 += step;
     }
     if selected != 0 {
