@@ -351,12 +351,7 @@ impl<P: VertexProgram> Worker<'_, P> {
         }
         let csr = self.g.csr();
         let range = csr.edge_range(u);
-        let targets = &csr.targets()[range.clone()];
-        let weights = if P::WEIGHTED {
-            csr.weights().map(|w| &w[range])
-        } else {
-            None
-        };
+        let (targets, weights) = super::operator::edge_slices::<P>(csr, range);
         c.edges += targets.len() as u64;
         for (e, &v) in targets.iter().enumerate() {
             let w = weights.map_or(<P::Weight as Weight>::ONE, |w| w[e]);

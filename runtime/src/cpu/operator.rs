@@ -77,12 +77,7 @@ pub fn expand<P: VertexProgram>(
     }
     let csr = g.csr();
     let range = csr.edge_range(t.v);
-    let targets = &csr.targets()[range.clone()];
-    let weights = if P::WEIGHTED {
-        csr.weights().map(|w| &w[range])
-    } else {
-        None
-    };
+    let (targets, weights) = edge_slices::<P>(csr, range);
     c.edges += targets.len() as u64;
     for (k, &v) in targets.iter().enumerate() {
         let w = weights.map_or(<P::Weight as Weight>::ONE, |w| w[k]);
@@ -339,6 +334,22 @@ impl BucketOf {
             DivKind::Magic => ((u128::from(self.magic) * u128::from(priority)) >> 64) as u32,
         }
     }
+}
+
+/// The targets of the edges in `range` and, for programs that read weights, their
+/// weights (`None` otherwise: relax then gets `Weight::ONE`).
+#[inline(always)]
+pub(super) fn edge_slices<P: VertexProgram>(
+    csr: &crate::graph::Csr<P::Weight>,
+    range: std::ops::Range<usize>,
+) -> (&[u32], Option<&[P::Weight]>) {
+    let targets = &csr.targets()[range.clone()];
+    let weights = if P::WEIGHTED {
+        csr.weights().map(|w| &w[range])
+    } else {
+        None
+    };
+    (targets, weights)
 }
 
 #[cfg(test)]

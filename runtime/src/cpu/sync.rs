@@ -334,12 +334,7 @@ fn push_edges<P: VertexProgram>(
     buf: &mut LocalIds,
     c: &mut Counters,
 ) {
-    let targets = &csr.targets()[range.clone()];
-    let weights = if P::WEIGHTED {
-        csr.weights().map(|w| &w[range])
-    } else {
-        None
-    };
+    let (targets, weights) = super::operator::edge_slices::<P>(csr, range);
     c.edges += targets.len() as u64;
     for (k, &v) in targets.iter().enumerate() {
         let w = weights.map_or(<P::Weight as Weight>::ONE, |w| w[k]);
