@@ -16,13 +16,18 @@
 #   multi     BFS on 1 and 2 GPUs (nvidia-h200-x2): strong + weak scaling ($MULTI_SCALE, default 24)
 #   gunrock   builds the Gunrock kit, runs its BFS on kron$GUNROCK_SCALE (default 22),
 #             validates a few of its runs, then ours on the same file and sources
-# Logs and results go to $OUT (the device tool brings them back), else ./gpu-out.
+#   apsp      blocked/naive GPU Floyd-Warshall: seed 002 sweep, N = 8192/16384 vs add+min peak
+#   cpu       our CPU engines vs gapbs on all the machine's cores ($CPU_ARGS adds options)
+# Logs and results go to ./gpu-out; with $OUT set (the device tool brings back at most
+# 8 files), they are staged in /tmp and packed into $OUT/results.tgz after every step,
+# so a call cut off at its time limit still returns what the finished steps wrote.
 # Exit status: non-zero if any step failed; later steps still run.
 set -uo pipefail
 B=$(cd "$(dirname "$0")" && pwd)
 BIN=$B/vertex-gpu-bench
-OUTDIR=${OUT:-$PWD/gpu-out}
+if [ -n "${OUT:-}" ]; then OUTDIR=/tmp/gpu-out; else OUTDIR=$PWD/gpu-out; fi
 mkdir -p "$OUTDIR"
+pack() { [ -n "${OUT:-}" ] && tar czf "$OUT/results.tgz" -C "$OUTDIR" . ; true; }
 export VERTEX_GIT_REV=$(cat "$B/GIT_REV" 2>/dev/null || echo unknown)
 export RUST_BACKTRACE=1
 # NVLink multicast must stay off on these shared machines (device notes, KINDS.md).
@@ -58,17 +63,19 @@ for step in "${steps[@]}"; do
             if [ -z "$SAN" ]; then
                 echo "compute-sanitizer not found" | tee "$OUTDIR/sanitize.log"; rc=1
             else
-                rc=0
+                # The loop runs in a pipeline (a subshell): its status says whether any
+                # run failed, since `rc` set inside would not reach this shell.
                 for tool in memcheck racecheck; do
                     echo "--- compute-sanitizer --tool $tool"
-                    "$SAN" --tool "$tool" --error-exitcode 3 "$BIN" sanitize || rc=$?
-                    "$SAN" --tool "$tool" --error-exitcode 3 "$BIN" programs --small || rc=$?
+                    "$SAN" --tool "$tool" --error-exitcode 3 "$BIN" sanitize || bad=1
+                    "$SAN" --tool "$tool" --error-exitcode 3 "$BIN" programs --small || bad=1
                     "$SAN" --tool "$tool" --error-exitcode 3 "$BIN" sssp --graphs kron:8,grid:30x20 \
-                        --sources 2 --out /tmp/san-sssp || rc=$?
+                        --sources 2 --out /tmp/san-sssp || bad=1
                     "$SAN" --tool "$tool" --error-exitcode 3 "$B/vertex-apsp-bench" check --max-n 200 \
-                        || rc=$?
+                        || bad=1
+                    [ -z "${bad:-}" ]
                 done 2>&1 | tee "$OUTDIR/sanitize.log"
-                rc=$(( rc | ${PIPESTATUS[0]} ))
+                rc=${PIPESTATUS[0]}
             fi
             ;;
         programs)
@@ -117,11 +124,22 @@ for step in "${steps[@]}"; do
             } 2>&1 | tee "$OUTDIR/gunrock.log"
             rc=${PIPESTATUS[0]}
             ;;
+        apsp)
+            "$B/vertex-apsp-bench" gpu --out "$OUTDIR" 2>&1 | tee "$OUTDIR/apsp.log"
+            rc=${PIPESTATUS[0]}
+            ;;
+        cpu)
+            # shellcheck disable=SC2086 # CPU_ARGS is a list of options
+            "$B/vertex" bench-cpu --gapbs "$B/gapbs" --out "$OUTDIR" --work /tmp/bench-cpu \
+                ${CPU_ARGS:-} 2>&1 | tee "$OUTDIR/cpu.log"
+            rc=${PIPESTATUS[0]}
+            ;;
         *)
             echo "unknown step $step"; rc=2
             ;;
     esac
-    echo "=== $step: exit $rc, $(( $(date +%s) - t0 )) s"
+    echo "=== $step: exit $rc, $(( $(date +%s) - t0 )) s" | tee -a "$OUTDIR/steps.log"
+    pack
     [ "$rc" -ne 0 ] && status=1
 done
 exit $status

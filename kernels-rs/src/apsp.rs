@@ -167,6 +167,29 @@ unsafe fn store_tile<B: Block>(b: &B, d: *mut i32, np: usize, ti: usize, tj: usi
     });
 }
 
+/// `*p = relax(*p, a, b)`, but stores only an improvement.
+///
+/// Phases 1 and 2 update a tile in place while other threads of the block read
+/// its row and column `k`. Those never improve in step `k` (`d[k][k] ≥ 0` when there
+/// is no negative cycle, so `d[i][k] + d[k][k] ≥ d[i][k]`); storing them anyway
+/// (the same value) is a write racing with the reads, which compute-sanitizer's
+/// racecheck rightly reports. With a negative cycle they do change; the host
+/// reports that input as a negative cycle, not as distances.
+///
+/// # Safety
+/// `p` is valid for reads and writes.
+#[inline(always)]
+unsafe fn relax_at<R: Relax>(p: *mut i32, a: i32, b: i32) {
+    // SAFETY: caller's contract.
+    unsafe {
+        let c = *p;
+        let v = R::relax(c, a, b);
+        if v != c {
+            *p = v;
+        }
+    }
+}
+
 /// Phase 1: FW inside the diagonal tile `(kb, kb)`; one block.
 ///
 /// # Safety
@@ -186,8 +209,7 @@ pub unsafe fn phase1<R: Relax, B: Block>(b: &B, np: u32, kb: u32, d: *mut i32, s
                     let a = *sm.add(i * T + k);
                     for c in 0..SUB {
                         let j = tx + SIDE * c;
-                        let p = sm.add(i * T + j);
-                        *p = R::relax(*p, a, *sm.add(k * T + j));
+                        relax_at::<R>(sm.add(i * T + j), a, *sm.add(k * T + j));
                     }
                 }
             });
@@ -226,11 +248,11 @@ pub unsafe fn phase2<R: Relax, B: Block>(b: &B, np: u32, kb: u32, d: *mut i32, s
                     for c in 0..SUB {
                         let j = tx + SIDE * c;
                         let p = own.add(i * T + j);
-                        *p = if is_row {
-                            R::relax(*p, *diag.add(i * T + k), *own.add(k * T + j))
+                        if is_row {
+                            relax_at::<R>(p, *diag.add(i * T + k), *own.add(k * T + j));
                         } else {
-                            R::relax(*p, *own.add(i * T + k), *diag.add(k * T + j))
-                        };
+                            relax_at::<R>(p, *own.add(i * T + k), *diag.add(k * T + j));
+                        }
                     }
                 }
             });

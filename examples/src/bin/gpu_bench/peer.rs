@@ -115,7 +115,9 @@ pub fn run(dev: &Device, a: &PeerArgs) -> Result<bool> {
                 })
         })
         .collect::<Result<_>>()?;
-    let scale = n.max(1).ilog2();
+    // A Matrix Market file ends at the largest vertex id that has an edge, so a
+    // Kronecker graph's isolated last vertices are missing: round up to 2^scale.
+    let scale = n.max(1).next_power_of_two().ilog2();
     let teps_edges = a.edgefactor << scale;
     let csr_bytes = 8 * (n + 1) + 4 * g.num_edges() + 8 * n;
     let copy = dev.copy_bandwidth_gbs()?;
