@@ -71,7 +71,9 @@ impl Default for GpuBfsOptions {
     fn default() -> Self {
         GpuBfsOptions {
             kernel: BfsKernel::Balanced,
-            max_edge_count: 16,
+            // Best of the sweep on an H100 (docs/results/h100/gpu-bfs.json: 50.4 vs
+            // 42.8 GTEPS at seed 000's 16, Kronecker 20).
+            max_edge_count: 64,
             combine: BfsCombine::Store,
             parents: false,
             levels_per_sync: 1,
