@@ -18,6 +18,9 @@
 #             validates a few of its runs, then ours on the same file and sources
 #   apsp      blocked/naive GPU Floyd-Warshall: seed 002 sweep, N = 8192/16384 vs add+min peak
 #   cpu       our CPU engines vs gapbs on all the machine's cores ($CPU_ARGS adds options)
+#   profile   Nsight Compute on the BFS level kernels (direction + balanced), Graph500 scale
+#             $PROFILE_SCALE (default 22), 2 roots: per-launch duration, throughput,
+#             occupancy, warp stalls as CSV (profile-*.csv)
 # Logs and results go to ./gpu-out; with $OUT set (the device tool brings back at most
 # 8 files), they are staged in /tmp and packed into $OUT/results.tgz after every step,
 # so a call cut off at its time limit still returns what the finished steps wrote.
@@ -133,6 +136,24 @@ for step in "${steps[@]}"; do
             "$B/vertex" bench-cpu --gapbs "$B/gapbs" --out "$OUTDIR" --work /tmp/bench-cpu \
                 ${CPU_ARGS:-} 2>&1 | tee "$OUTDIR/cpu.log"
             rc=${PIPESTATUS[0]}
+            ;;
+        profile)
+            NCU=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -n1 || true)
+            if [ -z "$NCU" ]; then
+                echo "ncu not found" | tee "$OUTDIR/profile.log"; rc=1
+            else
+                rc=0
+                for k in direction balanced; do
+                    "$NCU" --target-processes all -k 'regex:vx_bfs|bfs_' --launch-count 80 \
+                        --section SpeedOfLight --section MemoryWorkloadAnalysis \
+                        --section Occupancy --section WarpStateStats --section LaunchStats \
+                        --csv --page details \
+                        "$B/vertex" bench graph500 --scale "${PROFILE_SCALE:-22}" --backend gpu \
+                        --kernel "$k" --roots 2 --out /tmp/profile-g500 \
+                        >"$OUTDIR/profile-$k.csv" 2>>"$OUTDIR/profile.log" || rc=$?
+                done
+                tail -n 5 "$OUTDIR/profile.log"
+            fi
             ;;
         *)
             echo "unknown step $step"; rc=2
