@@ -119,6 +119,20 @@ fn cas_loop<T: Copy + PartialEq>(
     }
 }
 
+/// `combine_with` of the integer states, signed and unsigned alike.
+macro_rules! int_combine {
+    ($kind:expr, $old:expr, $new:expr) => {
+        match $kind {
+            Combine::Min => $old.min($new),
+            Combine::Max => $old.max($new),
+            Combine::Or => $old | $new,
+            Combine::And => $old & $new,
+            Combine::Sum => $old.wrapping_add($new),
+            Combine::Custom => $new,
+        }
+    };
+}
+
 macro_rules! int_state {
     ($t:ty, $atomic:ty) => {
         impl AtomicState for $t {
@@ -157,14 +171,7 @@ macro_rules! int_state {
             }
             #[inline]
             fn combine_with(kind: Combine, old: Self, new: Self) -> Self {
-                match kind {
-                    Combine::Min => old.min(new),
-                    Combine::Max => old.max(new),
-                    Combine::Or => old | new,
-                    Combine::And => old & new,
-                    Combine::Sum => old.wrapping_add(new),
-                    Combine::Custom => new,
-                }
+                int_combine!(kind, old, new)
             }
         }
     };
@@ -224,14 +231,7 @@ macro_rules! signed_state {
             }
             #[inline]
             fn combine_with(kind: Combine, old: Self, new: Self) -> Self {
-                match kind {
-                    Combine::Min => old.min(new),
-                    Combine::Max => old.max(new),
-                    Combine::Or => old | new,
-                    Combine::And => old & new,
-                    Combine::Sum => old.wrapping_add(new),
-                    Combine::Custom => new,
-                }
+                int_combine!(kind, old, new)
             }
         }
     };
