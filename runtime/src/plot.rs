@@ -114,6 +114,25 @@ pub fn group_series<T>(
         .collect()
 }
 
+/// One series per side of a side-by-side run: its time per run (x = run number),
+/// labelled with its harmonic-mean GTEPS, so that every per-root chart reads alike.
+pub fn per_run_series<'a>(
+    sides: impl IntoIterator<Item = (&'a str, f64, &'a [f64])>,
+) -> Vec<Series> {
+    sides
+        .into_iter()
+        .enumerate()
+        .map(|(i, (name, gteps, times))| {
+            let pts = times
+                .iter()
+                .enumerate()
+                .map(|(k, &t)| (k as f64, t))
+                .collect();
+            (format!("{name} ({gteps:.2} GTEPS)"), i, pts)
+        })
+        .collect()
+}
+
 fn no_points(series: &[Series]) -> bool {
     series.iter().all(|s| s.2.is_empty())
 }

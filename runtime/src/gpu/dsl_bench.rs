@@ -150,20 +150,12 @@ pub fn write(report: &DslReport, dir: &Path) -> Result<Vec<PathBuf>> {
         .map_err(|e| Error::InvalidArgument(format!("serialising the report: {e}")))?;
     std::fs::write(&json, text + "\n").map_err(|e| Error::io(&json, e))?;
     let svg = dir.join("dsl-vs-hand.svg");
-    let series: Vec<crate::plot::Series> = report
-        .sides
-        .iter()
-        .enumerate()
-        .map(|(i, s)| {
-            let pts = s
-                .time_ms
-                .iter()
-                .enumerate()
-                .map(|(i, &t)| (i as f64, t))
-                .collect();
-            (format!("{} ({:.2} GTEPS)", s.name, s.gteps_hmean), i, pts)
-        })
-        .collect();
+    let series = crate::plot::per_run_series(
+        report
+            .sides
+            .iter()
+            .map(|s| (s.name.as_str(), s.gteps_hmean, s.time_ms.as_slice())),
+    );
     let panel = crate::plot::Panel {
         title: format!(
             "BFS per root, Kronecker scale {} ef {} — DSL / hand = {:.3}",

@@ -236,19 +236,11 @@ pub fn run(dev: &Device, a: &PeerArgs) -> Result<bool> {
 /// Time per source for every side.
 fn chart(sides: &[Side], scale: u32, path: &Path) -> Result<()> {
     use runtime::plot::{panels_svg, Panel};
-    let series = sides
-        .iter()
-        .enumerate()
-        .map(|(i, s)| {
-            let pts = s
-                .time_ms
-                .iter()
-                .enumerate()
-                .map(|(k, &t)| (k as f64, t))
-                .collect();
-            (format!("{} ({:.2} GTEPS)", s.name, s.gteps_hmean), i, pts)
-        })
-        .collect();
+    let series = runtime::plot::per_run_series(
+        sides
+            .iter()
+            .map(|s| (s.name.as_str(), s.gteps_hmean, s.time_ms.as_slice())),
+    );
     let panel = Panel {
         title: "BFS time per source (GPU time, loading excluded)".into(),
         x_desc: "source #".into(),
