@@ -1,11 +1,13 @@
 //! Progress bars for long steps (generate, read, build, write).
 //!
 //! Bars draw on stderr only when it is a terminal and nobody asked for quiet
-//! (`--json` sets quiet), so piped and scripted runs stay clean.
+//! (`--json` sets quiet), so piped and scripted runs stay clean. Steps that run
+//! for minutes also print plain status lines ([`status`], [`Ticker`]), so that a
+//! log of a run that was cut off still shows how far it got.
 
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -50,4 +52,45 @@ pub fn spinner(msg: &str) -> ProgressBar {
     pb.set_message(msg.to_string());
     pb.enable_steady_tick(Duration::from_millis(120));
     pb
+}
+
+/// One status line on stderr, unless quiet (shown in logs too, unlike bars).
+pub fn status(msg: &str) {
+    if !QUIET.load(Ordering::Relaxed) {
+        eprintln!("{msg}");
+    }
+}
+
+/// Status lines for a long loop: [`Ticker::tick`] prints on the first call and
+/// then at most once per period, so a log shows progress without one line per
+/// item. On a terminal the caller's bar shows progress and the lines go above it.
+pub struct Ticker {
+    every: Duration,
+    last: Option<Instant>,
+}
+
+impl Ticker {
+    /// A ticker that prints at most once per `every`.
+    pub fn new(every: Duration) -> Self {
+        Ticker { every, last: None }
+    }
+
+    /// Prints `msg()` through `pb` (above a visible bar, plain otherwise) if the
+    /// period has passed since the last line; `force` prints regardless.
+    pub fn tick(&mut self, pb: &ProgressBar, force: bool, msg: impl FnOnce() -> String) {
+        if QUIET.load(Ordering::Relaxed) {
+            return;
+        }
+        let due = self.last.is_none_or(|t| t.elapsed() >= self.every);
+        if !(due || force) {
+            return;
+        }
+        self.last = Some(Instant::now());
+        let line = msg();
+        if pb.is_hidden() {
+            eprintln!("{line}");
+        } else {
+            pb.println(line);
+        }
+    }
 }

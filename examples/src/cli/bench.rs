@@ -115,7 +115,7 @@ fn graph500_cmd(a: Graph500Args) -> anyhow::Result<()> {
         Backend::Gpu | Backend::GpuDsl => Some(Device::open(0)?),
     };
     eprintln!(
-        "graph500: scale {} edgefactor {} ({} backend), generating...",
+        "graph500: scale {} edgefactor {} ({} backend)",
         a.scale,
         a.edgefactor,
         a.backend.name()
@@ -258,6 +258,7 @@ fn run_gpu(
     max_edge_count: u64,
 ) -> anyhow::Result<Graph500Report> {
     dev.check_traversal_fits(&g.graph, 4, true, max_edge_count)?;
+    runtime::progress::status("graph500: uploading the graph to the GPU, warm-up run...");
     let dg = dev.upload_traversal(&g.graph, false)?;
     let opts = GpuBfsOptions {
         parents: true,
@@ -293,6 +294,7 @@ fn run_gpu_dsl(
 ) -> anyhow::Result<Graph500Report> {
     let k = dev.load_program::<bfs::Program>()?;
     dev.check_traversal_fits(&g.graph, 4, true, max_edge_count)?;
+    runtime::progress::status("graph500: uploading the graph to the GPU, warm-up run...");
     let dg = dev.upload_traversal(&g.graph, false)?;
     // The direction kernel records parents on the device (BFS has a uniform
     // frontier); the seed 000 kernels leave them to a host pass.
@@ -337,6 +339,7 @@ fn run_multi(
         ..ProgramOptions::default()
     };
     let k = multi.load_program::<bfs::Program>()?;
+    runtime::progress::status("graph500: uploading the graph to the GPUs, warm-up run...");
     let mg = multi.upload(&g.graph, false)?;
     if let Some(&r) = graph500::pick_roots(&g.graph, 1, cfg.seed).first() {
         multi.run_program::<bfs::Program>(&k, &mg, r, &opts)?;

@@ -1,19 +1,38 @@
-//! Edge list → CSR, with a parallel counting sort.
+//! Edge list → CSR, by a two-pass parallel radix partition (no shared counters).
 //!
-//! Protocol: (1) count out-degrees with atomic increments, (2) exclusive prefix sum
-//! into offsets, (3) scatter every edge to a slot claimed with an atomic cursor (each
-//! slot is claimed exactly once, so the unsynchronised writes never overlap),
-//! (4) sort each row by (target, weight) so the result does not depend on thread
-//! timing, (5) optionally drop duplicates keeping the first — i.e. smallest — weight.
+//! Protocol:
+//! 1. *Partition by source bucket.* Vertices are grouped into at most
+//!    `2^BUCKET_BITS` buckets of `2^shift` consecutive ids. The edge list is cut
+//!    into chunks; each chunk counts the directed entries it contributes per bucket
+//!    (both directions when symmetrising, self-loops dropped if asked). An exclusive
+//!    prefix in (bucket, chunk) order gives every chunk a private range inside every
+//!    bucket, and a second pass writes `(source, entry)` there: each thread appends
+//!    to a bounded number of sequential streams and no counter is shared.
+//! 2. *Rows per bucket.* Each bucket is one task: it counts its sources' degrees in
+//!    a small local array, scatters the entries into its own range of the row array,
+//!    sorts each row by (target, weight), optionally drops duplicates keeping the
+//!    first — i.e. smallest — weight, and packs the kept rows to the front of its
+//!    range. All random writes stay inside one bucket's range.
+//! 3. *Compaction.* Bucket totals place every bucket in the final arrays; packed
+//!    ranges are copied there in parallel and the per-bucket offsets are shifted.
+//!
+//! Why not one atomic cursor per vertex (the previous counting sort): on a
+//! Kronecker graph every thread hits the hubs' cursors, and the single-entry writes
+//! land anywhere in the whole slot array (16 GB at Graph500 scale 26); that scatter
+//! alone was over half of the construction time. The result does not depend on
+//! thread timing: the chunking fixes the order of entries inside a row, and rows
+//! are sorted anyway.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::alloc::{alloc_zeroed, handle_alloc_error, Layout};
+
+use bytemuck::Zeroable;
 
 use rayon::prelude::*;
 
 use super::csr::{Csr, Graph};
 use super::edge_list::EdgeList;
 use super::weight::Weight;
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 /// How to turn an edge list into a graph.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
@@ -62,8 +81,7 @@ pub fn build<W: Weight>(el: &EdgeList<W>, opts: BuildOptions) -> Result<Graph<W>
 
 /// Builds a graph and returns the relabelling permutation if one was applied.
 pub fn build_relabeled<W: Weight>(el: &EdgeList<W>, opts: BuildOptions) -> Result<Built<W>> {
-    el.validate()?;
-    let csr = counting_sort(el, opts);
+    let csr = radix_build(el, opts)?;
     if !opts.relabel_by_degree {
         return Ok(Built {
             graph: Graph::new(csr, opts.symmetrize),
@@ -80,8 +98,8 @@ pub fn build_relabeled<W: Weight>(el: &EdgeList<W>, opts: BuildOptions) -> Resul
 /// Raw pointer that may be shared across rayon tasks for disjoint writes.
 #[derive(Clone, Copy)]
 struct SharedMut<T>(*mut T);
-// SAFETY: only used for writes to slots that the atomic cursor hands to exactly one
-// task; no two tasks touch the same element and nothing reads until the scope ends.
+// SAFETY: only used for writes to slots that exactly one task owns (its private
+// range); no two tasks touch the same element and nothing reads until the scope ends.
 unsafe impl<T: Send> Send for SharedMut<T> {}
 // SAFETY: see above.
 unsafe impl<T: Send> Sync for SharedMut<T> {}
@@ -94,152 +112,297 @@ impl<T> SharedMut<T> {
     }
 }
 
-fn counting_sort<W: Weight>(el: &EdgeList<W>, opts: BuildOptions) -> Csr<W> {
-    let n = el.num_vertices;
-    let keep = |e: &[u32; 2]| !(opts.remove_self_loops && e[0] == e[1]);
+/// At most `2^BUCKET_BITS` source buckets: few enough that every chunk's write
+/// streams stay cheap in pass 1, many enough that at Graph500 scale 26 a bucket's
+/// degree array (64 K vertices) stays in cache in pass 2 and the buckets balance
+/// over the threads.
+const BUCKET_BITS: u32 = 10;
 
-    // (1) degrees
-    let degree: Vec<AtomicU64> = (0..n).into_par_iter().map(|_| AtomicU64::new(0)).collect();
-    el.edges.par_iter().filter(|e| keep(e)).for_each(|e| {
-        degree[e[0] as usize].fetch_add(1, Ordering::Relaxed);
-        if opts.symmetrize && e[0] != e[1] {
-            degree[e[1] as usize].fetch_add(1, Ordering::Relaxed);
+/// Entries a chunk gathers per bucket before writing them out (two cache lines
+/// of unweighted entries).
+const WC: usize = 16;
+
+/// Smallest chunk of input edges one task partitions.
+const MIN_CHUNK: usize = 1 << 15;
+
+/// Calls `emit(source, target)` for each directed entry edge `e` contributes.
+/// Both passes of step 1 go through here, so they agree on every count.
+#[inline]
+fn entries(e: [u32; 2], opts: BuildOptions, mut emit: impl FnMut(u32, u32)) {
+    if e[0] == e[1] {
+        if !opts.remove_self_loops {
+            emit(e[0], e[1]);
         }
-    });
-
-    // (2) offsets
-    let mut offsets = Vec::with_capacity(n + 1);
-    offsets.push(0u64);
-    let mut acc = 0u64;
-    for d in &degree {
-        acc += d.load(Ordering::Relaxed);
-        offsets.push(acc);
+        return;
     }
-    let m = acc as usize;
+    emit(e[0], e[1]);
+    if opts.symmetrize {
+        emit(e[1], e[0]);
+    }
+}
 
-    // (3) scatter: reuse the degree counters as cursors
-    degree
-        .par_iter()
-        .zip(offsets[..n].par_iter())
-        .for_each(|(c, &o)| c.store(o, Ordering::Relaxed));
-    let mut slots: Vec<(u32, W)> = vec![(0, W::default()); m];
-    let out = SharedMut(slots.as_mut_ptr());
-    let weight_of = |i: usize| el.weights.as_ref().map_or(W::ONE, |w| w[i]);
+/// A vector of `len` all-zero values, from zeroed pages: large allocations come
+/// straight from the OS, so nothing is written until the pass that fills them
+/// (`vec![x; n]` would write every element first unless `x` is an integer zero).
+fn zeroed_vec<T: Zeroable>(len: usize) -> Result<Vec<T>> {
+    if len == 0 || std::mem::size_of::<T>() == 0 {
+        return Ok((0..len).map(|_| T::zeroed()).collect());
+    }
+    let layout = Layout::array::<T>(len)
+        .map_err(|_| Error::InvalidGraph(format!("{len} entries do not fit in memory")))?;
+    // SAFETY: `layout` has non-zero size (checked above).
+    let ptr = unsafe { alloc_zeroed(layout) }.cast::<T>();
+    if ptr.is_null() {
+        handle_alloc_error(layout);
+    }
+    // SAFETY: `ptr` comes from the global allocator with the layout of `[T; len]`,
+    // so capacity `len` matches it; all-zero bytes are a valid `T` (`Zeroable`).
+    Ok(unsafe { Vec::from_raw_parts(ptr, len, len) })
+}
+
+/// Splits `data` into consecutive pieces of lengths `bounds[i+1] - bounds[i]`.
+fn split_at_bounds<'a, T>(mut data: &'a mut [T], bounds: &[usize]) -> Vec<&'a mut [T]> {
+    let mut out = Vec::with_capacity(bounds.len().saturating_sub(1));
+    for w in bounds.windows(2) {
+        let (head, tail) = data.split_at_mut(w[1] - w[0]);
+        out.push(head);
+        data = tail;
+    }
+    out
+}
+
+/// Exclusive prefix sums with the total appended (`len + 1` entries).
+fn prefix(counts: impl IntoIterator<Item = usize>) -> Vec<usize> {
+    let mut acc = 0usize;
+    let mut out = vec![0usize];
+    for c in counts {
+        acc += c;
+        out.push(acc);
+    }
+    out
+}
+
+/// Rows as `R` (a target, or a target with its weight), sorted and optionally
+/// deduplicated: the shared body of the unweighted and the weighted build.
+fn radix_rows<W: Weight, R>(
+    el: &EdgeList<W>,
+    opts: BuildOptions,
+    item: impl Fn(usize, u32) -> R + Sync,
+    target: impl Fn(&R) -> u32 + Sync,
+    sort_row: impl Fn(&mut [R]) + Sync,
+) -> Result<(Vec<u64>, Vec<R>)>
+where
+    R: Copy + Send + Sync + Zeroable,
+{
+    let n = el.num_vertices;
+    if n > super::edge_list::MAX_VERTICES
+        || el
+            .weights
+            .as_ref()
+            .is_some_and(|w| w.len() != el.edges.len())
+    {
+        el.validate()?;
+    }
+    // Buckets of 2^shift consecutive vertex ids, at most 2^BUCKET_BITS of them.
+    let bits = usize::BITS - n.saturating_sub(1).leading_zeros();
+    let shift = bits.saturating_sub(BUCKET_BITS);
+    let buckets = n.div_ceil(1 << shift);
+    let chunk_len = el
+        .edges
+        .len()
+        .div_ceil(rayon::current_num_threads() * 4)
+        .max(MIN_CHUNK);
+
+    // (1a) per-chunk bucket counts; the id range check rides along.
+    let counted: Vec<(Vec<usize>, bool)> = el
+        .edges
+        .par_chunks(chunk_len)
+        .map(|chunk| {
+            let mut h = vec![0usize; buckets];
+            let mut bad = false;
+            for &e in chunk {
+                if e[0] as usize >= n || e[1] as usize >= n {
+                    bad = true;
+                    continue;
+                }
+                entries(e, opts, |s, _| h[(s >> shift) as usize] += 1);
+            }
+            (h, bad)
+        })
+        .collect();
+    if counted.iter().any(|c| c.1) {
+        el.validate()?;
+        return Err(Error::InvalidGraph(
+            "an edge has an out-of-range vertex id".into(),
+        ));
+    }
+    let bucket_start = prefix((0..buckets).map(|b| counted.iter().map(|c| c.0[b]).sum()));
+    let total = bucket_start[buckets];
+    // Chunk c writes its entries of bucket b at cursors[c][b] onwards.
+    let mut next = bucket_start[..buckets].to_vec();
+    let cursors: Vec<Vec<usize>> = counted
+        .iter()
+        .map(|(h, _)| {
+            let here = next.clone();
+            next.iter_mut().zip(h).for_each(|(x, c)| *x += c);
+            here
+        })
+        .collect();
+    drop(counted);
+
+    // (1b) scatter (source, entry) into each chunk's private ranges.
+    let mut pairs: Vec<(u32, R)> = zeroed_vec(total)?;
+    let out = SharedMut(pairs.as_mut_ptr());
     el.edges
-        .par_iter()
+        .par_chunks(chunk_len)
+        .zip(cursors)
         .enumerate()
-        .filter(|(_, e)| keep(e))
-        .for_each(|(i, e)| {
-            let w = weight_of(i);
-            let put = |from: u32, to: u32| {
-                let pos = degree[from as usize].fetch_add(1, Ordering::Relaxed) as usize;
-                // SAFETY: `pos` is unique (atomic cursor within this vertex's row, and
-                // rows are disjoint ranges of `slots`), and `pos < m` because each row
-                // receives exactly as many edges as were counted for it in step (1).
-                unsafe { out.ptr().add(pos).write((to, w)) };
+        .for_each(|(ci, (chunk, mut cur))| {
+            // Entries gather in a small buffer per bucket and leave WC at a time:
+            // one burst per bucket instead of an access to a far page per entry.
+            let mut buf = vec![<(u32, R)>::zeroed(); buckets * WC];
+            let mut fill = vec![0usize; buckets];
+            let mut flush = |b: usize, k: usize, buf: &[(u32, R)]| {
+                // SAFETY: chunk `ci` emits exactly `counted[ci][b]` entries into
+                // bucket `b` (same `entries`, ids checked in range), and its range
+                // `cursors[ci][b]..+counted[ci][b]` overlaps no other chunk's and
+                // lies below `total`; `buf` is a separate allocation; nothing reads
+                // `pairs` until every task is done.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(buf[b * WC..].as_ptr(), out.ptr().add(cur[b]), k)
+                };
+                cur[b] += k;
             };
-            put(e[0], e[1]);
-            if opts.symmetrize && e[0] != e[1] {
-                put(e[1], e[0]);
+            let base = ci * chunk_len;
+            for (k, &e) in chunk.iter().enumerate() {
+                entries(e, opts, |s, t| {
+                    let b = (s >> shift) as usize;
+                    buf[b * WC + fill[b]] = (s, item(base + k, t));
+                    fill[b] += 1;
+                    if fill[b] == WC {
+                        flush(b, WC, &buf);
+                        fill[b] = 0;
+                    }
+                });
+            }
+            for (b, &k) in fill.iter().enumerate() {
+                flush(b, k, &buf);
             }
         });
-    drop(degree);
 
-    // (4) sort rows, (5) dedup in place and record new row lengths
-    let mut new_len = vec![0u64; n];
-    for_each_row_mut(&mut slots, &offsets, &mut new_len, &|row, len| {
-        row.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.total_cmp(&b.1)));
-        *len = if opts.dedup {
-            dedup_row(row)
-        } else {
-            row.len()
-        } as u64;
-    });
+    // (2) rows per bucket: counting sort by source inside the bucket, sort each
+    // row, dedup, pack to the bucket's front. `ends[v]` = end of v's packed row
+    // relative to its bucket (becomes `offsets[v + 1]` in step 3).
+    let mut rows: Vec<R> = zeroed_vec(total)?;
+    let mut offsets = vec![0u64; n + 1];
+    let kept: Vec<usize> = split_at_bounds(&mut rows, &bucket_start)
+        .into_par_iter()
+        .zip(offsets[1..].par_chunks_mut(1 << shift))
+        .enumerate()
+        .map(|(b, (dst, ends))| {
+            let src = &pairs[bucket_start[b]..bucket_start[b + 1]];
+            let lo = (b << shift) as u32;
+            // cursor[i] = start of row i, then (after the scatter) its end.
+            let mut cursor = vec![0usize; ends.len()];
+            for &(s, _) in src {
+                cursor[(s - lo) as usize] += 1;
+            }
+            let mut acc = 0;
+            for c in cursor.iter_mut() {
+                let d = *c;
+                *c = acc;
+                acc += d;
+            }
+            for &(s, r) in src {
+                let c = &mut cursor[(s - lo) as usize];
+                dst[*c] = r;
+                *c += 1;
+            }
+            let (mut start, mut packed) = (0, 0);
+            for (end, e) in cursor.iter().zip(ends.iter_mut()) {
+                let row = &mut dst[start..*end];
+                sort_row(row);
+                let k = if opts.dedup {
+                    dedup_row(row, &target)
+                } else {
+                    row.len()
+                };
+                dst.copy_within(start..start + k, packed);
+                packed += k;
+                *e = packed as u64;
+                start = *end;
+            }
+            packed
+        })
+        .collect();
+    drop(pairs);
 
-    // compact
-    let mut new_offsets = Vec::with_capacity(n + 1);
-    new_offsets.push(0u64);
-    let mut acc = 0u64;
-    for l in &new_len {
-        acc += l;
-        new_offsets.push(acc);
+    // (3) place the buckets: shift the offsets, copy the packed ranges.
+    let kept_start = prefix(kept.iter().copied());
+    offsets[1..]
+        .par_chunks_mut(1 << shift)
+        .zip(kept_start.par_iter())
+        .for_each(|(o, &base)| o.iter_mut().for_each(|x| *x += base as u64));
+    let kept_total = kept_start[buckets];
+    if kept_total == total {
+        return Ok((offsets, rows));
     }
-    let weighted = el.weights.is_some();
-    let (targets, weights) = if acc as usize == m {
-        let targets: Vec<u32> = slots.par_iter().map(|s| s.0).collect();
-        let weights = weighted.then(|| slots.par_iter().map(|s| s.1).collect());
-        (targets, weights)
-    } else {
-        let rows = |v: usize| {
-            let start = offsets[v] as usize;
-            &slots[start..start + new_len[v] as usize]
-        };
-        let targets: Vec<u32> = (0..n)
-            .into_par_iter()
-            .flat_map_iter(|v| rows(v).iter().map(|s| s.0))
-            .collect();
-        let weights = weighted.then(|| {
-            (0..n)
-                .into_par_iter()
-                .flat_map_iter(|v| rows(v).iter().map(|s| s.1))
-                .collect()
+    let mut packed: Vec<R> = zeroed_vec(kept_total)?;
+    split_at_bounds(&mut packed, &kept_start)
+        .into_par_iter()
+        .enumerate()
+        .for_each(|(b, d)| {
+            let s = bucket_start[b];
+            d.copy_from_slice(&rows[s..s + d.len()]);
         });
-        (targets, weights)
-    };
-    Csr::from_parts_unchecked(new_offsets, targets, weights)
+    Ok((offsets, packed))
+}
+
+/// The CSR of `el` under `opts`; fails on ids out of range or misaligned weights.
+fn radix_build<W: Weight>(el: &EdgeList<W>, opts: BuildOptions) -> Result<Csr<W>> {
+    match &el.weights {
+        // Unweighted rows are bare targets: half the bytes to move and sort.
+        None => {
+            let (offsets, targets) = radix_rows(
+                el,
+                opts,
+                |_, t| t,
+                |&t| t,
+                |row: &mut [u32]| row.sort_unstable(),
+            )?;
+            Ok(Csr::from_parts_unchecked(offsets, targets, None))
+        }
+        Some(w) => {
+            let (offsets, rows) = radix_rows(
+                el,
+                opts,
+                |i, t| (t, w[i]),
+                |r: &(u32, W)| r.0,
+                |row: &mut [(u32, W)]| {
+                    row.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.total_cmp(&b.1)))
+                },
+            )?;
+            let targets = rows.par_iter().map(|r| r.0).collect();
+            let weights = rows.par_iter().map(|r| r.1).collect();
+            Ok(Csr::from_parts_unchecked(offsets, targets, Some(weights)))
+        }
+    }
 }
 
 /// Moves the first of each run of equal targets to the front; returns the count.
 /// Rows are sorted by (target, weight), so the kept copy has the smallest weight.
-fn dedup_row<W: Weight>(row: &mut [(u32, W)]) -> usize {
+fn dedup_row<R: Copy>(row: &mut [R], target: impl Fn(&R) -> u32) -> usize {
     if row.is_empty() {
         return 0;
     }
     let mut w = 1;
     for r in 1..row.len() {
-        if row[r].0 != row[w - 1].0 {
+        if target(&row[r]) != target(&row[w - 1]) {
             row[w] = row[r];
             w += 1;
         }
     }
     w
-}
-
-/// Calls `f(row, &mut len[v])` for every vertex's row, in parallel, by recursive
-/// halving of the vertex range (safe split of the mutable slice).
-fn for_each_row_mut<T: Send>(
-    data: &mut [T],
-    offsets: &[u64],
-    len: &mut [u64],
-    f: &(dyn Fn(&mut [T], &mut u64) + Sync),
-) {
-    fn go<T: Send>(
-        data: &mut [T],
-        base: u64,
-        offsets: &[u64],
-        len: &mut [u64],
-        f: &(dyn Fn(&mut [T], &mut u64) + Sync),
-    ) {
-        let nv = len.len();
-        let edges = data.len();
-        if nv <= 1 || edges < 4096 && nv < 4096 {
-            for v in 0..nv {
-                let s = (offsets[v] - base) as usize;
-                let e = (offsets[v + 1] - base) as usize;
-                f(&mut data[s..e], &mut len[v]);
-            }
-            return;
-        }
-        let mid = nv / 2;
-        let split = (offsets[mid] - base) as usize;
-        let (dl, dr) = data.split_at_mut(split);
-        let (ll, lr) = len.split_at_mut(mid);
-        rayon::join(
-            || go(dl, base, &offsets[..=mid], ll, f),
-            || go(dr, offsets[mid], &offsets[mid..], lr, f),
-        );
-    }
-    go(data, 0, offsets, len, f)
 }
 
 /// Renumbers vertices by decreasing degree (ties by old id); returns the new CSR
@@ -398,5 +561,68 @@ mod tests {
         let g = build(&el, BuildOptions::undirected()).unwrap();
         let o = oracle(&el, BuildOptions::undirected());
         assert_eq!(g.num_edges() as usize, o.len());
+    }
+
+    /// Enough vertices for several ids per bucket (and a partial last bucket) and
+    /// enough edges for several chunks: every option, weighted and not, against
+    /// the oracle, with rows sorted.
+    #[test]
+    fn many_buckets_and_chunks_match_oracle() {
+        let n = 3001u32;
+        let m = 3 * MIN_CHUNK as u32 + 77;
+        let mut x = 12345u32;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x
+        };
+        // Skewed ids (a few hubs), some self-loops and many duplicates.
+        let edges: Vec<[u32; 2]> = (0..m)
+            .map(|_| {
+                let a = next() % n;
+                let b = if next() % 4 == 0 { a % 17 } else { next() % n };
+                [a, b]
+            })
+            .collect();
+        let weights: Vec<u32> = (0..m).map(|_| next() % 50).collect();
+        for weighted in [false, true] {
+            let el = EdgeList::<u32> {
+                num_vertices: n as usize,
+                edges: edges.clone(),
+                weights: weighted.then(|| weights.clone()),
+            };
+            for bits in 0..8u32 {
+                let o = BuildOptions {
+                    symmetrize: bits & 1 != 0,
+                    remove_self_loops: bits & 2 != 0,
+                    dedup: bits & 4 != 0,
+                    relabel_by_degree: false,
+                };
+                let g = build(&el, o).unwrap();
+                assert_eq!(as_map(g.csr()), oracle(&el, o), "{o:?} weighted {weighted}");
+                assert!((0..n).all(|u| g.csr().neighbors(u).windows(2).all(|w| w[0] <= w[1])));
+                assert_eq!(g.csr().is_weighted(), weighted);
+            }
+        }
+    }
+
+    #[test]
+    fn rejects_misaligned_weights_and_ids_past_a_bucket() {
+        let el = EdgeList::<u32> {
+            num_vertices: 5000,
+            edges: vec![[1, 2], [4999, 5000]],
+            weights: None,
+        };
+        let err = build(&el, BuildOptions::undirected())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("vertex id"), "{err}");
+        let el = EdgeList::<u32> {
+            num_vertices: 3,
+            edges: vec![[0, 1], [1, 2]],
+            weights: Some(vec![1]),
+        };
+        assert!(build(&el, BuildOptions::default()).is_err());
     }
 }

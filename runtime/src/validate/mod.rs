@@ -7,7 +7,7 @@
 mod bfs;
 mod sssp;
 
-pub use bfs::{bfs_levels_from_parents, validate_bfs_tree};
+pub use bfs::{bfs_levels_from_parents, validate_bfs_tree, BfsValidator};
 pub use sssp::validate_sssp;
 
 /// Marks an unreached vertex in levels, parents and integer distances.
