@@ -401,7 +401,7 @@ fn pull_round<P: VertexProgram>(
                 }
                 let ins = &sources[offs[i] as usize..offs[i + 1] as usize];
                 // `position`, not a counter in the loop: this loop is most of a pull
-                // round, and one instruction less per edge shows.
+                // round (gapbs's bottom-up loop does only the bitmap test per edge).
                 let found = ins.iter().position(|&u| {
                     front[u as usize / 64].load(Ordering::Relaxed) & (1u64 << (u % 64)) != 0
                 });
