@@ -75,6 +75,16 @@ pub(crate) struct FrontierSize {
     pub edges: u64,
 }
 
+impl FrontierSize {
+    /// The next frontier a level's counter block reports.
+    pub(crate) fn from_ctl(ctl: &[u64]) -> FrontierSize {
+        FrontierSize {
+            vertices: ctl[CTL_FRONTIER],
+            edges: ctl[CTL_EDGES],
+        }
+    }
+}
+
 /// What the loop needs from an executor (GPU or emulation).
 pub(crate) trait DirectionExec<S> {
     /// Initial states (and parents); the frontier = `{source}` or, without a
@@ -568,13 +578,6 @@ impl GpuDirection<'_> {
     }
 }
 
-fn sizes(ctl: &[u64]) -> FrontierSize {
-    FrontierSize {
-        vertices: ctl[CTL_FRONTIER],
-        edges: ctl[CTL_EDGES],
-    }
-}
-
 impl<S: bytemuck::Pod> DirectionExec<S> for GpuDirection<'_> {
     fn init(&mut self, source: Option<u32>) -> Result<FrontierSize> {
         self.launch_init(source)?;
@@ -589,7 +592,7 @@ impl<S: bytemuck::Pod> DirectionExec<S> for GpuDirection<'_> {
     ) -> Result<FrontierSize> {
         let c = candidate.as_ref().map(bytemuck::bytes_of);
         let a = self.launch_top_down(iter, frontier, c)?;
-        Ok(sizes(&self.finish_level(a, true)?))
+        Ok(FrontierSize::from_ctl(&self.finish_level(a, true)?))
     }
 
     fn near_far(&mut self, iter: u32, limit: u64) -> Result<Pass> {
@@ -599,7 +602,7 @@ impl<S: bytemuck::Pod> DirectionExec<S> for GpuDirection<'_> {
 
     fn bottom_up(&mut self, _iter: u32, candidate: S) -> Result<FrontierSize> {
         let a = self.launch_bottom_up(bytemuck::bytes_of(&candidate))?;
-        Ok(sizes(&self.finish_level(a, true)?))
+        Ok(FrontierSize::from_ctl(&self.finish_level(a, true)?))
     }
 }
 
@@ -745,10 +748,7 @@ impl<'a, P: kernels_rs::Program> HostDirection<'a, P> {
         if swap {
             self.bits.swap(0, 1);
         }
-        FrontierSize {
-            vertices: self.ctl[CTL_FRONTIER],
-            edges: self.ctl[CTL_EDGES],
-        }
+        FrontierSize::from_ctl(&self.ctl)
     }
 }
 

@@ -356,7 +356,10 @@ impl<S: bytemuck::Pod> DirectionExec<S> for MultiGpuExec<'_, '_> {
         self.exchange(false)?;
         let sizes = self.finish(marks, true)?;
         Ok(sum_sizes(
-            &sizes.iter().map(|c| level_sizes(c)).collect::<Vec<_>>(),
+            &sizes
+                .iter()
+                .map(|c| FrontierSize::from_ctl(c))
+                .collect::<Vec<_>>(),
         ))
     }
 
@@ -370,7 +373,10 @@ impl<S: bytemuck::Pod> DirectionExec<S> for MultiGpuExec<'_, '_> {
         self.exchange(false)?;
         let sizes = self.finish(marks, true)?;
         Ok(sum_sizes(
-            &sizes.iter().map(|c| level_sizes(c)).collect::<Vec<_>>(),
+            &sizes
+                .iter()
+                .map(|c| FrontierSize::from_ctl(c))
+                .collect::<Vec<_>>(),
         ))
     }
 
@@ -398,12 +404,5 @@ impl MultiGpuExec<'_, '_> {
             .zip(marks)
             .map(|(x, a)| x.finish_level(a, swap))
             .collect()
-    }
-}
-
-fn level_sizes(ctl: &[u64]) -> FrontierSize {
-    FrontierSize {
-        vertices: ctl[kernels_rs::direction::CTL_FRONTIER],
-        edges: ctl[kernels_rs::direction::CTL_EDGES],
     }
 }
