@@ -266,8 +266,7 @@ fn run_gpu(
         max_edge_count,
         ..GpuBfsOptions::default()
     };
-    let first = graph500::pick_roots(&g.graph, 1, cfg.seed);
-    if let Some(&r) = first.first() {
+    if let Some(&r) = g.roots.first() {
         dev.bfs(&dg, r, &opts)?;
     }
     Ok(graph500::run(cfg, g, "gpu", |root| {
@@ -304,8 +303,7 @@ fn run_gpu_dsl(
         parents: kernel == BfsKernel::Direction,
         ..ProgramOptions::default()
     };
-    let first = graph500::pick_roots(&g.graph, 1, cfg.seed);
-    if let Some(&r) = first.first() {
+    if let Some(&r) = g.roots.first() {
         dev.run_program::<bfs::Program>(&k, &dg, r, &opts)?;
     }
     Ok(graph500::run(cfg, g, "gpu-dsl", |root| {
@@ -341,7 +339,7 @@ fn run_multi(
     let k = multi.load_program::<bfs::Program>()?;
     runtime::progress::status("graph500: uploading the graph to the GPUs, warm-up run...");
     let mg = multi.upload(&g.graph, false)?;
-    if let Some(&r) = graph500::pick_roots(&g.graph, 1, cfg.seed).first() {
+    if let Some(&r) = g.roots.first() {
         multi.run_program::<bfs::Program>(&k, &mg, r, &opts)?;
     }
     Ok(graph500::run(cfg, g, &format!("gpu-x{gpus}"), |root| {
