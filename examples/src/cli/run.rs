@@ -51,9 +51,8 @@ pub struct RunArgs {
     /// near-far buckets with --delta).
     #[arg(long, default_value = "balanced")]
     pub kernel: BfsKernel,
-    /// Edges per GPU thread (balanced) or per work item (direction). 64 was best for
-    /// both on an H100 (docs/results/h100/gpu-bfs.json; seed 000 used 16).
-    #[arg(long, default_value_t = 64)]
+    /// Edges per GPU thread (balanced) or per work item (direction).
+    #[arg(long, default_value_t = runtime::gpu::bfs::DEFAULT_MAX_EDGE_COUNT)]
     pub max_edge_count: u64,
     /// Direction kernel, programs with a priority (SSSP): near-far bucket width,
     /// a number or `auto` (from the weights and degree).

@@ -67,13 +67,17 @@ pub struct GpuBfsOptions {
     pub pull: Pull,
 }
 
+/// Default edges per thread (balanced) or per work item (direction): the best of
+/// the sweep on an H100 (docs/results/h100/gpu-bfs.json: 50.4 vs 42.8 GTEPS at
+/// seed 000's 16, Kronecker 20). One value for the hand kernels, the programs'
+/// kernels and the CLI.
+pub const DEFAULT_MAX_EDGE_COUNT: u64 = 64;
+
 impl Default for GpuBfsOptions {
     fn default() -> Self {
         GpuBfsOptions {
             kernel: BfsKernel::Balanced,
-            // Best of the sweep on an H100 (docs/results/h100/gpu-bfs.json: 50.4 vs
-            // 42.8 GTEPS at seed 000's 16, Kronecker 20).
-            max_edge_count: 64,
+            max_edge_count: DEFAULT_MAX_EDGE_COUNT,
             combine: BfsCombine::Store,
             parents: false,
             levels_per_sync: 1,

@@ -65,7 +65,7 @@ impl Default for ProgramOptions {
     fn default() -> Self {
         ProgramOptions {
             kernel: BfsKernel::Balanced,
-            max_edge_count: 16,
+            max_edge_count: super::bfs::DEFAULT_MAX_EDGE_COUNT,
             levels_per_sync: 1,
             block_size: 256,
             parents: false,
