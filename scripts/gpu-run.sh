@@ -20,7 +20,8 @@
 #   cpu       our CPU engines vs gapbs on all the machine's cores ($CPU_ARGS adds options)
 #   profile   Nsight Compute on the BFS level kernels (direction + balanced), Graph500 scale
 #             $PROFILE_SCALE (default 22), 2 roots: per-launch duration, throughput,
-#             occupancy, warp stalls as CSV (profile-*.csv)
+#             occupancy, warp stalls as CSV (profile-*.csv) and a per-launch summary
+#             (profile-*.json, scripts/ncu_summary.py)
 # Logs and results go to ./gpu-out; with $OUT set (the device tool brings back at most
 # 8 files), they are staged in /tmp and packed into $OUT/results.tgz after every step,
 # so a call cut off at its time limit still returns what the finished steps wrote.
@@ -151,6 +152,8 @@ for step in "${steps[@]}"; do
                         "$B/vertex" bench graph500 --scale "${PROFILE_SCALE:-22}" --backend gpu \
                         --kernel "$k" --roots 2 --out /tmp/profile-g500 \
                         >"$OUTDIR/profile-$k.csv" 2>>"$OUTDIR/profile.log" || rc=$?
+                    python3 "$B/ncu_summary.py" "$OUTDIR/profile-$k.csv" \
+                        >"$OUTDIR/profile-$k.json" 2>>"$OUTDIR/profile.log" || rc=$?
                 done
                 tail -n 5 "$OUTDIR/profile.log"
             fi

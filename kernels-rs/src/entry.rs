@@ -470,7 +470,7 @@ pub unsafe fn td_relax<P: Program>(
             },
         }
     };
-    td.relax(t)
+    td.relax(t, crate::warp::kernel_warp(t))
 }
 
 /// A bottom-up level ([`direction::BottomUp::run`]).
@@ -513,7 +513,7 @@ pub unsafe fn bottom_up<P: Program>(
             ctl: u64::atomics_from_raw(ctl, direction::CTL_WORDS),
         }
     };
-    bu.run(t)
+    bu.run(t, crate::warp::kernel_warp(t))
 }
 
 /// Defines a program's direction-optimizing kernels (see [`crate::direction`]):

@@ -26,7 +26,8 @@
         stdarch_nvptx,
         core_intrinsics,
         gpu_intrinsics,
-        gpu_launch_sized_workgroup_mem
+        gpu_launch_sized_workgroup_mem,
+        link_llvm_intrinsics
     )
 )]
 
@@ -39,6 +40,7 @@ pub mod frontier;
 pub mod program;
 pub mod skeleton;
 pub mod thread;
+pub mod warp;
 pub mod word;
 
 #[cfg(target_arch = "nvptx64")]

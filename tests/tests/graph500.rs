@@ -13,6 +13,7 @@ fn config(scale: u32, roots: usize) -> Graph500Config {
         edgefactor: 16,
         roots,
         seed: 3,
+        hubs_first: scale % 2 == 0,
     }
 }
 

@@ -75,9 +75,21 @@ pub struct Graph500Args {
     /// GPUs (> 1: the BFS program's direction kernels on a 1-D partition, NCCL).
     #[arg(long, default_value_t = 1)]
     pub gpus: usize,
+    /// Order of each vertex's neighbours, set during (timed) construction:
+    /// `degree` puts hubs first so bottom-up BFS levels stop early, `id` keeps
+    /// the builder's order.
+    #[arg(long, value_enum, default_value_t = NeighborOrder::Degree)]
+    pub neighbor_order: NeighborOrder,
     /// Where to write the JSON and SVG.
     #[arg(long, default_value = "docs/results")]
     pub out: PathBuf,
+}
+
+/// `--neighbor-order`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum NeighborOrder {
+    Degree,
+    Id,
 }
 
 #[derive(Serialize)]
@@ -107,6 +119,7 @@ fn graph500_cmd(a: Graph500Args) -> anyhow::Result<()> {
         edgefactor: a.edgefactor,
         roots: a.roots,
         seed: a.seed,
+        hubs_first: a.neighbor_order == NeighborOrder::Degree,
     };
     std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
     // Open the device before generating so a missing GPU fails fast.

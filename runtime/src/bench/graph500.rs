@@ -41,6 +41,10 @@ pub struct Graph500Config {
     pub roots: usize,
     /// Seed of the generator and of the root choice.
     pub seed: u64,
+    /// Reorder every adjacency row hubs first ([`crate::graph::Csr::hubs_first`])
+    /// as part of construction (timed): bottom-up levels then mostly stop at the
+    /// first neighbour they test. Off: rows in id order.
+    pub hubs_first: bool,
 }
 
 impl Default for Graph500Config {
@@ -50,6 +54,7 @@ impl Default for Graph500Config {
             edgefactor: 16,
             roots: 64,
             seed: crate::generate::DEFAULT_SEED,
+            hubs_first: true,
         }
     }
 }
@@ -107,7 +112,10 @@ pub fn construct(cfg: &Graph500Config) -> Result<Graph500Graph> {
         "graph500: generated in {generation_time:.1} s; building the CSR..."
     ));
     let t = Instant::now();
-    let graph = build(&edges, BuildOptions::undirected())?;
+    let mut graph = build(&edges, BuildOptions::undirected())?;
+    if cfg.hubs_first {
+        graph = graph.hubs_first();
+    }
     let construction_time = t.elapsed().as_secs_f64();
     let roots = pick_roots(&graph, cfg.roots, cfg.seed);
     let tuples_per_source = tuples_per_source(&edges, graph.num_vertices());
@@ -433,6 +441,7 @@ mod tests {
             edgefactor: 8,
             roots: 4,
             seed: 5,
+            hubs_first: true,
         };
         let g = construct(&cfg).unwrap();
         let per = tuples_per_source(&g.edges, g.graph.num_vertices());

@@ -257,6 +257,17 @@ impl Gpu {
             shared_mem_bytes: 0,
         }
     }
+
+    /// [`Self::grid_for`], but no more blocks than the GPU holds at once (2048
+    /// threads per multiprocessor), for grid-stride kernels whose threads flush
+    /// per-thread tallies at the end: fewer threads, fewer atomics, same
+    /// parallelism.
+    pub fn resident_grid(&self, work: u64, block: u32) -> LaunchConfig {
+        let mut cfg = Self::grid_for(work, block);
+        let resident = self.info.multiprocessors.max(1) * (2048 / block.max(1)).max(1);
+        cfg.grid_dim.0 = cfg.grid_dim.0.min(resident);
+        cfg
+    }
 }
 
 /// A device buffer plus its raw address, which is what the kernels take (all

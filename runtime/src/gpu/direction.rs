@@ -337,7 +337,10 @@ impl<'a> GpuDirection<'a> {
             gpu,
             k,
             g,
-            block,
+            // The relax and bottom-up kernels vote and sum across whole warps, so
+            // every block is a multiple of 32 threads (1024, the largest block,
+            // is one).
+            block: block.next_multiple_of(32),
             chunk,
             state,
             parents,
@@ -394,7 +397,9 @@ impl<'a> GpuDirection<'a> {
             .arg(&iter)
             .arg(&self.degree_offsets)
             .arg(&candidate);
-        let grid = Gpu::grid_for(work.clamp(1, capacity.max(1)), self.block);
+        let grid = self
+            .gpu
+            .resident_grid(work.clamp(1, capacity.max(1)), self.block);
         // SAFETY: `td_relax(n, m, offsets, targets, weights, state, parents, chunks,
         // capacity, chunk, next, ctl, iter, degree_offsets, candidate)` of
         // kernels_rs::direction_kernels!; weights: m of the program's weight type
@@ -572,8 +577,10 @@ impl GpuDirection<'_> {
             .arg(&cand)
             .arg(&ctl);
         // SAFETY: `bottom_up(n, m_in, in_offsets, in_sources, out_offsets, state,
-        // parents, frontier, next, candidate, ctl)` of kernels_rs::direction_kernels!.
-        unsafe { b.launch(Gpu::grid_for(n, self.block)) }.map_err(self.err("bottom_up"))?;
+        // parents, frontier, next, candidate, ctl)` of kernels_rs::direction_kernels!,
+        // launched with whole warps (see `new`).
+        unsafe { b.launch(self.gpu.resident_grid(n, self.block)) }
+            .map_err(self.err("bottom_up"))?;
         Ok(a)
     }
 }
