@@ -354,7 +354,7 @@ impl<P: Program> BottomUp<'_, P> {
     ///
     /// A 32-vertex tile is one word of the next-frontier bitmap, so the warp sets
     /// its found vertices with one `atom.or`, and the level counters get one add
-    /// per warp ([`Tally::flush`]); per-vertex atomics on one counter were what
+    /// per warp; per-vertex atomics on one counter were what
     /// bounded this kernel (8 ms at scale 24, most of the BFS).
     #[inline(always)]
     pub fn run<W: Warp>(&self, t: ThreadCtx, w: W) {

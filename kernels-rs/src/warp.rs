@@ -43,12 +43,12 @@ pub trait Warp: Copy {
     }
 }
 
-/// The warp kernels run with: [`PtxWarp`] on the GPU, [`SoloLane`] in the host
-/// emulator.
+/// The warp kernels run with: `PtxWarp` (32 lanes) on the GPU, [`SoloLane`] in
+/// the host emulator.
 #[cfg(target_arch = "nvptx64")]
 pub type KernelWarp = PtxWarp;
-/// The warp kernels run with: [`PtxWarp`] on the GPU, [`SoloLane`] in the host
-/// emulator.
+/// The warp kernels run with: `PtxWarp` (32 lanes) on the GPU, [`SoloLane`] in
+/// the host emulator.
 #[cfg(not(target_arch = "nvptx64"))]
 pub type KernelWarp = SoloLane;
 

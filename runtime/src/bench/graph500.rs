@@ -28,7 +28,7 @@ use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 use crate::generate::GenSpec;
-use crate::graph::{build, BuildOptions, EdgeList, Graph};
+use crate::graph::{build_consuming, BuildOptions, EdgeList, Graph};
 use crate::progress;
 use crate::validate::{BfsValidator, UNREACHED};
 
@@ -75,8 +75,10 @@ pub struct BfsRun {
 /// The graph of kernel 1 and the input edges the TEPS count needs.
 pub struct Graph500Graph {
     pub graph: Graph<u32>,
-    /// The generated tuples, kept for the per-root `nedge` count.
-    pub edges: EdgeList<u32>,
+    /// Generated tuples (`edgefactor · 2^scale`, self-loops and duplicates
+    /// included). The tuples themselves are not kept: the build consumes them
+    /// (memory) after [`Self::tuples_per_source`] has counted them.
+    pub input_edges: u64,
     /// Edge-list generation (not part of the benchmark time).
     pub generation_time: f64,
     /// Kernel 1: edge list to CSR.
@@ -111,17 +113,21 @@ pub fn construct(cfg: &Graph500Config) -> Result<Graph500Graph> {
     progress::status(&format!(
         "graph500: generated in {generation_time:.1} s; building the CSR..."
     ));
+    // Counted before the build consumes the tuples (untimed, as the spec's
+    // construction covers the CSR only).
+    let n = edges.num_vertices;
+    let tuples_per_source = tuples_per_source(&edges, n);
+    let input_edges = edges.edges.len() as u64;
     let t = Instant::now();
-    let mut graph = build(&edges, BuildOptions::undirected())?;
+    let mut graph = build_consuming(edges, BuildOptions::undirected())?;
     if cfg.hubs_first {
         graph = graph.hubs_first();
     }
     let construction_time = t.elapsed().as_secs_f64();
     let roots = pick_roots(&graph, cfg.roots, cfg.seed);
-    let tuples_per_source = tuples_per_source(&edges, graph.num_vertices());
     Ok(Graph500Graph {
         graph,
-        edges,
+        input_edges,
         generation_time,
         construction_time,
         roots,
@@ -335,7 +341,7 @@ where
         backend: backend.to_string(),
         vertices: g.graph.num_vertices() as u64,
         csr_entries: g.graph.num_edges(),
-        input_edges: g.edges.edges.len() as u64,
+        input_edges: g.input_edges,
         generation_time: g.generation_time,
         construction_time: g.construction_time,
         bfs_time: Stats::of(&col(|r| r.seconds), false),
@@ -444,11 +450,19 @@ mod tests {
             hubs_first: true,
         };
         let g = construct(&cfg).unwrap();
-        let per = tuples_per_source(&g.edges, g.graph.num_vertices());
+        let edges = GenSpec::Kron {
+            scale: cfg.scale,
+            edgefactor: cfg.edgefactor,
+            seed: cfg.seed,
+        }
+        .generate()
+        .unwrap();
+        assert_eq!(g.input_edges, edges.edges.len() as u64);
+        let per = tuples_per_source(&edges, g.graph.num_vertices());
+        assert_eq!(per, g.tuples_per_source);
         for root in pick_roots(&g.graph, 4, 5) {
             let t = crate::oracle::bfs(g.graph.csr(), root).unwrap();
-            let scan = g
-                .edges
+            let scan = edges
                 .edges
                 .iter()
                 .filter(|[u, _]| t.parents[*u as usize] != UNREACHED)

@@ -208,7 +208,7 @@ impl<W: Weight> Csr<W> {
     /// no result of any program, only which of several equal parents is found.
     ///
     /// ```
-    /// use vertex_runtime::graph::{build, BuildOptions, EdgeList};
+    /// use runtime::graph::{build, BuildOptions, EdgeList};
     ///
     /// // A star around 0 plus the edge 1–2: vertex 2's row becomes [0, 1].
     /// let e = EdgeList::<u32> {
@@ -218,7 +218,7 @@ impl<W: Weight> Csr<W> {
     /// };
     /// let g = build(&e, BuildOptions::undirected())?.into_csr().hubs_first();
     /// assert_eq!(g.neighbors(2), &[0, 1]);
-    /// # Ok::<(), vertex_runtime::Error>(())
+    /// # Ok::<(), runtime::Error>(())
     /// ```
     pub fn hubs_first(self) -> Csr<W> {
         let Csr {

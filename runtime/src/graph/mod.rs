@@ -8,7 +8,9 @@ mod stats;
 mod weight;
 
 pub use buf::Buf;
-pub use builder::{build, build_relabeled, relabel_by_degree, BuildOptions, Built};
+pub use builder::{
+    build, build_consuming, build_relabeled, relabel_by_degree, BuildOptions, Built,
+};
 pub use csr::{Csr, Graph};
 pub use edge_list::{EdgeList, MAX_VERTICES};
 pub use stats::GraphStats;
