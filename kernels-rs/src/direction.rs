@@ -420,3 +420,7 @@ impl<P: Program> BottomUp<'_, P> {
         tally.flush(w, self.ctl);
     }
 }
+
+#[cfg(test)]
+#[path = "direction_tests.rs"]
+mod tests;

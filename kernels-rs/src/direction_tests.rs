@@ -1,0 +1,248 @@
+//! The bottom-up and top-down kernels on the host with real 32-lane warps: each
+//! lane is an OS thread and the lanes of a warp meet at a barrier for every vote
+//! and shuffle ([`Lockstep`]), so the cooperative scan, the per-warp bitmap word
+//! and the per-warp counter sums run exactly as on the GPU — the emulator's
+//! one-lane warps ([`crate::warp::SoloLane`]) cannot exercise them.
+
+extern crate std;
+
+use std::sync::atomic::AtomicU64 as StdAtomicU64;
+use std::sync::Barrier;
+use std::vec;
+use std::vec::Vec;
+
+use super::*;
+use crate::bfs::{Bfs, UNREACHED};
+
+struct WarpShared {
+    barrier: Barrier,
+    slots: [StdAtomicU64; 32],
+}
+
+impl WarpShared {
+    fn new() -> Self {
+        WarpShared {
+            barrier: Barrier::new(32),
+            slots: core::array::from_fn(|_| StdAtomicU64::new(0)),
+        }
+    }
+}
+
+/// One lane of a warp of 32 threads that vote and shuffle through `shared`.
+#[derive(Clone, Copy)]
+struct Lockstep<'a> {
+    lane: u32,
+    shared: &'a WarpShared,
+}
+
+impl Lockstep<'_> {
+    /// Publishes this lane's value, then reads all 32 once every lane has.
+    fn exchange(&self, value: u64) -> [u64; 32] {
+        self.shared.slots[self.lane as usize].store(value, Relaxed);
+        self.shared.barrier.wait();
+        let all = core::array::from_fn(|l| self.shared.slots[l].load(Relaxed));
+        // Nobody overwrites a slot before every lane has read it.
+        self.shared.barrier.wait();
+        all
+    }
+}
+
+impl Warp for Lockstep<'_> {
+    const SIZE: u32 = 32;
+    fn lane(&self) -> u32 {
+        self.lane
+    }
+    fn ballot(&self, pred: bool) -> u32 {
+        let all = self.exchange(u64::from(pred));
+        (0..32).filter(|&l| all[l] != 0).fold(0, |m, l| m | 1 << l)
+    }
+    fn shfl(&self, value: u32, src: u32) -> u32 {
+        self.exchange(u64::from(value))[src as usize] as u32
+    }
+}
+
+/// Runs `body` on `warps` warps of 32 lanes (one warp per block).
+fn launch_warps(warps: u32, body: impl Fn(ThreadCtx, Lockstep) + Sync) {
+    const BLOCK: u32 = 32;
+    let shared: Vec<WarpShared> = (0..warps).map(|_| WarpShared::new()).collect();
+    std::thread::scope(|s| {
+        for (w, sh) in shared.iter().enumerate() {
+            for lane in 0..32u32 {
+                let body = &body;
+                s.spawn(move || {
+                    let global = w as u32 * 32 + lane;
+                    let t = ThreadCtx {
+                        thread_idx: global % BLOCK,
+                        block_idx: global / BLOCK,
+                        block_dim: BLOCK,
+                        grid_dim: warps * 32 / BLOCK,
+                    };
+                    body(t, Lockstep { lane, shared: sh });
+                });
+            }
+        }
+    });
+}
+
+/// A symmetric graph with hubs (rows far longer than a warp), a path (many
+/// levels), isolated vertices and a second component.
+fn graph(n: usize) -> (Vec<u64>, Vec<u32>) {
+    let mut rows = vec![Vec::new(); n];
+    let mut add = |u: usize, v: usize| {
+        if u != v && !rows[u].contains(&(v as u32)) {
+            rows[u].push(v as u32);
+            rows[v].push(u as u32);
+        }
+    };
+    let mut x = 12345u64;
+    let mut rnd = |m: usize| {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((x >> 33) as usize) % m
+    };
+    let main = n * 3 / 4;
+    for _ in 0..n * 2 {
+        let (u, v) = (rnd(main), rnd(main));
+        add(u.min(v) % 4, v); // hubs 0..4
+        add(u, v);
+    }
+    for v in main - 40..main - 1 {
+        add(v, v + 1); // a path
+    }
+    for v in main + 10..(main + 30).min(n - 1) {
+        add(v, v + 1); // another component; main..main + 10 stay isolated
+    }
+    // Rows in decreasing id order, so the frontier member is rarely the first.
+    let mut offsets = vec![0u64];
+    let mut targets = Vec::new();
+    for r in &mut rows {
+        r.sort_unstable_by(|a, b| b.cmp(a));
+        targets.extend_from_slice(r);
+        offsets.push(targets.len() as u64);
+    }
+    (offsets, targets)
+}
+
+fn oracle_levels(offsets: &[u64], targets: &[u32], source: usize) -> Vec<u32> {
+    let mut level = vec![UNREACHED; offsets.len() - 1];
+    level[source] = 0;
+    let mut frontier = vec![source];
+    let mut d = 0;
+    while !frontier.is_empty() {
+        d += 1;
+        let mut next = Vec::new();
+        for &u in &frontier {
+            for &v in &targets[offsets[u] as usize..offsets[u + 1] as usize] {
+                if level[v as usize] == UNREACHED {
+                    level[v as usize] = d;
+                    next.push(v as usize);
+                }
+            }
+        }
+        frontier = next;
+    }
+    level
+}
+
+fn bits(n: usize) -> Vec<AtomicU32> {
+    (0..n.div_ceil(32)).map(|_| AtomicU32::new(0)).collect()
+}
+
+/// BFS where level `l` runs bottom-up if `bottom_up(l)`, else top-down; checks
+/// levels, parents and both level counters against the oracle.
+fn check(n: usize, warps: u32, source: usize, bottom_up: impl Fn(u32) -> bool) {
+    let (offsets, targets) = graph(n);
+    let want = oracle_levels(&offsets, &targets, source);
+    let csr = CsrView {
+        offsets: &offsets,
+        targets: &targets,
+    };
+    let state: Vec<AtomicU32> = (0..n)
+        .map(|v| AtomicU32::new(Bfs::init(v as u32, source as u32)))
+        .collect();
+    let parents: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(UNREACHED)).collect();
+    let (mut cur, mut next) = (bits(n), bits(n));
+    cur[source / 32].store(1 << (source % 32), Relaxed);
+    let chunk = 4;
+    let chunks: Vec<AtomicU64> = (0..chunk_capacity(n as u64, targets.len() as u64, chunk))
+        .map(|_| AtomicU64::new(0))
+        .collect();
+    let mut level = 0u32;
+    loop {
+        let ctl: Vec<AtomicU64> = (0..CTL_WORDS).map(|_| AtomicU64::new(0)).collect();
+        next.iter().for_each(|w| w.store(0, Relaxed));
+        if bottom_up(level) {
+            let bu = BottomUp::<Bfs> {
+                incoming: csr,
+                out_offsets: &offsets,
+                state: &state,
+                parents: Some(&parents),
+                frontier: Bitmap { words: &cur },
+                next: Bitmap { words: &next },
+                candidate: level + 1,
+                ctl: &ctl,
+            };
+            launch_warps(warps, |t, w| bu.run(t, w));
+        } else {
+            launch_warps(warps, |t, _| {
+                td_chunks(t, &offsets, Bitmap { words: &cur }, chunk, &chunks, &ctl)
+            });
+            let list: Vec<u64> = chunks.iter().map(|c| c.load(Relaxed)).collect();
+            let td = TopDown::<Bfs> {
+                graph: csr,
+                weights: &vec![(); targets.len()],
+                state: &state,
+                parents: Some(&parents),
+                chunks: &list,
+                chunk,
+                next: Bitmap { words: &next },
+                ctl: &ctl,
+                iter: level,
+                degree_offsets: &offsets,
+                candidate: Some(level + 1),
+            };
+            launch_warps(warps, |t, w| td.relax(t, w));
+        }
+        let found: Vec<usize> = (0..n).filter(|&v| want[v] == level + 1).collect();
+        let edges: u64 = found.iter().map(|&v| offsets[v + 1] - offsets[v]).sum();
+        assert_eq!(
+            ctl[CTL_FRONTIER].load(Relaxed),
+            found.len() as u64,
+            "level {level}"
+        );
+        assert_eq!(ctl[CTL_EDGES].load(Relaxed), edges, "level {level}");
+        for v in 0..n {
+            let in_next = next[v / 32].load(Relaxed) & 1 << (v % 32) != 0;
+            assert_eq!(in_next, want[v] == level + 1, "vertex {v}, level {level}");
+        }
+        if found.is_empty() {
+            break;
+        }
+        core::mem::swap(&mut cur, &mut next);
+        level += 1;
+    }
+    for v in 0..n {
+        assert_eq!(state[v].load(Relaxed), want[v], "level of {v}");
+        let p = parents[v].load(Relaxed);
+        if v != source && want[v] != UNREACHED {
+            let row = &targets[offsets[v] as usize..offsets[v + 1] as usize];
+            assert!(row.contains(&p), "parent {p} of {v} is not a neighbour");
+            assert_eq!(want[p as usize] + 1, want[v], "parent {p} of {v}");
+        }
+    }
+}
+
+#[test]
+fn bottom_up_levels_with_32_lane_warps() {
+    // 2 warps over 400 vertices: every warp runs many tiles (grid-stride).
+    check(400, 2, 0, |_| true);
+    check(400, 3, 275, |_| true); // a source on the path, far from the hubs
+    check(400, 2, 315, |_| true); // in the second component
+}
+
+#[test]
+fn mixed_directions_with_32_lane_warps() {
+    check(400, 2, 5, |l| l == 1 || l == 2);
+    check(400, 3, 0, |l| l % 2 == 1);
+}
