@@ -99,17 +99,23 @@ pub fn build_consuming<W: Weight>(el: EdgeList<W>, opts: BuildOptions) -> Result
     if el.weights.is_some() || opts.relabel_by_degree {
         return build(&el, opts);
     }
+    Ok(Graph::new(
+        unweighted_csr(Input::Owned(el), opts)?,
+        opts.symmetrize,
+    ))
+}
+
+/// The CSR of an unweighted list: rows are bare targets, half the bytes to move
+/// and sort.
+fn unweighted_csr<W: Weight>(el: Input<'_, W>, opts: BuildOptions) -> Result<Csr<W>> {
     let (offsets, targets) = radix_rows(
-        Input::Owned(el),
+        el,
         opts,
         |_, t| t,
         |&t| t,
         |row: &mut [u32]| row.sort_unstable(),
     )?;
-    Ok(Graph::new(
-        Csr::from_parts_unchecked(offsets, targets, None),
-        opts.symmetrize,
-    ))
+    Ok(Csr::from_parts_unchecked(offsets, targets, None))
 }
 
 /// The edge list a build reads: borrowed, or owned and dropped once scattered.
@@ -412,17 +418,7 @@ where
 /// The CSR of `el` under `opts`; fails on ids out of range or misaligned weights.
 fn radix_build<W: Weight>(el: &EdgeList<W>, opts: BuildOptions) -> Result<Csr<W>> {
     match &el.weights {
-        // Unweighted rows are bare targets: half the bytes to move and sort.
-        None => {
-            let (offsets, targets) = radix_rows(
-                Input::Borrowed(el),
-                opts,
-                |_, t| t,
-                |&t| t,
-                |row: &mut [u32]| row.sort_unstable(),
-            )?;
-            Ok(Csr::from_parts_unchecked(offsets, targets, None))
-        }
+        None => unweighted_csr(Input::Borrowed(el), opts),
         Some(w) => {
             let (offsets, rows) = radix_rows(
                 Input::Borrowed(el),
