@@ -11,7 +11,8 @@
 #   dsl       DSL-generated BFS vs the hand-written balanced kernel (Kronecker 20)
 #   bench     direction vs balanced vs naive (Kronecker 16-21, ef 48) + chunk sweeps
 #   sssp      the SSSP program: edge chunks vs work list vs near-far (Δ sweep)
-#   graph500  Graph500 BFS, scale $G500_SCALES (default "22 24"), hand kernels direction +
+#   graph500  Graph500 BFS, scale $G500_SCALES (default "22 24"), trees validated on
+#             $G500_VALIDATOR (host or gpu, default host), hand kernels direction +
 #             balanced and the DSL program's direction kernels, every tree validated
 #   multi     BFS on 1 and 2 GPUs (nvidia-h200-x2): strong + weak scaling ($MULTI_SCALE, default 24)
 #   gunrock   builds the Gunrock kit, runs its BFS on kron$GUNROCK_SCALE (default 22),
@@ -77,6 +78,9 @@ for step in "${steps[@]}"; do
                         --sources 2 --out /tmp/san-sssp || bad=1
                     "$SAN" --tool "$tool" --error-exitcode 3 "$B/vertex-apsp-bench" check --max-n 200 \
                         || bad=1
+                    # The GPU tree validator (vertex_check_bfs_tree) on a small Graph500 run.
+                    "$SAN" --tool "$tool" --error-exitcode 3 "$B/vertex" bench graph500 --scale 10 \
+                        --roots 4 --backend gpu --validator gpu --out /tmp/san-g500 || bad=1
                     [ -z "${bad:-}" ]
                 done 2>&1 | tee "$OUTDIR/sanitize.log"
                 rc=${PIPESTATUS[0]}
@@ -102,10 +106,10 @@ for step in "${steps[@]}"; do
             rc=0
             for s in ${G500_SCALES:-22 24}; do
                 "$B/vertex" bench graph500 --scale "$s" --backend gpu --kernel direction,balanced \
-                    --out "$OUTDIR" 2>&1 | tee -a "$OUTDIR/graph500.log"
+                    --validator "${G500_VALIDATOR:-host}" --out "$OUTDIR" 2>&1 | tee -a "$OUTDIR/graph500.log"
                 rc=$(( rc | ${PIPESTATUS[0]} ))
                 "$B/vertex" bench graph500 --scale "$s" --backend gpu-dsl --kernel direction \
-                    --out "$OUTDIR" 2>&1 | tee -a "$OUTDIR/graph500.log"
+                    --validator "${G500_VALIDATOR:-host}" --out "$OUTDIR" 2>&1 | tee -a "$OUTDIR/graph500.log"
                 rc=$(( rc | ${PIPESTATUS[0]} ))
             done
             ;;

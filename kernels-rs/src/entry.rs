@@ -307,6 +307,76 @@ macro_rules! __level_kernel {
     };
 }
 
+/// Checks a BFS tree ([`crate::tree_check::TreeCheck`]).
+///
+/// # Safety
+/// See the module docs; `offsets`/`targets` a valid symmetric CSR (`n + 1`, `m`),
+/// `levels`/`parents` `n` each, `verdict` one word.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn check_tree(
+    t: ThreadCtx,
+    n: u64,
+    m: u64,
+    offsets: *const u64,
+    targets: *const u32,
+    root: u32,
+    levels: *const u32,
+    parents: *const u32,
+    verdict: *mut u64,
+) {
+    let n_ = n as usize;
+    // SAFETY: caller's contract.
+    let c = unsafe {
+        crate::tree_check::TreeCheck {
+            graph: CsrView {
+                offsets: slice(offsets, n_ + 1),
+                targets: slice(targets, m as usize),
+            },
+            root,
+            levels: slice(levels, n_),
+            parents: slice(parents, n_),
+            verdict: &u64::atomics_from_raw(verdict, 1)[0],
+        }
+    };
+    c.run(t, crate::warp::kernel_warp(t))
+}
+
+/// Defines the BFS-tree check kernel under `$name` (parameters `n, m, offsets,
+/// targets, root, levels, parents, verdict`).
+#[macro_export]
+macro_rules! tree_check_kernel {
+    ($name:ident) => {
+        #[cfg(target_arch = "nvptx64")]
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn $name(
+            n: u64,
+            m: u64,
+            offsets: *const u64,
+            targets: *const u32,
+            root: u32,
+            levels: *const u32,
+            parents: *const u32,
+            verdict: *mut u64,
+        ) {
+            // SAFETY: the host launches with buffers matching the documented contract.
+            unsafe {
+                $crate::entry::check_tree(
+                    $crate::ThreadCtx::current(),
+                    n,
+                    m,
+                    offsets,
+                    targets,
+                    root,
+                    levels,
+                    parents,
+                    verdict,
+                )
+            }
+        }
+    };
+}
+
 /// Defines the program-independent `SV` construction kernel under `$name`
 /// (parameters `n, offsets, max_edge_count, sv, nchunks`).
 #[macro_export]

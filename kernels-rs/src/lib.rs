@@ -37,9 +37,12 @@ pub mod combine;
 pub mod direction;
 pub mod entry;
 pub mod frontier;
+#[cfg(test)]
+mod lockstep;
 pub mod program;
 pub mod skeleton;
 pub mod thread;
+pub mod tree_check;
 pub mod warp;
 pub mod word;
 

@@ -169,3 +169,47 @@ fn emulated_gpu_backends_validate() {
     .unwrap();
     assert!(r.valid, "DSL program: {:?}", r.failures);
 }
+
+/// The GPU tree validator (its kernel body, emulated) in the harness: valid trees
+/// pass, each corruption is one recorded failure, as with the host validator.
+#[test]
+fn gpu_tree_validator_in_the_harness() {
+    use runtime::gpu::tree_check::check_bfs_tree_emulated;
+    let cfg = config(10, 4);
+    let g = graph500::construct(&cfg).unwrap();
+    let mut calls = 0;
+    let r = graph500::run_validated(
+        &cfg,
+        &g,
+        "cpu",
+        |root| {
+            calls += 1;
+            let mut run = cpu_bfs(&g, root)?;
+            let v = (0..run.parents.len())
+                .find(|&v| v as u32 != root && run.parents[v] != UNREACHED)
+                .unwrap();
+            match calls {
+                1 => run.parents[v] = v as u32,
+                2 => run.parents[v] = u32::MAX - 1,
+                3 => {
+                    run.parents.pop();
+                }
+                _ => {}
+            }
+            Ok(run)
+        },
+        "gpu-emulated",
+        |root, run| {
+            check_bfs_tree_emulated(
+                g.graph.csr(),
+                root,
+                run.levels.as_deref().unwrap(),
+                &run.parents,
+            )
+        },
+    )
+    .unwrap();
+    assert_eq!(r.validator, "gpu-emulated");
+    assert_eq!(r.failures.len(), 3, "{:?}", r.failures);
+    assert!(r.roots[3].validation_error.is_none());
+}

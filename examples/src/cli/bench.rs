@@ -13,7 +13,7 @@ use clap::{Args, Subcommand, ValueEnum};
 use runtime::bench::graph500::{self, BfsRun, Graph500Config, Graph500Graph, Graph500Report};
 use runtime::cpu::{self, CpuOptions};
 use runtime::gpu::bench::HostInfo;
-use runtime::gpu::{BfsKernel, Device, DeviceInfo, GpuBfsOptions, ProgramOptions};
+use runtime::gpu::{BfsKernel, Device, DeviceGraph, DeviceInfo, GpuBfsOptions, ProgramOptions};
 use runtime::plot::{panels_svg, Panel};
 use serde::Serialize;
 use vertex_examples::programs::bfs;
@@ -80,9 +80,21 @@ pub struct Graph500Args {
     /// the builder's order.
     #[arg(long, value_enum, default_value_t = NeighborOrder::Degree)]
     pub neighbor_order: NeighborOrder,
+    /// Where every BFS tree is validated (same Graph500 rules): `host` (16 cores
+    /// take ~3 s per tree at scale 27) or `gpu` (the tree the host received,
+    /// uploaded back and checked by a separate kernel; GPU backends, one GPU).
+    #[arg(long, value_enum, default_value_t = Validator::Host)]
+    pub validator: Validator,
     /// Where to write the JSON and SVG.
     #[arg(long, default_value = "docs/results")]
     pub out: PathBuf,
+}
+
+/// `--validator`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Validator {
+    Host,
+    Gpu,
 }
 
 /// `--neighbor-order`.
@@ -121,6 +133,9 @@ fn graph500_cmd(a: Graph500Args) -> anyhow::Result<()> {
         seed: a.seed,
         hubs_first: a.neighbor_order == NeighborOrder::Degree,
     };
+    if a.validator == Validator::Gpu && (a.backend == Backend::Cpu || a.gpus > 1) {
+        bail!("--validator gpu needs --backend gpu or gpu-dsl on one GPU");
+    }
     std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
     // Open the device before generating so a missing GPU fails fast.
     let dev = match a.backend {
@@ -154,7 +169,7 @@ fn graph500_cmd(a: Graph500Args) -> anyhow::Result<()> {
                 (run_multi(a.gpus, &cfg, &g, mec)?, GPU_MULTI_TIMING)
             }
             (Some(dev), Backend::Gpu, Some(k), Some(mec)) => {
-                (run_gpu(dev, &cfg, &g, k, mec)?, GPU_TIMING)
+                (run_gpu(dev, &cfg, &g, k, mec, a.validator)?, GPU_TIMING)
             }
             (Some(dev), Backend::GpuDsl, Some(k), Some(mec)) => {
                 let timing = if k == BfsKernel::Direction {
@@ -162,7 +177,7 @@ fn graph500_cmd(a: Graph500Args) -> anyhow::Result<()> {
                 } else {
                     GPU_DSL_TIMING
                 };
-                (run_gpu_dsl(dev, &cfg, &g, k, mec)?, timing)
+                (run_gpu_dsl(dev, &cfg, &g, k, mec, a.validator)?, timing)
             }
             _ => (run_cpu(&cfg, &g, a.threads)?, CPU_TIMING),
         };
@@ -263,12 +278,37 @@ fn run_cpu(
     })
 }
 
+/// [`graph500::run`] with the trees validated where `validator` says.
+fn run_checked<F>(
+    cfg: &Graph500Config,
+    g: &Graph500Graph,
+    backend: &str,
+    validator: Validator,
+    dev: &Device,
+    dg: &DeviceGraph,
+    bfs: F,
+) -> runtime::Result<Graph500Report>
+where
+    F: FnMut(u32) -> runtime::Result<BfsRun>,
+{
+    match validator {
+        Validator::Host => graph500::run(cfg, g, backend, bfs),
+        Validator::Gpu => graph500::run_validated(cfg, g, backend, bfs, "gpu", |root, r| {
+            let levels = r.levels.as_deref().ok_or_else(|| {
+                runtime::Error::InvalidArgument("GPU validation needs the BFS levels".into())
+            })?;
+            dev.check_bfs_tree(dg, root, levels, &r.parents)
+        }),
+    }
+}
+
 fn run_gpu(
     dev: &Device,
     cfg: &Graph500Config,
     g: &Graph500Graph,
     kernel: BfsKernel,
     max_edge_count: u64,
+    validator: Validator,
 ) -> anyhow::Result<Graph500Report> {
     dev.check_traversal_fits(&g.graph, 4, true, max_edge_count)?;
     runtime::progress::status("graph500: uploading the graph to the GPU, warm-up run...");
@@ -282,7 +322,7 @@ fn run_gpu(
     if let Some(&r) = g.roots.first() {
         dev.bfs(&dg, r, &opts)?;
     }
-    Ok(graph500::run(cfg, g, "gpu", |root| {
+    Ok(run_checked(cfg, g, "gpu", validator, dev, &dg, |root| {
         let r = dev.bfs(&dg, root, &opts)?;
         let parents = r.parents.ok_or_else(|| runtime::Error::Cuda {
             call: "bfs".into(),
@@ -303,6 +343,7 @@ fn run_gpu_dsl(
     g: &Graph500Graph,
     kernel: BfsKernel,
     max_edge_count: u64,
+    validator: Validator,
 ) -> anyhow::Result<Graph500Report> {
     let k = dev.load_program::<bfs::Program>()?;
     dev.check_traversal_fits(&g.graph, 4, true, max_edge_count)?;
@@ -319,21 +360,29 @@ fn run_gpu_dsl(
     if let Some(&r) = g.roots.first() {
         dev.run_program::<bfs::Program>(&k, &dg, r, &opts)?;
     }
-    Ok(graph500::run(cfg, g, "gpu-dsl", |root| {
-        let r = dev.run_program::<bfs::Program>(&k, &dg, root, &opts)?;
-        let t = Instant::now();
-        let parents = match r.parents {
-            Some(p) => p,
-            None => cpu::tree::parents::<bfs::Program>(&g.graph, root, &r.states),
-        };
-        let host = t.elapsed().as_secs_f64();
-        Ok(BfsRun {
-            parents,
-            levels: Some(r.states),
-            seconds: r.wall_ms / 1e3 + host,
-            device_seconds: Some(r.time_ms / 1e3),
-        })
-    })?)
+    Ok(run_checked(
+        cfg,
+        g,
+        "gpu-dsl",
+        validator,
+        dev,
+        &dg,
+        |root| {
+            let r = dev.run_program::<bfs::Program>(&k, &dg, root, &opts)?;
+            let t = Instant::now();
+            let parents = match r.parents {
+                Some(p) => p,
+                None => cpu::tree::parents::<bfs::Program>(&g.graph, root, &r.states),
+            };
+            let host = t.elapsed().as_secs_f64();
+            Ok(BfsRun {
+                parents,
+                levels: Some(r.states),
+                seconds: r.wall_ms / 1e3 + host,
+                device_seconds: Some(r.time_ms / 1e3),
+            })
+        },
+    )?)
 }
 
 fn run_multi(

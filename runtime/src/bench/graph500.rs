@@ -230,6 +230,8 @@ pub struct Graph500Report {
     pub nedge: Stats,
     pub teps: Stats,
     pub validation_time: f64,
+    /// Where the trees were validated: `host` or `gpu`.
+    pub validator: String,
     /// Wall time of the backend calls in total: the timed BFS plus what the
     /// backend does around it (buffers, downloading the tree). With validation,
     /// this is what bounds a large run, so it is kept to see where time goes.
@@ -279,10 +281,31 @@ pub fn run<F>(
     cfg: &Graph500Config,
     g: &Graph500Graph,
     backend: &str,
-    mut bfs: F,
+    bfs: F,
 ) -> Result<Graph500Report>
 where
     F: FnMut(u32) -> Result<BfsRun>,
+{
+    let mut validator = BfsValidator::for_graph(&g.graph);
+    run_validated(cfg, g, backend, bfs, "host", |root, r| {
+        Ok(validator.validate(root, &r.parents, r.levels.as_deref()))
+    })
+}
+
+/// [`run`] with another validator: `validate(root, run)` checks one tree by the
+/// same rules (e.g. `Device::check_bfs_tree` on the GPU) and returns its verdict;
+/// an `Err` of its own ends the run. `validator` names it in the report.
+pub fn run_validated<F, V>(
+    cfg: &Graph500Config,
+    g: &Graph500Graph,
+    backend: &str,
+    mut bfs: F,
+    validator: &str,
+    mut validate: V,
+) -> Result<Graph500Report>
+where
+    F: FnMut(u32) -> Result<BfsRun>,
+    V: FnMut(u32, &BfsRun) -> Result<std::result::Result<(), String>>,
 {
     let roots = &g.roots;
     if roots.is_empty() {
@@ -291,7 +314,6 @@ where
         ));
     }
     let per_source = &g.tuples_per_source;
-    let mut validator = BfsValidator::for_graph(&g.graph);
     let mut results = Vec::with_capacity(roots.len());
     let mut failures = Vec::new();
     let mut validation_time = 0.0;
@@ -314,7 +336,7 @@ where
         let r = bfs(root)?;
         call_time += t.elapsed().as_secs_f64();
         let t = Instant::now();
-        let check = validator.validate(root, &r.parents, r.levels.as_deref());
+        let check = validate(root, &r)?;
         validation_time += t.elapsed().as_secs_f64();
         let (nedge, reached) = count_nedge(per_source, &r.parents);
         if let Err(msg) = &check {
@@ -360,6 +382,7 @@ where
         teps: Stats::of(&col(|r| r.teps), true),
         roots: results,
         validation_time,
+        validator: validator.to_string(),
         call_time,
         roots_time,
         valid: failures.is_empty(),

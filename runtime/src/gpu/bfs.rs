@@ -230,16 +230,17 @@ impl DeviceGraph {
 /// A GPU with the vertex kernels loaded; reusable across graphs and runs.
 pub struct Device {
     pub(super) gpu: Gpu,
-    k: Kernels,
+    pub(super) k: Kernels,
 }
 
-struct Kernels {
+pub(super) struct Kernels {
     init: CudaFunction,
     td_chunks: CudaFunction,
     td_select: CudaFunction,
     td_relax: CudaFunction,
     bottom_up: CudaFunction,
     build_sv: CudaFunction,
+    pub(super) check_tree: CudaFunction,
     naive: CudaFunction,
     balanced: CudaFunction,
     min_naive: CudaFunction,
@@ -258,6 +259,7 @@ impl Device {
             td_relax: gpu.function("bfs_td_relax")?,
             bottom_up: gpu.function("bfs_bottom_up")?,
             build_sv: gpu.function("vertex_build_sv")?,
+            check_tree: gpu.function("vertex_check_bfs_tree")?,
             naive: gpu.function("bfs_naive_level")?,
             balanced: gpu.function("bfs_balanced_level")?,
             min_naive: gpu.function("bfs_min_naive_level")?,

@@ -36,6 +36,7 @@ pub mod multi;
 mod plot;
 pub mod program;
 pub mod ptx;
+pub mod tree_check;
 
 pub use bfs::{bfs, BfsCombine, BfsKernel, Device, DeviceGraph, GpuBfsOptions, GpuBfsResult};
 pub use cuda::DeviceInfo;

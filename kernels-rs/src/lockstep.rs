@@ -1,0 +1,84 @@
+//! Test support: warps of 32 OS threads that vote and shuffle in lockstep (a
+//! barrier per exchange), so warp-cooperative kernel bodies run on the host
+//! exactly as on the GPU — the emulator's one-lane warps cannot exercise them. A
+//! body that breaks the warp-uniformity rule of [`crate::warp`] deadlocks here.
+
+extern crate std;
+
+use core::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::AtomicU64 as StdAtomicU64;
+use std::sync::Barrier;
+use std::vec::Vec;
+
+use crate::thread::ThreadCtx;
+use crate::warp::Warp;
+
+struct WarpShared {
+    barrier: Barrier,
+    slots: [StdAtomicU64; 32],
+}
+
+impl WarpShared {
+    fn new() -> Self {
+        WarpShared {
+            barrier: Barrier::new(32),
+            slots: core::array::from_fn(|_| StdAtomicU64::new(0)),
+        }
+    }
+}
+
+/// One lane of a warp of 32 threads that vote and shuffle through `shared`.
+#[derive(Clone, Copy)]
+pub(crate) struct Lockstep<'a> {
+    lane: u32,
+    shared: &'a WarpShared,
+}
+
+impl Lockstep<'_> {
+    /// Publishes this lane's value, then reads all 32 once every lane has.
+    fn exchange(&self, value: u64) -> [u64; 32] {
+        self.shared.slots[self.lane as usize].store(value, Relaxed);
+        self.shared.barrier.wait();
+        let all = core::array::from_fn(|l| self.shared.slots[l].load(Relaxed));
+        // Nobody overwrites a slot before every lane has read it.
+        self.shared.barrier.wait();
+        all
+    }
+}
+
+impl Warp for Lockstep<'_> {
+    const SIZE: u32 = 32;
+    fn lane(&self) -> u32 {
+        self.lane
+    }
+    fn ballot(&self, pred: bool) -> u32 {
+        let all = self.exchange(u64::from(pred));
+        (0..32).filter(|&l| all[l] != 0).fold(0, |m, l| m | 1 << l)
+    }
+    fn shfl(&self, value: u32, src: u32) -> u32 {
+        self.exchange(u64::from(value))[src as usize] as u32
+    }
+}
+
+/// Runs `body` on `warps` warps of 32 lanes (one warp per block).
+pub(crate) fn launch_warps(warps: u32, body: impl Fn(ThreadCtx, Lockstep) + Sync) {
+    const BLOCK: u32 = 32;
+    let shared: Vec<WarpShared> = (0..warps).map(|_| WarpShared::new()).collect();
+    std::thread::scope(|s| {
+        for (w, sh) in shared.iter().enumerate() {
+            for lane in 0..32u32 {
+                let body = &body;
+                s.spawn(move || {
+                    let global = w as u32 * 32 + lane;
+                    let t = ThreadCtx {
+                        thread_idx: global % BLOCK,
+                        block_idx: global / BLOCK,
+                        block_dim: BLOCK,
+                        grid_dim: warps * 32 / BLOCK,
+                    };
+                    body(t, Lockstep { lane, shared: sh });
+                });
+            }
+        }
+    });
+}
