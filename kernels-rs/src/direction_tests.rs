@@ -11,7 +11,7 @@ use std::vec::Vec;
 
 use super::*;
 use crate::bfs::{Bfs, UNREACHED};
-use crate::lockstep::launch_warps;
+use crate::lockstep::{csr_descending, launch_warps};
 
 /// A symmetric graph with hubs (rows far longer than a warp), a path (many
 /// levels), isolated vertices and a second component.
@@ -42,15 +42,7 @@ fn graph(n: usize) -> (Vec<u64>, Vec<u32>) {
     for v in main + 10..(main + 30).min(n - 1) {
         add(v, v + 1); // another component; main..main + 10 stay isolated
     }
-    // Rows in decreasing id order, so the frontier member is rarely the first.
-    let mut offsets = vec![0u64];
-    let mut targets = Vec::new();
-    for r in &mut rows {
-        r.sort_unstable_by(|a, b| b.cmp(a));
-        targets.extend_from_slice(r);
-        offsets.push(targets.len() as u64);
-    }
-    (offsets, targets)
+    csr_descending(&mut rows)
 }
 
 fn oracle_levels(offsets: &[u64], targets: &[u32], source: usize) -> Vec<u32> {

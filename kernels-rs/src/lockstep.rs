@@ -82,3 +82,17 @@ pub(crate) fn launch_warps(warps: u32, body: impl Fn(ThreadCtx, Lockstep) + Sync
         }
     });
 }
+
+/// A CSR from adjacency rows, each in decreasing id order: low ids (the hubs of
+/// the test graphs) come last, so scans rarely stop at the first entry and the
+/// warp-cooperative part runs.
+pub(crate) fn csr_descending(rows: &mut [Vec<u32>]) -> (Vec<u64>, Vec<u32>) {
+    let mut offsets = std::vec![0u64];
+    let mut targets = Vec::new();
+    for r in rows {
+        r.sort_unstable_by(|a, b| b.cmp(a));
+        targets.extend_from_slice(r);
+        offsets.push(targets.len() as u64);
+    }
+    (offsets, targets)
+}

@@ -165,7 +165,7 @@ mod tests {
     use std::vec::Vec;
 
     use super::*;
-    use crate::lockstep::launch_warps;
+    use crate::lockstep::{csr_descending, launch_warps};
 
     /// A star (hub 0 with a row far longer than a warp) plus a path 1-2-3 hanging
     /// off leaf 1, and isolated vertices; rows with the hub last.
@@ -180,13 +180,7 @@ mod tests {
             rows[a as usize].push(b);
             rows[b as usize].push(a);
         }
-        let mut offsets = vec![0u64];
-        let mut targets = Vec::new();
-        for r in &mut rows {
-            r.sort_unstable_by(|a, b| b.cmp(a));
-            targets.extend_from_slice(r);
-            offsets.push(targets.len() as u64);
-        }
+        let (offsets, targets) = csr_descending(&mut rows);
         (offsets, targets, n)
     }
 
