@@ -198,7 +198,25 @@ impl Gpu {
 
     /// Copies `data` into the start of `buf` (stream-ordered).
     pub fn write<T: DeviceRepr>(&self, buf: &mut DevBuf<T>, data: &[T], what: &str) -> Result<()> {
-        let mut view = buf.slice.slice_mut(0..data.len());
+        self.write_at(buf, 0, data, what)
+    }
+
+    /// Copies `data` into `buf` from element `at` on (stream-ordered).
+    pub fn write_at<T: DeviceRepr>(
+        &self,
+        buf: &mut DevBuf<T>,
+        at: usize,
+        data: &[T],
+        what: &str,
+    ) -> Result<()> {
+        if at + data.len() > buf.len {
+            return Err(Error::InvalidArgument(format!(
+                "{what}: writing {} elements at {at} into a buffer of {}",
+                data.len(),
+                buf.len
+            )));
+        }
+        let mut view = buf.slice.slice_mut(at..at + data.len());
         self.stream
             .memcpy_htod(data, &mut view)
             .map_err(cuda_err(&format!("cuMemcpyHtoD({what})")))
