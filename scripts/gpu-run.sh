@@ -12,8 +12,10 @@
 #   bench     direction vs balanced vs naive (Kronecker 16-21, ef 48) + chunk sweeps
 #   sssp      the SSSP program: edge chunks vs work list vs near-far (Δ sweep)
 #   graph500  Graph500 BFS, scale $G500_SCALES (default "22 24"), trees validated on
-#             $G500_VALIDATOR (host or gpu, default host), hand kernels direction +
-#             balanced and the DSL program's direction kernels, every tree validated
+#             $G500_VALIDATOR (host or gpu, default host), hand kernels $G500_KERNELS
+#             (default direction,balanced) and, unless G500_DSL=0, the DSL program's
+#             direction kernels; every tree validated. Scale 28 in one call:
+#             G500_SCALES=28 G500_VALIDATOR=gpu G500_KERNELS=direction G500_DSL=0
 #   multi     BFS on 1 and 2 GPUs (nvidia-h200-x2): strong + weak scaling ($MULTI_SCALE, default 24)
 #   gunrock   builds the Gunrock kit, runs its BFS on kron$GUNROCK_SCALE (default 22),
 #             validates a few of its runs, then ours on the same file and sources
@@ -105,9 +107,10 @@ for step in "${steps[@]}"; do
         graph500)
             rc=0
             for s in ${G500_SCALES:-22 24}; do
-                "$B/vertex" bench graph500 --scale "$s" --backend gpu --kernel direction,balanced \
+                "$B/vertex" bench graph500 --scale "$s" --backend gpu --kernel "${G500_KERNELS:-direction,balanced}" \
                     --validator "${G500_VALIDATOR:-host}" --out "$OUTDIR" 2>&1 | tee -a "$OUTDIR/graph500.log"
                 rc=$(( rc | ${PIPESTATUS[0]} ))
+                [ "${G500_DSL:-1}" = 0 ] && continue
                 "$B/vertex" bench graph500 --scale "$s" --backend gpu-dsl --kernel direction \
                     --validator "${G500_VALIDATOR:-host}" --out "$OUTDIR" 2>&1 | tee -a "$OUTDIR/graph500.log"
                 rc=$(( rc | ${PIPESTATUS[0]} ))
