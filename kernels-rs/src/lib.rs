@@ -18,6 +18,13 @@
 //! chunk of `max_edge_count` edges) and the parallel start-vertex array `SV`
 //! construction (Alg. 4). Frontier-empty detection uses a device flag per level
 //! (see [`skeleton::LevelFlags`]) instead of a vertex scan.
+//!
+//! Beyond the seed: direction-optimizing traversal ([`direction`]: top-down work
+//! lists of frontier edge chunks, bottom-up levels over a bitmap frontier) and the
+//! Graph500 tree check ([`tree_check`]). Both share long adjacency rows across a
+//! warp through [`warp::Warp`] (vote and shuffle); in the host emulator a warp is
+//! one lane ([`warp::SoloLane`]), and the crate's tests also run them with real
+//! 32-lane warps of OS threads in lockstep.
 #![no_std]
 #![cfg_attr(
     target_arch = "nvptx64",
