@@ -343,30 +343,10 @@ fn symmetric_pass<W: Weight, L: Levels + ?Sized>(
             if v <= u {
                 continue;
             }
+            // Both directions of the pair, each by the directed rule.
             let lv = level.at(v as usize);
-            match (lu == UNREACHED, lv == UNREACHED) {
-                (true, true) => {}
-                (false, true) => {
-                    return Some(format!(
-                        "edge {u}->{v}: {u} is reached (level {lu}) but {v} is not"
-                    ))
-                }
-                (true, false) => {
-                    return Some(format!(
-                        "edge {v}->{u}: {v} is reached (level {lv}) but {u} is not"
-                    ))
-                }
-                (false, false) if lv > lu + 1 => {
-                    return Some(format!(
-                        "edge {u}->{v}: level {lv} is more than one past level {lu}"
-                    ))
-                }
-                (false, false) if lu > lv + 1 => {
-                    return Some(format!(
-                        "edge {v}->{u}: level {lu} is more than one past level {lv}"
-                    ))
-                }
-                (false, false) => {}
+            if let Some(e) = edge_violation(u, lu, v, lv).or_else(|| edge_violation(v, lv, u, lu)) {
+                return Some(e);
             }
         }
         if !parent_found {
@@ -387,21 +367,28 @@ fn directed_edges<W: Weight, L: Levels + ?Sized>(
         if lu == UNREACHED {
             return None;
         }
-        g.neighbors(u).iter().find_map(|&v| {
-            let lv = level.at(v as usize);
-            if lv == UNREACHED {
-                Some(format!(
-                    "edge {u}->{v}: {u} is reached (level {lu}) but {v} is not"
-                ))
-            } else if lv > lu + 1 {
-                Some(format!(
-                    "edge {u}->{v}: level {lv} is more than one past level {lu}"
-                ))
-            } else {
-                None
-            }
-        })
+        g.neighbors(u)
+            .iter()
+            .find_map(|&v| edge_violation(u, lu, v, level.at(v as usize)))
     })
+}
+
+/// Rules 3–4 for the edge `u→v` with levels `lu`, `lv`: a reached source needs a
+/// reached target at most one level further down.
+fn edge_violation(u: u32, lu: u32, v: u32, lv: u32) -> Option<String> {
+    if lu == UNREACHED {
+        None
+    } else if lv == UNREACHED {
+        Some(format!(
+            "edge {u}->{v}: {u} is reached (level {lu}) but {v} is not"
+        ))
+    } else if lv > lu + 1 {
+        Some(format!(
+            "edge {u}->{v}: level {lv} is more than one past level {lu}"
+        ))
+    } else {
+        None
+    }
 }
 
 /// Rules 2 and 5 on a directed graph: each tree edge is a graph edge one level
