@@ -216,7 +216,7 @@ fn zeroed_vec<T: Zeroable>(len: usize) -> Result<Vec<T>> {
 }
 
 /// Splits `data` into consecutive pieces of lengths `bounds[i+1] - bounds[i]`.
-fn split_at_bounds<'a, T>(mut data: &'a mut [T], bounds: &[usize]) -> Vec<&'a mut [T]> {
+pub(super) fn split_at_bounds<'a, T>(mut data: &'a mut [T], bounds: &[usize]) -> Vec<&'a mut [T]> {
     let mut out = Vec::with_capacity(bounds.len().saturating_sub(1));
     for w in bounds.windows(2) {
         let (head, tail) = data.split_at_mut(w[1] - w[0]);

@@ -8,6 +8,7 @@ use std::sync::OnceLock;
 use rayon::prelude::*;
 
 use super::buf::Buf;
+use super::builder::split_at_bounds;
 use super::weight::Weight;
 use crate::error::{Error, Result};
 
@@ -244,25 +245,17 @@ impl<W: Weight> Csr<W> {
         if cuts[cuts.len() - 1] != n {
             cuts.push(n);
         }
-        let mut t_blocks = Vec::with_capacity(cuts.len());
-        let mut w_blocks = Vec::with_capacity(cuts.len());
-        let (mut t_rest, mut w_rest) = (&mut targets[..], weights.as_deref_mut());
-        for c in cuts.windows(2) {
-            let len = (offsets[c[1]] - offsets[c[0]]) as usize;
-            let (t, tr) = std::mem::take(&mut t_rest).split_at_mut(len);
-            t_rest = tr;
-            let w = w_rest.take().map(|w| {
-                let (w, wr) = w.split_at_mut(len);
-                w_rest = Some(wr);
-                w
-            });
-            t_blocks.push((c[0], c[1], t));
-            w_blocks.push(w);
-        }
-        t_blocks
-            .into_par_iter()
+        let bounds: Vec<usize> = cuts.iter().map(|&v| offsets[v] as usize).collect();
+        let t_blocks = split_at_bounds(&mut targets, &bounds);
+        let w_blocks: Vec<Option<&mut [W]>> = match weights.as_deref_mut() {
+            Some(w) => split_at_bounds(w, &bounds).into_iter().map(Some).collect(),
+            None => t_blocks.iter().map(|_| None).collect(),
+        };
+        cuts.par_windows(2)
+            .zip(t_blocks)
             .zip(w_blocks)
-            .for_each(|((v0, v1, t), w)| {
+            .for_each(|((c, t), w)| {
+                let (v0, v1) = (c[0], c[1]);
                 let base = offsets[v0];
                 let mut pairs = Vec::new();
                 let mut w = w;
