@@ -254,11 +254,10 @@ impl<W: Weight> Csr<W> {
         cuts.par_windows(2)
             .zip(t_blocks)
             .zip(w_blocks)
-            .for_each(|((c, t), w)| {
+            .for_each(|((c, t), mut w)| {
                 let (v0, v1) = (c[0], c[1]);
                 let base = offsets[v0];
                 let mut pairs = Vec::new();
-                let mut w = w;
                 for v in v0..v1 {
                     let r = (offsets[v] - base) as usize..(offsets[v + 1] - base) as usize;
                     match w.as_deref_mut() {
