@@ -473,9 +473,12 @@ impl GpuDirection<'_> {
                     .stream
                     .memset_zeros(&mut self.bits[0].slice)
                     .map_err(cuda_err("cuMemsetD8(frontier bitmap)"))?;
-                let word = initial_bits(32, Some(s % 32));
-                self.gpu
-                    .write_at(&mut self.bits[0], s as usize / 32, &word, "frontier bitmap")?;
+                self.gpu.write_at(
+                    &mut self.bits[0],
+                    s as usize / 32,
+                    &[1u32 << (s % 32)],
+                    "frontier bitmap",
+                )?;
             }
             None => {
                 let bits = initial_bits(n, None);

@@ -41,15 +41,23 @@ fn verdict_message(
     Err(format!("vertex {v} (level {l}, parent {p}): {what}"))
 }
 
-/// A tree of the wrong size fails validation (as on the host), not the run.
-fn wrong_lengths(n: u64, levels: &[u32], parents: &[u32]) -> Option<String> {
-    (levels.len() as u64 != n || parents.len() as u64 != n).then(|| {
-        format!(
+/// Checks before any launch: a tree of the wrong size fails validation (as on
+/// the host) rather than the run (`Ok(Some(message))`); a root that is not a
+/// vertex is the caller's error.
+fn precheck(n: u64, root: u32, levels: &[u32], parents: &[u32]) -> Result<Option<String>> {
+    if levels.len() as u64 != n || parents.len() as u64 != n {
+        return Ok(Some(format!(
             "{} levels and {} parents for a graph of {n} vertices",
             levels.len(),
             parents.len()
-        )
-    })
+        )));
+    }
+    if u64::from(root) >= n {
+        return Err(Error::InvalidArgument(format!(
+            "root {root} is not a vertex"
+        )));
+    }
+    Ok(None)
 }
 
 impl Device {
@@ -69,13 +77,8 @@ impl Device {
                 "GPU tree validation needs a graph uploaded as symmetric".into(),
             ));
         }
-        if let Some(msg) = wrong_lengths(g.n, levels, parents) {
+        if let Some(msg) = precheck(g.n, root, levels, parents)? {
             return Ok(Err(msg));
-        }
-        if u64::from(root) >= g.n {
-            return Err(Error::InvalidArgument(format!(
-                "root {root} is not a vertex"
-            )));
         }
         let gpu = &self.gpu;
         gpu.check_fits("BFS tree check (levels, parents)", 8 * g.n + 8)?;
@@ -111,13 +114,8 @@ pub fn check_bfs_tree_emulated(
     parents: &[u32],
 ) -> Result<std::result::Result<(), String>> {
     let n = g.num_vertices() as u64;
-    if let Some(msg) = wrong_lengths(n, levels, parents) {
+    if let Some(msg) = precheck(n, root, levels, parents)? {
         return Ok(Err(msg));
-    }
-    if u64::from(root) >= n {
-        return Err(Error::InvalidArgument(format!(
-            "root {root} is not a vertex"
-        )));
     }
     let verdict = std::sync::atomic::AtomicU64::new(u64::MAX);
     let (offsets, targets) = (
