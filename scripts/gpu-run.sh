@@ -14,7 +14,9 @@
 #   graph500  Graph500 BFS, scale $G500_SCALES (default "22 24"), trees validated on
 #             $G500_VALIDATOR (host or gpu, default host), hand kernels $G500_KERNELS
 #             (default direction,balanced) and, unless G500_DSL=0, the DSL program's
-#             direction kernels; every tree validated. Scale 28 in one call:
+#             direction kernels; every tree validated; $G500_SYNC levels per host
+#             wait (comma list, default 8; "1,8" compares host- and device-planned
+#             levels side by side). Scale 28 in one call:
 #             G500_SCALES=28 G500_VALIDATOR=gpu G500_KERNELS=direction G500_DSL=0
 #   multi     BFS on 1 and 2 GPUs (nvidia-h200-x2): strong + weak scaling ($MULTI_SCALE, default 24)
 #   gunrock   builds the Gunrock kit, runs its BFS on kron$GUNROCK_SCALE (default 22),
@@ -108,6 +110,7 @@ for step in "${steps[@]}"; do
             rc=0
             for s in ${G500_SCALES:-22 24}; do
                 "$B/vertex" bench graph500 --scale "$s" --backend gpu --kernel "${G500_KERNELS:-direction,balanced}" \
+                    --levels-per-sync "${G500_SYNC:-8}" \
                     --validator "${G500_VALIDATOR:-host}" --out "$OUTDIR" 2>&1 | tee -a "$OUTDIR/graph500.log"
                 rc=$(( rc | ${PIPESTATUS[0]} ))
                 [ "${G500_DSL:-1}" = 0 ] && continue

@@ -42,8 +42,130 @@ pub const CTL_SELECTED: usize = 3;
 /// Bucketed traversal: `2³² − p` for the lowest priority `p` left pending (0 =
 /// none), so that a zeroed counter block starts right and `fetch_max` finds it.
 pub const CTL_MIN_PENDING: usize = 4;
+/// Device-planned levels ([`plan_level`]): what this level runs, one of the
+/// `PLAN_*` values. 0 (a zeroed block: the host chose the direction) runs every
+/// kernel it is launched with.
+pub const CTL_PLAN: usize = 5;
+/// Device-planned levels: edges not yet explored top-down before this level ran
+/// (Beamer's `m_u`), carried from level to level on the device.
+pub const CTL_UNEXPLORED: usize = 6;
+/// Device-planned levels: the frontier this level expanded (vertices, out-edges),
+/// kept for the host's per-level log.
+pub const CTL_IN_VERTICES: usize = 7;
+pub const CTL_IN_EDGES: usize = 8;
 /// Words of the counter block.
-pub const CTL_WORDS: usize = 6;
+pub const CTL_WORDS: usize = 9;
+
+/// [`CTL_PLAN`]: the host launched the level and chose its direction.
+pub const PLAN_HOST: u64 = 0;
+/// [`CTL_PLAN`]: top-down (the bottom-up kernel returns at once).
+pub const PLAN_TOP_DOWN: u64 = 1;
+/// [`CTL_PLAN`]: bottom-up (the top-down kernels return at once).
+pub const PLAN_BOTTOM_UP: u64 = 2;
+/// [`CTL_PLAN`]: the traversal ended before this level; every kernel returns.
+pub const PLAN_DONE: u64 = 3;
+
+/// What the host knows of a level it plans on the device ([`plan_level`]).
+pub const LEVEL_TOP_DOWN_ONLY: u32 = 0;
+/// The frontier is uniform (one candidate): bottom-up is allowed.
+pub const LEVEL_MAY_PULL: u32 = 1;
+/// The frontier offers nothing (`relax` of the uniform state is `None`): over.
+pub const LEVEL_OVER: u32 = 2;
+
+/// Bottom-up when frontier edges > unexplored edges / α (gapbs' default).
+pub const ALPHA: u64 = 15;
+/// Back to top-down when the frontier shrinks to ≤ n / β (gapbs' default).
+pub const BETA: u64 = 18;
+
+/// Beamer's direction heuristic, shared by the host loop and [`plan_level`] so the
+/// two cannot drift apart: while top-down, go bottom-up once the frontier's
+/// out-edges exceed the unexplored edges / [`ALPHA`]; while bottom-up, stay until
+/// the frontier shrinks (fewer vertices than the level before) to ≤ n / [`BETA`].
+#[inline(always)]
+pub fn choose_bottom_up(
+    was_bottom_up: bool,
+    vertices: u64,
+    edges: u64,
+    previous: u64,
+    unexplored: u64,
+    n: u64,
+) -> bool {
+    if was_bottom_up {
+        !(vertices < previous && vertices <= n / BETA)
+    } else {
+        edges > unexplored / ALPHA
+    }
+}
+
+/// Whether a level whose block says `plan` runs the top-down kernels.
+#[inline(always)]
+fn runs_top_down(ctl: &[AtomicU64]) -> bool {
+    matches!(ctl[CTL_PLAN].load(Relaxed), PLAN_HOST | PLAN_TOP_DOWN)
+}
+
+/// Whether a level whose block says `plan` runs the bottom-up kernel.
+#[inline(always)]
+fn runs_bottom_up(ctl: &[AtomicU64]) -> bool {
+    matches!(ctl[CTL_PLAN].load(Relaxed), PLAN_HOST | PLAN_BOTTOM_UP)
+}
+
+/// Plans a level on the device (one thread), so that the host can launch several
+/// levels back to back and read their counters once (one host round trip per
+/// `levels_per_sync` levels instead of one per level). `prev` is the block of
+/// the level before (`None` at level 0, whose frontier is `first` = (vertices,
+/// out-edges) and whose unexplored edges are `m`); `cur` is this level's block,
+/// cleared here and given its [`CTL_PLAN`]. The level's kernels then run or
+/// return at once by that plan; a finished traversal plans [`PLAN_DONE`] for
+/// every later level.
+#[inline(always)]
+pub fn plan_level(
+    prev: Option<&[AtomicU64]>,
+    cur: &[AtomicU64],
+    n: u64,
+    m: u64,
+    first: (u64, u64),
+    level: u32,
+) {
+    let (vertices, edges, previous, unexplored, was_bottom_up, done) = match prev {
+        None => (first.0, first.1, 0, m, false, false),
+        Some(p) => {
+            let plan = p[CTL_PLAN].load(Relaxed);
+            (
+                p[CTL_FRONTIER].load(Relaxed),
+                p[CTL_EDGES].load(Relaxed),
+                p[CTL_IN_VERTICES].load(Relaxed),
+                p[CTL_UNEXPLORED].load(Relaxed),
+                plan == PLAN_BOTTOM_UP,
+                plan == PLAN_DONE,
+            )
+        }
+    };
+    for c in cur {
+        c.store(0, Relaxed);
+    }
+    if done || vertices == 0 || level == LEVEL_OVER {
+        cur[CTL_PLAN].store(PLAN_DONE, Relaxed);
+        return;
+    }
+    let bottom_up = level == LEVEL_MAY_PULL
+        && choose_bottom_up(was_bottom_up, vertices, edges, previous, unexplored, n);
+    let unexplored = if bottom_up {
+        unexplored
+    } else {
+        unexplored.saturating_sub(edges)
+    };
+    cur[CTL_PLAN].store(
+        if bottom_up {
+            PLAN_BOTTOM_UP
+        } else {
+            PLAN_TOP_DOWN
+        },
+        Relaxed,
+    );
+    cur[CTL_UNEXPLORED].store(unexplored, Relaxed);
+    cur[CTL_IN_VERTICES].store(vertices, Relaxed);
+    cur[CTL_IN_EDGES].store(edges, Relaxed);
+}
 
 /// In-edges a bottom-up lane tests alone before its warp helps (see
 /// [`BottomUp::run`]).
@@ -160,7 +282,7 @@ pub fn td_chunks(
     ctl: &[AtomicU64],
 ) {
     let nwords = frontier.words.len() as u64;
-    if chunk == 0 {
+    if chunk == 0 || !runs_top_down(ctl) {
         return;
     }
     let mut w0 = t.global() * WORDS_PER_THREAD;
@@ -358,6 +480,10 @@ impl<P: Program> BottomUp<'_, P> {
     /// bounded this kernel (8 ms at scale 24, most of the BFS).
     #[inline(always)]
     pub fn run<W: Warp>(&self, t: ThreadCtx, w: W) {
+        // Every thread reads the same word: whole warps return together.
+        if !runs_bottom_up(self.ctl) {
+            return;
+        }
         let n = self.state.len() as u64;
         let offsets = self.incoming.offsets;
         let sources = self.incoming.targets;

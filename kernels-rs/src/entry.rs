@@ -406,6 +406,78 @@ macro_rules! sv_kernel {
     };
 }
 
+/// Plans one device-driven direction level ([`direction::plan_level`]); thread 0
+/// of the launch does it, any others return.
+///
+/// # Safety
+/// `prev` is null (level 0) or `direction::CTL_WORDS` counters of the previous
+/// level; `cur` `direction::CTL_WORDS` counters of this one, not `prev`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn plan_level(
+    t: ThreadCtx,
+    prev: *mut u64,
+    cur: *mut u64,
+    n: u64,
+    m: u64,
+    first_vertices: u64,
+    first_edges: u64,
+    level: u32,
+) {
+    if t.global() != 0 {
+        return;
+    }
+    // SAFETY: caller's contract.
+    unsafe {
+        let prev = if prev.is_null() {
+            None
+        } else {
+            Some(u64::atomics_from_raw(prev, direction::CTL_WORDS))
+        };
+        direction::plan_level(
+            prev,
+            u64::atomics_from_raw(cur, direction::CTL_WORDS),
+            n,
+            m,
+            (first_vertices, first_edges),
+            level,
+        )
+    }
+}
+
+/// Defines the program-independent direction planning kernel under `$name`
+/// (parameters `prev, cur, n, m, first_vertices, first_edges, level`; one thread).
+#[macro_export]
+macro_rules! plan_kernel {
+    ($name:ident) => {
+        #[cfg(target_arch = "nvptx64")]
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn $name(
+            prev: *mut u64,
+            cur: *mut u64,
+            n: u64,
+            m: u64,
+            first_vertices: u64,
+            first_edges: u64,
+            level: u32,
+        ) {
+            // SAFETY: the host launches with buffers matching the documented contract.
+            unsafe {
+                $crate::entry::plan_level(
+                    $crate::ThreadCtx::current(),
+                    prev,
+                    cur,
+                    n,
+                    m,
+                    first_vertices,
+                    first_edges,
+                    level,
+                )
+            }
+        }
+    };
+}
+
 /// Words of a one-bit-per-vertex bitmap over `n` vertices.
 #[inline(always)]
 pub fn bitmap_words(n: u64) -> u64 {

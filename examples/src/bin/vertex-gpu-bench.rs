@@ -401,13 +401,17 @@ fn variants(full: bool) -> Vec<GpuBfsOptions> {
             if combine == BfsCombine::Store && lps == 1 {
                 for &mec in mecs.iter().chain(&[64]) {
                     for pull in [Pull::Auto, Pull::Never] {
-                        v.push(GpuBfsOptions {
-                            kernel: BfsKernel::Direction,
-                            max_edge_count: mec,
-                            parents: true,
-                            pull,
-                            ..Default::default()
-                        });
+                        // Host-chosen directions (1) and device-planned batches.
+                        for levels_per_sync in [1, 2, runtime::gpu::DEFAULT_LEVELS_PER_SYNC] {
+                            v.push(GpuBfsOptions {
+                                kernel: BfsKernel::Direction,
+                                max_edge_count: mec,
+                                parents: true,
+                                pull,
+                                levels_per_sync,
+                                ..Default::default()
+                            });
+                        }
                     }
                 }
             }

@@ -72,6 +72,12 @@ pub struct Graph500Args {
     /// Edges per work item (direction: default 32; balanced: 64).
     #[arg(long)]
     pub max_edge_count: Option<u64>,
+    /// GPU levels launched between two host waits (comma list; each value runs
+    /// every kernel on the same graph and roots). 1: the host reads each level's
+    /// counters and picks the next direction itself; more: the direction kernel
+    /// plans its levels on the device (`kernels_rs::direction::plan_level`).
+    #[arg(long, value_delimiter = ',', default_values_t = [runtime::gpu::DEFAULT_LEVELS_PER_SYNC])]
+    pub levels_per_sync: Vec<u32>,
     /// GPUs (> 1: the BFS program's direction kernels on a 1-D partition, NCCL).
     #[arg(long, default_value_t = 1)]
     pub gpus: usize,
@@ -116,6 +122,8 @@ struct Output<'a> {
     /// GPU level kernel and its edges per work item (GPU backends).
     kernel: Option<String>,
     max_edge_count: Option<u64>,
+    /// GPU levels per host wait (single-GPU backends).
+    levels_per_sync: Option<u32>,
     report: &'a Graph500Report,
 }
 
@@ -156,34 +164,53 @@ fn graph500_cmd(a: Graph500Args) -> anyhow::Result<()> {
         g.generation_time,
         g.construction_time
     );
-    let kernels: Vec<Option<BfsKernel>> = match dev {
-        Some(_) => a.kernel.iter().copied().map(Some).collect(),
-        None => vec![None],
+    if a.levels_per_sync.is_empty() || a.levels_per_sync.iter().any(|&l| !(1..=64).contains(&l)) {
+        bail!("--levels-per-sync takes values in 1..=64");
+    }
+    // Every kernel at every levels-per-sync value (one GPU); the CPU and the
+    // multi-GPU loop have no such choice.
+    let runs: Vec<(Option<BfsKernel>, Option<u32>)> = match dev {
+        Some(_) if a.gpus > 1 => a.kernel.iter().map(|&k| (Some(k), None)).collect(),
+        Some(_) => a
+            .levels_per_sync
+            .iter()
+            .flat_map(|&l| a.kernel.iter().map(move |&k| (Some(k), Some(l))))
+            .collect(),
+        None => vec![(None, None)],
     };
     let mut first_hmean = None;
     let mut invalid = Vec::new();
-    for kernel in kernels {
+    for (kernel, lps) in runs {
         let mec = kernel.map(|k| a.max_edge_count.unwrap_or(default_mec(k)));
+        let sync = lps.unwrap_or(runtime::gpu::DEFAULT_LEVELS_PER_SYNC);
         let (report, timing) = match (&dev, a.backend, kernel, mec) {
             (Some(_), _, Some(_), Some(mec)) if a.gpus > 1 => {
                 (run_multi(a.gpus, &cfg, &g, mec)?, GPU_MULTI_TIMING)
             }
-            (Some(dev), Backend::Gpu, Some(k), Some(mec)) => {
-                (run_gpu(dev, &cfg, &g, k, mec, a.validator)?, GPU_TIMING)
-            }
+            (Some(dev), Backend::Gpu, Some(k), Some(mec)) => (
+                run_gpu(dev, &cfg, &g, k, mec, sync, a.validator)?,
+                GPU_TIMING,
+            ),
             (Some(dev), Backend::GpuDsl, Some(k), Some(mec)) => {
                 let timing = if k == BfsKernel::Direction {
                     GPU_DSL_DIRECTION_TIMING
                 } else {
                     GPU_DSL_TIMING
                 };
-                (run_gpu_dsl(dev, &cfg, &g, k, mec, a.validator)?, timing)
+                (
+                    run_gpu_dsl(dev, &cfg, &g, k, mec, sync, a.validator)?,
+                    timing,
+                )
             }
             _ => (run_cpu(&cfg, &g, a.threads)?, CPU_TIMING),
         };
         let kname = kernel.map(kernel_name);
         if let Some(k) = &kname {
-            eprintln!("kernel: {k} (max_edge_count {})", mec.unwrap_or(0));
+            eprintln!(
+                "kernel: {k} (max_edge_count {}, levels per sync {})",
+                mec.unwrap_or(0),
+                lps.map_or("-".into(), |l| l.to_string())
+            );
         }
         print!("{}", report.output_block());
         match (first_hmean, report.teps.harmonic_mean) {
@@ -201,11 +228,17 @@ fn graph500_cmd(a: Graph500Args) -> anyhow::Result<()> {
             timing,
             kernel: kname.clone(),
             max_edge_count: mec,
+            levels_per_sync: lps,
             report: &report,
+        };
+        // The default levels per sync keeps the plain name.
+        let sync_tag = match lps {
+            Some(l) if l != runtime::gpu::DEFAULT_LEVELS_PER_SYNC => format!("-sync{l}"),
+            _ => String::new(),
         };
         let stem = match &kname {
             Some(k) if a.gpus > 1 => format!("graph500-gpu-x{}-{k}-s{}", a.gpus, a.scale),
-            Some(k) => format!("graph500-{}-{k}-s{}", a.backend.name(), a.scale),
+            Some(k) => format!("graph500-{}-{k}{sync_tag}-s{}", a.backend.name(), a.scale),
             None => format!("graph500-{}-s{}", a.backend.name(), a.scale),
         };
         let json = a.out.join(format!("{stem}.json"));
@@ -219,7 +252,7 @@ fn graph500_cmd(a: Graph500Args) -> anyhow::Result<()> {
                 eprintln!("  root {root}: {msg}");
             }
             invalid.push(format!(
-                "{}: {} of {} BFS trees failed Graph500 validation",
+                "{}{sync_tag}: {} of {} BFS trees failed Graph500 validation",
                 kname.unwrap_or_else(|| "cpu".into()),
                 report.failures.len(),
                 report.roots.len()
@@ -308,6 +341,7 @@ fn run_gpu(
     g: &Graph500Graph,
     kernel: BfsKernel,
     max_edge_count: u64,
+    levels_per_sync: u32,
     validator: Validator,
 ) -> anyhow::Result<Graph500Report> {
     dev.check_traversal_fits(&g.graph, 4, true, max_edge_count)?;
@@ -317,6 +351,7 @@ fn run_gpu(
         parents: true,
         kernel,
         max_edge_count,
+        levels_per_sync,
         ..GpuBfsOptions::default()
     };
     if let Some(&r) = g.roots.first() {
@@ -343,6 +378,7 @@ fn run_gpu_dsl(
     g: &Graph500Graph,
     kernel: BfsKernel,
     max_edge_count: u64,
+    levels_per_sync: u32,
     validator: Validator,
 ) -> anyhow::Result<Graph500Report> {
     let k = dev.load_program::<bfs::Program>()?;
@@ -354,6 +390,7 @@ fn run_gpu_dsl(
     let opts = ProgramOptions {
         kernel,
         max_edge_count,
+        levels_per_sync,
         parents: kernel == BfsKernel::Direction,
         ..ProgramOptions::default()
     };

@@ -73,6 +73,14 @@ pub struct GpuBfsOptions {
 /// kernels and the CLI.
 pub const DEFAULT_MAX_EDGE_COUNT: u64 = 64;
 
+/// Levels launched between two host waits. The balanced/naive kernels read a
+/// ring of level flags once per batch; the direction kernel plans each level's
+/// direction on the device (`kernels_rs::direction::plan_level`), so the host
+/// neither reads counters nor decides between levels. Levels launched past the
+/// end return at once (a few microseconds each). 1 restores one host round trip
+/// per level (the host then chooses the direction).
+pub const DEFAULT_LEVELS_PER_SYNC: u32 = 8;
+
 impl Default for GpuBfsOptions {
     fn default() -> Self {
         GpuBfsOptions {
@@ -80,7 +88,7 @@ impl Default for GpuBfsOptions {
             max_edge_count: DEFAULT_MAX_EDGE_COUNT,
             combine: BfsCombine::Store,
             parents: false,
-            levels_per_sync: 1,
+            levels_per_sync: DEFAULT_LEVELS_PER_SYNC,
             block_size: 256,
             pull: Pull::Auto,
         }
@@ -241,6 +249,7 @@ pub(super) struct Kernels {
     bottom_up: CudaFunction,
     build_sv: CudaFunction,
     pub(super) check_tree: CudaFunction,
+    pub(super) plan: CudaFunction,
     naive: CudaFunction,
     balanced: CudaFunction,
     min_naive: CudaFunction,
@@ -260,6 +269,7 @@ impl Device {
             bottom_up: gpu.function("bfs_bottom_up")?,
             build_sv: gpu.function("vertex_build_sv")?,
             check_tree: gpu.function("vertex_check_bfs_tree")?,
+            plan: gpu.function("vertex_plan_level")?,
             naive: gpu.function("bfs_naive_level")?,
             balanced: gpu.function("bfs_balanced_level")?,
             min_naive: gpu.function("bfs_min_naive_level")?,
@@ -527,6 +537,7 @@ impl Device {
             td_select: &self.k.td_select,
             td_relax: &self.k.td_relax,
             bottom_up: &self.k.bottom_up,
+            plan: &self.k.plan,
             name: "bfs",
         };
         let pptr = parents.as_ref().map_or(0, |p| p.ptr);
@@ -535,13 +546,14 @@ impl Device {
         self.gpu.sync("BFS buffer allocation")?;
         let wall = Instant::now();
         let pull = opts.pull == Pull::Auto && g.incoming().is_some();
-        let log = direction::drive(
+        let (log, syncs) = direction::drive_levels(
             &mut exec,
             g.n,
             g.m,
             Some(source),
             pull.then_some(0u32),
             |l| Some(l + 1),
+            opts.levels_per_sync,
         )?;
         let wall_ms = wall.elapsed().as_secs_f64() * 1e3;
         let (Some(start), Some(end)) = (exec.start.as_ref(), exec.end.as_ref()) else {
@@ -551,9 +563,11 @@ impl Device {
             });
         };
         let time_ms = Gpu::elapsed_ms(start, end)?;
+        let launched_levels = exec.levels.len() as u32;
         let per_level_ms = exec
             .levels
             .iter()
+            .take(log.len())
             .map(|(a, b)| Gpu::elapsed_ms(a, b))
             .collect::<Result<Vec<f64>>>()?;
         let mut levels = vec![0u32; n];
@@ -580,8 +594,8 @@ impl Device {
             sv_build_ms: 0.0,
             check_end_ms: (time_ms - per_level_ms.iter().sum::<f64>()).max(0.0),
             per_level_ms,
-            launched_levels: rounds,
-            syncs: rounds,
+            launched_levels,
+            syncs,
             directions: log,
         })
     }

@@ -5,8 +5,14 @@
 //! The switch follows gapbs (Beamer's heuristic): go bottom-up when the frontier's
 //! out-edges exceed the still unexplored edges / [`ALPHA`]; go back to top-down once
 //! the frontier shrinks and is at most `n / `[`BETA`]. Both counts come from the
-//! level counters the kernels fill, read back after each level (one 32-byte copy —
-//! the only host round trip of a level).
+//! level counters the kernels fill. [`drive`] reads them back after each level
+//! (one small copy and a wait: a host round trip per level). [`drive_planned`]
+//! instead launches `levels_per_sync` levels back to back and lets a one-thread
+//! kernel ([`kernels_rs::direction::plan_level`]) make the same choice on the
+//! device before each level; the level's kernels then run or return at once by
+//! that plan, and the host reads all the levels' counters with one copy. The
+//! choice itself is one function ([`kernels_rs::direction::choose_bottom_up`]) in
+//! both loops.
 //!
 //! Bottom-up needs a *uniform* frontier (every frontier vertex offers the same
 //! candidate): unweighted programs with a `min`/`max` combine run from one source.
@@ -18,7 +24,9 @@ use std::time::Instant;
 
 use cudarc::driver::{CudaEvent, CudaFunction, PushKernelArg};
 use kernels_rs::direction::{
-    chunk_capacity, CTL_CHUNKS, CTL_EDGES, CTL_FRONTIER, CTL_MIN_PENDING, CTL_SELECTED, CTL_WORDS,
+    choose_bottom_up, chunk_capacity, CTL_CHUNKS, CTL_EDGES, CTL_FRONTIER, CTL_IN_EDGES,
+    CTL_IN_VERTICES, CTL_MIN_PENDING, CTL_PLAN, CTL_SELECTED, CTL_WORDS, LEVEL_MAY_PULL,
+    LEVEL_OVER, LEVEL_TOP_DOWN_ONLY, PLAN_BOTTOM_UP, PLAN_DONE,
 };
 use kernels_rs::entry;
 
@@ -27,10 +35,7 @@ use super::cuda::{cuda_err, DevBuf, Gpu};
 use super::emulate::{emulated_grid, launch, SharedPtr};
 use crate::error::{Error, Result};
 
-/// Bottom-up when frontier edges > unexplored edges / α (gapbs' default).
-pub const ALPHA: u64 = 15;
-/// Back to top-down when the frontier shrinks to ≤ n / β (gapbs' default).
-pub const BETA: u64 = 18;
+pub use kernels_rs::direction::{ALPHA, BETA};
 /// Edges per top-down work item when none is asked for.
 pub const DEFAULT_CHUNK: u64 = 32;
 
@@ -201,13 +206,15 @@ pub(crate) fn drive<S: Copy>(
             },
             None => None,
         };
-        bottom_up = match candidate {
-            None => false,
-            Some(_) if bottom_up => {
-                !(frontier.vertices < previous && frontier.vertices <= n / BETA)
-            }
-            Some(_) => frontier.edges > unexplored / ALPHA,
-        };
+        bottom_up = candidate.is_some()
+            && choose_bottom_up(
+                bottom_up,
+                frontier.vertices,
+                frontier.edges,
+                previous,
+                unexplored,
+                n,
+            );
         let next = match (bottom_up, candidate) {
             (true, Some(c)) => exec.bottom_up(iter, c)?,
             _ => {
@@ -227,6 +234,118 @@ pub(crate) fn drive<S: Copy>(
         iter += 1;
     }
     Ok(log)
+}
+
+/// What device-planned levels ([`drive_planned`]) need from an executor.
+pub(crate) trait PlannedExec<S>: DirectionExec<S> {
+    /// Starts a batch of `candidates.len()` levels (at least 2): room for their
+    /// counter blocks, and their uniform candidates (`None`: the level has none).
+    fn begin_batch(&mut self, candidates: &[Option<S>]) -> Result<()>;
+    /// Enqueues level `iter`, slot `slot` of the batch: [`plan_level`]
+    /// (`kernels_rs::direction::plan_level`) on the previous level's block (or
+    /// on `first` at level 0), then both directions' kernels, which follow the
+    /// plan. `level` is one of `LEVEL_*`.
+    fn enqueue_level(
+        &mut self,
+        iter: u32,
+        slot: u32,
+        level: u32,
+        first: FrontierSize,
+    ) -> Result<()>;
+    /// Waits for the batch; the counter blocks of its levels, in slot order.
+    fn finish_batch(&mut self) -> Result<Vec<[u64; CTL_WORDS]>>;
+}
+
+/// The level loop with the direction planned on the device (see the module
+/// docs): the same levels, directions and results as [`drive`], with one host
+/// wait per `per_sync` levels. Levels launched after the traversal ended are
+/// planned as done and return at once. Returns the log and the number of waits.
+pub(crate) fn drive_planned<S: Copy>(
+    exec: &mut impl PlannedExec<S>,
+    n: u64,
+    source: Option<u32>,
+    mut uniform: Option<S>,
+    relax: impl Fn(S) -> Option<S>,
+    per_sync: u32,
+) -> Result<(Vec<LevelLog>, u32)> {
+    let per_sync = per_sync.max(2);
+    let first = exec.init(source)?;
+    let mut log = Vec::new();
+    let mut iter = 0u32;
+    let mut syncs = 0u32;
+    let mut over = false;
+    loop {
+        if u64::from(iter) > n + 1 {
+            return Err(Error::InvalidGraph(format!(
+                "traversal did not end after {iter} levels on a graph of {n} vertices"
+            )));
+        }
+        // What the host knows of the batch's levels: their uniform candidates
+        // (the chain of `relax` from the source's state) and whether it ended.
+        let mut levels = Vec::with_capacity(per_sync as usize);
+        let mut candidates = Vec::with_capacity(per_sync as usize);
+        for _ in 0..per_sync {
+            let (level, c) = match uniform {
+                _ if over => (LEVEL_OVER, None),
+                None => (LEVEL_TOP_DOWN_ONLY, None),
+                Some(s) => match relax(s) {
+                    Some(c) => {
+                        uniform = Some(c);
+                        (LEVEL_MAY_PULL, Some(c))
+                    }
+                    None => {
+                        over = true;
+                        (LEVEL_OVER, None)
+                    }
+                },
+            };
+            levels.push(level);
+            candidates.push(c);
+        }
+        exec.begin_batch(&candidates)?;
+        for (slot, &level) in levels.iter().enumerate() {
+            exec.enqueue_level(iter + slot as u32, slot as u32, level, first)?;
+        }
+        let blocks = exec.finish_batch()?;
+        syncs += 1;
+        iter += per_sync;
+        let mut done = false;
+        for b in &blocks {
+            if b[CTL_PLAN] == PLAN_DONE {
+                done = true;
+                break;
+            }
+            log.push(LevelLog {
+                bottom_up: b[CTL_PLAN] == PLAN_BOTTOM_UP,
+                frontier: b[CTL_IN_VERTICES],
+                frontier_edges: b[CTL_IN_EDGES],
+                bucket_limit: None,
+            });
+        }
+        if done || blocks.last().is_none_or(|b| b[CTL_FRONTIER] == 0) {
+            return Ok((log, syncs));
+        }
+    }
+}
+
+/// [`drive`] when `levels_per_sync` is 1, else [`drive_planned`]: the log and
+/// the number of host waits.
+pub(crate) fn drive_levels<S: Copy>(
+    exec: &mut impl PlannedExec<S>,
+    n: u64,
+    m: u64,
+    source: Option<u32>,
+    uniform: Option<S>,
+    relax: impl Fn(S) -> Option<S>,
+    levels_per_sync: u32,
+) -> Result<(Vec<LevelLog>, u32)> {
+    if levels_per_sync > 1 {
+        drive_planned(exec, n, source, uniform, relax, levels_per_sync)
+    } else {
+        let log = drive(exec, n, m, source, uniform, relax)?;
+        let syncs = log.len() as u32;
+        Ok((log, syncs))
+    }
 }
 
 /// Bitmap with the initial frontier: `source`'s bit, or every vertex.
@@ -272,6 +391,9 @@ pub(crate) struct DirectionKernels<'a> {
     pub td_select: &'a CudaFunction,
     pub td_relax: &'a CudaFunction,
     pub bottom_up: &'a CudaFunction,
+    /// `plan_level(prev, cur, n, m, first_vertices, first_edges, level)`, the
+    /// program-independent kernel of device-planned levels.
+    pub plan: &'a CudaFunction,
     /// Kernel name prefix, for error messages.
     pub name: &'a str,
 }
@@ -291,6 +413,10 @@ pub(crate) struct GpuDirection<'a> {
     capacity: u64,
     ctl: DevBuf<u64>,
     candidate: DevBuf<u8>,
+    state_size: usize,
+    /// Device-planned levels: one counter block and one candidate per level of a
+    /// batch (allocated by the first batch).
+    batch: Option<Batch>,
     /// Device pointer of the whole graph's offsets when `g` is a partition (0 =
     /// `g`'s own), for the next-frontier degree tally.
     pub degree_offsets: u64,
@@ -352,6 +478,8 @@ impl<'a> GpuDirection<'a> {
             capacity,
             ctl: gpu.alloc::<u64>(CTL_WORDS, "level counters")?,
             candidate: gpu.alloc::<u8>(state_size, "frontier candidate")?,
+            state_size,
+            batch: None,
             degree_offsets: 0,
             start: None,
             levels: Vec::new(),
@@ -375,12 +503,12 @@ impl<'a> GpuDirection<'a> {
 
     /// Launches `td_relax` over the work list into bitmap `next`, with a grid for
     /// at most `work` chunks.
-    fn relax(&self, iter: u32, next: u64, work: u64, candidate: u64) -> Result<()> {
+    /// `ctl`: the level's counter block.
+    fn relax(&self, iter: u32, next: u64, work: u64, candidate: u64, ctl: u64) -> Result<()> {
         let (n, m, offsets, targets) = (self.g.n, self.g.m, self.g.offsets.ptr, self.g.targets.ptr);
         let weights = self.g.weights.as_ref().map_or(0, |w| w.ptr);
         let (state, parents) = (self.state, self.parents);
-        let (chunks, capacity, chunk, ctl) =
-            (self.chunks.ptr, self.capacity, self.chunk, self.ctl.ptr);
+        let (chunks, capacity, chunk) = (self.chunks.ptr, self.capacity, self.chunk);
         let mut b = self.gpu.stream.launch_builder(self.k.td_relax);
         b.arg(&n)
             .arg(&m)
@@ -513,9 +641,17 @@ impl GpuDirection<'_> {
         };
         self.clear_next()?;
         let a = self.gpu.record()?;
+        self.td_chunks(self.ctl.ptr)?;
+        // At most this many chunks (Σ⌈deg/chunk⌉ over the frontier).
+        let work = frontier.vertices + frontier.edges / self.chunk;
+        self.relax(iter, self.bits[1].ptr, work, cand, self.ctl.ptr)?;
+        Ok(a)
+    }
+
+    /// Launches `td_chunks` over the current frontier with counter block `ctl`.
+    fn td_chunks(&self, ctl: u64) -> Result<()> {
         let (n, offsets, cur) = (self.g.n, self.g.offsets.ptr, self.bits[0].ptr);
-        let (chunk, chunks, capacity, ctl) =
-            (self.chunk, self.chunks.ptr, self.capacity, self.ctl.ptr);
+        let (chunk, chunks, capacity) = (self.chunk, self.chunks.ptr, self.capacity);
         let mut b = self.gpu.stream.launch_builder(self.k.td_chunks);
         b.arg(&n)
             .arg(&offsets)
@@ -528,10 +664,7 @@ impl GpuDirection<'_> {
         // kernels_rs::direction_kernels!; buffers of the documented lengths.
         unsafe { b.launch(Gpu::grid_for(self.word_threads(), self.block)) }
             .map_err(self.err("td_chunks"))?;
-        // At most this many chunks (Σ⌈deg/chunk⌉ over the frontier).
-        let work = frontier.vertices + frontier.edges / chunk;
-        self.relax(iter, self.bits[1].ptr, work, cand)?;
-        Ok(a)
+        Ok(())
     }
 
     pub(crate) fn launch_near_far(&mut self, iter: u32, limit: u64) -> Result<CudaEvent> {
@@ -562,7 +695,7 @@ impl GpuDirection<'_> {
         unsafe { b.launch(Gpu::grid_for(self.word_threads(), self.block)) }
             .map_err(self.err("td_select"))?;
         // The work list size is only known on the device: cover the whole bound.
-        self.relax(iter, pending, self.capacity, 0)?;
+        self.relax(iter, pending, self.capacity, 0, self.ctl.ptr)?;
         Ok(a)
     }
 
@@ -574,14 +707,29 @@ impl GpuDirection<'_> {
             .write(&mut self.candidate, candidate, "frontier candidate")?;
         self.clear_next()?;
         let a = self.gpu.record()?;
-        let (n, out_offsets) = (self.g.n, self.tally_offsets());
-        let (state, parents) = (self.state, self.parents);
-        let (cur, next, cand, ctl) = (
-            self.bits[0].ptr,
-            self.bits[1].ptr,
+        self.bottom_up_kernel(
+            in_offsets,
+            in_sources,
+            m_in,
             self.candidate.ptr,
             self.ctl.ptr,
-        );
+        )?;
+        Ok(a)
+    }
+
+    /// Launches `bottom_up` from the current frontier with candidate `cand` (one
+    /// state) and counter block `ctl`.
+    fn bottom_up_kernel(
+        &self,
+        in_offsets: u64,
+        in_sources: u64,
+        m_in: u64,
+        cand: u64,
+        ctl: u64,
+    ) -> Result<()> {
+        let (n, out_offsets) = (self.g.n, self.tally_offsets());
+        let (state, parents) = (self.state, self.parents);
+        let (cur, next) = (self.bits[0].ptr, self.bits[1].ptr);
         let mut b = self.gpu.stream.launch_builder(self.k.bottom_up);
         b.arg(&n)
             .arg(&m_in)
@@ -599,7 +747,7 @@ impl GpuDirection<'_> {
         // launched with whole warps (see `new`).
         unsafe { b.launch(self.gpu.resident_grid(n, self.block)) }
             .map_err(self.err("bottom_up"))?;
-        Ok(a)
+        Ok(())
     }
 }
 
@@ -631,6 +779,137 @@ impl<S: bytemuck::Pod> DirectionExec<S> for GpuDirection<'_> {
     }
 }
 
+/// Device buffers of a batch of device-planned levels.
+struct Batch {
+    /// One counter block per level of the batch (slot = level mod size).
+    blocks: DevBuf<u64>,
+    /// One candidate state per level of the batch (zeros where it has none).
+    candidates: DevBuf<u8>,
+    slots: u32,
+    /// Which slots have a candidate.
+    uniform: Vec<bool>,
+}
+
+impl<S: bytemuck::Pod> PlannedExec<S> for GpuDirection<'_> {
+    fn begin_batch(&mut self, candidates: &[Option<S>]) -> Result<()> {
+        let slots = candidates.len();
+        if slots < 2 {
+            return Err(Error::InvalidArgument(
+                "device-planned levels need at least 2 levels per sync".into(),
+            ));
+        }
+        if self
+            .batch
+            .as_ref()
+            .is_none_or(|b| b.slots as usize != slots)
+        {
+            self.batch = Some(Batch {
+                blocks: self
+                    .gpu
+                    .alloc::<u64>(slots * CTL_WORDS, "planned level counters")?,
+                candidates: self
+                    .gpu
+                    .alloc::<u8>(slots * self.state_size, "planned level candidates")?,
+                slots: slots as u32,
+                uniform: Vec::new(),
+            });
+        }
+        let mut bytes = vec![0u8; slots * self.state_size];
+        for (dst, c) in bytes.chunks_exact_mut(self.state_size).zip(candidates) {
+            if let Some(c) = c {
+                dst.copy_from_slice(bytemuck::bytes_of(c));
+            }
+        }
+        let Some(batch) = self.batch.as_mut() else {
+            unreachable!("allocated above")
+        };
+        batch.uniform = candidates.iter().map(Option::is_some).collect();
+        self.gpu
+            .write(&mut batch.candidates, &bytes, "planned level candidates")
+    }
+
+    fn enqueue_level(
+        &mut self,
+        iter: u32,
+        slot: u32,
+        level: u32,
+        first: FrontierSize,
+    ) -> Result<()> {
+        let Some(batch) = self.batch.as_ref() else {
+            return Err(Error::InvalidArgument(
+                "enqueue_level before begin_batch".into(),
+            ));
+        };
+        let block = |s: u32| batch.blocks.ptr + u64::from(s) * (CTL_WORDS * 8) as u64;
+        let cur = block(slot);
+        let prev = if iter == 0 {
+            0
+        } else {
+            block((slot + batch.slots - 1) % batch.slots)
+        };
+        let cand_ptr = batch.candidates.ptr + u64::from(slot) * self.state_size as u64;
+        let cand = if batch.uniform[slot as usize] {
+            cand_ptr
+        } else {
+            0
+        };
+        let s = &self.gpu.stream;
+        s.memset_zeros(&mut self.bits[1].slice)
+            .map_err(cuda_err("cuMemsetD8(frontier bitmap)"))?;
+        let a = self.gpu.record()?;
+        let (n, m) = (self.g.n, self.g.m);
+        let mut b = s.launch_builder(self.k.plan);
+        b.arg(&prev)
+            .arg(&cur)
+            .arg(&n)
+            .arg(&m)
+            .arg(&first.vertices)
+            .arg(&first.edges)
+            .arg(&level);
+        // SAFETY: `plan_level(prev, cur, n, m, first_vertices, first_edges, level)`
+        // of kernels_rs::plan_kernel!: prev null or another block of CTL_WORDS
+        // counters (slots ≥ 2), cur CTL_WORDS counters.
+        unsafe { b.launch(Gpu::grid_for(1, 32)) }.map_err(self.err("plan_level"))?;
+        self.td_chunks(cur)?;
+        // The work list's size is only known on the device: cover the bound
+        // (the relax kernel is grid-stride over a resident grid).
+        self.relax(iter, self.bits[1].ptr, self.capacity, cand, cur)?;
+        if let Some((in_offsets, in_sources, m_in)) = self.g.incoming() {
+            // Planned bottom-up only where there is a candidate; elsewhere the
+            // kernel returns at once, but still reads a valid state.
+            self.bottom_up_kernel(in_offsets, in_sources, m_in, cand_ptr, cur)?;
+        }
+        let b = self.gpu.record()?;
+        self.levels.push((a, b));
+        self.bits.swap(0, 1);
+        Ok(())
+    }
+
+    fn finish_batch(&mut self) -> Result<Vec<[u64; CTL_WORDS]>> {
+        let Some(batch) = self.batch.as_ref() else {
+            return Err(Error::InvalidArgument(
+                "finish_batch before begin_batch".into(),
+            ));
+        };
+        let mut words = vec![0u64; batch.slots as usize * CTL_WORDS];
+        self.gpu
+            .stream
+            .memcpy_dtoh(&batch.blocks.slice, &mut words[..])
+            .map_err(cuda_err("cuMemcpyDtoH(planned level counters)"))?;
+        let e = self.gpu.record()?;
+        self.gpu.sync(&format!("{} planned levels", self.k.name))?;
+        self.end = Some(e);
+        Ok(words
+            .chunks_exact(CTL_WORDS)
+            .map(|c| {
+                let mut b = [0u64; CTL_WORDS];
+                b.copy_from_slice(c);
+                b
+            })
+            .collect())
+    }
+}
+
 /// The same kernels over host buffers (CI without a GPU).
 pub(crate) struct HostDirection<'a, P: kernels_rs::Program> {
     pub offsets: &'a [u64],
@@ -651,6 +930,9 @@ pub(crate) struct HostDirection<'a, P: kernels_rs::Program> {
     ctl: Vec<u64>,
     /// Host time of each level.
     pub level_ms: Vec<f64>,
+    /// Device-planned levels: the batch's counter blocks and candidates.
+    batch_blocks: Vec<Vec<u64>>,
+    batch_candidates: Vec<Option<P::State>>,
 }
 
 impl<'a, P: kernels_rs::Program> HostDirection<'a, P> {
@@ -688,6 +970,8 @@ impl<'a, P: kernels_rs::Program> HostDirection<'a, P> {
             chunks: vec![0; chunk_capacity(n, targets.len() as u64, chunk) as usize],
             ctl: vec![0; CTL_WORDS],
             level_ms: Vec::new(),
+            batch_blocks: Vec::new(),
+            batch_candidates: Vec::new(),
         })
     }
 
@@ -799,28 +1083,7 @@ impl<P: kernels_rs::Program> DirectionExec<P::State> for HostDirection<'_, P> {
     ) -> Result<FrontierSize> {
         let t0 = Instant::now();
         self.clear_next();
-        let n = self.n();
-        let offsets = SharedPtr(self.offsets.as_ptr() as *mut u64);
-        let cur = SharedPtr(self.bits[0].as_mut_ptr());
-        let chunks = SharedPtr(self.chunks.as_mut_ptr());
-        let ctl = SharedPtr(self.ctl.as_mut_ptr());
-        let (chunk, capacity) = (self.chunk, self.chunks.len() as u64);
-        launch(self.grid(self.word_threads()), self.block, |t| {
-            // SAFETY: host buffers of the lengths td_chunks documents; bitmap,
-            // chunks and counters only touched through atomics.
-            unsafe {
-                entry::td_chunks(
-                    t,
-                    n,
-                    offsets.get(),
-                    cur.get(),
-                    chunk,
-                    chunks.get(),
-                    capacity,
-                    ctl.get(),
-                )
-            }
-        });
+        self.td_chunks();
         self.relax(iter, 1, candidate);
         Ok(self.finish(t0, true))
     }
@@ -861,6 +1124,115 @@ impl<P: kernels_rs::Program> DirectionExec<P::State> for HostDirection<'_, P> {
     fn bottom_up(&mut self, _iter: u32, candidate: P::State) -> Result<FrontierSize> {
         let t0 = Instant::now();
         self.clear_next();
+        self.bottom_up_kernel(candidate);
+        Ok(self.finish(t0, true))
+    }
+}
+
+impl<P: kernels_rs::Program> PlannedExec<P::State> for HostDirection<'_, P> {
+    fn begin_batch(&mut self, candidates: &[Option<P::State>]) -> Result<()> {
+        if candidates.len() < 2 {
+            return Err(Error::InvalidArgument(
+                "device-planned levels need at least 2 levels per sync".into(),
+            ));
+        }
+        self.batch_blocks
+            .resize_with(candidates.len(), || vec![0; CTL_WORDS]);
+        self.batch_candidates = candidates.to_vec();
+        Ok(())
+    }
+
+    fn enqueue_level(
+        &mut self,
+        iter: u32,
+        slot: u32,
+        level: u32,
+        first: FrontierSize,
+    ) -> Result<()> {
+        let t0 = Instant::now();
+        let (slots, slot) = (self.batch_blocks.len(), slot as usize);
+        let (n, m) = (self.n(), self.targets.len() as u64);
+        // This level's block stands in for `self.ctl` while its kernels run.
+        std::mem::swap(&mut self.ctl, &mut self.batch_blocks[slot]);
+        let cur = SharedPtr(self.ctl.as_mut_ptr());
+        let prev = SharedPtr(if iter == 0 {
+            std::ptr::null_mut()
+        } else {
+            self.batch_blocks[(slot + slots - 1) % slots].as_mut_ptr()
+        });
+        launch(1, 32, |t| {
+            // SAFETY: prev null or another block of CTL_WORDS counters (slots ≥ 2),
+            // cur CTL_WORDS counters; only thread 0 touches them.
+            unsafe {
+                entry::plan_level(
+                    t,
+                    prev.get(),
+                    cur.get(),
+                    n,
+                    m,
+                    first.vertices,
+                    first.edges,
+                    level,
+                )
+            }
+        });
+        self.bits[1].iter_mut().for_each(|w| *w = 0);
+        let candidate = self.batch_candidates[slot];
+        self.td_chunks();
+        self.relax(iter, 1, candidate);
+        // Launched on every level with a candidate, as on the GPU: the plan says
+        // whether it does anything.
+        if let Some(c) = candidate {
+            self.bottom_up_kernel(c);
+        }
+        std::mem::swap(&mut self.ctl, &mut self.batch_blocks[slot]);
+        self.bits.swap(0, 1);
+        self.level_ms.push(t0.elapsed().as_secs_f64() * 1e3);
+        Ok(())
+    }
+
+    fn finish_batch(&mut self) -> Result<Vec<[u64; CTL_WORDS]>> {
+        Ok(self
+            .batch_blocks
+            .iter()
+            .map(|b| {
+                let mut w = [0u64; CTL_WORDS];
+                w.copy_from_slice(b);
+                w
+            })
+            .collect())
+    }
+}
+
+impl<P: kernels_rs::Program> HostDirection<'_, P> {
+    /// `td_chunks` over the current frontier into `self.ctl`.
+    fn td_chunks(&mut self) {
+        let n = self.n();
+        let offsets = SharedPtr(self.offsets.as_ptr() as *mut u64);
+        let cur = SharedPtr(self.bits[0].as_mut_ptr());
+        let chunks = SharedPtr(self.chunks.as_mut_ptr());
+        let ctl = SharedPtr(self.ctl.as_mut_ptr());
+        let (chunk, capacity) = (self.chunk, self.chunks.len() as u64);
+        launch(self.grid(self.word_threads()), self.block, |t| {
+            // SAFETY: host buffers of the lengths td_chunks documents; bitmap,
+            // chunks and counters only touched through atomics.
+            unsafe {
+                entry::td_chunks(
+                    t,
+                    n,
+                    offsets.get(),
+                    cur.get(),
+                    chunk,
+                    chunks.get(),
+                    capacity,
+                    ctl.get(),
+                )
+            }
+        });
+    }
+
+    /// `bottom_up` from the current frontier with `candidate` into `self.ctl`.
+    fn bottom_up_kernel(&mut self, candidate: P::State) {
         let n = self.n();
         let (in_off, in_src) = self.incoming.unwrap_or((self.offsets, self.targets));
         let m_in = in_src.len() as u64;
@@ -895,7 +1267,6 @@ impl<P: kernels_rs::Program> DirectionExec<P::State> for HostDirection<'_, P> {
                 )
             }
         });
-        Ok(self.finish(t0, true))
     }
 }
 

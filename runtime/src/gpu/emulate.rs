@@ -303,7 +303,7 @@ fn direction_emulated<W: Weight>(
     let mut levels = vec![0u32; n];
     let mut parents = opts.parents.then(|| vec![0u32; n]);
     let t0 = Instant::now();
-    let (log, per_level_ms) = {
+    let (log, per_level_ms, launched_levels, syncs) = {
         let mut exec = HostDirection::<Bfs>::new(
             csr.offsets(),
             csr.targets(),
@@ -316,15 +316,19 @@ fn direction_emulated<W: Weight>(
             parents.as_deref_mut(),
         )?;
         let pull = (opts.pull == Pull::Auto && incoming.is_some()).then_some(0u32);
-        let log = direction::drive(
+        let (log, syncs) = direction::drive_levels(
             &mut exec,
             n as u64,
             csr.num_edges(),
             Some(source),
             pull,
             |l| Some(l + 1),
+            opts.levels_per_sync,
         )?;
-        (log, exec.level_ms)
+        let mut level_ms = exec.level_ms;
+        let launched = level_ms.len() as u32;
+        level_ms.truncate(log.len());
+        (log, level_ms, launched, syncs)
     };
     let time_ms = t0.elapsed().as_secs_f64() * 1e3;
     let (reached, edges_traversed) = reach_counts(csr.offsets(), &levels);
@@ -341,8 +345,8 @@ fn direction_emulated<W: Weight>(
         sv_build_ms: 0.0,
         check_end_ms: (time_ms - per_level_ms.iter().sum::<f64>()).max(0.0),
         per_level_ms,
-        launched_levels: rounds,
-        syncs: rounds,
+        launched_levels,
+        syncs,
         directions: log,
     })
 }

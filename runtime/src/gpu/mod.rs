@@ -38,7 +38,10 @@ pub mod program;
 pub mod ptx;
 pub mod tree_check;
 
-pub use bfs::{bfs, BfsCombine, BfsKernel, Device, DeviceGraph, GpuBfsOptions, GpuBfsResult};
+pub use bfs::{
+    bfs, BfsCombine, BfsKernel, Device, DeviceGraph, GpuBfsOptions, GpuBfsResult,
+    DEFAULT_LEVELS_PER_SYNC,
+};
 pub use cuda::DeviceInfo;
 pub use program::{GpuProgram, ProgramOptions, ProgramRun};
 

@@ -66,7 +66,7 @@ impl Default for ProgramOptions {
         ProgramOptions {
             kernel: BfsKernel::Balanced,
             max_edge_count: super::bfs::DEFAULT_MAX_EDGE_COUNT,
-            levels_per_sync: 1,
+            levels_per_sync: super::bfs::DEFAULT_LEVELS_PER_SYNC,
             block_size: 256,
             parents: false,
             pull: Pull::Auto,
@@ -390,6 +390,7 @@ impl Device {
             td_select: &k.td_select,
             td_relax: &k.td_relax,
             bottom_up: &k.bottom_up,
+            plan: &self.k.plan,
             name: P::NAME,
         };
         let pptr = parents.as_ref().map_or(0, |p| p.ptr);
@@ -406,18 +407,29 @@ impl Device {
         self.gpu.sync("program buffer allocation")?;
         let wall = Instant::now();
         let src = P::NEEDS_SOURCE.then_some(source);
-        let log = match bucket_delta::<P>(opts) {
+        let (log, syncs) = match bucket_delta::<P>(opts) {
             Some(delta) => {
                 let p0 = u64::from(<P as VertexProgram>::priority(source_state::<P>(source)));
-                direction::drive_buckets::<<P as VertexProgram>::State>(
+                let log = direction::drive_buckets::<<P as VertexProgram>::State>(
                     &mut exec, g.n, src, p0, delta,
-                )?
+                )?;
+                let rounds = log.len() as u32;
+                (log, rounds)
             }
             None => {
                 let uniform = pull.then(|| source_state::<P>(source));
-                direction::drive(&mut exec, g.n, g.m, src, uniform, relax_unit::<P>)?
+                direction::drive_levels(
+                    &mut exec,
+                    g.n,
+                    g.m,
+                    src,
+                    uniform,
+                    relax_unit::<P>,
+                    opts.levels_per_sync,
+                )?
             }
         };
+        let launched = exec.levels.len() as u32;
         let wall_ms = wall.elapsed().as_secs_f64() * 1e3;
         let (Some(a), Some(b)) = (&exec.start, &exec.end) else {
             return Err(Error::Cuda {
@@ -444,8 +456,8 @@ impl Device {
         Ok(ProgramRun {
             states,
             num_levels: rounds,
-            launched_levels: rounds,
-            syncs: rounds,
+            launched_levels: launched,
+            syncs,
             time_ms,
             wall_ms,
             parents,
@@ -792,7 +804,7 @@ fn emulate_direction_csr<P: GpuProgram>(
     let mut states = vec![<<P as VertexProgram>::State as bytemuck::Zeroable>::zeroed(); n];
     let mut parents = opts.parents.then(|| vec![0u32; n]);
     let t0 = Instant::now();
-    let log = {
+    let (log, launched, syncs) = {
         let mut exec = HostDirection::<P>::new(
             csr.offsets(),
             csr.targets(),
@@ -808,18 +820,22 @@ fn emulate_direction_csr<P: GpuProgram>(
         match bucket_delta::<P>(opts) {
             Some(delta) => {
                 let p0 = u64::from(<P as VertexProgram>::priority(source_state::<P>(source)));
-                direction::drive_buckets(&mut exec, n as u64, src, p0, delta)?
+                let log = direction::drive_buckets(&mut exec, n as u64, src, p0, delta)?;
+                let rounds = log.len() as u32;
+                (log, rounds, rounds)
             }
             None => {
                 let uniform = pull.then(|| source_state::<P>(source));
-                direction::drive(
+                let (log, syncs) = direction::drive_levels(
                     &mut exec,
                     n as u64,
                     csr.num_edges(),
                     src,
                     uniform,
                     relax_unit::<P>,
-                )?
+                    opts.levels_per_sync,
+                )?;
+                (log, exec.level_ms.len() as u32, syncs)
             }
         }
     };
@@ -828,8 +844,8 @@ fn emulate_direction_csr<P: GpuProgram>(
     Ok(ProgramRun {
         states,
         num_levels: rounds,
-        launched_levels: rounds,
-        syncs: rounds,
+        launched_levels: launched,
+        syncs,
         time_ms,
         wall_ms: time_ms,
         parents,

@@ -80,11 +80,14 @@ fn check_direction(g: &Csr<u32>, source: u32, want: &oracle::BfsTree) -> usize {
             continue;
         }
         let graph = Graph::new(g.clone(), sym);
-        for (mec, pull) in [
-            (1, Pull::Auto),
-            (5, Pull::Auto),
-            (32, Pull::Auto),
-            (32, Pull::Never),
+        for (mec, pull, lps) in [
+            (1, Pull::Auto, 1),
+            (1, Pull::Auto, 2),
+            (5, Pull::Auto, 3),
+            (32, Pull::Auto, 1),
+            (32, Pull::Auto, 8),
+            (32, Pull::Never, 1),
+            (32, Pull::Never, 8),
         ] {
             let opts = GpuBfsOptions {
                 kernel: BfsKernel::Direction,
@@ -92,9 +95,24 @@ fn check_direction(g: &Csr<u32>, source: u32, want: &oracle::BfsTree) -> usize {
                 parents: true,
                 block_size: 32,
                 pull,
+                levels_per_sync: lps,
                 ..GpuBfsOptions::default()
             };
             let got = emulate::bfs_direction(&graph, source, &opts, 5).unwrap();
+            // Levels planned on the device take the host loop's directions.
+            let host = GpuBfsOptions {
+                levels_per_sync: 1,
+                ..opts
+            };
+            let want_log = emulate::bfs_direction(&graph, source, &host, 5).unwrap();
+            assert_eq!(got.directions, want_log.directions, "{opts:?}");
+            if lps > 1 {
+                // One wait per batch of `lps` levels; the last may run past the end.
+                assert_eq!(got.syncs, got.num_levels.div_ceil(lps), "{opts:?}");
+                assert_eq!(got.launched_levels, got.syncs * lps, "{opts:?}");
+            } else {
+                assert_eq!(got.syncs, got.num_levels, "{opts:?}");
+            }
             assert_eq!(
                 got.levels, want.levels,
                 "{opts:?} symmetric {sym} from {source}"

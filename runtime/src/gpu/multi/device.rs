@@ -186,6 +186,7 @@ impl MultiGpu {
                 td_select: k.td_select_fn(),
                 td_relax: k.td_relax_fn(),
                 bottom_up: k.bottom_up_fn(),
+                plan: &self.devices[p].k.plan,
                 name: P::NAME,
             };
             let pptr = parents[p].as_ref().map_or(0, |b| b.ptr);
