@@ -57,6 +57,15 @@ pub enum Error {
         free: u64,
     },
 
+    /// Not enough host memory for a job whose size is known up front (e.g. a
+    /// Graph500 scale); checked before anything is generated.
+    #[error("out of host memory: {what} needs about {needed} bytes, {available} bytes available")]
+    HostOutOfMemory {
+        what: String,
+        needed: u64,
+        available: u64,
+    },
+
     /// A negative cycle makes shortest distances undefined.
     #[error("negative cycle: {0}")]
     NegativeCycle(String),

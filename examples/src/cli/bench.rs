@@ -156,6 +156,23 @@ fn graph500_cmd(a: Graph500Args) -> anyhow::Result<()> {
         a.edgefactor,
         a.backend.name()
     );
+    // A scale the GPU cannot hold stops here, before minutes of construction
+    // (the exact check runs again on the built graph); the host side is checked
+    // by `construct` itself.
+    if let (Some(dev), 1) = (&dev, a.gpus) {
+        let (n, m) = graph500::size_bound(&cfg);
+        let chunk = a
+            .kernel
+            .iter()
+            .map(|&k| a.max_edge_count.unwrap_or(default_mec(k)))
+            .min()
+            .unwrap_or(1);
+        let validation = match a.validator {
+            Validator::Gpu => 2 * 4 * n,
+            Validator::Host => 0,
+        };
+        dev.check_traversal_size_fits(n, m, true, 4, true, chunk, validation)?;
+    }
     let g = graph500::construct(&cfg)?;
     eprintln!(
         "  {} vertices, {} CSR entries; generation {:.3} s, construction {:.3} s",

@@ -91,11 +91,63 @@ pub struct Graph500Graph {
     pub tuples_per_source: Vec<u64>,
 }
 
-/// Generates and builds the graph of `cfg` (kernel 1).
+/// Host bytes a run of `cfg` peaks at, about: the generated tuples (8 bytes
+/// each), the CSR they become (two 4-byte entries per tuple, freed tuples
+/// overlapping) and the build's scratch — 24 bytes per tuple, as measured at
+/// scale 28 (102 GB for 4.3 G tuples) — plus 16 bytes per vertex (offsets,
+/// per-source counts).
+pub fn host_bytes_estimate(cfg: &Graph500Config) -> u64 {
+    let n = 1u64.checked_shl(cfg.scale).unwrap_or(u64::MAX);
+    let m = n.saturating_mul(cfg.edgefactor);
+    m.saturating_mul(24).saturating_add(n.saturating_mul(16))
+}
+
+/// Upper bounds of the graph `cfg` generates, before generating it: `2^scale`
+/// vertices and `2 · edgefactor · 2^scale` CSR entries (every tuple in both
+/// directions, before self-loops and duplicates are dropped).
+pub fn size_bound(cfg: &Graph500Config) -> (u64, u64) {
+    let n = 1u64.checked_shl(cfg.scale).unwrap_or(u64::MAX);
+    (n, n.saturating_mul(cfg.edgefactor).saturating_mul(2))
+}
+
+/// Refuses a run that cannot fit in host memory before anything is generated
+/// (the OS would kill it half-way, minutes in). `available`: bytes free, e.g.
+/// [`available_memory`]; `None` skips the check.
+pub fn check_host_memory(cfg: &Graph500Config, available: Option<u64>) -> Result<()> {
+    let needed = host_bytes_estimate(cfg);
+    match available {
+        Some(available) if needed > available => Err(Error::HostOutOfMemory {
+            what: format!(
+                "Graph500 scale {} edgefactor {} (edge list, CSR and build scratch)",
+                cfg.scale, cfg.edgefactor
+            ),
+            needed,
+            available,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// `MemAvailable + SwapFree` from `/proc/meminfo` (Linux); `None` elsewhere.
+pub fn available_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kib = |key: &str| {
+        info.lines()
+            .find_map(|l| l.strip_prefix(key))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+    };
+    Some((kib("MemAvailable:")? + kib("SwapFree:").unwrap_or(0)) * 1024)
+}
+
+/// Generates and builds the graph of `cfg` (kernel 1), after checking that it
+/// fits in host memory ([`check_host_memory`]).
 pub fn construct(cfg: &Graph500Config) -> Result<Graph500Graph> {
     if cfg.edgefactor == 0 {
         return Err(Error::InvalidArgument("edgefactor must be > 0".into()));
     }
+    // The generator's own scale check first, so an impossible scale is named as such.
+    crate::generate::Kronecker::graph500(cfg.scale, cfg.edgefactor, cfg.seed).num_vertices()?;
+    check_host_memory(cfg, available_memory())?;
     let spec = GenSpec::Kron {
         scale: cfg.scale,
         edgefactor: cfg.edgefactor,
@@ -473,6 +525,36 @@ mod tests {
         assert_eq!(brute, 5);
         let all = [0, 0, 0, 3, 3, 5];
         assert_eq!(count_nedge(&per, &all), (7, 6));
+    }
+
+    /// The host estimate matches the scale-28 measurement it is calibrated on,
+    /// and a scale that cannot fit is refused with the sizes in the message.
+    #[test]
+    fn host_memory_is_checked_before_generating() {
+        let cfg = |scale| Graph500Config {
+            scale,
+            ..Graph500Config::default()
+        };
+        let gb = |b: u64| b as f64 / 1e9;
+        let s28 = host_bytes_estimate(&cfg(28));
+        assert!((100.0..112.0).contains(&gb(s28)), "{}", gb(s28));
+        assert_eq!(host_bytes_estimate(&cfg(29)), 2 * s28);
+        let avail = 125_000_000_000;
+        assert!(check_host_memory(&cfg(28), Some(avail)).is_ok());
+        assert!(check_host_memory(&cfg(29), None).is_ok());
+        let e = check_host_memory(&cfg(29), Some(avail)).unwrap_err();
+        let msg = e.to_string();
+        assert!(matches!(e, Error::HostOutOfMemory { .. }), "{msg}");
+        assert!(
+            msg.contains("scale 29") && msg.contains("125000000000"),
+            "{msg}"
+        );
+        assert_eq!(size_bound(&cfg(20)), (1 << 20, 32 << 20));
+        let too_big = construct(&cfg(40)).err().map(|e| e.to_string());
+        assert!(
+            too_big.as_ref().is_some_and(|m| m.contains("32-bit")),
+            "{too_big:?}"
+        );
     }
 
     /// On a Kronecker graph the O(V) count equals the O(M) scan over the tuples.

@@ -315,21 +315,45 @@ impl Device {
         parents: bool,
         chunk: u64,
     ) -> Result<()> {
-        let (n, m) = (g.num_vertices(), g.num_edges());
-        let csr = DevBuf::<u64>::bytes_for(n + 1) + DevBuf::<u32>::bytes_for(m as usize);
-        let graph = if g.is_symmetric() { csr } else { 2 * csr };
-        let arrays = DevBuf::<u8>::bytes_for(n * state_size)
+        let (n, m) = (g.num_vertices() as u64, g.num_edges());
+        self.check_traversal_size_fits(n, m, g.is_symmetric(), state_size, parents, chunk, 0)
+    }
+
+    /// [`Self::check_traversal_fits`] for a graph known by its size only, e.g.
+    /// an upper bound before the graph is generated, so that a run that cannot
+    /// fit stops before minutes of construction; `extra` bytes are added (other
+    /// buffers the caller will hold at the same time).
+    #[allow(clippy::too_many_arguments)]
+    pub fn check_traversal_size_fits(
+        &self,
+        n: u64,
+        m: u64,
+        symmetric: bool,
+        state_size: usize,
+        parents: bool,
+        chunk: u64,
+        extra: u64,
+    ) -> Result<()> {
+        let (nu, mu) = (n as usize, m as usize);
+        let csr = DevBuf::<u64>::bytes_for(nu + 1) + DevBuf::<u32>::bytes_for(mu);
+        let graph = if symmetric { csr } else { 2 * csr };
+        let arrays = DevBuf::<u8>::bytes_for(nu.saturating_mul(state_size))
             + if parents {
-                DevBuf::<u32>::bytes_for(n)
+                DevBuf::<u32>::bytes_for(nu)
             } else {
                 0
             }
-            + GpuDirection::bytes(n as u64, m, chunk.max(1), state_size);
+            + GpuDirection::bytes(n, m, chunk.max(1), state_size);
         self.gpu.check_fits(
             &format!(
-                "a traversal of {n} vertices and {m} edges (graph, state, bitmaps, work list)"
+                "a traversal of {n} vertices and {m} edges (graph, state, bitmaps, work list{})",
+                if extra > 0 {
+                    ", validation buffers"
+                } else {
+                    ""
+                }
             ),
-            graph + arrays,
+            graph.saturating_add(arrays).saturating_add(extra),
         )
     }
 
