@@ -5,8 +5,8 @@
 //! The switch follows gapbs (Beamer's heuristic): go bottom-up when the frontier's
 //! out-edges exceed the still unexplored edges / [`ALPHA`]; go back to top-down once
 //! the frontier shrinks and is at most `n / `[`BETA`]. Both counts come from the
-//! level counters the kernels fill. [`drive`] reads them back after each level
-//! (one small copy and a wait: a host round trip per level). [`drive_planned`]
+//! level counters the kernels fill. `drive` reads them back after each level
+//! (one small copy and a wait: a host round trip per level). `drive_planned`
 //! instead launches `levels_per_sync` levels back to back and lets a one-thread
 //! kernel ([`kernels_rs::direction::plan_level`]) make the same choice on the
 //! device before each level; the level's kernels then run or return at once by
@@ -847,9 +847,8 @@ impl<S: bytemuck::Pod> PlannedExec<S> for GpuDirection<'_> {
         } else {
             block((slot + batch.slots - 1) % batch.slots)
         };
-        let cand_ptr = batch.candidates.ptr + u64::from(slot) * self.state_size as u64;
         let cand = if batch.uniform[slot as usize] {
-            cand_ptr
+            batch.candidates.ptr + u64::from(slot) * self.state_size as u64
         } else {
             0
         };
@@ -874,10 +873,10 @@ impl<S: bytemuck::Pod> PlannedExec<S> for GpuDirection<'_> {
         // The work list's size is only known on the device: cover the bound
         // (the relax kernel is grid-stride over a resident grid).
         self.relax(iter, self.bits[1].ptr, self.capacity, cand, cur)?;
-        if let Some((in_offsets, in_sources, m_in)) = self.g.incoming() {
-            // Planned bottom-up only where there is a candidate; elsewhere the
-            // kernel returns at once, but still reads a valid state.
-            self.bottom_up_kernel(in_offsets, in_sources, m_in, cand_ptr, cur)?;
+        // Bottom-up can only be planned where the level has a candidate; there
+        // the kernel is launched every level and the plan says whether it works.
+        if let (Some((in_offsets, in_sources, m_in)), true) = (self.g.incoming(), cand != 0) {
+            self.bottom_up_kernel(in_offsets, in_sources, m_in, cand, cur)?;
         }
         let b = self.gpu.record()?;
         self.levels.push((a, b));
