@@ -167,3 +167,76 @@ fn mixed_directions_with_32_lane_warps() {
     check(400, 2, 5, |l| l == 1 || l == 2);
     check(400, 3, 0, |l| l % 2 == 1);
 }
+
+fn block() -> Vec<AtomicU64> {
+    (0..CTL_WORDS).map(|_| AtomicU64::new(7)).collect()
+}
+
+fn word(b: &[AtomicU64], i: usize) -> u64 {
+    b[i].load(Relaxed)
+}
+
+/// `plan_level` clears the level's counters, carries Beamer's state from level
+/// to level, switches as `choose_bottom_up` says, and ends the traversal for
+/// good once a frontier is empty or the host says the level is over.
+#[test]
+fn plan_level_follows_the_heuristic_and_ends() {
+    let (n, m) = (1000u64, 30_000u64);
+    // Level 0: one source of degree 10 goes top-down; its edges leave m_u.
+    let l0 = block();
+    plan_level(None, &l0, n, m, (1, 10), LEVEL_MAY_PULL);
+    assert_eq!(word(&l0, CTL_PLAN), PLAN_TOP_DOWN);
+    assert_eq!(word(&l0, CTL_UNEXPLORED), m - 10);
+    assert_eq!(
+        (word(&l0, CTL_IN_VERTICES), word(&l0, CTL_IN_EDGES)),
+        (1, 10)
+    );
+    for i in [
+        CTL_FRONTIER,
+        CTL_EDGES,
+        CTL_CHUNKS,
+        CTL_SELECTED,
+        CTL_MIN_PENDING,
+    ] {
+        assert_eq!(word(&l0, i), 0, "counter {i} not cleared");
+    }
+    // Level 0 found 300 vertices with 5000 edges > (m − 10) / α: bottom-up.
+    l0[CTL_FRONTIER].store(300, Relaxed);
+    l0[CTL_EDGES].store(5000, Relaxed);
+    let l1 = block();
+    plan_level(Some(&l0), &l1, n, m, (0, 0), LEVEL_MAY_PULL);
+    assert_eq!(word(&l1, CTL_PLAN), PLAN_BOTTOM_UP);
+    assert_eq!(
+        word(&l1, CTL_UNEXPLORED),
+        m - 10,
+        "bottom-up explores nothing top-down"
+    );
+    // Without a uniform candidate the same frontier stays top-down.
+    let td = block();
+    plan_level(Some(&l0), &td, n, m, (0, 0), LEVEL_TOP_DOWN_ONLY);
+    assert_eq!(word(&td, CTL_PLAN), PLAN_TOP_DOWN);
+    // Shrinking to ≤ n / β goes back to top-down.
+    l1[CTL_FRONTIER].store(n / BETA, Relaxed);
+    let l2 = block();
+    plan_level(Some(&l1), &l2, n, m, (0, 0), LEVEL_MAY_PULL);
+    assert_eq!(word(&l2, CTL_PLAN), PLAN_TOP_DOWN);
+    // An empty frontier ends it, and every later level stays done.
+    let l3 = block();
+    plan_level(Some(&l2), &l3, n, m, (0, 0), LEVEL_MAY_PULL);
+    assert_eq!(word(&l3, CTL_PLAN), PLAN_DONE);
+    l3[CTL_FRONTIER].store(5, Relaxed);
+    let l4 = block();
+    plan_level(Some(&l3), &l4, n, m, (0, 0), LEVEL_MAY_PULL);
+    assert_eq!(word(&l4, CTL_PLAN), PLAN_DONE);
+    // The host's "over" (no candidate left) ends it too.
+    let over = block();
+    plan_level(Some(&l0), &over, n, m, (0, 0), LEVEL_OVER);
+    assert_eq!(word(&over, CTL_PLAN), PLAN_DONE);
+    // The kernels follow the plan.
+    assert!(runs_top_down(&l2) && !runs_bottom_up(&l2));
+    assert!(runs_bottom_up(&l1) && !runs_top_down(&l1));
+    assert!(!runs_top_down(&l4) && !runs_bottom_up(&l4));
+    let host = block();
+    host[CTL_PLAN].store(PLAN_HOST, Relaxed);
+    assert!(runs_top_down(&host) && runs_bottom_up(&host));
+}

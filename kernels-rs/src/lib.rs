@@ -20,8 +20,10 @@
 //! (see [`skeleton::LevelFlags`]) instead of a vertex scan.
 //!
 //! Beyond the seed: direction-optimizing traversal ([`direction`]: top-down work
-//! lists of frontier edge chunks, bottom-up levels over a bitmap frontier) and the
-//! Graph500 tree check ([`tree_check`]). Both share long adjacency rows across a
+//! lists of frontier edge chunks, bottom-up levels over a bitmap frontier, and a
+//! one-thread [`direction::plan_level`] that picks each level's direction on the
+//! device so the host need not wait between levels) and the Graph500 tree check
+//! ([`tree_check`]). Both share long adjacency rows across a
 //! warp through [`warp::Warp`] (vote and shuffle); in the host emulator a warp is
 //! one lane ([`warp::SoloLane`]), and the crate's tests also run them with real
 //! 32-lane warps of OS threads in lockstep.
