@@ -53,8 +53,12 @@ pub const CTL_UNEXPLORED: usize = 6;
 /// kept for the host's per-level log.
 pub const CTL_IN_VERTICES: usize = 7;
 pub const CTL_IN_EDGES: usize = 8;
+/// Device-planned bucketed passes ([`plan_pass`]): the priority limit of this pass.
+pub const CTL_LIMIT: usize = 9;
+/// Device-planned bucketed passes: vertices pending before this pass.
+pub const CTL_PENDING: usize = 10;
 /// Words of the counter block.
-pub const CTL_WORDS: usize = 9;
+pub const CTL_WORDS: usize = 11;
 
 /// [`CTL_PLAN`]: the host launched the level and chose its direction.
 pub const PLAN_HOST: u64 = 0;
@@ -64,6 +68,9 @@ pub const PLAN_TOP_DOWN: u64 = 1;
 pub const PLAN_BOTTOM_UP: u64 = 2;
 /// [`CTL_PLAN`]: the traversal ended before this level; every kernel returns.
 pub const PLAN_DONE: u64 = 3;
+/// [`CTL_PLAN`]: a bucketed traversal found its counts inconsistent (vertices
+/// pending, none in the bitmap); every kernel returns and the host reports it.
+pub const PLAN_STUCK: u64 = 4;
 
 /// What the host knows of a level it plans on the device ([`plan_level`]).
 pub const LEVEL_TOP_DOWN_ONLY: u32 = 0;
@@ -101,6 +108,63 @@ pub fn choose_bottom_up(
 #[inline(always)]
 fn runs_top_down(ctl: &[AtomicU64]) -> bool {
     matches!(ctl[CTL_PLAN].load(Relaxed), PLAN_HOST | PLAN_TOP_DOWN)
+}
+
+/// Plans one bucketed (near-far) pass on the device, as `plan_level` does for
+/// BFS levels: from the previous pass's block (`None` for the first pass, which
+/// has `first_pending` pending vertices and limit `first_limit`) it carries the
+/// pending count (`pending − selected + inserted`) and the limit, which jumps to
+/// the lowest pending priority + `delta` after a pass that selected nothing —
+/// the host loop's rule. `cur` is cleared and given the pass's plan
+/// ([`PLAN_TOP_DOWN`]: run [`td_select`] with [`CTL_LIMIT`]; [`PLAN_DONE`];
+/// [`PLAN_STUCK`]).
+#[inline(always)]
+pub fn plan_pass(
+    prev: Option<&[AtomicU64]>,
+    cur: &[AtomicU64],
+    first_pending: u64,
+    first_limit: u64,
+    delta: u64,
+) {
+    let (pending, limit, stop) = match prev {
+        None => (first_pending, first_limit, None),
+        Some(p) => match p[CTL_PLAN].load(Relaxed) {
+            plan @ (PLAN_DONE | PLAN_STUCK) => (0, 0, Some(plan)),
+            _ => {
+                let (before, selected) =
+                    (p[CTL_PENDING].load(Relaxed), p[CTL_SELECTED].load(Relaxed));
+                let limit = p[CTL_LIMIT].load(Relaxed);
+                match before.checked_sub(selected) {
+                    None => (0, limit, Some(PLAN_STUCK)),
+                    Some(left) => {
+                        let pending = left + p[CTL_FRONTIER].load(Relaxed);
+                        match (selected, p[CTL_MIN_PENDING].load(Relaxed)) {
+                            (0, _) if pending == 0 => (0, limit, None),
+                            (0, 0) => (pending, limit, Some(PLAN_STUCK)),
+                            (0, m) => {
+                                let lowest = (1u64 << 32) - m;
+                                let next =
+                                    lowest.saturating_add(delta).max(limit.saturating_add(1));
+                                (pending, next, None)
+                            }
+                            _ => (pending, limit, None),
+                        }
+                    }
+                }
+            }
+        },
+    };
+    for c in cur {
+        c.store(0, Relaxed);
+    }
+    let plan = match stop {
+        Some(plan) => plan,
+        None if pending == 0 => PLAN_DONE,
+        None => PLAN_TOP_DOWN,
+    };
+    cur[CTL_PLAN].store(plan, Relaxed);
+    cur[CTL_LIMIT].store(limit, Relaxed);
+    cur[CTL_PENDING].store(pending, Relaxed);
 }
 
 /// Whether a level whose block says `plan` runs the bottom-up kernel.
@@ -323,6 +387,12 @@ pub fn td_select<P: Program>(
     ctl: &[AtomicU64],
 ) {
     let nwords = pending.words.len() as u64;
+    // A planned pass takes its limit from the block ([`plan_pass`]).
+    let limit = match ctl[CTL_PLAN].load(Relaxed) {
+        PLAN_HOST => limit,
+        PLAN_TOP_DOWN => ctl[CTL_LIMIT].load(Relaxed),
+        _ => return,
+    };
     if chunk == 0 {
         return;
     }

@@ -445,11 +445,68 @@ pub unsafe fn plan_level(
     }
 }
 
-/// Defines the program-independent direction planning kernel under `$name`
-/// (parameters `prev, cur, n, m, first_vertices, first_edges, level`; one thread).
+/// Plans one device-driven bucketed pass ([`direction::plan_pass`]); thread 0 of
+/// the launch does it.
+///
+/// # Safety
+/// As [`plan_level`].
+#[inline(always)]
+pub unsafe fn plan_pass(
+    t: ThreadCtx,
+    prev: *mut u64,
+    cur: *mut u64,
+    first_pending: u64,
+    first_limit: u64,
+    delta: u64,
+) {
+    if t.global() != 0 {
+        return;
+    }
+    // SAFETY: caller's contract.
+    unsafe {
+        let prev = if prev.is_null() {
+            None
+        } else {
+            Some(u64::atomics_from_raw(prev, direction::CTL_WORDS))
+        };
+        direction::plan_pass(
+            prev,
+            u64::atomics_from_raw(cur, direction::CTL_WORDS),
+            first_pending,
+            first_limit,
+            delta,
+        )
+    }
+}
+
+/// Defines the program-independent planning kernels: `$level` (parameters
+/// `prev, cur, n, m, first_vertices, first_edges, level`) and `$pass`
+/// (`prev, cur, first_pending, first_limit, delta`); one thread each.
 #[macro_export]
 macro_rules! plan_kernel {
-    ($name:ident) => {
+    ($name:ident, $pass:ident) => {
+        #[cfg(target_arch = "nvptx64")]
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn $pass(
+            prev: *mut u64,
+            cur: *mut u64,
+            first_pending: u64,
+            first_limit: u64,
+            delta: u64,
+        ) {
+            // SAFETY: the host launches with buffers matching the documented contract.
+            unsafe {
+                $crate::entry::plan_pass(
+                    $crate::ThreadCtx::current(),
+                    prev,
+                    cur,
+                    first_pending,
+                    first_limit,
+                    delta,
+                )
+            }
+        }
+
         #[cfg(target_arch = "nvptx64")]
         #[no_mangle]
         pub unsafe extern "ptx-kernel" fn $name(

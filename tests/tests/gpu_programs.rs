@@ -77,6 +77,15 @@ fn check_all(g: &Graph<u32>, gw: &Graph<u32>, src: u32) {
         let parents = r.parents.as_ref().unwrap();
         runtime::validate::validate_bfs_tree(g.csr(), src, parents, Some(&r.states))
             .unwrap_or_else(|e| panic!("BFS direction {o:?}: {e}"));
+        let host = ProgramOptions {
+            levels_per_sync: 1,
+            ..with_parents
+        };
+        let h = emulate_direction::<bfs::Program>(g, src, &host, blocks).unwrap();
+        assert_eq!(
+            h.directions, r.directions,
+            "BFS planned vs host levels {o:?}"
+        );
         let r = emulate_direction::<cc::Program>(g, src, &o, blocks).unwrap();
         assert_eq!(r.states, comps, "CC direction {o:?}");
         let r = emulate_direction::<sssp::sssp::Program>(gw, src, &o, blocks).unwrap();
@@ -93,6 +102,30 @@ fn check_all(g: &Graph<u32>, gw: &Graph<u32>, src: u32) {
             let r = emulate_direction::<sssp::sssp::Program>(gw, src, &b, blocks).unwrap();
             assert_eq!(r.states, dist, "SSSP buckets Δ {delta} {o:?}");
             assert!(r.directions.iter().all(|d| d.bucket_limit.is_some()));
+            // Passes planned on the device (the default, and 2 per wait) are the
+            // host loop's passes (1 per wait): same limits, same selections. A
+            // pass's improvements depend on the order of its threads, so the
+            // three runs use one emulated block (threads in a fixed order).
+            let log = |levels_per_sync| {
+                let h = ProgramOptions {
+                    levels_per_sync,
+                    ..b
+                };
+                let h = emulate_direction::<sssp::sssp::Program>(gw, src, &h, 1).unwrap();
+                assert_eq!(
+                    h.states, dist,
+                    "SSSP buckets Δ {delta}, {levels_per_sync}/sync"
+                );
+                h.directions
+            };
+            let host = log(1);
+            for levels_per_sync in [2, 8] {
+                assert_eq!(
+                    log(levels_per_sync),
+                    host,
+                    "Δ {delta}, {levels_per_sync}/sync"
+                );
+            }
             let r = emulate_direction::<widest::Program>(gw, src, &b, blocks).unwrap();
             assert_eq!(r.states, wide, "widest buckets Δ {delta} {o:?}");
         }

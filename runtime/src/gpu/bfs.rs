@@ -250,6 +250,7 @@ pub(super) struct Kernels {
     build_sv: CudaFunction,
     pub(super) check_tree: CudaFunction,
     pub(super) plan: CudaFunction,
+    pub(super) plan_pass: CudaFunction,
     naive: CudaFunction,
     balanced: CudaFunction,
     min_naive: CudaFunction,
@@ -270,6 +271,7 @@ impl Device {
             build_sv: gpu.function("vertex_build_sv")?,
             check_tree: gpu.function("vertex_check_bfs_tree")?,
             plan: gpu.function("vertex_plan_level")?,
+            plan_pass: gpu.function("vertex_plan_pass")?,
             naive: gpu.function("bfs_naive_level")?,
             balanced: gpu.function("bfs_balanced_level")?,
             min_naive: gpu.function("bfs_min_naive_level")?,
@@ -562,6 +564,7 @@ impl Device {
             td_relax: &self.k.td_relax,
             bottom_up: &self.k.bottom_up,
             plan: &self.k.plan,
+            plan_pass: &self.k.plan_pass,
             name: "bfs",
         };
         let pptr = parents.as_ref().map_or(0, |p| p.ptr);

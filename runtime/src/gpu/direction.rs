@@ -25,8 +25,8 @@ use std::time::Instant;
 use cudarc::driver::{CudaEvent, CudaFunction, PushKernelArg};
 use kernels_rs::direction::{
     choose_bottom_up, chunk_capacity, CTL_CHUNKS, CTL_EDGES, CTL_FRONTIER, CTL_IN_EDGES,
-    CTL_IN_VERTICES, CTL_MIN_PENDING, CTL_PLAN, CTL_SELECTED, CTL_WORDS, LEVEL_MAY_PULL,
-    LEVEL_OVER, LEVEL_TOP_DOWN_ONLY, PLAN_BOTTOM_UP, PLAN_DONE,
+    CTL_IN_VERTICES, CTL_LIMIT, CTL_MIN_PENDING, CTL_PENDING, CTL_PLAN, CTL_SELECTED, CTL_WORDS,
+    LEVEL_MAY_PULL, LEVEL_OVER, LEVEL_TOP_DOWN_ONLY, PLAN_BOTTOM_UP, PLAN_DONE, PLAN_STUCK,
 };
 use kernels_rs::entry;
 
@@ -252,8 +252,77 @@ pub(crate) trait PlannedExec<S>: DirectionExec<S> {
         level: u32,
         first: FrontierSize,
     ) -> Result<()>;
+    /// Enqueues bucketed pass `iter`, slot `slot` of the batch:
+    /// `kernels_rs::direction::plan_pass` on the previous pass's block (or on
+    /// `first_pending` / `first_limit` for the first pass), then `td_select`
+    /// and the relax kernel, which follow the plan.
+    fn enqueue_pass(
+        &mut self,
+        iter: u32,
+        slot: u32,
+        first_pending: u64,
+        first_limit: u64,
+        delta: u64,
+    ) -> Result<()>;
     /// Waits for the batch; the counter blocks of its levels, in slot order.
     fn finish_batch(&mut self) -> Result<Vec<[u64; CTL_WORDS]>>;
+}
+
+/// [`drive_buckets`] with each pass planned on the device
+/// (`kernels_rs::direction::plan_pass`): the same passes, limits and results,
+/// one host wait per `per_sync` passes. Returns the log and the number of waits.
+pub(crate) fn drive_buckets_planned<S>(
+    exec: &mut impl PlannedExec<S>,
+    n: u64,
+    source: Option<u32>,
+    first_priority: u64,
+    delta: u64,
+    per_sync: u32,
+) -> Result<(Vec<LevelLog>, u32)> {
+    let per_sync = per_sync.max(2);
+    let delta = delta.max(1);
+    let pending = exec.init(source)?.vertices;
+    let limit = first_priority.saturating_add(delta);
+    let max_passes = n.saturating_mul(64).saturating_add(1024);
+    let mut log = Vec::new();
+    let (mut iter, mut syncs) = (0u32, 0u32);
+    let none: Vec<Option<S>> = (0..per_sync).map(|_| None).collect();
+    loop {
+        if u64::from(iter) > max_passes {
+            return Err(Error::InvalidGraph(format!(
+                "bucketed traversal did not end after {iter} passes on {n} vertices"
+            )));
+        }
+        exec.begin_batch(&none)?;
+        for slot in 0..per_sync {
+            exec.enqueue_pass(iter + slot, slot, pending, limit, delta)?;
+        }
+        let blocks = exec.finish_batch()?;
+        syncs += 1;
+        iter += per_sync;
+        for b in &blocks {
+            match b[CTL_PLAN] {
+                PLAN_DONE => return Ok((log, syncs)),
+                PLAN_STUCK => {
+                    return Err(Error::InvalidGraph(format!(
+                        "bucketed pass found {} vertices pending but none in the bitmap \
+                         (or took more than were pending)",
+                        b[CTL_PENDING]
+                    )))
+                }
+                _ => log.push(LevelLog {
+                    bottom_up: false,
+                    frontier: b[CTL_SELECTED],
+                    frontier_edges: 0,
+                    bucket_limit: Some(b[CTL_LIMIT]),
+                }),
+            }
+        }
+        let last = blocks.last().copied().unwrap_or([0; CTL_WORDS]);
+        if last[CTL_PENDING].saturating_sub(last[CTL_SELECTED]) + last[CTL_FRONTIER] == 0 {
+            return Ok((log, syncs));
+        }
+    }
 }
 
 /// The level loop with the direction planned on the device (see the module
@@ -328,6 +397,25 @@ pub(crate) fn drive_planned<S: Copy>(
     }
 }
 
+/// [`drive_buckets`] when `levels_per_sync` is 1, else
+/// [`drive_buckets_planned`]: the log and the number of host waits.
+pub(crate) fn drive_buckets_levels<S>(
+    exec: &mut impl PlannedExec<S>,
+    n: u64,
+    source: Option<u32>,
+    first_priority: u64,
+    delta: u64,
+    levels_per_sync: u32,
+) -> Result<(Vec<LevelLog>, u32)> {
+    if levels_per_sync > 1 {
+        drive_buckets_planned(exec, n, source, first_priority, delta, levels_per_sync)
+    } else {
+        let log = drive_buckets(exec, n, source, first_priority, delta)?;
+        let syncs = log.len() as u32;
+        Ok((log, syncs))
+    }
+}
+
 /// [`drive`] when `levels_per_sync` is 1, else [`drive_planned`]: the log and
 /// the number of host waits.
 pub(crate) fn drive_levels<S: Copy>(
@@ -394,6 +482,9 @@ pub(crate) struct DirectionKernels<'a> {
     /// `plan_level(prev, cur, n, m, first_vertices, first_edges, level)`, the
     /// program-independent kernel of device-planned levels.
     pub plan: &'a CudaFunction,
+    /// `plan_pass(prev, cur, first_pending, first_limit, delta)`, the same for
+    /// bucketed passes.
+    pub plan_pass: &'a CudaFunction,
     /// Kernel name prefix, for error messages.
     pub name: &'a str,
 }
@@ -672,14 +763,18 @@ impl GpuDirection<'_> {
         s.memset_zeros(&mut self.ctl.slice)
             .map_err(cuda_err("cuMemsetD8(level counters)"))?;
         let a = self.gpu.record()?;
+        self.select(limit, self.ctl.ptr)?;
+        // The work list size is only known on the device: cover the whole bound.
+        self.relax(iter, self.bits[0].ptr, self.capacity, 0, self.ctl.ptr)?;
+        Ok(a)
+    }
+
+    /// Launches `td_select` over the pending bitmap with `limit` (a planned
+    /// pass reads its limit from the block instead) and counter block `ctl`.
+    fn select(&self, limit: u64, ctl: u64) -> Result<()> {
         let (n, offsets, pending) = (self.g.n, self.g.offsets.ptr, self.bits[0].ptr);
-        let (state, chunk, chunks, capacity, ctl) = (
-            self.state,
-            self.chunk,
-            self.chunks.ptr,
-            self.capacity,
-            self.ctl.ptr,
-        );
+        let (state, chunk, chunks, capacity) =
+            (self.state, self.chunk, self.chunks.ptr, self.capacity);
         let mut b = self.gpu.stream.launch_builder(self.k.td_select);
         b.arg(&n)
             .arg(&offsets)
@@ -694,9 +789,7 @@ impl GpuDirection<'_> {
         // capacity, ctl)` of kernels_rs::direction_kernels!.
         unsafe { b.launch(Gpu::grid_for(self.word_threads(), self.block)) }
             .map_err(self.err("td_select"))?;
-        // The work list size is only known on the device: cover the whole bound.
-        self.relax(iter, pending, self.capacity, 0, self.ctl.ptr)?;
-        Ok(a)
+        Ok(())
     }
 
     pub(crate) fn launch_bottom_up(&mut self, candidate: &[u8]) -> Result<CudaEvent> {
@@ -881,6 +974,46 @@ impl<S: bytemuck::Pod> PlannedExec<S> for GpuDirection<'_> {
         let b = self.gpu.record()?;
         self.levels.push((a, b));
         self.bits.swap(0, 1);
+        Ok(())
+    }
+
+    fn enqueue_pass(
+        &mut self,
+        iter: u32,
+        slot: u32,
+        first_pending: u64,
+        first_limit: u64,
+        delta: u64,
+    ) -> Result<()> {
+        let Some(batch) = self.batch.as_ref() else {
+            return Err(Error::InvalidArgument(
+                "enqueue_pass before begin_batch".into(),
+            ));
+        };
+        let block = |s: u32| batch.blocks.ptr + u64::from(s) * (CTL_WORDS * 8) as u64;
+        let cur = block(slot);
+        let prev = if iter == 0 {
+            0
+        } else {
+            block((slot + batch.slots - 1) % batch.slots)
+        };
+        let a = self.gpu.record()?;
+        let s = &self.gpu.stream;
+        let mut b = s.launch_builder(self.k.plan_pass);
+        b.arg(&prev)
+            .arg(&cur)
+            .arg(&first_pending)
+            .arg(&first_limit)
+            .arg(&delta);
+        // SAFETY: `plan_pass(prev, cur, first_pending, first_limit, delta)` of
+        // kernels_rs::plan_kernel!: prev null or another block of CTL_WORDS
+        // counters (slots ≥ 2), cur CTL_WORDS counters.
+        unsafe { b.launch(Gpu::grid_for(1, 32)) }.map_err(self.err("plan_pass"))?;
+        self.select(u64::MAX, cur)?;
+        // The work list's size is only known on the device: cover the bound.
+        self.relax(iter, self.bits[0].ptr, self.capacity, 0, cur)?;
+        let b = self.gpu.record()?;
+        self.levels.push((a, b));
         Ok(())
     }
 
@@ -1090,31 +1223,7 @@ impl<P: kernels_rs::Program> DirectionExec<P::State> for HostDirection<'_, P> {
     fn near_far(&mut self, iter: u32, limit: u64) -> Result<Pass> {
         let t0 = Instant::now();
         self.ctl.iter_mut().for_each(|c| *c = 0);
-        let n = self.n();
-        let offsets = SharedPtr(self.offsets.as_ptr() as *mut u64);
-        let state = SharedPtr(self.state.as_mut_ptr());
-        let pending = SharedPtr(self.bits[0].as_mut_ptr());
-        let chunks = SharedPtr(self.chunks.as_mut_ptr());
-        let ctl = SharedPtr(self.ctl.as_mut_ptr());
-        let (chunk, capacity) = (self.chunk, self.chunks.len() as u64);
-        launch(self.grid(self.word_threads()), self.block, |t| {
-            // SAFETY: host buffers of the lengths td_select documents; state read
-            // through atomics, bitmap/chunks/counters written through atomics.
-            unsafe {
-                entry::td_select::<P>(
-                    t,
-                    n,
-                    offsets.get(),
-                    state.get(),
-                    pending.get(),
-                    limit,
-                    chunk,
-                    chunks.get(),
-                    capacity,
-                    ctl.get(),
-                )
-            }
-        });
+        self.select(limit);
         self.relax(iter, 0, None);
         self.finish(t0, false);
         Ok(Pass::from_ctl(&self.ctl))
@@ -1190,6 +1299,35 @@ impl<P: kernels_rs::Program> PlannedExec<P::State> for HostDirection<'_, P> {
         Ok(())
     }
 
+    fn enqueue_pass(
+        &mut self,
+        iter: u32,
+        slot: u32,
+        first_pending: u64,
+        first_limit: u64,
+        delta: u64,
+    ) -> Result<()> {
+        let t0 = Instant::now();
+        let (slots, slot) = (self.batch_blocks.len(), slot as usize);
+        std::mem::swap(&mut self.ctl, &mut self.batch_blocks[slot]);
+        let cur = SharedPtr(self.ctl.as_mut_ptr());
+        let prev = SharedPtr(if iter == 0 {
+            std::ptr::null_mut()
+        } else {
+            self.batch_blocks[(slot + slots - 1) % slots].as_mut_ptr()
+        });
+        launch(1, 32, |t| {
+            // SAFETY: prev null or another block of CTL_WORDS counters (slots ≥ 2),
+            // cur CTL_WORDS counters; only thread 0 touches them.
+            unsafe { entry::plan_pass(t, prev.get(), cur.get(), first_pending, first_limit, delta) }
+        });
+        self.select(u64::MAX);
+        self.relax(iter, 0, None);
+        std::mem::swap(&mut self.ctl, &mut self.batch_blocks[slot]);
+        self.level_ms.push(t0.elapsed().as_secs_f64() * 1e3);
+        Ok(())
+    }
+
     fn finish_batch(&mut self) -> Result<Vec<[u64; CTL_WORDS]>> {
         Ok(self
             .batch_blocks
@@ -1204,6 +1342,35 @@ impl<P: kernels_rs::Program> PlannedExec<P::State> for HostDirection<'_, P> {
 }
 
 impl<P: kernels_rs::Program> HostDirection<'_, P> {
+    /// `td_select` over the pending bitmap with `limit` into `self.ctl`.
+    fn select(&mut self, limit: u64) {
+        let n = self.n();
+        let offsets = SharedPtr(self.offsets.as_ptr() as *mut u64);
+        let state = SharedPtr(self.state.as_mut_ptr());
+        let pending = SharedPtr(self.bits[0].as_mut_ptr());
+        let chunks = SharedPtr(self.chunks.as_mut_ptr());
+        let ctl = SharedPtr(self.ctl.as_mut_ptr());
+        let (chunk, capacity) = (self.chunk, self.chunks.len() as u64);
+        launch(self.grid(self.word_threads()), self.block, |t| {
+            // SAFETY: host buffers of the lengths td_select documents; state read
+            // through atomics, bitmap/chunks/counters written through atomics.
+            unsafe {
+                entry::td_select::<P>(
+                    t,
+                    n,
+                    offsets.get(),
+                    state.get(),
+                    pending.get(),
+                    limit,
+                    chunk,
+                    chunks.get(),
+                    capacity,
+                    ctl.get(),
+                )
+            }
+        });
+    }
+
     /// `td_chunks` over the current frontier into `self.ctl`.
     fn td_chunks(&mut self) {
         let n = self.n();

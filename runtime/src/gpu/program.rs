@@ -391,6 +391,7 @@ impl Device {
             td_relax: &k.td_relax,
             bottom_up: &k.bottom_up,
             plan: &self.k.plan,
+            plan_pass: &self.k.plan_pass,
             name: P::NAME,
         };
         let pptr = parents.as_ref().map_or(0, |p| p.ptr);
@@ -410,11 +411,14 @@ impl Device {
         let (log, syncs) = match bucket_delta::<P>(opts) {
             Some(delta) => {
                 let p0 = u64::from(<P as VertexProgram>::priority(source_state::<P>(source)));
-                let log = direction::drive_buckets::<<P as VertexProgram>::State>(
-                    &mut exec, g.n, src, p0, delta,
-                )?;
-                let rounds = log.len() as u32;
-                (log, rounds)
+                direction::drive_buckets_levels::<<P as VertexProgram>::State>(
+                    &mut exec,
+                    g.n,
+                    src,
+                    p0,
+                    delta,
+                    opts.levels_per_sync,
+                )?
             }
             None => {
                 let uniform = pull.then(|| source_state::<P>(source));
@@ -820,9 +824,15 @@ fn emulate_direction_csr<P: GpuProgram>(
         match bucket_delta::<P>(opts) {
             Some(delta) => {
                 let p0 = u64::from(<P as VertexProgram>::priority(source_state::<P>(source)));
-                let log = direction::drive_buckets(&mut exec, n as u64, src, p0, delta)?;
-                let rounds = log.len() as u32;
-                (log, rounds, rounds)
+                let (log, syncs) = direction::drive_buckets_levels(
+                    &mut exec,
+                    n as u64,
+                    src,
+                    p0,
+                    delta,
+                    opts.levels_per_sync,
+                )?;
+                (log, exec.level_ms.len() as u32, syncs)
             }
             None => {
                 let uniform = pull.then(|| source_state::<P>(source));

@@ -22,6 +22,8 @@ struct Variant {
     kernel: BfsKernel,
     max_edge_count: u64,
     delta: Option<u64>,
+    /// Passes between host waits (1: the host plans every pass).
+    levels_per_sync: u32,
     sources: usize,
     time_ms_median: f64,
     time_ms_mean: f64,
@@ -86,6 +88,26 @@ pub fn run(dev: &Device, specs: &[String], sources: usize, out: &Path) -> Result
                 },
             ));
         }
+        // Side by side: the same passes planned by the host, one wait each.
+        for (name, delta) in [
+            ("work list, host waits", None),
+            ("near-far, host waits", Some(auto.max(1))),
+        ] {
+            let label = match delta {
+                Some(d) => format!("{name} Δ {d}"),
+                None => name.to_string(),
+            };
+            opts.push((
+                label,
+                ProgramOptions {
+                    kernel: BfsKernel::Direction,
+                    max_edge_count: 32,
+                    delta,
+                    levels_per_sync: 1,
+                    ..ProgramOptions::default()
+                },
+            ));
+        }
         let wants: Vec<Vec<u64>> = roots
             .iter()
             .take(2)
@@ -121,6 +143,7 @@ pub fn run(dev: &Device, specs: &[String], sources: usize, out: &Path) -> Result
                 kernel: o.kernel,
                 max_edge_count: o.max_edge_count,
                 delta: o.delta,
+                levels_per_sync: o.levels_per_sync,
                 sources: times.len(),
                 time_ms_median: med,
                 time_ms_mean: mean,
@@ -194,6 +217,7 @@ mod tests {
             kernel: BfsKernel::Direction,
             max_edge_count: 32,
             delta,
+            levels_per_sync: 8,
             sources: 2,
             time_ms_median: 1.5,
             time_ms_mean: 1.6,

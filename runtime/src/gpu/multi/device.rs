@@ -187,6 +187,7 @@ impl MultiGpu {
                 td_relax: k.td_relax_fn(),
                 bottom_up: k.bottom_up_fn(),
                 plan: &self.devices[p].k.plan,
+                plan_pass: &self.devices[p].k.plan_pass,
                 name: P::NAME,
             };
             let pptr = parents[p].as_ref().map_or(0, |b| b.ptr);
