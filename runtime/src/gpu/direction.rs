@@ -872,6 +872,26 @@ impl<S: bytemuck::Pod> DirectionExec<S> for GpuDirection<'_> {
     }
 }
 
+impl GpuDirection<'_> {
+    /// The batch, and the device pointers of the counter blocks of the level
+    /// before `iter` (0 at level 0; the previous slot, wrapping around, since a
+    /// batch always runs all its slots) and of `iter` itself (slot `slot`).
+    fn batch_blocks(&self, iter: u32, slot: u32) -> Result<(&Batch, u64, u64)> {
+        let Some(batch) = self.batch.as_ref() else {
+            return Err(Error::InvalidArgument(
+                "a planned level enqueued before begin_batch".into(),
+            ));
+        };
+        let block = |s: u32| batch.blocks.ptr + u64::from(s) * (CTL_WORDS * 8) as u64;
+        let prev = if iter == 0 {
+            0
+        } else {
+            block((slot + batch.slots - 1) % batch.slots)
+        };
+        Ok((batch, prev, block(slot)))
+    }
+}
+
 /// Device buffers of a batch of device-planned levels.
 struct Batch {
     /// One counter block per level of the batch (slot = level mod size).
@@ -928,18 +948,7 @@ impl<S: bytemuck::Pod> PlannedExec<S> for GpuDirection<'_> {
         level: u32,
         first: FrontierSize,
     ) -> Result<()> {
-        let Some(batch) = self.batch.as_ref() else {
-            return Err(Error::InvalidArgument(
-                "enqueue_level before begin_batch".into(),
-            ));
-        };
-        let block = |s: u32| batch.blocks.ptr + u64::from(s) * (CTL_WORDS * 8) as u64;
-        let cur = block(slot);
-        let prev = if iter == 0 {
-            0
-        } else {
-            block((slot + batch.slots - 1) % batch.slots)
-        };
+        let (batch, prev, cur) = self.batch_blocks(iter, slot)?;
         let cand = if batch.uniform[slot as usize] {
             batch.candidates.ptr + u64::from(slot) * self.state_size as u64
         } else {
@@ -985,18 +994,7 @@ impl<S: bytemuck::Pod> PlannedExec<S> for GpuDirection<'_> {
         first_limit: u64,
         delta: u64,
     ) -> Result<()> {
-        let Some(batch) = self.batch.as_ref() else {
-            return Err(Error::InvalidArgument(
-                "enqueue_pass before begin_batch".into(),
-            ));
-        };
-        let block = |s: u32| batch.blocks.ptr + u64::from(s) * (CTL_WORDS * 8) as u64;
-        let cur = block(slot);
-        let prev = if iter == 0 {
-            0
-        } else {
-            block((slot + batch.slots - 1) % batch.slots)
-        };
+        let (_, prev, cur) = self.batch_blocks(iter, slot)?;
         let a = self.gpu.record()?;
         let s = &self.gpu.stream;
         let mut b = s.launch_builder(self.k.plan_pass);
@@ -1257,45 +1255,34 @@ impl<P: kernels_rs::Program> PlannedExec<P::State> for HostDirection<'_, P> {
         level: u32,
         first: FrontierSize,
     ) -> Result<()> {
-        let t0 = Instant::now();
-        let (slots, slot) = (self.batch_blocks.len(), slot as usize);
         let (n, m) = (self.n(), self.targets.len() as u64);
-        // This level's block stands in for `self.ctl` while its kernels run.
-        std::mem::swap(&mut self.ctl, &mut self.batch_blocks[slot]);
-        let cur = SharedPtr(self.ctl.as_mut_ptr());
-        let prev = SharedPtr(if iter == 0 {
-            std::ptr::null_mut()
-        } else {
-            self.batch_blocks[(slot + slots - 1) % slots].as_mut_ptr()
-        });
-        launch(1, 32, |t| {
-            // SAFETY: prev null or another block of CTL_WORDS counters (slots ≥ 2),
-            // cur CTL_WORDS counters; only thread 0 touches them.
-            unsafe {
-                entry::plan_level(
-                    t,
-                    prev.get(),
-                    cur.get(),
-                    n,
-                    m,
-                    first.vertices,
-                    first.edges,
-                    level,
-                )
+        self.in_batch_slot(iter, slot, |x, prev, cur| {
+            launch(1, 32, |t| {
+                // SAFETY: see `in_batch_slot`; only thread 0 touches the blocks.
+                unsafe {
+                    entry::plan_level(
+                        t,
+                        prev.get(),
+                        cur.get(),
+                        n,
+                        m,
+                        first.vertices,
+                        first.edges,
+                        level,
+                    )
+                }
+            });
+            x.bits[1].iter_mut().for_each(|w| *w = 0);
+            let candidate = x.batch_candidates[slot as usize];
+            x.td_chunks();
+            x.relax(iter, 1, candidate);
+            // Launched on every level with a candidate, as on the GPU: the plan
+            // says whether it does anything.
+            if let Some(c) = candidate {
+                x.bottom_up_kernel(c);
             }
+            x.bits.swap(0, 1);
         });
-        self.bits[1].iter_mut().for_each(|w| *w = 0);
-        let candidate = self.batch_candidates[slot];
-        self.td_chunks();
-        self.relax(iter, 1, candidate);
-        // Launched on every level with a candidate, as on the GPU: the plan says
-        // whether it does anything.
-        if let Some(c) = candidate {
-            self.bottom_up_kernel(c);
-        }
-        std::mem::swap(&mut self.ctl, &mut self.batch_blocks[slot]);
-        self.bits.swap(0, 1);
-        self.level_ms.push(t0.elapsed().as_secs_f64() * 1e3);
         Ok(())
     }
 
@@ -1307,24 +1294,16 @@ impl<P: kernels_rs::Program> PlannedExec<P::State> for HostDirection<'_, P> {
         first_limit: u64,
         delta: u64,
     ) -> Result<()> {
-        let t0 = Instant::now();
-        let (slots, slot) = (self.batch_blocks.len(), slot as usize);
-        std::mem::swap(&mut self.ctl, &mut self.batch_blocks[slot]);
-        let cur = SharedPtr(self.ctl.as_mut_ptr());
-        let prev = SharedPtr(if iter == 0 {
-            std::ptr::null_mut()
-        } else {
-            self.batch_blocks[(slot + slots - 1) % slots].as_mut_ptr()
+        self.in_batch_slot(iter, slot, |x, prev, cur| {
+            launch(1, 32, |t| {
+                // SAFETY: see `in_batch_slot`; only thread 0 touches the blocks.
+                unsafe {
+                    entry::plan_pass(t, prev.get(), cur.get(), first_pending, first_limit, delta)
+                }
+            });
+            x.select(u64::MAX);
+            x.relax(iter, 0, None);
         });
-        launch(1, 32, |t| {
-            // SAFETY: prev null or another block of CTL_WORDS counters (slots ≥ 2),
-            // cur CTL_WORDS counters; only thread 0 touches them.
-            unsafe { entry::plan_pass(t, prev.get(), cur.get(), first_pending, first_limit, delta) }
-        });
-        self.select(u64::MAX);
-        self.relax(iter, 0, None);
-        std::mem::swap(&mut self.ctl, &mut self.batch_blocks[slot]);
-        self.level_ms.push(t0.elapsed().as_secs_f64() * 1e3);
         Ok(())
     }
 
@@ -1342,6 +1321,31 @@ impl<P: kernels_rs::Program> PlannedExec<P::State> for HostDirection<'_, P> {
 }
 
 impl<P: kernels_rs::Program> HostDirection<'_, P> {
+    /// Runs `body` for planned level (or pass) `iter` in slot `slot` of the batch,
+    /// with that slot's counter block standing in for `self.ctl` and the
+    /// pointers of the previous level's block (null at level 0; the previous
+    /// slot, wrapping, otherwise: a batch has ≥ 2 slots, so it is never `cur`)
+    /// and of this one, as the planning kernels take them. Records the time.
+    fn in_batch_slot(
+        &mut self,
+        iter: u32,
+        slot: u32,
+        body: impl FnOnce(&mut Self, SharedPtr<u64>, SharedPtr<u64>),
+    ) {
+        let t0 = Instant::now();
+        let (slots, slot) = (self.batch_blocks.len(), slot as usize);
+        std::mem::swap(&mut self.ctl, &mut self.batch_blocks[slot]);
+        let cur = SharedPtr(self.ctl.as_mut_ptr());
+        let prev = SharedPtr(if iter == 0 {
+            std::ptr::null_mut()
+        } else {
+            self.batch_blocks[(slot + slots - 1) % slots].as_mut_ptr()
+        });
+        body(self, prev, cur);
+        std::mem::swap(&mut self.ctl, &mut self.batch_blocks[slot]);
+        self.level_ms.push(t0.elapsed().as_secs_f64() * 1e3);
+    }
+
     /// `td_select` over the pending bitmap with `limit` into `self.ctl`.
     fn select(&mut self, limit: u64) {
         let n = self.n();
