@@ -406,6 +406,26 @@ macro_rules! sv_kernel {
     };
 }
 
+/// The counter blocks a planning kernel reads (`prev`, none at level 0) and
+/// writes (`cur`).
+///
+/// # Safety
+/// As [`plan_level`].
+#[inline(always)]
+unsafe fn plan_blocks<'a>(
+    prev: *mut u64,
+    cur: *mut u64,
+) -> (
+    Option<&'a [core::sync::atomic::AtomicU64]>,
+    &'a [core::sync::atomic::AtomicU64],
+) {
+    // SAFETY: caller's contract.
+    unsafe {
+        let prev = (!prev.is_null()).then(|| u64::atomics_from_raw(prev, direction::CTL_WORDS));
+        (prev, u64::atomics_from_raw(cur, direction::CTL_WORDS))
+    }
+}
+
 /// Plans one device-driven direction level ([`direction::plan_level`]); thread 0
 /// of the launch does it, any others return.
 ///
@@ -429,19 +449,8 @@ pub unsafe fn plan_level(
     }
     // SAFETY: caller's contract.
     unsafe {
-        let prev = if prev.is_null() {
-            None
-        } else {
-            Some(u64::atomics_from_raw(prev, direction::CTL_WORDS))
-        };
-        direction::plan_level(
-            prev,
-            u64::atomics_from_raw(cur, direction::CTL_WORDS),
-            n,
-            m,
-            (first_vertices, first_edges),
-            level,
-        )
+        let (prev, cur) = plan_blocks(prev, cur);
+        direction::plan_level(prev, cur, n, m, (first_vertices, first_edges), level)
     }
 }
 
@@ -464,18 +473,8 @@ pub unsafe fn plan_pass(
     }
     // SAFETY: caller's contract.
     unsafe {
-        let prev = if prev.is_null() {
-            None
-        } else {
-            Some(u64::atomics_from_raw(prev, direction::CTL_WORDS))
-        };
-        direction::plan_pass(
-            prev,
-            u64::atomics_from_raw(cur, direction::CTL_WORDS),
-            first_pending,
-            first_limit,
-            delta,
-        )
+        let (prev, cur) = plan_blocks(prev, cur);
+        direction::plan_pass(prev, cur, first_pending, first_limit, delta)
     }
 }
 

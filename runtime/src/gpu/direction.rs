@@ -436,6 +436,13 @@ pub(crate) fn drive_levels<S: Copy>(
     }
 }
 
+/// One level's counter block as read back (`CTL_WORDS` words).
+fn counter_block(words: &[u64]) -> [u64; CTL_WORDS] {
+    let mut b = [0u64; CTL_WORDS];
+    b.copy_from_slice(words);
+    b
+}
+
 /// Bitmap with the initial frontier: `source`'s bit, or every vertex.
 fn initial_bits(n: u64, source: Option<u32>) -> Vec<u32> {
     let words = entry::bitmap_words(n) as usize;
@@ -1029,14 +1036,7 @@ impl<S: bytemuck::Pod> PlannedExec<S> for GpuDirection<'_> {
         let e = self.gpu.record()?;
         self.gpu.sync(&format!("{} planned levels", self.k.name))?;
         self.end = Some(e);
-        Ok(words
-            .chunks_exact(CTL_WORDS)
-            .map(|c| {
-                let mut b = [0u64; CTL_WORDS];
-                b.copy_from_slice(c);
-                b
-            })
-            .collect())
+        Ok(words.chunks_exact(CTL_WORDS).map(counter_block).collect())
     }
 }
 
@@ -1308,15 +1308,7 @@ impl<P: kernels_rs::Program> PlannedExec<P::State> for HostDirection<'_, P> {
     }
 
     fn finish_batch(&mut self) -> Result<Vec<[u64; CTL_WORDS]>> {
-        Ok(self
-            .batch_blocks
-            .iter()
-            .map(|b| {
-                let mut w = [0u64; CTL_WORDS];
-                w.copy_from_slice(b);
-                w
-            })
-            .collect())
+        Ok(self.batch_blocks.iter().map(|b| counter_block(b)).collect())
     }
 }
 
