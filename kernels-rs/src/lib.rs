@@ -46,6 +46,7 @@ pub mod combine;
 pub mod direction;
 pub mod entry;
 pub mod frontier;
+pub mod gather;
 #[cfg(test)]
 mod lockstep;
 pub mod program;

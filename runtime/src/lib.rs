@@ -9,6 +9,7 @@ pub mod bench;
 pub mod cpu;
 pub mod error;
 pub mod formats;
+pub mod gather;
 pub mod generate;
 pub mod gpu;
 pub mod graph;

@@ -218,3 +218,81 @@ mod tests {
         assert!(bfs(&g, 1).is_err());
     }
 }
+
+/// PageRank by plain power iteration, as gapbs's `pr` defines it (damping `d`,
+/// base `(1 − d)/n`, contributions rank/out-degree, dangling rank dropped), in
+/// `f64`; stops when a round's L1 change is below `tolerance` or after `max_rounds`.
+/// Returns the ranks and the rounds run.
+pub fn pagerank<W: Weight>(
+    out: &Csr<W>,
+    damping: f64,
+    tolerance: f64,
+    max_rounds: u32,
+) -> (Vec<f64>, u32) {
+    let n = out.num_vertices();
+    let base = (1.0 - damping) / n as f64;
+    let mut rank = vec![1.0 / n as f64; n];
+    for round in 1..=max_rounds {
+        let mut incoming = vec![0.0f64; n];
+        for u in 0..n as u32 {
+            let d = out.degree(u);
+            if d > 0 {
+                // The same f32 contribution the shipped program sends.
+                let c = (rank[u as usize] / d as f64) as f32 as f64;
+                for &v in out.neighbors(u) {
+                    incoming[v as usize] += c;
+                }
+            }
+        }
+        let mut change = 0.0;
+        for v in 0..n {
+            let r = base + damping * incoming[v];
+            change += (r - rank[v]).abs();
+            rank[v] = r;
+        }
+        if change < tolerance {
+            return (rank, round);
+        }
+    }
+    (rank, max_rounds)
+}
+
+/// Core numbers of an undirected graph (each edge stored both ways) by
+/// Batagelj & Zaveršnik's bucket peeling: repeatedly remove a vertex of least
+/// remaining degree; its core number is the largest such degree seen so far.
+pub fn core_numbers<W: Weight>(g: &Csr<W>) -> Vec<u32> {
+    let n = g.num_vertices();
+    let mut degree: Vec<u64> = (0..n as u32).map(|v| g.degree(v)).collect();
+    let max = degree.iter().copied().max().unwrap_or(0) as usize;
+    let mut buckets: Vec<Vec<u32>> = vec![Vec::new(); max + 1];
+    for v in 0..n {
+        buckets[degree[v] as usize].push(v as u32);
+    }
+    let mut core = vec![u32::MAX; n];
+    let mut level = 0usize;
+    let mut d = 0usize;
+    let mut removed = 0;
+    while removed < n {
+        // Entries are lazy: skip removed vertices and stale degrees.
+        let Some(v) = buckets[d].pop() else {
+            d += 1;
+            continue;
+        };
+        let vi = v as usize;
+        if core[vi] != u32::MAX || degree[vi] as usize != d {
+            continue;
+        }
+        level = level.max(d);
+        core[vi] = level as u32;
+        removed += 1;
+        for &u in g.neighbors(v) {
+            let ui = u as usize;
+            if core[ui] == u32::MAX && degree[ui] > 0 {
+                degree[ui] -= 1;
+                buckets[degree[ui] as usize].push(u);
+                d = d.min(degree[ui] as usize);
+            }
+        }
+    }
+    core
+}

@@ -2,4 +2,6 @@
 //! `runtime::oracle` (the GPU check binary uses them on the device too); this crate
 //! re-exports them for the integration tests.
 
-pub use runtime::oracle::{bfs_levels, components, dijkstra, dijkstra_f64, widest, INF, UNREACHED};
+pub use runtime::oracle::{
+    bfs_levels, components, core_numbers, dijkstra, dijkstra_f64, pagerank, widest, INF, UNREACHED,
+};

@@ -135,6 +135,8 @@ pub mod prelude {
     pub use crate::vertex_program;
     #[cfg(not(target_arch = "nvptx64"))]
     pub use crate::{run_cpu, run_gpu};
+    /// What gather/apply operators know about their vertex and round.
+    pub use kernels_rs::gather::Ctx;
     #[cfg(not(target_arch = "nvptx64"))]
     pub use runtime::graph::{build, BuildOptions, EdgeList, Graph};
 }

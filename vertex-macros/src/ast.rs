@@ -1,6 +1,6 @@
 //! The parsed model of a vertex program: which module items play which role.
 
-use syn::{Item, ItemFn, ItemMod, ItemType};
+use syn::{Item, ItemConst, ItemFn, ItemMod, ItemType};
 
 use crate::attr::Attrs;
 use crate::ctxt::Ctxt;
@@ -15,6 +15,17 @@ pub struct Program {
     pub relax: Option<ItemFn>,
     pub combine: Option<ItemFn>,
     pub priority: Option<ItemFn>,
+    /// Gather/apply programs.
+    pub msg: Option<ItemType>,
+    pub acc: Option<ItemType>,
+    pub emit: Option<ItemFn>,
+    pub gather: Option<ItemFn>,
+    pub identity: Option<ItemFn>,
+    pub apply: Option<ItemFn>,
+    pub active: Option<ItemFn>,
+    pub reduce: Option<ItemFn>,
+    pub max_rounds: Option<ItemConst>,
+    pub tolerance: Option<ItemConst>,
 }
 
 impl Program {
@@ -47,6 +58,16 @@ impl Program {
             relax: None,
             combine: None,
             priority: None,
+            msg: None,
+            acc: None,
+            emit: None,
+            gather: None,
+            identity: None,
+            apply: None,
+            active: None,
+            reduce: None,
+            max_rounds: None,
+            tolerance: None,
         };
         for item in items {
             match item {
@@ -56,6 +77,16 @@ impl Program {
                 Item::Fn(f) if f.sig.ident == "relax" => p.relax = Some(f.clone()),
                 Item::Fn(f) if f.sig.ident == "combine" => p.combine = Some(f.clone()),
                 Item::Fn(f) if f.sig.ident == "priority" => p.priority = Some(f.clone()),
+                Item::Type(t) if t.ident == "Msg" => p.msg = Some(t.clone()),
+                Item::Type(t) if t.ident == "Acc" => p.acc = Some(t.clone()),
+                Item::Fn(f) if f.sig.ident == "emit" => p.emit = Some(f.clone()),
+                Item::Fn(f) if f.sig.ident == "gather" => p.gather = Some(f.clone()),
+                Item::Fn(f) if f.sig.ident == "identity" => p.identity = Some(f.clone()),
+                Item::Fn(f) if f.sig.ident == "apply" => p.apply = Some(f.clone()),
+                Item::Fn(f) if f.sig.ident == "active" => p.active = Some(f.clone()),
+                Item::Fn(f) if f.sig.ident == "reduce" => p.reduce = Some(f.clone()),
+                Item::Const(c) if c.ident == "MAX_ROUNDS" => p.max_rounds = Some(c.clone()),
+                Item::Const(c) if c.ident == "TOLERANCE" => p.tolerance = Some(c.clone()),
                 _ => {}
             }
         }

@@ -61,9 +61,29 @@ pub enum Schedule {
     Obim,
 }
 
+/// The per-round global reduction of a gather/apply program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReduceKind {
+    Sum,
+    Min,
+    Max,
+}
+
+/// Which way a gather/apply program builds its accumulators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DirectionKind {
+    Push,
+    Pull,
+    Auto,
+}
+
 /// Parsed attribute arguments, each with the span it came from.
 #[derive(Default)]
 pub struct Attrs {
+    /// `gather = ..`: the program is a gather/apply program.
+    pub gather: Option<(CombineKind, Span)>,
+    pub reduce: Option<(ReduceKind, Span)>,
+    pub direction: Option<(DirectionKind, Span)>,
     pub combine: Option<(CombineKind, Span)>,
     pub schedules: Option<(Vec<Schedule>, Span)>,
     pub idempotent: Option<Span>,
@@ -108,7 +128,7 @@ impl Parse for ArgList {
     }
 }
 
-const KEYS: &str = "`combine = min|max|or|and|sum|custom`, `schedule(sync, async, obim)`, `idempotent`, `semiring`";
+const KEYS: &str = "`combine = min|max|or|and|sum|custom`, `schedule(sync, async, obim)`, `idempotent`, `semiring`, or for gather/apply programs `gather = sum|min|max|or|and|custom`, `reduce = sum|min|max`, `direction = push|pull|auto`";
 
 impl Attrs {
     pub fn parse(cx: &Ctxt, tokens: proc_macro2::TokenStream) -> Attrs {
@@ -136,6 +156,57 @@ impl Attrs {
                                 format!("unknown combine `{v}`: expected min, max, or, and, sum or custom"),
                             )
                         }
+                    }
+                }
+                Arg::Value(k, v) if k == "gather" => {
+                    if attrs.gather.is_some() {
+                        cx.error_spanned_by(&k, "`gather` is given twice");
+                        continue;
+                    }
+                    match CombineKind::parse(&v.to_string()) {
+                        Some(c) => attrs.gather = Some((c, v.span())),
+                        None => cx.error_spanned_by(
+                            &v,
+                            format!(
+                                "unknown gather `{v}`: expected sum, min, max, or, and or custom"
+                            ),
+                        ),
+                    }
+                }
+                Arg::Value(k, v) if k == "reduce" => {
+                    let r = match v.to_string().as_str() {
+                        "sum" => Some(ReduceKind::Sum),
+                        "min" => Some(ReduceKind::Min),
+                        "max" => Some(ReduceKind::Max),
+                        _ => None,
+                    };
+                    match r {
+                        Some(_) if attrs.reduce.is_some() => {
+                            cx.error_spanned_by(&k, "`reduce` is given twice")
+                        }
+                        Some(r) => attrs.reduce = Some((r, k.span())),
+                        None => cx.error_spanned_by(
+                            &v,
+                            format!("unknown reduce `{v}`: expected sum, min or max"),
+                        ),
+                    }
+                }
+                Arg::Value(k, v) if k == "direction" => {
+                    let d = match v.to_string().as_str() {
+                        "push" => Some(DirectionKind::Push),
+                        "pull" => Some(DirectionKind::Pull),
+                        "auto" => Some(DirectionKind::Auto),
+                        _ => None,
+                    };
+                    match d {
+                        Some(_) if attrs.direction.is_some() => {
+                            cx.error_spanned_by(&k, "`direction` is given twice")
+                        }
+                        Some(d) => attrs.direction = Some((d, k.span())),
+                        None => cx.error_spanned_by(
+                            &v,
+                            format!("unknown direction `{v}`: expected push, pull or auto"),
+                        ),
                     }
                 }
                 Arg::List(k, items) if k == "schedule" => {

@@ -229,10 +229,7 @@ pub fn check(cx: &Ctxt, p: &Program) -> Option<Checked> {
     }
 
     // Everything in the module also runs on the GPU: no std, no heap.
-    let mut gpu = GpuSafety { cx };
-    for item in p.items() {
-        gpu.visit_item(item);
-    }
+    gpu_safety(cx, p);
 
     Some(Checked {
         state: state?,
@@ -246,14 +243,22 @@ pub fn check(cx: &Ctxt, p: &Program) -> Option<Checked> {
 }
 
 #[derive(Clone, Copy, PartialEq)]
-enum Ret {
+pub enum Ret {
     State,
     OptionState,
     U32,
+    Bool,
+    F64,
 }
 
 /// Checks an operator's shape; returns its arity if acceptable.
-fn check_fn(cx: &Ctxt, f: &ItemFn, arities: &[usize], expected: &str, ret: Ret) -> Option<usize> {
+pub fn check_fn(
+    cx: &Ctxt,
+    f: &ItemFn,
+    arities: &[usize],
+    expected: &str,
+    ret: Ret,
+) -> Option<usize> {
     let sig = &f.sig;
     let mut ok = true;
     if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
@@ -299,6 +304,8 @@ fn check_fn(cx: &Ctxt, f: &ItemFn, arities: &[usize], expected: &str, ret: Ret) 
         (ReturnType::Default, _) => false,
         (ReturnType::Type(_, t), Ret::OptionState) => is_option(t),
         (ReturnType::Type(_, t), Ret::U32) => prim_name(t).as_deref() == Some("u32"),
+        (ReturnType::Type(_, t), Ret::Bool) => prim_name(t).as_deref() == Some("bool"),
+        (ReturnType::Type(_, t), Ret::F64) => prim_name(t).as_deref() == Some("f64"),
         (ReturnType::Type(_, t), Ret::State) => !is_option(t),
     };
     if !ret_ok {
@@ -320,6 +327,14 @@ fn check_fn(cx: &Ctxt, f: &ItemFn, arities: &[usize], expected: &str, ret: Ret) 
 
 fn is_option(t: &Type) -> bool {
     matches!(t, Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Option"))
+}
+
+/// Reports code in the module that cannot run on the GPU.
+pub fn gpu_safety(cx: &Ctxt, p: &Program) {
+    let mut gpu = GpuSafety { cx };
+    for item in p.items() {
+        gpu.visit_item(item);
+    }
 }
 
 /// Finds code that cannot run on the GPU: `std`/`alloc` paths, heap types and

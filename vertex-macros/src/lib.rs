@@ -10,6 +10,7 @@
 mod ast;
 mod attr;
 mod check;
+mod check_gather;
 mod ctxt;
 mod expand;
 
@@ -43,6 +44,28 @@ fn vertex_program_impl(
     let attrs = attr::Attrs::parse(&cx, attr);
     let item: syn::Item = syn::parse2(item)?;
     let program = ast::Program::from_item(&cx, attrs, item);
+    if let Some(p) = program.as_ref().filter(|p| p.attrs.gather.is_some()) {
+        let checked = check_gather::check(&cx, p);
+        cx.check()?;
+        return match checked {
+            Some(c) => Ok(expand::gather::expand(p, &c)),
+            None => Err(syn::Error::new(
+                proc_macro2::Span::call_site(),
+                "invalid vertex program",
+            )),
+        };
+    }
+    if let Some(p) = &program {
+        for span in [p.attrs.reduce.map(|r| r.1), p.attrs.direction.map(|d| d.1)]
+            .into_iter()
+            .flatten()
+        {
+            cx.syn_error(syn::Error::new(
+                span,
+                "`reduce` and `direction` belong to gather/apply programs: add `gather = sum|min|max|or|and|custom`",
+            ));
+        }
+    }
     let checked = program.as_ref().and_then(|p| check::check(&cx, p));
     cx.check()?;
     let (Some(p), Some(c)) = (program, checked) else {

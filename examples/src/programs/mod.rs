@@ -3,6 +3,8 @@
 pub mod apsp;
 pub mod bfs;
 pub mod cc;
+pub mod kcore;
+pub mod pagerank;
 pub mod reliability;
 pub mod sssp;
 pub mod widest;

@@ -17,6 +17,7 @@ pub mod barrier;
 pub mod compare;
 pub mod delta;
 pub mod frontier;
+pub mod gather;
 pub mod obim;
 pub mod operator;
 pub mod plot;

@@ -98,7 +98,7 @@ pub fn program_impl(p: &Program, c: &Checked) -> TokenStream {
 /// The crate's own PTX, if its `build.rs` built it (`nvptx_builder::build_programs`
 /// sets `VERTEX_PROGRAMS_PTX` for the compiler, which runs this macro, so the
 /// environment is read here, at expansion time).
-fn ptx_of_crate() -> (TokenStream, String) {
+pub(crate) fn ptx_of_crate() -> (TokenStream, String) {
     let status = std::env::var("VERTEX_PROGRAMS_PTX_STATUS").unwrap_or_else(|_| {
         "the crate defining this program has no `build.rs` calling `nvptx_builder::build_programs()`".into()
     });

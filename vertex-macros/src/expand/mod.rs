@@ -4,6 +4,7 @@
 //! bodies live in the runtime and kernels-rs, so errors point at user code.
 
 pub mod cpu;
+pub mod gather;
 pub mod gpu;
 
 use proc_macro2::TokenStream;

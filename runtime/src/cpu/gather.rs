@@ -1,0 +1,402 @@
+//! The CPU engine for gather/apply programs (see [`crate::gather`]): rounds on
+//! rayon, pull or push per round.
+//!
+//! * Dense programs (PageRank) run each round as two passes, as gapbs's `pr` does:
+//!   `emit` for every vertex into a message array, then, per vertex, the reduction
+//!   over its in-edges fused with `apply` (no accumulator array, no atomics).
+//! * Frontier-driven programs (k-core) keep the frontier as a list plus a bitmap.
+//!   A small frontier pushes: its vertices combine into their targets' atomic
+//!   accumulators, and each target that receives its first value is queued (the
+//!   received bitmap's test-and-set decides who queues it); then the queued
+//!   vertices are applied. A large frontier pulls: every vertex walks its in-edges,
+//!   skipping sources outside the frontier, and applies at once. When the frontier
+//!   runs empty, a dense round refreshes the global reduction and applies every
+//!   vertex with the identity.
+//!
+//! Invariant: between rounds every accumulator holds the identity (apply resets the
+//! ones it read), so push rounds never clear the whole array.
+
+use std::cell::UnsafeCell;
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::time::Instant;
+
+use kernels_rs::StateWord;
+use rayon::prelude::*;
+
+use crate::error::Result;
+use crate::gather::{
+    degree, no_weight, weights_of, Ctx, GatherOptions, GatherProgram, GatherReport, GatherRun,
+    Resolved, StopReason,
+};
+use crate::graph::{Graph, Weight};
+
+/// Vertices per rayon task in the vertex passes: small enough to balance skewed
+/// degrees, large enough to keep scheduling overhead off the per-edge loop.
+const GRAIN: usize = 1024;
+
+/// Runs `P` on `g`.
+pub fn run<P: GatherProgram, W: Weight>(
+    g: &Graph<W>,
+    opts: &GatherOptions,
+) -> Result<GatherRun<P::State>> {
+    let n = g.num_vertices();
+    let r = opts.resolve::<P>(n)?;
+    let out_w = weights_of::<P, W>(g.csr())?;
+    let csc = g.csc();
+    let in_w = weights_of::<P, W>(csc)?;
+    let (run, threads) = super::in_pool(opts.threads, || {
+        let e = Engine::<P> {
+            out_offsets: g.csr().offsets(),
+            out_targets: g.csr().targets(),
+            out_weights: out_w,
+            in_offsets: csc.offsets(),
+            in_sources: csc.targets(),
+            in_weights: in_w,
+            n,
+            r,
+        };
+        if P::FRONTIER {
+            e.run_frontier()
+        } else {
+            e.run_dense()
+        }
+    })?;
+    let mut run = run;
+    run.report.threads = threads;
+    Ok(run)
+}
+
+struct Engine<'a, P: GatherProgram> {
+    out_offsets: &'a [u64],
+    out_targets: &'a [u32],
+    out_weights: Option<&'a [P::Weight]>,
+    in_offsets: &'a [u64],
+    in_sources: &'a [u32],
+    in_weights: Option<&'a [P::Weight]>,
+    n: usize,
+    r: Resolved,
+}
+
+/// A vector written at disjoint indices by parallel tasks.
+struct Cells<T>(Vec<UnsafeCell<T>>);
+// SAFETY: tasks write disjoint indices and read only indices no task writes in the
+// same pass (the engine's passes are arranged so).
+unsafe impl<T: Send> Sync for Cells<T> {}
+impl<T: Copy> Cells<T> {
+    fn new(v: Vec<T>) -> Self {
+        Cells(v.into_iter().map(UnsafeCell::new).collect())
+    }
+    #[inline(always)]
+    fn get(&self, i: usize) -> T {
+        // SAFETY: see the `Sync` impl: no concurrent write to `i`.
+        unsafe { *self.0[i].get() }
+    }
+    #[inline(always)]
+    fn set(&self, i: usize, v: T) {
+        // SAFETY: see the `Sync` impl: this task is `i`'s only writer.
+        unsafe { *self.0[i].get() = v }
+    }
+    fn into_vec(self) -> Vec<T> {
+        self.0.into_iter().map(UnsafeCell::into_inner).collect()
+    }
+}
+
+/// Per-round sums of the vertex passes.
+#[derive(Clone, Copy)]
+struct Tally {
+    reduced: f64,
+    changed: u64,
+    edges: u64,
+}
+
+impl<P: GatherProgram> Engine<'_, P> {
+    fn ctx(&self, v: usize, round: u32, global: f64) -> Ctx {
+        Ctx {
+            vertex: v as u32,
+            out_degree: degree(self.out_offsets, v),
+            in_degree: degree(self.in_offsets, v),
+            num_vertices: self.n as u32,
+            round,
+            source: self.r.source,
+            global,
+        }
+    }
+
+    #[inline(always)]
+    fn in_weight(&self, e: usize) -> P::Weight {
+        match self.in_weights {
+            Some(w) => w[e],
+            None => no_weight::<P>(),
+        }
+    }
+
+    #[inline(always)]
+    fn out_weight(&self, e: usize) -> P::Weight {
+        match self.out_weights {
+            Some(w) => w[e],
+            None => no_weight::<P>(),
+        }
+    }
+
+    fn init(&self) -> Cells<P::State> {
+        Cells::new(
+            (0..self.n)
+                .into_par_iter()
+                .with_min_len(GRAIN)
+                .map(|v| P::init(self.ctx(v, 0, P::REDUCE.identity())))
+                .collect(),
+        )
+    }
+
+    fn fold(a: Tally, b: Tally) -> Tally {
+        Tally {
+            reduced: P::REDUCE.combine(a.reduced, b.reduced),
+            changed: a.changed + b.changed,
+            edges: a.edges + b.edges,
+        }
+    }
+
+    fn zero() -> Tally {
+        Tally {
+            reduced: P::REDUCE.identity(),
+            changed: 0,
+            edges: 0,
+        }
+    }
+
+    /// Every vertex every round: emit pass, then gather fused with apply.
+    fn run_dense(&self) -> GatherRun<P::State> {
+        let start = Instant::now();
+        let state = self.init();
+        let msg: Cells<P::Msg> = Cells::new(
+            (0..self.n)
+                .into_par_iter()
+                .with_min_len(GRAIN)
+                .map(|v| P::emit(self.ctx(v, 0, 0.0), state.get(v)))
+                .collect(),
+        );
+        let mut global = P::REDUCE.identity();
+        let mut report = report();
+        for round in 0.. {
+            if round > 0 {
+                (0..self.n)
+                    .into_par_iter()
+                    .with_min_len(GRAIN)
+                    .for_each(|v| msg.set(v, P::emit(self.ctx(v, round, global), state.get(v))));
+            }
+            let t = (0..self.n)
+                .into_par_iter()
+                .with_min_len(GRAIN)
+                .fold(Self::zero, |mut t, v| {
+                    let (lo, hi) = (self.in_offsets[v] as usize, self.in_offsets[v + 1] as usize);
+                    let mut acc = P::identity();
+                    for e in lo..hi {
+                        let u = self.in_sources[e] as usize;
+                        acc = P::combine(acc, P::gather(msg.get(u), self.in_weight(e)));
+                    }
+                    let ctx = self.ctx(v, round, global);
+                    let old = state.get(v);
+                    let new = P::apply(ctx, old, acc);
+                    state.set(v, new);
+                    t.reduced = P::REDUCE.combine(t.reduced, P::reduce(ctx, old, new));
+                    t.changed += (new != old) as u64;
+                    t.edges += (hi - lo) as u64;
+                    t
+                })
+                .reduce(Self::zero, Self::fold);
+            report.rounds = round + 1;
+            report.edges_gathered += t.edges;
+            report.reduced = t.reduced;
+            global = t.reduced;
+            if let Some(stop) = self.r.dense_stop(round, t.reduced, t.changed) {
+                report.stop = stop;
+                break;
+            }
+        }
+        report.time = start.elapsed();
+        GatherRun {
+            states: state.into_vec(),
+            report,
+        }
+    }
+
+    /// Frontier-driven rounds (see the module docs).
+    fn run_frontier(&self) -> GatherRun<P::State> {
+        let start = Instant::now();
+        let n = self.n;
+        let m = self.in_sources.len() as u64;
+        let words = n.div_ceil(32);
+        let state = self.init();
+        let msg: Cells<P::Msg> = Cells::new(vec![
+            P::emit(
+                self.ctx(0, 0, 0.0),
+                P::init(self.ctx(0, 0, 0.0))
+            );
+            n
+        ]);
+        let mut acc_values = vec![P::identity(); n];
+        let acc = P::Acc::atomics_from_mut(&mut acc_values);
+        let frontier_bits: Vec<AtomicU32> = (0..words).map(|_| AtomicU32::new(0)).collect();
+        let received: Vec<AtomicU32> = (0..words).map(|_| AtomicU32::new(0)).collect();
+        let mut global = P::REDUCE.identity();
+        let mut frontier: Vec<u32> = (0..n as u32)
+            .into_par_iter()
+            .with_min_len(GRAIN)
+            .filter(|&v| {
+                let ctx = self.ctx(v as usize, 0, global);
+                let s = state.get(v as usize);
+                P::active(ctx, s, s)
+            })
+            .collect();
+        let mut report = report();
+        let mut round = 0u32;
+        loop {
+            if round >= self.r.max_rounds {
+                report.stop = StopReason::MaxRounds;
+                break;
+            }
+            let next: Vec<u32>;
+            if frontier.is_empty() {
+                // Dense round: refresh the global, apply everything with identity.
+                report.dense_rounds += 1;
+                global = (0..n)
+                    .into_par_iter()
+                    .with_min_len(GRAIN)
+                    .map(|v| {
+                        let s = state.get(v);
+                        P::reduce(self.ctx(v, round, global), s, s)
+                    })
+                    .reduce(|| P::REDUCE.identity(), |a, b| P::REDUCE.combine(a, b));
+                next = (0..n as u32)
+                    .into_par_iter()
+                    .with_min_len(GRAIN)
+                    .filter(|&v| self.apply_one(&state, v as usize, P::identity(), round, global))
+                    .collect();
+                report.rounds = round + 1;
+                if next.is_empty() {
+                    report.stop = StopReason::Quiescent;
+                    break;
+                }
+            } else {
+                let fe: u64 = frontier
+                    .par_iter()
+                    .map(|&u| self.out_offsets[u as usize + 1] - self.out_offsets[u as usize])
+                    .sum();
+                frontier.par_iter().with_min_len(GRAIN).for_each(|&u| {
+                    let u = u as usize;
+                    msg.set(u, P::emit(self.ctx(u, round, global), state.get(u)));
+                });
+                if self.r.push(false, fe, m) {
+                    report.push_rounds += 1;
+                    report.edges_gathered += fe;
+                    let touched: Vec<u32> = frontier
+                        .par_iter()
+                        .with_min_len(64)
+                        .fold(Vec::new, |mut out, &u| {
+                            let u = u as usize;
+                            let mu = msg.get(u);
+                            let (lo, hi) = (
+                                self.out_offsets[u] as usize,
+                                self.out_offsets[u + 1] as usize,
+                            );
+                            for e in lo..hi {
+                                let v = self.out_targets[e] as usize;
+                                P::combine_atomic(&acc[v], P::gather(mu, self.out_weight(e)));
+                                if test_and_set(&received, v) {
+                                    out.push(v as u32);
+                                }
+                            }
+                            out
+                        })
+                        .reduce(Vec::new, |mut a, mut b| {
+                            a.append(&mut b);
+                            a
+                        });
+                    next = touched
+                        .par_iter()
+                        .with_min_len(GRAIN)
+                        .filter(|&&v| {
+                            let v = v as usize;
+                            received[v / 32].store(0, Relaxed);
+                            let a = P::Acc::load(&acc[v]);
+                            P::Acc::store(&acc[v], P::identity());
+                            self.apply_one(&state, v, a, round, global)
+                        })
+                        .copied()
+                        .collect();
+                } else {
+                    for &u in &frontier {
+                        frontier_bits[u as usize / 32].fetch_or(1 << (u % 32), Relaxed);
+                    }
+                    report.edges_gathered += m;
+                    next = (0..n as u32)
+                        .into_par_iter()
+                        .with_min_len(GRAIN)
+                        .filter(|&v| {
+                            let v = v as usize;
+                            let (lo, hi) =
+                                (self.in_offsets[v] as usize, self.in_offsets[v + 1] as usize);
+                            let mut a = P::identity();
+                            let mut got = false;
+                            for e in lo..hi {
+                                let u = self.in_sources[e] as usize;
+                                if frontier_bits[u / 32].load(Relaxed) & (1 << (u % 32)) != 0 {
+                                    a = P::combine(a, P::gather(msg.get(u), self.in_weight(e)));
+                                    got = true;
+                                }
+                            }
+                            got && self.apply_one(&state, v, a, round, global)
+                        })
+                        .collect();
+                    frontier_bits.par_iter().for_each(|w| w.store(0, Relaxed));
+                }
+                report.rounds = round + 1;
+            }
+            frontier = next;
+            round += 1;
+        }
+        report.reduced = global;
+        report.time = start.elapsed();
+        GatherRun {
+            states: state.into_vec(),
+            report,
+        }
+    }
+
+    /// Applies `acc` to `v`; returns whether it joins the next frontier.
+    #[inline(always)]
+    fn apply_one(
+        &self,
+        state: &Cells<P::State>,
+        v: usize,
+        acc: P::Acc,
+        round: u32,
+        global: f64,
+    ) -> bool {
+        let ctx = self.ctx(v, round, global);
+        let old = state.get(v);
+        let new = P::apply(ctx, old, acc);
+        state.set(v, new);
+        P::active(ctx, old, new)
+    }
+}
+
+/// Sets bit `v`; true if this call set it (the first arrival).
+#[inline(always)]
+fn test_and_set(bits: &[AtomicU32], v: usize) -> bool {
+    let mask = 1u32 << (v % 32);
+    bits[v / 32].load(Relaxed) & mask == 0 && bits[v / 32].fetch_or(mask, Relaxed) & mask == 0
+}
+
+fn report() -> GatherReport {
+    GatherReport {
+        rounds: 0,
+        push_rounds: 0,
+        dense_rounds: 0,
+        edges_gathered: 0,
+        reduced: 0.0,
+        stop: StopReason::MaxRounds,
+        time: Default::default(),
+        threads: 0,
+    }
+}

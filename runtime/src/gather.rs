@@ -1,0 +1,197 @@
+//! Gather/apply programs on the host side: options, the round loop's stopping rules
+//! and the run report, shared by the CPU engine ([`crate::cpu::gather`]) and the GPU
+//! runner ([`crate::gpu::gather`]) so both stop after the same rounds.
+//!
+//! The model itself (what a round is, dense vs frontier-driven programs) is
+//! documented with the trait, [`GatherProgram`].
+
+use std::time::Duration;
+
+pub use kernels_rs::gather::{Ctx, Direction, GatherKind, GatherProgram, ReduceKind};
+
+use crate::error::{Error, Result};
+use crate::graph::{Csr, Weight};
+
+/// Settings of one run; `None` fields take the program's defaults.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct GatherOptions {
+    /// Round limit (default: the program's `MAX_ROUNDS`).
+    pub max_rounds: Option<u32>,
+    /// Stop when a round's reduction is below this (default: the program's
+    /// `TOLERANCE`). Must be positive and finite.
+    pub tolerance: Option<f64>,
+    /// Push, pull or per round (default: the program's `DIRECTION`).
+    #[serde(skip)]
+    pub direction: Option<Direction>,
+    /// The source vertex, for programs whose `init` reads one.
+    pub source: Option<u32>,
+    /// Worker threads (CPU; default: rayon's pool).
+    pub threads: Option<usize>,
+}
+
+/// Why a run stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// The round's reduction fell under the tolerance.
+    Converged,
+    /// A round changed no state (dense) or a dense round activated nothing.
+    Quiescent,
+    /// The round limit was reached.
+    MaxRounds,
+}
+
+/// What a run did.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct GatherReport {
+    pub rounds: u32,
+    /// Rounds whose accumulators were built by pushing along out-edges.
+    pub push_rounds: u32,
+    /// Frontier-driven programs: rounds run over every vertex (frontier empty).
+    pub dense_rounds: u32,
+    /// Edges whose `gather` was evaluated.
+    pub edges_gathered: u64,
+    /// The last round's reduction.
+    pub reduced: f64,
+    pub stop: StopReason,
+    #[serde(serialize_with = "ms")]
+    pub time: Duration,
+    pub threads: usize,
+}
+
+fn ms<S: serde::Serializer>(d: &Duration, s: S) -> std::result::Result<S::Ok, S::Error> {
+    s.serialize_f64(d.as_secs_f64() * 1e3)
+}
+
+/// Final states plus the report.
+pub struct GatherRun<S> {
+    pub states: Vec<S>,
+    pub report: GatherReport,
+}
+
+/// The settings of a run after defaults and checks.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Resolved {
+    pub max_rounds: u32,
+    pub tolerance: Option<f64>,
+    pub direction: Direction,
+    pub source: u32,
+}
+
+impl GatherOptions {
+    /// Fills defaults from `P` and refuses settings that cannot be run.
+    pub(crate) fn resolve<P: GatherProgram>(&self, n: usize) -> Result<Resolved> {
+        if let Some(t) = self.tolerance {
+            if !(t.is_finite() && t > 0.0) {
+                return Err(Error::InvalidArgument(format!(
+                    "tolerance must be a positive finite number, not {t}"
+                )));
+            }
+        }
+        if self.max_rounds == Some(0) {
+            return Err(Error::InvalidArgument(
+                "max rounds must be at least 1".into(),
+            ));
+        }
+        if !P::WEIGHTED && std::mem::size_of::<P::Weight>() != 0 {
+            return Err(Error::InvalidArgument(format!(
+                "program `{}` reads no weights, so its `Weight` must be `()`",
+                P::NAME
+            )));
+        }
+        if n > u32::MAX as usize {
+            return Err(Error::InvalidArgument(format!(
+                "{n} vertices do not fit u32 ids"
+            )));
+        }
+        let source = match (P::NEEDS_SOURCE, self.source) {
+            (true, None) => {
+                return Err(Error::InvalidArgument(format!(
+                    "program `{}` starts from a source vertex: give one",
+                    P::NAME
+                )))
+            }
+            (_, Some(s)) => {
+                crate::cpu::check_source(s, n)?;
+                s
+            }
+            (false, None) => u32::MAX,
+        };
+        Ok(Resolved {
+            max_rounds: self.max_rounds.unwrap_or(P::MAX_ROUNDS),
+            tolerance: self.tolerance.or(P::TOLERANCE),
+            direction: self.direction.unwrap_or(P::DIRECTION),
+            source,
+        })
+    }
+}
+
+/// Push a round when the frontier's out-edges are under `m / PUSH_SHARE`.
+pub const PUSH_SHARE: u64 = 20;
+
+impl Resolved {
+    /// Whether the round with `frontier_edges` out-edges in its frontier pushes.
+    pub(crate) fn push(&self, dense_program: bool, frontier_edges: u64, m: u64) -> bool {
+        match self.direction {
+            Direction::Push => true,
+            Direction::Pull => false,
+            Direction::Auto => !dense_program && frontier_edges.saturating_mul(PUSH_SHARE) < m,
+        }
+    }
+
+    /// Whether to stop after a round of a *dense* program.
+    pub(crate) fn dense_stop(&self, round: u32, reduced: f64, changed: u64) -> Option<StopReason> {
+        if self.tolerance.is_some_and(|t| reduced < t) {
+            Some(StopReason::Converged)
+        } else if changed == 0 {
+            Some(StopReason::Quiescent)
+        } else if round + 1 >= self.max_rounds {
+            Some(StopReason::MaxRounds)
+        } else {
+            None
+        }
+    }
+}
+
+/// The graph's weights as the program's weight type: `Some` for weighted programs
+/// (the graph must carry weights of that type), `None` otherwise.
+pub(crate) fn weights_of<P: GatherProgram, W: Weight>(
+    csr: &Csr<W>,
+) -> Result<Option<&[P::Weight]>> {
+    if !P::WEIGHTED {
+        return Ok(None);
+    }
+    let Some(w) = csr.weights() else {
+        return Err(Error::InvalidArgument(format!(
+            "program `{}` reads edge weights, but the graph has none",
+            P::NAME
+        )));
+    };
+    if std::any::TypeId::of::<W>() != std::any::TypeId::of::<P::Weight>() {
+        return Err(Error::InvalidArgument(format!(
+            "program `{}` reads {} weights, but the graph stores {}",
+            P::NAME,
+            std::any::type_name::<P::Weight>(),
+            std::any::type_name::<W>()
+        )));
+    }
+    // SAFETY: `W` and `P::Weight` are the same type (checked above).
+    Ok(Some(unsafe {
+        std::slice::from_raw_parts(w.as_ptr() as *const P::Weight, w.len())
+    }))
+}
+
+/// The weight an unweighted program's `gather` receives.
+#[inline(always)]
+pub(crate) fn no_weight<P: GatherProgram>() -> P::Weight {
+    debug_assert_eq!(std::mem::size_of::<P::Weight>(), 0);
+    // SAFETY: unweighted programs have a zero-sized `Weight` (`()`, made so by the
+    // macro); reading a ZST from a dangling aligned pointer is sound.
+    unsafe { std::ptr::NonNull::<P::Weight>::dangling().as_ptr().read() }
+}
+
+/// Out-degree (or in-degree) of `v` as the context holds it.
+#[inline(always)]
+pub(crate) fn degree(offsets: &[u64], v: usize) -> u32 {
+    (offsets[v + 1] - offsets[v]).min(u32::MAX as u64) as u32
+}

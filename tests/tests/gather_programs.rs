@@ -1,0 +1,147 @@
+//! Gather/apply programs (PageRank, k-core) on the CPU engine and through the GPU
+//! kernels' host emulation, against the sequential oracles, on generated graphs,
+//! directed edge lists, isolated vertices and edge cases.
+
+use runtime::cpu::gather as cpu;
+use runtime::gather::{Direction, GatherOptions, StopReason};
+use runtime::generate::GenSpec;
+use runtime::graph::{build, BuildOptions, EdgeList, Graph};
+use vertex_examples::programs::{kcore, pagerank};
+use vertex_tests as oracle;
+
+fn generated(spec: &str) -> Graph<u32> {
+    let g = GenSpec::parse(spec).unwrap().unwrap();
+    let mut el = g.generate().unwrap();
+    el.weights = None;
+    build(&el, g.default_build_options()).unwrap()
+}
+
+fn directed(n: u32, edges: &[[u32; 2]]) -> Graph<u32> {
+    let el = EdgeList::<u32> {
+        num_vertices: n as usize,
+        edges: edges.to_vec(),
+        weights: None,
+    };
+    build(
+        &el,
+        BuildOptions {
+            symmetrize: false,
+            ..BuildOptions::default()
+        },
+    )
+    .unwrap()
+}
+
+fn close(a: &[f64], b: &[f64], rel: f64) {
+    assert_eq!(a.len(), b.len());
+    for (v, (x, y)) in a.iter().zip(b).enumerate() {
+        assert!(
+            (x - y).abs() <= rel * y.abs().max(1e-300),
+            "vertex {v}: {x} vs {y}"
+        );
+    }
+}
+
+fn check_pagerank(g: &Graph<u32>) {
+    let (expect, rounds) = oracle::pagerank(g.csr(), 0.85, 1e-4, 20);
+    for threads in [Some(1), Some(3), None] {
+        let out = cpu::run::<pagerank::Program, _>(
+            g,
+            &GatherOptions {
+                threads,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        close(&out.states, &expect, 1e-9);
+        assert_eq!(out.report.rounds, rounds);
+    }
+}
+
+fn check_kcore(g: &Graph<u32>) {
+    let expect = oracle::core_numbers(g.csr());
+    for direction in [Direction::Push, Direction::Pull, Direction::Auto] {
+        for threads in [Some(1), Some(3)] {
+            let out = cpu::run::<kcore::Program, _>(
+                g,
+                &GatherOptions {
+                    threads,
+                    direction: Some(direction),
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+            let cores: Vec<u32> = out.states.iter().map(|s| s.core).collect();
+            assert_eq!(cores, expect, "{direction:?}, {threads:?}");
+            assert_eq!(out.report.stop, StopReason::Quiescent);
+        }
+    }
+}
+
+#[test]
+fn pagerank_matches_power_iteration() {
+    for spec in ["kron:12", "uniform:3000:20000", "grid:30x20"] {
+        check_pagerank(&generated(spec));
+    }
+    // Directed, with a dangling vertex (3) and an isolated one (4).
+    check_pagerank(&directed(5, &[[0, 1], [1, 2], [2, 0], [2, 3], [0, 2]]));
+}
+
+#[test]
+fn kcore_matches_peeling() {
+    for spec in ["kron:12", "uniform:3000:20000", "grid:30x20"] {
+        check_kcore(&generated(spec));
+    }
+    // A 4-clique with a tail and an isolated vertex: cores 3,3,3,3,1,1,0.
+    let el = EdgeList::<u32> {
+        num_vertices: 7,
+        edges: vec![
+            [0, 1],
+            [0, 2],
+            [0, 3],
+            [1, 2],
+            [1, 3],
+            [2, 3],
+            [3, 4],
+            [4, 5],
+        ],
+        weights: None,
+    };
+    let g = build(&el, BuildOptions::undirected()).unwrap();
+    assert_eq!(oracle::core_numbers(g.csr()), vec![3, 3, 3, 3, 1, 1, 0]);
+    check_kcore(&g);
+}
+
+#[test]
+fn options_are_checked() {
+    let g = generated("kron:8");
+    for tolerance in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+        let e = cpu::run::<pagerank::Program, _>(
+            &g,
+            &GatherOptions {
+                tolerance: Some(tolerance),
+                ..Default::default()
+            },
+        );
+        assert!(e.is_err(), "tolerance {tolerance} accepted");
+    }
+    let e = cpu::run::<pagerank::Program, _>(
+        &g,
+        &GatherOptions {
+            max_rounds: Some(0),
+            ..Default::default()
+        },
+    );
+    assert!(e.is_err());
+    // One round, no tolerance: exactly one round runs.
+    let out = cpu::run::<pagerank::Program, _>(
+        &g,
+        &GatherOptions {
+            max_rounds: Some(1),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(out.report.rounds, 1);
+    assert_eq!(out.report.stop, StopReason::MaxRounds);
+}

@@ -1,0 +1,263 @@
+//! The rules of gather/apply programs (`#[vertex_program(gather = ..)]`), each
+//! reported at the offending span; each has a trybuild case in `tests/ui/`.
+
+use syn::Type;
+
+use crate::ast::Program;
+use crate::attr::{CombineKind, DirectionKind, ReduceKind, Schedule};
+use crate::check::{check_fn, gpu_safety, prim_name, Ret, ATOMIC_STATES, WEIGHTS};
+use crate::ctxt::Ctxt;
+
+/// Checked facts the gather expansion relies on.
+pub struct GatherChecked {
+    pub state: Type,
+    pub msg: Option<Type>,
+    pub acc: String,
+    pub weight: Option<String>,
+    pub kind: CombineKind,
+    pub reduce: ReduceKind,
+    pub direction: DirectionKind,
+    /// `emit(ctx, state)` (2) or `emit(state)` (1); `None`: no emit, Msg = State.
+    pub emit_arity: Option<usize>,
+    pub gather_takes_weight: bool,
+    /// `active(ctx, old, new)` (3) or `active(old, new)` (2); `None`: dense.
+    pub active_arity: Option<usize>,
+    pub reduce_arity: Option<usize>,
+}
+
+const INTEGER: &[&str] = &["u32", "i32", "u64", "i64"];
+
+pub fn check(cx: &Ctxt, p: &Program) -> Option<GatherChecked> {
+    let name = p.name();
+    let (kind, kind_span) = p.attrs.gather?;
+    let state = match &p.state {
+        Some(t) => Some((*t.ty).clone()),
+        None => {
+            cx.error_spanned_by(
+                name,
+                "missing `type State = ..;` (the per-vertex value; a gather/apply program may use a `#[repr(C)]` struct)",
+            );
+            None
+        }
+    };
+    let acc = match &p.acc {
+        None => {
+            cx.error_spanned_by(
+                name,
+                "missing `type Acc = ..;` (what `gather` returns and is reduced per vertex: u32, i32, u64, i64, f32 or f64)",
+            );
+            None
+        }
+        Some(t) => match prim_name(&t.ty) {
+            Some(s) if ATOMIC_STATES.contains(&s.as_str()) => Some(s),
+            _ => {
+                cx.error_spanned_by(
+                    &t.ty,
+                    "`Acc` must fit one atomic word so that push rounds can combine it in place: use u32, i32, u64, i64, f32 or f64",
+                );
+                None
+            }
+        },
+    };
+    let weight = p.weight.as_ref().and_then(|t| match prim_name(&t.ty) {
+        Some(s) if WEIGHTS.contains(&s.as_str()) => Some(s),
+        _ => {
+            cx.error_spanned_by(
+                &t.ty,
+                "`Weight` must be one of u32, i32, u64, i64, f32, f64",
+            );
+            None
+        }
+    });
+
+    // Push-form items do not belong here.
+    for (f, what) in [(&p.relax, "relax"), (&p.priority, "priority")] {
+        if let Some(f) = f {
+            cx.error_spanned_by(
+                &f.sig.ident,
+                format!("`{what}` belongs to push programs (`combine = ..`); a gather/apply program reduces with `gather` and updates with `apply`"),
+            );
+        }
+    }
+    if let Some((_, span)) = p.attrs.combine {
+        cx.syn_error(syn::Error::new(
+            span,
+            "give either `combine = ..` (a push program) or `gather = ..` (a gather/apply program), not both",
+        ));
+    }
+    if let Some((s, span)) = &p.attrs.schedules {
+        if s.iter().any(|s| *s != Schedule::Sync) {
+            cx.syn_error(syn::Error::new(
+                *span,
+                "gather/apply programs run in synchronous rounds: `apply` needs the round's complete accumulator, which an asynchronous schedule never has",
+            ));
+        }
+    }
+    if let Some(span) = p.attrs.semiring {
+        cx.syn_error(syn::Error::new(
+            span,
+            "`semiring` applies to push programs only",
+        ));
+    }
+
+    // Operators.
+    let init = match &p.init {
+        None => {
+            cx.error_spanned_by(name, "missing `fn init(ctx: Ctx) -> State`");
+            None
+        }
+        Some(f) => check_fn(cx, f, &[1], "fn init(ctx: Ctx) -> State", Ret::State),
+    };
+    let gather = match &p.gather {
+        None => {
+            cx.error_spanned_by(
+                name,
+                "missing `fn gather(msg: Msg, weight: Weight) -> Acc` (the value an in-edge contributes)",
+            );
+            None
+        }
+        Some(f) => check_fn(
+            cx,
+            f,
+            &[1, 2],
+            "fn gather(msg: Msg, weight: Weight) -> Acc",
+            Ret::State,
+        ),
+    };
+    if let (Some(2), None, Some(f)) = (gather, &p.weight, &p.gather) {
+        cx.error_spanned_by(
+            &f.sig.inputs,
+            "`gather` takes a weight but the program declares no `type Weight = ..;`",
+        );
+    }
+    if let (Some(1), Some(w)) = (gather, &p.weight) {
+        cx.error_spanned_by(
+            w,
+            "the program declares `type Weight` but `gather` takes no weight argument",
+        );
+    }
+    let apply = match &p.apply {
+        None => {
+            cx.error_spanned_by(
+                name,
+                "missing `fn apply(ctx: Ctx, old: State, acc: Acc) -> State`",
+            );
+            None
+        }
+        Some(f) => check_fn(
+            cx,
+            f,
+            &[3],
+            "fn apply(ctx: Ctx, old: State, acc: Acc) -> State",
+            Ret::State,
+        ),
+    };
+    let emit_arity = p.emit.as_ref().and_then(|f| {
+        check_fn(
+            cx,
+            f,
+            &[1, 2],
+            "fn emit(ctx: Ctx, state: State) -> Msg",
+            Ret::State,
+        )
+    });
+    if let (Some(t), None) = (&p.msg, &p.emit) {
+        cx.error_spanned_by(
+            t,
+            "`type Msg` is declared but no `fn emit(ctx: Ctx, state: State) -> Msg` makes one",
+        );
+    }
+    if let (None, Some(f)) = (&p.msg, &p.emit) {
+        cx.error_spanned_by(
+            &f.sig.ident,
+            "`emit` needs `type Msg = ..;` (what it returns)",
+        );
+    }
+    let active_arity = p.active.as_ref().and_then(|f| {
+        check_fn(
+            cx,
+            f,
+            &[2, 3],
+            "fn active(ctx: Ctx, old: State, new: State) -> bool",
+            Ret::Bool,
+        )
+    });
+    let reduce_arity = p.reduce.as_ref().and_then(|f| {
+        check_fn(
+            cx,
+            f,
+            &[2, 3],
+            "fn reduce(ctx: Ctx, old: State, new: State) -> f64",
+            Ret::F64,
+        )
+    });
+    if let (Some((_, span)), None) = (p.attrs.reduce, &p.reduce) {
+        cx.syn_error(syn::Error::new(span, "`reduce = ..` needs `fn reduce(ctx: Ctx, old: State, new: State) -> f64` (each vertex's share)"));
+    }
+    if let (Some(c), None) = (&p.tolerance, &p.reduce) {
+        cx.error_spanned_by(&c.ident, "`TOLERANCE` is compared with the round's reduction: define `fn reduce(ctx: Ctx, old: State, new: State) -> f64`");
+    }
+    if let (Some(c), true) = (&p.tolerance, p.active.is_some()) {
+        cx.error_spanned_by(&c.ident, "`TOLERANCE` stops dense programs; a program with `active` stops when its frontier is empty");
+    }
+
+    // The reduction of gathered values.
+    match kind {
+        CombineKind::Custom => {
+            match &p.combine {
+                None => cx.syn_error(syn::Error::new(kind_span, "`gather = custom` needs `fn combine(a: Acc, b: Acc) -> Acc` (associative and commutative)")),
+                Some(f) => {
+                    check_fn(cx, f, &[2], "fn combine(a: Acc, b: Acc) -> Acc", Ret::State);
+                }
+            }
+            match &p.identity {
+                None => cx.syn_error(syn::Error::new(kind_span, "`gather = custom` needs `fn identity() -> Acc` (the value of an empty reduction)")),
+                Some(f) => {
+                    check_fn(cx, f, &[0], "fn identity() -> Acc", Ret::State);
+                }
+            }
+        }
+        k => {
+            for f in [&p.combine, &p.identity].into_iter().flatten() {
+                cx.error_spanned_by(
+                    &f.sig.ident,
+                    format!(
+                        "`gather = {}` is built in; `{}` is only for `gather = custom`",
+                        k.ident().to_lowercase(),
+                        f.sig.ident
+                    ),
+                );
+            }
+            if matches!(k, CombineKind::Or | CombineKind::And) {
+                if let Some(a) = &acc {
+                    if !INTEGER.contains(&a.as_str()) {
+                        cx.syn_error(syn::Error::new(
+                            kind_span,
+                            format!(
+                                "bitwise `{}` gather needs an integer Acc, not {a}",
+                                k.ident().to_lowercase()
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+
+    gpu_safety(cx, p);
+    init?;
+    apply?;
+    Some(GatherChecked {
+        state: state?,
+        msg: p.msg.as_ref().map(|t| (*t.ty).clone()),
+        acc: acc?,
+        weight,
+        kind,
+        reduce: p.attrs.reduce.map_or(ReduceKind::Sum, |r| r.0),
+        direction: p.attrs.direction.map_or(DirectionKind::Auto, |d| d.0),
+        emit_arity,
+        gather_takes_weight: gather? == 2,
+        active_arity,
+        reduce_arity,
+    })
+}
