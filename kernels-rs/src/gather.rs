@@ -278,6 +278,7 @@ impl<'a, P: GatherProgram> Round<'a, P> {
     /// the initial frontier in `next`.
     #[inline(always)]
     pub fn init(&self, t: ThreadCtx) {
+        let (mut activated, mut edges) = (0u32, 0u64);
         let mut v = t.global() as usize;
         while v < self.n as usize {
             let ctx = self.ctx(v);
@@ -288,10 +289,13 @@ impl<'a, P: GatherProgram> Round<'a, P> {
             if let Some(next) = self.next {
                 if P::active(ctx, s, s) {
                     set_bit(next, v);
+                    activated += 1;
+                    edges += ctx.out_degree as u64;
                 }
             }
             v += t.stride() as usize;
         }
+        self.write_tally(t, reduce_identity::<P>(), 0, activated, edges);
     }
 
     /// `msg[v] = emit(ctx, state[v])` for the frontier.
@@ -496,7 +500,13 @@ fn reduce_identity<P: GatherProgram>() -> f64 {
     P::REDUCE.identity()
 }
 
-/// Sums the per-warp tallies the apply and refresh kernels wrote.
+/// Tally slots a launch of `threads` threads writes (one per warp; the host
+/// emulator's warps are one lane).
+pub fn tally_slots(threads: u64) -> usize {
+    threads.div_ceil(<crate::warp::KernelWarp as Warp>::SIZE as u64) as usize
+}
+
+/// Folds the per-warp tallies the init, apply and refresh kernels wrote.
 pub fn fold_tallies(kind: ReduceKind, words: &[u64]) -> Tally {
     let mut t = Tally {
         reduced: kind.identity(),

@@ -32,6 +32,7 @@ pub mod direction;
 mod driver;
 pub mod dsl_bench;
 pub mod emulate;
+pub mod gather;
 pub mod multi;
 mod plot;
 pub mod program;

@@ -1,0 +1,781 @@
+//! Gather/apply programs on the GPU: the macro's `vx_<name>_ga_*` kernels
+//! ([`kernels_rs::gather`]) driven round by round.
+//!
+//! One round is `emit` → `pull` or `push` (edge-chunk balanced over the CSC or the
+//! CSR, seed 000's `SV` per direction) → `apply`, which also reduces the round's
+//! tallies per warp; the host reads those back (one small copy per round) to decide
+//! the next round's direction and whether to stop, by the same rules as the CPU
+//! engine ([`crate::gather`]), so both back ends run the same rounds.
+//!
+//! [`GatherExec`] is the launcher both the device ([`Device::run_gather`]) and the
+//! host emulator ([`emulate`]) implement; [`drive`] is the round loop over it.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use cudarc::driver::{CudaFunction, CudaModule, PushKernelArg};
+use kernels_rs::gather::{fold_tallies, RawRound, Tally, TALLY_WORDS};
+use rayon::prelude::*;
+
+use super::bfs::Device;
+use super::cuda::{cuda_err, DevBuf, Gpu};
+use super::emulate::{emulated_grid, launch};
+use crate::error::{Error, Result};
+use crate::gather::{weights_of, GatherOptions, GatherProgram, GatherReport, Resolved, StopReason};
+use crate::graph::{Csr, Graph, Weight};
+
+/// Launch settings of a GPU gather run.
+#[derive(Clone, Copy, Debug, serde::Serialize)]
+pub struct GatherGpuOptions {
+    /// Edges per thread in the gather kernels.
+    pub max_edge_count: u64,
+    /// Threads per block.
+    pub block_size: u32,
+}
+
+impl Default for GatherGpuOptions {
+    fn default() -> Self {
+        GatherGpuOptions {
+            max_edge_count: 16,
+            block_size: 256,
+        }
+    }
+}
+
+impl GatherGpuOptions {
+    fn validate(&self) -> Result<()> {
+        super::bfs::validate_launch(
+            super::BfsKernel::Balanced,
+            self.max_edge_count,
+            self.block_size,
+            1,
+        )
+    }
+}
+
+/// Final states, the report, and per-round device times.
+pub struct GpuGatherRun<S> {
+    pub states: Vec<S>,
+    pub report: GatherReport,
+    /// Time of each round (CUDA events on the device, host time emulated), ms.
+    pub round_ms: Vec<f64>,
+}
+
+/// What a round's launches read: which bitmaps apply, and the round's scalars.
+#[derive(Clone, Copy, Debug)]
+pub struct Mode {
+    /// Gather only from frontier vertices (frontier-driven programs).
+    pub frontier: bool,
+    pub round: u32,
+    pub global: f64,
+}
+
+/// Launches of one gather/apply run, on the device or emulated.
+pub trait GatherExec {
+    /// Initial states and accumulators; the initial frontier into `next` (with
+    /// its tally) for frontier-driven programs.
+    fn init(&mut self) -> Result<Tally>;
+    fn emit(&mut self, m: Mode) -> Result<()>;
+    fn gather(&mut self, push: bool, m: Mode) -> Result<()>;
+    /// Applies every vertex (`all`) or those that received a value.
+    fn apply(&mut self, all: bool, m: Mode) -> Result<Tally>;
+    /// The reduction of `reduce(s, s)` over all vertices.
+    fn refresh(&mut self, m: Mode) -> Result<f64>;
+    /// `next` becomes the frontier; `next` and `received` are cleared.
+    fn advance(&mut self) -> Result<()>;
+    /// Marks the end of a round (timing).
+    fn end_round(&mut self) -> Result<()>;
+}
+
+/// The round loop (see the module docs): the CPU engine's rules over launches.
+pub(crate) fn drive<P: GatherProgram>(
+    x: &mut impl GatherExec,
+    r: &Resolved,
+    m: u64,
+) -> Result<GatherReport> {
+    let mut report = GatherReport {
+        rounds: 0,
+        push_rounds: 0,
+        dense_rounds: 0,
+        edges_gathered: 0,
+        reduced: 0.0,
+        stop: StopReason::MaxRounds,
+        time: Default::default(),
+        threads: 0,
+    };
+    let start = Instant::now();
+    let t0 = x.init()?;
+    let mut global = P::REDUCE.identity();
+    if !P::FRONTIER {
+        for round in 0.. {
+            let mode = Mode {
+                frontier: false,
+                round,
+                global,
+            };
+            x.emit(mode)?;
+            x.gather(false, mode)?;
+            let t = x.apply(true, mode)?;
+            x.end_round()?;
+            report.rounds = round + 1;
+            report.edges_gathered += m;
+            report.reduced = t.reduced;
+            global = t.reduced;
+            if let Some(stop) = r.dense_stop(round, t.reduced, t.changed as u64) {
+                report.stop = stop;
+                break;
+            }
+        }
+    } else {
+        x.advance()?;
+        let (mut count, mut edges) = (t0.activated, t0.activated_edges);
+        let mut round = 0u32;
+        loop {
+            if round >= r.max_rounds {
+                report.stop = StopReason::MaxRounds;
+                break;
+            }
+            let mut mode = Mode {
+                frontier: true,
+                round,
+                global,
+            };
+            let t = if count == 0 {
+                report.dense_rounds += 1;
+                global = x.refresh(mode)?;
+                mode.global = global;
+                x.apply(true, mode)?
+            } else {
+                x.emit(mode)?;
+                let push = r.push(false, edges, m);
+                x.gather(push, mode)?;
+                report.push_rounds += push as u32;
+                report.edges_gathered += if push { edges } else { m };
+                x.apply(false, mode)?
+            };
+            x.advance()?;
+            x.end_round()?;
+            report.rounds = round + 1;
+            if count == 0 && t.activated == 0 {
+                report.stop = StopReason::Quiescent;
+                break;
+            }
+            (count, edges) = (t.activated, t.activated_edges);
+            round += 1;
+        }
+        report.reduced = global;
+    }
+    report.time = start.elapsed();
+    Ok(report)
+}
+
+/// `SV` of seed 000 for a CSR: the vertex owning each chunk's first edge.
+pub fn chunk_owners(offsets: &[u64], mec: u64) -> Vec<u32> {
+    let m = offsets.last().copied().unwrap_or(0);
+    let chunks = kernels_rs::skeleton::num_chunks(m, mec);
+    (0..chunks)
+        .into_par_iter()
+        .map(|i| (offsets.partition_point(|&o| o <= i * mec) - 1) as u32)
+        .collect()
+}
+
+/// Kernel names of gather program `name`, as the macro generates them.
+pub fn kernel_names(name: &str) -> [String; 6] {
+    ["init", "emit", "pull", "push", "apply", "refresh"].map(|k| format!("vx_{name}_ga_{k}"))
+}
+
+/// A gather program's kernels, loaded.
+pub struct GatherKernels {
+    _module: Arc<CudaModule>,
+    f: [CudaFunction; 6],
+    names: [String; 6],
+}
+
+/// Device buffers of one run.
+struct DeviceExec<'a> {
+    gpu: &'a Gpu,
+    k: &'a GatherKernels,
+    block: u32,
+    mec: u64,
+    n: u64,
+    m: u64,
+    bufs: Vec<DevBuf<u8>>,
+    ptr: Ptrs,
+    sv_in: DevBuf<u32>,
+    sv_out: DevBuf<u32>,
+    tally: DevBuf<u64>,
+    frontier_program: bool,
+    round_start: Option<cudarc::driver::CudaEvent>,
+    round_ms: Vec<f64>,
+    /// Tally slots the last tallying launch wrote.
+    slots: usize,
+}
+
+/// Raw addresses of a run's arrays (device or host).
+#[derive(Clone, Copy, Debug, Default)]
+struct Ptrs {
+    out_offsets: u64,
+    out_targets: u64,
+    out_weights: u64,
+    in_offsets: u64,
+    in_sources: u64,
+    in_weights: u64,
+    state: u64,
+    msg: u64,
+    acc: u64,
+    frontier: u64,
+    received: u64,
+    next: u64,
+}
+
+impl Ptrs {
+    /// The pointers a launch in `mode` passes (null bitmaps where they do not apply).
+    fn for_mode(&self, frontier_program: bool, mode: Mode) -> (u64, u64, u64) {
+        if frontier_program {
+            (
+                if mode.frontier { self.frontier } else { 0 },
+                self.received,
+                self.next,
+            )
+        } else {
+            (0, 0, 0)
+        }
+    }
+}
+
+impl Device {
+    /// Loads gather program `P`'s kernels.
+    pub fn load_gather<P: GatherProgram>(&self) -> Result<GatherKernels> {
+        let ptx = P::gpu_ptx().ok_or_else(|| {
+            Error::GpuUnavailable(format!(
+                "program `{}` has no GPU kernels: {}",
+                P::NAME,
+                P::gpu_ptx_status()
+            ))
+        })?;
+        let module = self.gpu.load_module(ptx, P::NAME)?;
+        let names = kernel_names(P::NAME);
+        let mut f = Vec::with_capacity(6);
+        for name in &names {
+            f.push(
+                module
+                    .load_function(name)
+                    .map_err(cuda_err(&format!("cuModuleGetFunction({name})")))?,
+            );
+        }
+        let f: [CudaFunction; 6] = f
+            .try_into()
+            .map_err(|_| Error::InvalidArgument("kernel count".into()))?;
+        Ok(GatherKernels {
+            _module: module,
+            f,
+            names,
+        })
+    }
+
+    /// Runs `P` on `g` (uploads the CSR and the CSC, plus weights if `P` reads them).
+    pub fn run_gather<P: GatherProgram, W: Weight>(
+        &self,
+        k: &GatherKernels,
+        g: &Graph<W>,
+        opts: &GatherOptions,
+        gopts: &GatherGpuOptions,
+    ) -> Result<GpuGatherRun<P::State>> {
+        gopts.validate()?;
+        let n = g.num_vertices();
+        let r = opts.resolve::<P>(n)?;
+        let (csr, csc) = (g.csr(), g.csc());
+        let (out_w, in_w) = (weights_of::<P, W>(csr)?, weights_of::<P, W>(csc)?);
+        let m = g.num_edges();
+        let words = n.div_ceil(32);
+        let state_size = std::mem::size_of::<P::State>();
+        let msg_size = std::mem::size_of::<P::Msg>();
+        let acc_size = std::mem::size_of::<P::Acc>();
+        let wsize = if P::WEIGHTED {
+            std::mem::size_of::<W>()
+        } else {
+            0
+        };
+        let sym = g.is_symmetric();
+        let graph_bytes = (n as u64 + 1) * 8 * 2 + m * (4 + wsize as u64) * if sym { 1 } else { 2 };
+        let sv_in = chunk_owners(csc.offsets(), gopts.max_edge_count);
+        let sv_out = chunk_owners(csr.offsets(), gopts.max_edge_count);
+        let cfg = self.gpu.resident_grid(n as u64, gopts.block_size);
+        let slots = (cfg.grid_dim.0 as usize * gopts.block_size as usize)
+            .div_ceil(32)
+            .max(1);
+        self.gpu.check_fits(
+            &format!(
+                "`{}`: graph (CSR + CSC), state, messages, accumulators, bitmaps",
+                P::NAME
+            ),
+            graph_bytes
+                + (n * (state_size + msg_size + acc_size)) as u64
+                + 3 * 4 * words as u64
+                + 4 * (sv_in.len() + sv_out.len()) as u64
+                + 8 * (slots * TALLY_WORDS) as u64,
+        )?;
+        let up = |bytes: &[u8], what: &str| self.gpu.upload::<u8>(bytes, what);
+        let mut bufs = Vec::new();
+        let mut ptr = Ptrs::default();
+        let mut put = |b: DevBuf<u8>| -> u64 {
+            let p = b.ptr;
+            bufs.push(b);
+            p
+        };
+        ptr.out_offsets = put(up(bytemuck::cast_slice(csr.offsets()), "CSR offsets")?);
+        ptr.out_targets = put(up(bytemuck::cast_slice(csr.targets()), "CSR targets")?);
+        if let Some(w) = csr.weights().filter(|_| out_w.is_some()) {
+            ptr.out_weights = put(up(bytemuck::cast_slice(w), "CSR weights")?);
+        }
+        if sym {
+            (ptr.in_offsets, ptr.in_sources, ptr.in_weights) =
+                (ptr.out_offsets, ptr.out_targets, ptr.out_weights);
+        } else {
+            ptr.in_offsets = put(up(bytemuck::cast_slice(csc.offsets()), "CSC offsets")?);
+            ptr.in_sources = put(up(bytemuck::cast_slice(csc.targets()), "CSC sources")?);
+            if let Some(w) = csc.weights().filter(|_| in_w.is_some()) {
+                ptr.in_weights = put(up(bytemuck::cast_slice(w), "CSC weights")?);
+            }
+        }
+        let alloc = |bytes: usize, what: &str| self.gpu.alloc::<u8>(bytes, what);
+        ptr.state = put(alloc(n * state_size, "state")?);
+        ptr.msg = put(alloc(n * msg_size, "messages")?);
+        ptr.acc = put(alloc(n * acc_size, "accumulators")?);
+        if P::FRONTIER {
+            ptr.frontier = put(alloc(words * 4, "frontier bitmap")?);
+            ptr.received = put(alloc(words * 4, "received bitmap")?);
+            ptr.next = put(alloc(words * 4, "next frontier bitmap")?);
+        }
+        let mut x = DeviceExec {
+            gpu: &self.gpu,
+            k,
+            block: gopts.block_size,
+            mec: gopts.max_edge_count,
+            n: n as u64,
+            m,
+            bufs,
+            ptr,
+            sv_in: self.gpu.upload(&sv_in, "SV (in-edges)")?,
+            sv_out: self.gpu.upload(&sv_out, "SV (out-edges)")?,
+            tally: self
+                .gpu
+                .alloc::<u64>(slots * TALLY_WORDS, "round tallies")?,
+            frontier_program: P::FRONTIER,
+            round_start: None,
+            round_ms: Vec::new(),
+            slots: 0,
+        };
+        self.gpu.sync("gather buffer allocation")?;
+        let mut report = drive::<P>(&mut x.with_kind(P::REDUCE), &r, m)?;
+        self.gpu.sync("gather rounds")?;
+        report.time = std::time::Duration::from_secs_f64(x.round_ms.iter().sum::<f64>() / 1e3);
+        let mut bytes = vec![0u8; n * state_size];
+        let state_buf = x
+            .bufs
+            .iter()
+            .find(|b| b.ptr == x.ptr.state)
+            .ok_or_else(|| Error::InvalidArgument("state buffer".into()))?;
+        self.gpu.download(state_buf, &mut bytes, "state")?;
+        Ok(GpuGatherRun {
+            states: states_from_bytes::<P>(&bytes),
+            report,
+            round_ms: x.round_ms,
+        })
+    }
+}
+
+/// States from their bytes (`State` is plain data by the program model).
+fn states_from_bytes<P: GatherProgram>(bytes: &[u8]) -> Vec<P::State> {
+    let size = std::mem::size_of::<P::State>();
+    bytes
+        .chunks_exact(size.max(1))
+        .map(|c| {
+            // SAFETY: `c` holds the bytes of one `State` the kernels wrote from a valid
+            // value; `read_unaligned` copes with the byte buffer's alignment.
+            unsafe { std::ptr::read_unaligned(c.as_ptr() as *const P::State) }
+        })
+        .collect()
+}
+
+impl DeviceExec<'_> {
+    fn launch(&mut self, i: usize, work: u64, mode: Mode, extra: Extra) -> Result<()> {
+        let (frontier, received, next) = self.ptr.for_mode(self.frontier_program, mode);
+        let p = &self.ptr;
+        let tally_len = self.tally.len as u64;
+        let no_source = u32::MAX;
+        let cfg = self.gpu.resident_grid(work.max(1), self.block);
+        self.slots =
+            kernels_rs::gather::tally_slots(u64::from(cfg.grid_dim.0) * u64::from(self.block))
+                .min(self.tally.len / TALLY_WORDS);
+        let mut b = self.gpu.stream.launch_builder(&self.k.f[i]);
+        b.arg(&self.n)
+            .arg(&self.m)
+            .arg(&p.out_offsets)
+            .arg(&p.out_targets)
+            .arg(&p.out_weights)
+            .arg(&p.in_offsets)
+            .arg(&p.in_sources)
+            .arg(&p.in_weights)
+            .arg(&p.state)
+            .arg(&p.msg)
+            .arg(&p.acc)
+            .arg(&frontier)
+            .arg(&received)
+            .arg(&next)
+            .arg(&self.tally.ptr)
+            .arg(&tally_len)
+            .arg(&mode.round)
+            .arg(&no_source)
+            .arg(&mode.global);
+        let (sv, nchunks, all);
+        match extra {
+            Extra::None => {}
+            Extra::Chunks(push) => {
+                let s = if push { &self.sv_out } else { &self.sv_in };
+                (sv, nchunks) = (s.ptr, s.len as u64);
+                b.arg(&sv).arg(&nchunks).arg(&self.mec);
+            }
+            Extra::All(a) => {
+                all = a as u32;
+                b.arg(&all);
+            }
+        }
+        // SAFETY: the parameter list is `gather_kernels!`'s (a `RawRound`'s fields,
+        // then the kernel's extras), every pointer addresses a live buffer of the
+        // length `RawRound::round` documents, or is null where the mode says so.
+        unsafe { b.launch(cfg) }
+            .map(|_| ())
+            .map_err(cuda_err(&format!("cuLaunchKernel({})", self.k.names[i])))
+    }
+
+    fn tally(&self, kind: kernels_rs::gather::ReduceKind) -> Result<Tally> {
+        let mut words = vec![0u64; self.slots * TALLY_WORDS];
+        self.gpu
+            .download(&self.tally, &mut words, "round tallies")?;
+        Ok(fold_tallies(kind, &words))
+    }
+
+    fn clear_tally(&mut self) -> Result<()> {
+        self.gpu
+            .stream
+            .memset_zeros(&mut self.tally.slice)
+            .map_err(cuda_err("cuMemsetD8(round tallies)"))
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Extra {
+    None,
+    Chunks(bool),
+    All(bool),
+}
+
+/// The device executor is generic over nothing: the reduce kind comes with it.
+struct WithKind<'a, 'b> {
+    x: &'b mut DeviceExec<'a>,
+    kind: kernels_rs::gather::ReduceKind,
+}
+
+impl GatherExec for WithKind<'_, '_> {
+    fn init(&mut self) -> Result<Tally> {
+        self.x.round_start = Some(self.x.gpu.record()?);
+        self.x.clear_tally()?;
+        let mode = Mode {
+            frontier: false,
+            round: 0,
+            global: self.kind.identity(),
+        };
+        self.x.launch(0, self.x.n, mode, Extra::None)?;
+        self.x.tally(self.kind)
+    }
+    fn emit(&mut self, m: Mode) -> Result<()> {
+        self.x.launch(1, self.x.n, m, Extra::None)
+    }
+    fn gather(&mut self, push: bool, m: Mode) -> Result<()> {
+        let chunks = if push {
+            self.x.sv_out.len
+        } else {
+            self.x.sv_in.len
+        } as u64;
+        self.x
+            .launch(if push { 3 } else { 2 }, chunks, m, Extra::Chunks(push))
+    }
+    fn apply(&mut self, all: bool, m: Mode) -> Result<Tally> {
+        self.x.clear_tally()?;
+        self.x.launch(4, self.x.n, m, Extra::All(all))?;
+        self.x.tally(self.kind)
+    }
+    fn refresh(&mut self, m: Mode) -> Result<f64> {
+        self.x.clear_tally()?;
+        self.x.launch(5, self.x.n, m, Extra::None)?;
+        Ok(self.x.tally(self.kind)?.reduced)
+    }
+    fn advance(&mut self) -> Result<()> {
+        if !self.x.frontier_program {
+            return Ok(());
+        }
+        let (f, r, nx) = (self.x.ptr.frontier, self.x.ptr.received, self.x.ptr.next);
+        self.x.ptr.frontier = nx;
+        self.x.ptr.next = f;
+        for p in [f, r] {
+            let b = self
+                .x
+                .bufs
+                .iter_mut()
+                .find(|b| b.ptr == p)
+                .ok_or_else(|| Error::InvalidArgument("bitmap buffer".into()))?;
+            self.x
+                .gpu
+                .stream
+                .memset_zeros(&mut b.slice)
+                .map_err(cuda_err("cuMemsetD8(bitmap)"))?;
+        }
+        Ok(())
+    }
+    fn end_round(&mut self) -> Result<()> {
+        let end = self.x.gpu.record()?;
+        if let Some(s) = &self.x.round_start {
+            self.x.round_ms.push(Gpu::elapsed_ms(s, &end)?);
+        }
+        self.x.round_start = Some(end);
+        Ok(())
+    }
+}
+
+impl<'a> DeviceExec<'a> {
+    fn with_kind<'b>(&'b mut self, kind: kernels_rs::gather::ReduceKind) -> WithKind<'a, 'b> {
+        WithKind { x: self, kind }
+    }
+}
+
+/// Runs the program's GPU kernels on the host (see [`super::emulate`]): the same
+/// kernel bodies and round loop as the device, over a simulated grid of at most
+/// `max_blocks` blocks (so grid-stride loops run too).
+pub fn emulate<P: GatherProgram, W: Weight>(
+    g: &Graph<W>,
+    opts: &GatherOptions,
+    gopts: &GatherGpuOptions,
+    max_blocks: u32,
+) -> Result<GpuGatherRun<P::State>> {
+    gopts.validate()?;
+    let n = g.num_vertices();
+    let r = opts.resolve::<P>(n)?;
+    let (csr, csc) = (g.csr(), g.csc());
+    let out_w = weights_of::<P, W>(csr)?;
+    let in_w = weights_of::<P, W>(csc)?;
+    let mut x = HostExec::<P>::new(csr, csc, out_w, in_w, gopts, max_blocks);
+    let report = drive::<P>(&mut x, &r, g.num_edges())?;
+    Ok(GpuGatherRun {
+        states: x.state,
+        report,
+        round_ms: x.round_ms,
+    })
+}
+
+/// Host buffers of an emulated run.
+struct HostExec<'a, P: GatherProgram> {
+    out_offsets: &'a [u64],
+    out_targets: &'a [u32],
+    out_weights: Option<&'a [P::Weight]>,
+    in_offsets: &'a [u64],
+    in_sources: &'a [u32],
+    in_weights: Option<&'a [P::Weight]>,
+    state: Vec<P::State>,
+    msg: Vec<P::Msg>,
+    acc: Vec<P::Acc>,
+    bitmaps: [Vec<u32>; 3],
+    /// Which of `bitmaps` is the frontier, received, next.
+    roles: [usize; 3],
+    tally: Vec<u64>,
+    sv_in: Vec<u32>,
+    sv_out: Vec<u32>,
+    mec: u64,
+    block: u32,
+    max_blocks: u32,
+    round_start: Instant,
+    round_ms: Vec<f64>,
+    slots: usize,
+}
+
+impl<'a, P: GatherProgram> HostExec<'a, P> {
+    fn new<W: Weight>(
+        csr: &'a Csr<W>,
+        csc: &'a Csr<W>,
+        out_weights: Option<&'a [P::Weight]>,
+        in_weights: Option<&'a [P::Weight]>,
+        gopts: &GatherGpuOptions,
+        max_blocks: u32,
+    ) -> Self {
+        let n = csr.num_vertices();
+        let words = n.div_ceil(32);
+        let grid = emulated_grid(n as u64, gopts.block_size, max_blocks);
+        // The emulator's warps are one lane wide: a tally slot per thread.
+        let slots = grid as usize * gopts.block_size as usize;
+        // Placeholder values, overwritten by the init kernel before any read.
+        let zero_ctx = kernels_rs::gather::Ctx {
+            vertex: 0,
+            out_degree: 0,
+            in_degree: 0,
+            num_vertices: n as u32,
+            round: 0,
+            source: u32::MAX,
+            global: 0.0,
+        };
+        let s0 = P::init(zero_ctx);
+        HostExec {
+            out_offsets: csr.offsets(),
+            out_targets: csr.targets(),
+            out_weights,
+            in_offsets: csc.offsets(),
+            in_sources: csc.targets(),
+            in_weights,
+            state: vec![s0; n],
+            msg: vec![P::emit(zero_ctx, s0); n],
+            acc: vec![P::identity(); n],
+            bitmaps: [vec![0; words], vec![0; words], vec![0; words]],
+            roles: [0, 1, 2],
+            tally: vec![0; slots * TALLY_WORDS],
+            sv_in: chunk_owners(csc.offsets(), gopts.max_edge_count),
+            sv_out: chunk_owners(csr.offsets(), gopts.max_edge_count),
+            mec: gopts.max_edge_count,
+            block: gopts.block_size,
+            max_blocks,
+            round_start: Instant::now(),
+            round_ms: Vec::new(),
+            slots: 0,
+        }
+    }
+
+    fn raw(&mut self, mode: Mode) -> RawRound<P> {
+        let n = self.state.len();
+        let [f, r, nx] = self.roles;
+        let bm = |i: usize, on: bool, s: &mut Self| {
+            if on && P::FRONTIER {
+                s.bitmaps[i].as_mut_ptr()
+            } else {
+                std::ptr::null_mut()
+            }
+        };
+        let frontier = bm(f, mode.frontier, self);
+        let received = bm(r, true, self);
+        let next = bm(nx, true, self);
+        let w = |o: Option<&[P::Weight]>| o.map_or(std::ptr::null(), |w| w.as_ptr());
+        RawRound {
+            n: n as u64,
+            m: self.out_targets.len() as u64,
+            out_offsets: self.out_offsets.as_ptr(),
+            out_targets: self.out_targets.as_ptr(),
+            out_weights: w(self.out_weights),
+            in_offsets: self.in_offsets.as_ptr(),
+            in_sources: self.in_sources.as_ptr(),
+            in_weights: w(self.in_weights),
+            state: self.state.as_mut_ptr(),
+            msg: self.msg.as_mut_ptr(),
+            acc: self.acc.as_mut_ptr(),
+            frontier,
+            received,
+            next,
+            tally: self.tally.as_mut_ptr(),
+            tally_len: self.tally.len() as u64,
+            round: mode.round,
+            source: u32::MAX,
+            global: mode.global,
+        }
+    }
+
+    /// Runs `body` over an emulated grid for `work` items.
+    fn run(
+        &mut self,
+        work: u64,
+        mode: Mode,
+        body: impl Fn(&kernels_rs::gather::Round<'_, P>, kernels_rs::ThreadCtx) + Sync,
+    ) {
+        let raw = Shared(self.raw(mode));
+        let grid = emulated_grid(work, self.block, self.max_blocks);
+        self.slots = kernels_rs::gather::tally_slots(u64::from(grid) * u64::from(self.block))
+            .min(self.tally.len() / TALLY_WORDS);
+        launch(grid, self.block, |t| {
+            let raw = &raw;
+            // SAFETY: the pointers address this executor's live buffers of the
+            // lengths `RawRound::round` expects; the kernels' access rules (one
+            // writer per vertex, atomics elsewhere) make concurrent threads sound.
+            let r = unsafe { raw.0.round() };
+            body(&r, t)
+        });
+    }
+
+    fn tally(&mut self) -> Tally {
+        fold_tallies(P::REDUCE, &self.tally[..self.slots * TALLY_WORDS])
+    }
+}
+
+/// A [`RawRound`] shared by the emulated threads.
+struct Shared<P: GatherProgram>(RawRound<P>);
+// SAFETY: the kernels only touch the pointees through atomics or disjoint writes.
+unsafe impl<P: GatherProgram> Sync for Shared<P> {}
+// SAFETY: as above.
+unsafe impl<P: GatherProgram> Send for Shared<P> {}
+
+impl<P: GatherProgram> GatherExec for HostExec<'_, P> {
+    fn init(&mut self) -> Result<Tally> {
+        self.round_start = Instant::now();
+        let n = self.state.len() as u64;
+        let mode = Mode {
+            frontier: false,
+            round: 0,
+            global: P::REDUCE.identity(),
+        };
+        self.run(n, mode, |r, t| r.init(t));
+        Ok(self.tally())
+    }
+    fn emit(&mut self, m: Mode) -> Result<()> {
+        let n = self.state.len() as u64;
+        self.run(n, m, |r, t| r.emit(t));
+        Ok(())
+    }
+    fn gather(&mut self, push: bool, m: Mode) -> Result<()> {
+        let sv = if push {
+            std::mem::take(&mut self.sv_out)
+        } else {
+            std::mem::take(&mut self.sv_in)
+        };
+        let mec = self.mec;
+        self.run(sv.len() as u64, m, |r, t| {
+            if push {
+                r.push(t, &sv, mec)
+            } else {
+                r.pull(t, &sv, mec)
+            }
+        });
+        if push {
+            self.sv_out = sv;
+        } else {
+            self.sv_in = sv;
+        }
+        Ok(())
+    }
+    fn apply(&mut self, all: bool, m: Mode) -> Result<Tally> {
+        let n = self.state.len() as u64;
+        self.run(n, m, |r, t| r.apply(t, all));
+        Ok(self.tally())
+    }
+    fn refresh(&mut self, m: Mode) -> Result<f64> {
+        let n = self.state.len() as u64;
+        self.run(n, m, |r, t| r.refresh(t));
+        Ok(self.tally().reduced)
+    }
+    fn advance(&mut self) -> Result<()> {
+        let [f, r, nx] = self.roles;
+        self.roles = [nx, r, f];
+        self.bitmaps[f].iter_mut().for_each(|w| *w = 0);
+        self.bitmaps[r].iter_mut().for_each(|w| *w = 0);
+        Ok(())
+    }
+    fn end_round(&mut self) -> Result<()> {
+        self.round_ms
+            .push(self.round_start.elapsed().as_secs_f64() * 1e3);
+        self.round_start = Instant::now();
+        Ok(())
+    }
+}
