@@ -54,7 +54,8 @@ pub struct GatherReport {
     /// The last round's reduction.
     pub reduced: f64,
     pub stop: StopReason,
-    #[serde(serialize_with = "ms")]
+    /// The rounds' wall time (serialized as `time_ms`).
+    #[serde(serialize_with = "ms", rename = "time_ms")]
     pub time: Duration,
     pub threads: usize,
 }

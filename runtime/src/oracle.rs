@@ -180,45 +180,6 @@ pub fn widest(g: &Csr<u32>, s: u32) -> Vec<u32> {
     width
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn csr(n: usize, edges: &[(u32, u32)]) -> Csr<u32> {
-        let mut offsets = vec![0u64; n + 1];
-        for &(u, _) in edges {
-            offsets[u as usize + 1] += 1;
-        }
-        for i in 0..n {
-            offsets[i + 1] += offsets[i];
-        }
-        let mut sorted = edges.to_vec();
-        sorted.sort();
-        let targets: Vec<u32> = sorted.iter().map(|e| e.1).collect();
-        Csr::from_parts(offsets.into(), targets.into(), None).unwrap()
-    }
-
-    #[test]
-    fn levels_and_parents_on_a_small_graph() {
-        // 0 -> 1 -> 3, 0 -> 2 -> 3, 4 isolated
-        let g = csr(5, &[(0, 1), (0, 2), (1, 3), (2, 3)]);
-        let t = bfs(&g, 0).unwrap();
-        assert_eq!(t.levels, vec![0, 1, 1, 2, UNREACHED]);
-        assert_eq!(t.parents, vec![0, 0, 0, 1, UNREACHED]);
-        assert_eq!(t.num_levels(), 3);
-        assert_eq!(t.reached(), 4);
-    }
-
-    #[test]
-    fn single_vertex_and_bad_source() {
-        let g = csr(1, &[]);
-        let t = bfs(&g, 0).unwrap();
-        assert_eq!(t.levels, vec![0]);
-        assert_eq!(t.num_levels(), 1);
-        assert!(bfs(&g, 1).is_err());
-    }
-}
-
 /// PageRank by plain power iteration, as gapbs's `pr` defines it (damping `d`,
 /// base `(1 − d)/n`, contributions rank/out-degree, dangling rank dropped), in
 /// `f64`; stops when a round's L1 change is below `tolerance` or after `max_rounds`.
@@ -295,4 +256,43 @@ pub fn core_numbers<W: Weight>(g: &Csr<W>) -> Vec<u32> {
         }
     }
     core
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn csr(n: usize, edges: &[(u32, u32)]) -> Csr<u32> {
+        let mut offsets = vec![0u64; n + 1];
+        for &(u, _) in edges {
+            offsets[u as usize + 1] += 1;
+        }
+        for i in 0..n {
+            offsets[i + 1] += offsets[i];
+        }
+        let mut sorted = edges.to_vec();
+        sorted.sort();
+        let targets: Vec<u32> = sorted.iter().map(|e| e.1).collect();
+        Csr::from_parts(offsets.into(), targets.into(), None).unwrap()
+    }
+
+    #[test]
+    fn levels_and_parents_on_a_small_graph() {
+        // 0 -> 1 -> 3, 0 -> 2 -> 3, 4 isolated
+        let g = csr(5, &[(0, 1), (0, 2), (1, 3), (2, 3)]);
+        let t = bfs(&g, 0).unwrap();
+        assert_eq!(t.levels, vec![0, 1, 1, 2, UNREACHED]);
+        assert_eq!(t.parents, vec![0, 0, 0, 1, UNREACHED]);
+        assert_eq!(t.num_levels(), 3);
+        assert_eq!(t.reached(), 4);
+    }
+
+    #[test]
+    fn single_vertex_and_bad_source() {
+        let g = csr(1, &[]);
+        let t = bfs(&g, 0).unwrap();
+        assert_eq!(t.levels, vec![0]);
+        assert_eq!(t.num_levels(), 1);
+        assert!(bfs(&g, 1).is_err());
+    }
 }

@@ -6,6 +6,7 @@ mod bench_cpu;
 mod compare;
 mod convert;
 mod demo;
+mod gather;
 mod gen;
 mod info;
 mod report;
@@ -54,6 +55,10 @@ pub enum Command {
     Cc(run::RunArgs),
     /// Widest (max-min bottleneck) paths from the source.
     Widest(run::RunArgs),
+    /// PageRank as gapbs defines it (damping 0.85, stop at L1 change < 1e-4 or 20 rounds).
+    Pr(gather::GatherArgs),
+    /// Core number of every vertex (undirected graphs; --symmetrize for directed files).
+    Kcore(gather::GatherArgs),
 }
 
 /// Runs the parsed command line.
@@ -72,6 +77,8 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Sssp(a)) => run::sssp_cmd(a),
         Some(Command::Cc(a)) => run::cc_cmd(a),
         Some(Command::Widest(a)) => run::widest_cmd(a),
+        Some(Command::Pr(a)) => gather::pr_cmd(a),
+        Some(Command::Kcore(a)) => gather::kcore_cmd(a),
     }
 }
 

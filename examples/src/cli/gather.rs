@@ -1,0 +1,270 @@
+//! `vertex pr|kcore GRAPH`: the shipped gather/apply programs on the CPU or the GPU.
+//!
+//! One generic path: load, check the graph suits the program (k-core wants an
+//! undirected graph), run on the chosen backend, summarise, optionally validate
+//! against the sequential oracle and write `vertex value` lines (`-o`, atomically).
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{bail, Context};
+use clap::{Args, ValueEnum};
+use runtime::gather::{Direction, GatherOptions, GatherProgram, GatherReport};
+use runtime::gpu::gather::{GatherGpuOptions, GatherKernels};
+use runtime::gpu::Device;
+use runtime::graph::{BuildOptions, Graph};
+use runtime::load::{load_graph, LoadOptions};
+use serde::Serialize;
+use vertex_examples::programs::{kcore, pagerank};
+
+use super::report::{print_json, secs};
+use super::run::Backend;
+
+/// Which way a gather round runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DirectionArg {
+    Push,
+    Pull,
+    Auto,
+}
+
+/// Options of the gather/apply program commands.
+#[derive(Args, Debug, Clone)]
+pub struct GatherArgs {
+    /// Graph file or generator spec (kron:S or kron:S:E, uniform:N:M, grid:WxH).
+    #[arg(default_value = "kron:16")]
+    pub graph: String,
+    #[arg(long, value_enum, default_value_t = Backend::Auto)]
+    pub backend: Backend,
+    /// CPU worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Stop when a round's L1 change is below this (PageRank; default 1e-4).
+    #[arg(long)]
+    pub tolerance: Option<f64>,
+    /// Round limit (PageRank default 20).
+    #[arg(long)]
+    pub max_rounds: Option<u32>,
+    /// Push, pull, or chosen per round from the frontier's size.
+    #[arg(long, value_enum)]
+    pub direction: Option<DirectionArg>,
+    /// In-edges per GPU thread in the gather kernels.
+    #[arg(long, default_value_t = GatherGpuOptions::default().max_edge_count)]
+    pub max_edge_count: u64,
+    /// Make the graph undirected (both directions, no self-loops or duplicates).
+    #[arg(long)]
+    pub symmetrize: bool,
+    /// Check the result against the sequential oracle (power iteration; peeling).
+    #[arg(long)]
+    pub validate: bool,
+    /// Write `vertex value` lines to FILE.
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Serialize)]
+struct Summary {
+    program: &'static str,
+    graph: String,
+    vertices: usize,
+    edges: u64,
+    backend: &'static str,
+    backend_note: Option<String>,
+    /// The rounds only (no loading): CUDA events on the GPU, wall clock on the CPU.
+    time_s: f64,
+    load_s: f64,
+    #[serde(flatten)]
+    report: GatherReport,
+    /// Program-specific summary (sum and largest rank; largest core number).
+    #[serde(flatten)]
+    result: serde_json::Value,
+    validated: Option<bool>,
+}
+
+/// What a program command needs besides the program: its oracle check, how a
+/// state is printed, and its summary.
+struct Shape<P: GatherProgram> {
+    undirected: bool,
+    agrees: fn(&Graph<u32>, &GatherOptions, &[P::State]) -> bool,
+    value: fn(&P::State) -> String,
+    summary: fn(&[P::State]) -> serde_json::Value,
+}
+
+pub fn pr_cmd(a: GatherArgs) -> anyhow::Result<()> {
+    run::<pagerank::Program>(
+        a,
+        Shape {
+            undirected: false,
+            agrees: |g, o, ranks| {
+                let (expect, _) = runtime::oracle::pagerank(
+                    g.csr(),
+                    pagerank::pagerank::DAMPING,
+                    o.tolerance.unwrap_or(pagerank::pagerank::TOLERANCE),
+                    o.max_rounds.unwrap_or(pagerank::pagerank::MAX_ROUNDS),
+                );
+                ranks
+                    .iter()
+                    .zip(&expect)
+                    .all(|(x, y)| (x - y).abs() <= 1e-6 * y.abs())
+            },
+            value: |r| format!("{r:.12e}"),
+            summary: |ranks| {
+                let (top, max) =
+                    ranks
+                        .iter()
+                        .enumerate()
+                        .fold(
+                            (0, f64::NEG_INFINITY),
+                            |b, (v, &r)| if r > b.1 { (v, r) } else { b },
+                        );
+                serde_json::json!({ "rank_sum": ranks.iter().sum::<f64>(), "top_vertex": top, "top_rank": max })
+            },
+        },
+    )
+}
+
+pub fn kcore_cmd(a: GatherArgs) -> anyhow::Result<()> {
+    run::<kcore::Program>(
+        a,
+        Shape {
+            undirected: true,
+            agrees: |g, _, s| {
+                runtime::oracle::core_numbers(g.csr())
+                    .iter()
+                    .zip(s)
+                    .all(|(c, s)| *c == s.core)
+            },
+            value: |s| s.core.to_string(),
+            summary: |s| serde_json::json!({ "max_core": s.iter().map(|s| s.core).max().unwrap_or(0) }),
+        },
+    )
+}
+
+fn open_gpu<P: GatherProgram>() -> Result<(Device, GatherKernels), String> {
+    if P::gpu_ptx().is_none() {
+        return Err(format!("no GPU kernels: {}", P::gpu_ptx_status()));
+    }
+    let dev = Device::open(0).map_err(|e| e.to_string())?;
+    let k = dev.load_gather::<P>().map_err(|e| e.to_string())?;
+    Ok((dev, k))
+}
+
+fn run<P: GatherProgram>(a: GatherArgs, shape: Shape<P>) -> anyhow::Result<()> {
+    let (gpu, note) = match a.backend {
+        Backend::Cpu => (None, None),
+        Backend::Gpu => (
+            Some(open_gpu::<P>().map_err(|e| anyhow::anyhow!("--backend gpu: {e}"))?),
+            None,
+        ),
+        Backend::Auto => match open_gpu::<P>() {
+            Ok((d, k)) => {
+                let note = format!("auto: using GPU 0 ({})", d.info().name);
+                (Some((d, k)), Some(note))
+            }
+            Err(e) => (None, Some(format!("auto: using the CPU ({e})"))),
+        },
+    };
+    if let (Some(n), false) = (&note, a.json) {
+        eprintln!("{n}");
+    }
+    let opts = GatherOptions {
+        max_rounds: a.max_rounds,
+        tolerance: a.tolerance,
+        direction: a.direction.map(|d| match d {
+            DirectionArg::Push => Direction::Push,
+            DirectionArg::Pull => Direction::Pull,
+            DirectionArg::Auto => Direction::Auto,
+        }),
+        source: None,
+        threads: a.threads,
+    };
+    let lo = LoadOptions {
+        ignore_weights: true,
+        build: a.symmetrize.then(BuildOptions::undirected),
+        symmetrize: a.symmetrize,
+        ..LoadOptions::default()
+    };
+    let t_load = Instant::now();
+    let loaded =
+        load_graph::<u32>(&a.graph, &lo).with_context(|| format!("loading {}", a.graph))?;
+    let load_s = secs(t_load.elapsed());
+    let g = &loaded.graph;
+    if shape.undirected && !g.is_symmetric() {
+        bail!(
+            "{}: `{}` needs an undirected graph and {} is directed; add --symmetrize",
+            a.graph,
+            P::NAME,
+            loaded.source
+        );
+    }
+    let (states, report, backend) = match &gpu {
+        Some((dev, k)) => {
+            let go = GatherGpuOptions {
+                max_edge_count: a.max_edge_count,
+                ..GatherGpuOptions::default()
+            };
+            let r = dev.run_gather::<P, u32>(k, g, &opts, &go)?;
+            (r.states, r.report, "gpu")
+        }
+        None => {
+            let r = runtime::cpu::gather::run::<P, u32>(g, &opts)?;
+            (r.states, r.report, "cpu")
+        }
+    };
+    let validated = a.validate.then(|| (shape.agrees)(g, &opts, &states));
+    if let Some(path) = &a.output {
+        runtime::formats::vgr::atomic_write(path, |w| {
+            writeln!(w, "# {} on {}: vertex value", P::NAME, loaded.source)?;
+            for (v, s) in states.iter().enumerate() {
+                writeln!(w, "{v} {}", (shape.value)(s))?;
+            }
+            Ok(())
+        })?;
+    }
+    let summary = Summary {
+        program: P::NAME,
+        graph: loaded.source.clone(),
+        vertices: g.num_vertices(),
+        edges: g.num_edges(),
+        backend,
+        backend_note: note,
+        time_s: secs(report.time),
+        load_s,
+        result: (shape.summary)(&states),
+        report,
+        validated,
+    };
+    if a.json {
+        print_json(&summary)?;
+    } else {
+        println!(
+            "{} on {} ({} vertices, {} edges), {} backend",
+            summary.program, summary.graph, summary.vertices, summary.edges, backend
+        );
+        let r = &summary.report;
+        println!(
+            "  time         {:.6} s ({} rounds: {} pushed, {} dense; stopped: {:?})",
+            summary.time_s, r.rounds, r.push_rounds, r.dense_rounds, r.stop
+        );
+        println!("  gathered     {} edges", r.edges_gathered);
+        if let serde_json::Value::Object(m) = &summary.result {
+            for (k, v) in m {
+                println!("  {k:<12} {v}");
+            }
+        }
+        if let Some(v) = validated {
+            println!("  oracle       {}", if v { "agrees" } else { "DISAGREES" });
+        }
+        if let Some(p) = &a.output {
+            println!("  wrote        {}", p.display());
+        }
+    }
+    if validated == Some(false) {
+        bail!("the result disagrees with the sequential oracle");
+    }
+    Ok(())
+}
