@@ -35,7 +35,7 @@
 //! [`Round`] holds one round's buffers; its methods are what one GPU thread does
 //! in a launch: [`Round::init`], [`Round::emit`], [`Round::pull`] and
 //! [`Round::push`] (edge-chunk balanced over the CSC or the CSR, seed 000's `SV`),
-//! and [`Round::apply`], which also reduces per warp. [`gather_kernels!`] makes the
+//! and [`Round::apply`], which also reduces per warp. [`gather_kernels!`](crate::gather_kernels) makes the
 //! PTX entry points; the host emulator calls the same methods.
 
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
@@ -161,6 +161,11 @@ pub trait GatherProgram: Copy + Send + Sync + 'static {
     const TOLERANCE: Option<f64>;
     /// Which way rounds run unless told otherwise.
     const DIRECTION: Direction;
+    /// Whether the program may run asynchronously (`schedule(.., async, obim)`): a
+    /// vertex is then applied with whatever has arrived since it last ran, so
+    /// `apply` must accumulate deltas — applying `a` then `b` must leave the
+    /// same state, and scatter the same total, as applying `a ⊕ b` once.
+    const ASYNC: bool = false;
 
     fn init(ctx: Ctx) -> Self::State;
     fn emit(ctx: Ctx, state: Self::State) -> Self::Msg;
@@ -173,6 +178,12 @@ pub trait GatherProgram: Copy + Send + Sync + 'static {
     /// Frontier-driven programs: does the vertex scatter next round?
     fn active(ctx: Ctx, old: Self::State, new: Self::State) -> bool;
     fn reduce(ctx: Ctx, old: Self::State, new: Self::State) -> f64;
+    /// Asynchronous programs under obim: the bucket of a vertex holding `acc`
+    /// (lower runs sooner).
+    fn priority(ctx: Ctx, acc: Self::Acc) -> u32 {
+        let _ = (ctx, acc);
+        0
+    }
 
     /// The PTX module with this program's kernels, if its crate built one.
     fn gpu_ptx() -> Option<&'static str> {

@@ -51,6 +51,8 @@ pub struct GatherReport {
     pub dense_rounds: u32,
     /// Edges whose `gather` was evaluated.
     pub edges_gathered: u64,
+    /// `apply` calls (vertex updates); the work measure of asynchronous runs.
+    pub applies: u64,
     /// The last round's reduction.
     pub reduced: f64,
     pub stop: StopReason,
@@ -58,6 +60,23 @@ pub struct GatherReport {
     #[serde(serialize_with = "ms", rename = "time_ms")]
     pub time: Duration,
     pub threads: usize,
+}
+
+impl GatherReport {
+    /// A report of nothing yet (engines fill it in).
+    pub fn empty() -> Self {
+        GatherReport {
+            rounds: 0,
+            push_rounds: 0,
+            dense_rounds: 0,
+            edges_gathered: 0,
+            applies: 0,
+            reduced: 0.0,
+            stop: StopReason::MaxRounds,
+            time: Duration::ZERO,
+            threads: 0,
+        }
+    }
 }
 
 fn ms<S: serde::Serializer>(d: &Duration, s: S) -> std::result::Result<S::Ok, S::Error> {

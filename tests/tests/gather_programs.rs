@@ -3,11 +3,12 @@
 //! directed edge lists, isolated vertices and edge cases.
 
 use runtime::cpu::gather as cpu;
+use runtime::cpu::gather_async::{self, AsyncOrder};
 use runtime::gather::{Direction, GatherOptions, StopReason};
 use runtime::generate::GenSpec;
 use runtime::gpu::gather::{self as gpu, GatherGpuOptions};
 use runtime::graph::{build, BuildOptions, EdgeList, Graph};
-use vertex_examples::programs::{kcore, pagerank};
+use vertex_examples::programs::{kcore, pagerank, pagerank_delta};
 use vertex_tests as oracle;
 
 fn generated(spec: &str) -> Graph<u32> {
@@ -111,6 +112,64 @@ fn kcore_matches_peeling() {
     let g = build(&el, BuildOptions::undirected()).unwrap();
     assert_eq!(oracle::core_numbers(g.csr()), vec![3, 3, 3, 3, 1, 1, 0]);
     check_kcore(&g);
+}
+
+fn l1(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| (x - y).abs()).sum()
+}
+
+/// Residual-push PageRank, in rounds, asynchronously (FIFO and obim) and through
+/// the emulated GPU kernels, ends within its L1 bound of the converged ranks.
+#[test]
+fn pagerank_delta_reaches_the_fixed_point() {
+    let graphs = [
+        generated("kron:12"),
+        generated("grid:30x20"),
+        generated("uniform:3000:20000"),
+        directed(5, &[[0, 1], [1, 2], [2, 0], [2, 3], [0, 2]]),
+    ];
+    for g in &graphs {
+        let (exact, _) = oracle::pagerank(g.csr(), 0.85, 1e-13, 10_000);
+        let bound = pagerank_delta::pagerank_delta::TOLERANCE_L1;
+        let ranks = |s: &[pagerank_delta::pagerank_delta::Residual]| -> Vec<f64> {
+            s.iter().map(|r| r.rank).collect()
+        };
+        for threads in [Some(1), Some(3)] {
+            let opts = GatherOptions {
+                threads,
+                ..Default::default()
+            };
+            let sync = cpu::run::<pagerank_delta::Program, _>(g, &opts).unwrap();
+            let d = l1(&ranks(&sync.states), &exact);
+            assert!(d <= bound, "sync: L1 {d}");
+            for order in [AsyncOrder::Fifo, AsyncOrder::Obim] {
+                let out = gather_async::run::<pagerank_delta::Program, _>(g, &opts, order).unwrap();
+                let d = l1(&ranks(&out.states), &exact);
+                assert!(d <= bound, "{order:?} {threads:?}: L1 {d}");
+                assert!(out.report.applies > 0);
+            }
+        }
+        let gpu = gpu::emulate::<pagerank_delta::Program, _>(
+            g,
+            &GatherOptions::default(),
+            &GatherGpuOptions::default(),
+            64,
+        )
+        .unwrap();
+        let d = l1(&ranks(&gpu.states), &exact);
+        assert!(d <= bound, "gpu: L1 {d}");
+    }
+}
+
+#[test]
+fn async_needs_an_async_program() {
+    let g = generated("kron:8");
+    let e =
+        gather_async::run::<pagerank::Program, _>(&g, &GatherOptions::default(), AsyncOrder::Fifo);
+    let Err(e) = e else {
+        panic!("a dense program ran asynchronously")
+    };
+    assert!(e.to_string().contains("synchronous rounds only"), "{e}");
 }
 
 #[test]

@@ -23,6 +23,10 @@ pub struct GatherChecked {
     /// `active(ctx, old, new)` (3) or `active(old, new)` (2); `None`: dense.
     pub active_arity: Option<usize>,
     pub reduce_arity: Option<usize>,
+    /// The program may run on the asynchronous engines.
+    pub asynchronous: bool,
+    /// `priority(ctx, acc)` (2) or `priority(acc)` (1).
+    pub priority_arity: Option<usize>,
 }
 
 const INTEGER: &[&str] = &["u32", "i32", "u64", "i64"];
@@ -71,13 +75,11 @@ pub fn check(cx: &Ctxt, p: &Program) -> Option<GatherChecked> {
     });
 
     // Push-form items do not belong here.
-    for (f, what) in [(&p.relax, "relax"), (&p.priority, "priority")] {
-        if let Some(f) = f {
-            cx.error_spanned_by(
-                &f.sig.ident,
-                format!("`{what}` belongs to push programs (`combine = ..`); a gather/apply program reduces with `gather` and updates with `apply`"),
-            );
-        }
+    if let Some(f) = &p.relax {
+        cx.error_spanned_by(
+            &f.sig.ident,
+            "`relax` belongs to push programs (`combine = ..`); a gather/apply program reduces with `gather` and updates with `apply`",
+        );
     }
     if let Some((_, span)) = p.attrs.combine {
         cx.syn_error(syn::Error::new(
@@ -85,14 +87,49 @@ pub fn check(cx: &Ctxt, p: &Program) -> Option<GatherChecked> {
             "give either `combine = ..` (a push program) or `gather = ..` (a gather/apply program), not both",
         ));
     }
-    if let Some((s, span)) = &p.attrs.schedules {
+    // Asynchronous gather/apply: a vertex is applied whenever values have arrived,
+    // with what arrived so far (swapped out of its accumulator). That is only the
+    // same computation for programs that accumulate deltas and scatter them
+    // (frontier-driven, with `active`); a dense program's `apply` needs the round's
+    // complete sum.
+    let asynchronous = p
+        .attrs
+        .schedules
+        .as_ref()
+        .is_some_and(|(s, _)| s.iter().any(|s| *s != Schedule::Sync));
+    if let (Some((s, span)), None) = (&p.attrs.schedules, &p.active) {
         if s.iter().any(|s| *s != Schedule::Sync) {
             cx.syn_error(syn::Error::new(
                 *span,
-                "gather/apply programs run in synchronous rounds: `apply` needs the round's complete accumulator, which an asynchronous schedule never has",
+                "a dense gather/apply program runs in synchronous rounds: its `apply` needs the round's complete accumulator, which an asynchronous schedule never has; only a frontier-driven program (with `fn active`) that accumulates deltas may run `async` or `obim`",
             ));
         }
     }
+    if let Some((s, span)) = &p.attrs.schedules {
+        if s.contains(&Schedule::Obim) && p.priority.is_none() {
+            cx.syn_error(syn::Error::new(
+                *span,
+                "the `obim` schedule orders vertices by priority: define `fn priority(ctx: Ctx, acc: Acc) -> u32` (lower runs sooner)",
+            ));
+        }
+    }
+    let priority_arity = match &p.priority {
+        Some(f) if !asynchronous => {
+            cx.error_spanned_by(
+                &f.sig.ident,
+                "`priority` orders asynchronous work: declare `schedule(sync, async, obim)` (a frontier-driven program), or remove it",
+            );
+            None
+        }
+        Some(f) => check_fn(
+            cx,
+            f,
+            &[1, 2],
+            "fn priority(ctx: Ctx, acc: Acc) -> u32",
+            Ret::U32,
+        ),
+        None => None,
+    };
     if let Some(span) = p.attrs.semiring {
         cx.syn_error(syn::Error::new(
             span,
@@ -259,5 +296,7 @@ pub fn check(cx: &Ctxt, p: &Program) -> Option<GatherChecked> {
         gather_takes_weight: gather? == 2,
         active_arity,
         reduce_arity,
+        asynchronous,
+        priority_arity,
     })
 }

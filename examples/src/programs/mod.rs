@@ -5,6 +5,7 @@ pub mod bfs;
 pub mod cc;
 pub mod kcore;
 pub mod pagerank;
+pub mod pagerank_delta;
 pub mod reliability;
 pub mod sssp;
 pub mod widest;

@@ -17,7 +17,7 @@
 //! ones it read), so push rounds never clear the whole array.
 
 use std::cell::UnsafeCell;
-use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
 use kernels_rs::StateWord;
@@ -176,7 +176,7 @@ impl<P: GatherProgram> Engine<'_, P> {
                 .collect(),
         );
         let mut global = P::REDUCE.identity();
-        let mut report = report();
+        let mut report = GatherReport::empty();
         for round in 0.. {
             if round > 0 {
                 (0..self.n)
@@ -206,6 +206,7 @@ impl<P: GatherProgram> Engine<'_, P> {
                 .reduce(Self::zero, Self::fold);
             report.rounds = round + 1;
             report.edges_gathered += t.edges;
+            report.applies += self.n as u64;
             report.reduced = t.reduced;
             global = t.reduced;
             if let Some(stop) = self.r.dense_stop(round, t.reduced, t.changed) {
@@ -248,7 +249,7 @@ impl<P: GatherProgram> Engine<'_, P> {
                 P::active(ctx, s, s)
             })
             .collect();
-        let mut report = report();
+        let mut report = GatherReport::empty();
         let mut round = 0u32;
         loop {
             if round >= self.r.max_rounds {
@@ -273,6 +274,7 @@ impl<P: GatherProgram> Engine<'_, P> {
                     .filter(|&v| self.apply_one(&state, v as usize, P::identity(), round, global))
                     .collect();
                 report.rounds = round + 1;
+                report.applies += n as u64;
                 if next.is_empty() {
                     report.stop = StopReason::Quiescent;
                     break;
@@ -312,6 +314,7 @@ impl<P: GatherProgram> Engine<'_, P> {
                             a.append(&mut b);
                             a
                         });
+                    report.applies += touched.len() as u64;
                     next = touched
                         .par_iter()
                         .with_min_len(GRAIN)
@@ -329,6 +332,7 @@ impl<P: GatherProgram> Engine<'_, P> {
                         frontier_bits[u as usize / 32].fetch_or(1 << (u % 32), Relaxed);
                     }
                     report.edges_gathered += m;
+                    let applied = AtomicU64::new(0);
                     next = (0..n as u32)
                         .into_par_iter()
                         .with_min_len(GRAIN)
@@ -345,9 +349,14 @@ impl<P: GatherProgram> Engine<'_, P> {
                                     got = true;
                                 }
                             }
-                            got && self.apply_one(&state, v, a, round, global)
+                            if !got {
+                                return false;
+                            }
+                            applied.fetch_add(1, Relaxed);
+                            self.apply_one(&state, v, a, round, global)
                         })
                         .collect();
+                    report.applies += applied.into_inner();
                     frontier_bits.par_iter().for_each(|w| w.store(0, Relaxed));
                 }
                 report.rounds = round + 1;
@@ -386,17 +395,4 @@ impl<P: GatherProgram> Engine<'_, P> {
 fn test_and_set(bits: &[AtomicU32], v: usize) -> bool {
     let mask = 1u32 << (v % 32);
     bits[v / 32].load(Relaxed) & mask == 0 && bits[v / 32].fetch_or(mask, Relaxed) & mask == 0
-}
-
-fn report() -> GatherReport {
-    GatherReport {
-        rounds: 0,
-        push_rounds: 0,
-        dense_rounds: 0,
-        edges_gathered: 0,
-        reduced: 0.0,
-        stop: StopReason::MaxRounds,
-        time: Default::default(),
-        threads: 0,
-    }
 }

@@ -18,6 +18,7 @@ pub mod compare;
 pub mod delta;
 pub mod frontier;
 pub mod gather;
+pub mod gather_async;
 pub mod obim;
 pub mod operator;
 pub mod plot;

@@ -8,7 +8,7 @@
 //! engine ([`crate::gather`]), so both back ends run the same rounds.
 //!
 //! [`GatherExec`] is the launcher both the device ([`Device::run_gather`]) and the
-//! host emulator ([`emulate`]) implement; [`drive`] is the round loop over it.
+//! host emulator ([`emulate`]) implement; `drive` is the round loop over it.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -93,16 +93,7 @@ pub(crate) fn drive<P: GatherProgram>(
     r: &Resolved,
     m: u64,
 ) -> Result<GatherReport> {
-    let mut report = GatherReport {
-        rounds: 0,
-        push_rounds: 0,
-        dense_rounds: 0,
-        edges_gathered: 0,
-        reduced: 0.0,
-        stop: StopReason::MaxRounds,
-        time: Default::default(),
-        threads: 0,
-    };
+    let mut report = GatherReport::empty();
     let start = Instant::now();
     let t0 = x.init()?;
     let mut global = P::REDUCE.identity();

@@ -127,6 +127,18 @@ pub fn expand(p: &Program, c: &GatherChecked) -> TokenStream {
             0.0
         }),
     };
+    let asynchronous = c.asynchronous;
+    let priority = match c.priority_arity {
+        Some(2) => quote!(priority(ctx, acc)),
+        Some(_) => quote!({
+            let _ = ctx;
+            priority(acc)
+        }),
+        None => quote!({
+            let _ = (ctx, acc);
+            0
+        }),
+    };
     let (ptx, ptx_status) = super::cpu::ptx_of_crate();
     let names: Vec<_> = ["init", "emit", "pull", "push", "apply", "refresh"]
         .iter()
@@ -158,6 +170,7 @@ pub fn expand(p: &Program, c: &GatherChecked) -> TokenStream {
                 const MAX_ROUNDS: u32 = #max_rounds;
                 const TOLERANCE: ::core::option::Option<f64> = #tolerance;
                 const DIRECTION: #g::Direction = #g::Direction::#direction;
+                const ASYNC: bool = #asynchronous;
 
                 #[inline(always)]
                 fn init(ctx: #g::Ctx) -> #state {
@@ -194,6 +207,10 @@ pub fn expand(p: &Program, c: &GatherChecked) -> TokenStream {
                 #[inline(always)]
                 fn reduce(ctx: #g::Ctx, old: #state, new: #state) -> f64 {
                     #reduce
+                }
+                #[inline(always)]
+                fn priority(ctx: #g::Ctx, acc: #acc) -> u32 {
+                    #priority
                 }
                 #[cfg(not(target_arch = "nvptx64"))]
                 fn gpu_ptx() -> ::core::option::Option<&'static str> {
