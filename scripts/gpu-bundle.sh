@@ -30,8 +30,8 @@ done
 GAPBS_SRC=$(cd .. && pwd)/shared/peers/gapbs
 if [ -d "$GAPBS_SRC" ]; then
     rm -rf target/gapbs && cp -r "$GAPBS_SRC" target/gapbs
-    make -C target/gapbs -j2 bfs sssp >/dev/null
-    mkdir -p bundle/gapbs && cp target/gapbs/bfs target/gapbs/sssp bundle/gapbs/
+    make -C target/gapbs -j2 bfs sssp pr tc bc cc >/dev/null
+    mkdir -p bundle/gapbs && cp target/gapbs/{bfs,sssp,pr,tc,bc,cc} bundle/gapbs/
     # Its sources too: the Gunrock kit's kron.sh builds gapbs's generator from them.
     cp -r "$GAPBS_SRC/src" bundle/gapbs/src && chmod -R u+w bundle/gapbs/src
 fi

@@ -61,6 +61,8 @@ pub struct Ctx {
     pub in_degree: u32,
     /// Vertices in the graph.
     pub num_vertices: u32,
+    /// Edges in the graph (stored out-edges).
+    pub num_edges: u64,
     /// The round being run, from 0.
     pub round: u32,
     /// The run's source vertex, or `u32::MAX` when it has none.
@@ -271,6 +273,7 @@ impl<'a, P: GatherProgram> Round<'a, P> {
             out_degree: sat(self.out_offsets[v + 1] - self.out_offsets[v]),
             in_degree: sat(self.in_offsets[v + 1] - self.in_offsets[v]),
             num_vertices: self.n,
+            num_edges: self.out_targets.len() as u64,
             round: self.round,
             source: self.source,
             global: self.global,

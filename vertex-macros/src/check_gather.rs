@@ -1,7 +1,9 @@
 //! The rules of gather/apply programs (`#[vertex_program(gather = ..)]`), each
 //! reported at the offending span; each has a trybuild case in `tests/ui/`.
 
-use syn::Type;
+use std::collections::HashSet;
+
+use syn::{Fields, Item, ItemStruct, Type};
 
 use crate::ast::Program;
 use crate::attr::{CombineKind, DirectionKind, ReduceKind, Schedule};
@@ -35,7 +37,16 @@ pub fn check(cx: &Ctxt, p: &Program) -> Option<GatherChecked> {
     let name = p.name();
     let (kind, kind_span) = p.attrs.gather?;
     let state = match &p.state {
-        Some(t) => Some((*t.ty).clone()),
+        Some(t) => {
+            let mut layout = Layout {
+                cx,
+                p,
+                seen: HashSet::new(),
+                aliases: Vec::new(),
+            };
+            layout.state(&t.ty);
+            Some((*t.ty).clone())
+        }
         None => {
             cx.error_spanned_by(
                 name,
@@ -135,6 +146,25 @@ pub fn check(cx: &Ctxt, p: &Program) -> Option<GatherChecked> {
             span,
             "`semiring` applies to push programs only",
         ));
+    }
+    if let Some(span) = p.attrs.idempotent {
+        cx.syn_error(syn::Error::new(
+            span,
+            "`idempotent` applies to push programs only (a custom `fn combine` of states); a gather/apply program may run asynchronously when it is frontier-driven and its `apply` accumulates deltas",
+        ));
+    }
+    if let Some((s, span)) = &p.attrs.schedules {
+        if s.is_empty() {
+            cx.syn_error(syn::Error::new(*span, "`schedule()` lists no schedule"));
+        }
+    }
+    // The constants are copied into the program's impl with these types.
+    for (c, ty) in [(&p.max_rounds, "u32"), (&p.tolerance, "f64")] {
+        if let Some(c) = c {
+            if prim_name(&c.ty).as_deref() != Some(ty) {
+                cx.error_spanned_by(&c.ty, format!("`{}` must have type `{ty}`", c.ident));
+            }
+        }
     }
 
     // Operators.
@@ -299,4 +329,160 @@ pub fn check(cx: &Ctxt, p: &Program) -> Option<GatherChecked> {
         asynchronous,
         priority_arity,
     })
+}
+
+/// Plain number types a state may hold: the same bytes mean the same value on the
+/// host and on the GPU, and kernels only store values of the type.
+const PLAIN: &[&str] = &[
+    "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "f32",
+    "f64", "bool", "char",
+];
+/// Heap types `gpu_safety` already reports wherever they appear (as in
+/// `check::HEAP_TYPES`); the layout check does not report them twice.
+const HEAP_TYPES: &[&str] = &[
+    "Vec", "String", "Box", "Rc", "Arc", "HashMap", "HashSet", "BTreeMap", "BTreeSet", "VecDeque",
+];
+
+const PLAIN_HELP: &str = "a number (u8..u64, i8..i64, f32, f64, bool), an array of them, or a `#[repr(C)]` struct defined in this module";
+
+/// The State of a gather/apply program may be a struct, but GPU runs copy state
+/// arrays between host and device as raw bytes: it must have one layout on both
+/// (`#[repr(C)]`) and hold only plain data (no references, pointers, enums or types
+/// the macro cannot see).
+struct Layout<'a> {
+    cx: &'a Ctxt,
+    p: &'a Program,
+    /// Structs already checked (each is reported once).
+    seen: HashSet<String>,
+    /// Aliases being resolved (a cycle is rustc's to report).
+    aliases: Vec<String>,
+}
+
+impl Layout<'_> {
+    fn state(&mut self, ty: &Type) {
+        if !self.plain(ty) {
+            self.cx.error_spanned_by(
+                ty,
+                format!("`State` must be plain data, since GPU runs copy state arrays to and from the device as raw bytes: use {PLAIN_HELP}"),
+            );
+        }
+    }
+
+    /// Whether `ty` is plain; reports problems inside module items it names (and
+    /// returns true for them, so that nothing is reported twice).
+    fn plain(&mut self, ty: &Type) -> bool {
+        match ty {
+            Type::Paren(t) => self.plain(&t.elem),
+            Type::Group(t) => self.plain(&t.elem),
+            Type::Array(a) => self.plain(&a.elem),
+            Type::Path(tp) if tp.qself.is_none() => {
+                let path = &tp.path;
+                let first = path.segments[0].ident.to_string();
+                // Reported by `gpu_safety`.
+                if first == "std"
+                    || first == "alloc"
+                    || (path.segments.len() == 1 && HEAP_TYPES.contains(&first.as_str()))
+                {
+                    return true;
+                }
+                let Some(name) = prim_name(ty) else {
+                    return false;
+                };
+                if PLAIN.contains(&name.as_str()) {
+                    return true;
+                }
+                let p = self.p;
+                match p
+                    .items()
+                    .iter()
+                    .find(|i| item_name(i).is_some_and(|n| *n == name))
+                {
+                    Some(Item::Struct(s)) => {
+                        if self.seen.insert(name) {
+                            self.check_struct(s);
+                        }
+                        true
+                    }
+                    Some(Item::Type(t)) => {
+                        if self.aliases.contains(&name) {
+                            return true; // a cycle; rustc reports it
+                        }
+                        self.aliases.push(name);
+                        let plain = self.plain(&t.ty);
+                        self.aliases.pop();
+                        plain
+                    }
+                    Some(Item::Enum(_)) => {
+                        self.cx.error_spanned_by(
+                            ty,
+                            format!("`{name}` is an enum, which is not plain data: GPU runs copy state arrays as raw bytes, and not every bit pattern is a valid enum; keep a discriminant in an integer field of a `#[repr(C)]` struct"),
+                        );
+                        true
+                    }
+                    _ => false,
+                }
+            }
+            _ => false,
+        }
+    }
+
+    fn check_struct(&mut self, s: &ItemStruct) {
+        let cx = self.cx;
+        if !has_stable_repr(s) {
+            cx.error_spanned_by(
+                &s.ident,
+                format!("the state struct `{}` needs `#[repr(C)]` (or `#[repr(transparent)]`): GPU runs copy state arrays as raw bytes, so the host and the device must lay it out the same way", s.ident),
+            );
+        }
+        let fields = match &s.fields {
+            Fields::Named(f) => &f.named,
+            Fields::Unnamed(f) => &f.unnamed,
+            Fields::Unit => return,
+        };
+        for (i, f) in fields.iter().enumerate() {
+            if !self.plain(&f.ty) {
+                let field = f
+                    .ident
+                    .as_ref()
+                    .map_or_else(|| i.to_string(), |id| id.to_string());
+                cx.error_spanned_by(
+                    &f.ty,
+                    format!("field `{field}` of the state struct `{}` is not plain data (GPU runs copy state arrays as raw bytes): use {PLAIN_HELP}", s.ident),
+                );
+            }
+        }
+    }
+}
+
+fn item_name(item: &Item) -> Option<&syn::Ident> {
+    match item {
+        Item::Struct(s) => Some(&s.ident),
+        Item::Type(t) => Some(&t.ident),
+        Item::Enum(e) => Some(&e.ident),
+        Item::Union(u) => Some(&u.ident),
+        _ => None,
+    }
+}
+
+/// `#[repr(C)]` or `#[repr(transparent)]` (alone or with `packed`/`align`).
+fn has_stable_repr(s: &ItemStruct) -> bool {
+    s.attrs
+        .iter()
+        .filter(|a| a.path().is_ident("repr"))
+        .any(|a| {
+            let mut stable = false;
+            let _ = a.parse_nested_meta(|m| {
+                if m.path.is_ident("C") || m.path.is_ident("transparent") {
+                    stable = true;
+                }
+                // `align(8)`, `packed(2)`: skip the argument.
+                if m.input.peek(syn::token::Paren) {
+                    let content;
+                    syn::parenthesized!(content in m.input);
+                    let _: proc_macro2::TokenStream = content.parse()?;
+                }
+                Ok(())
+            });
+            stable
+        })
 }

@@ -1,5 +1,5 @@
 //! `vertex bench-cpu --gapbs DIR`: our CPU engines against the GAP benchmark suite
-//! (gapbs `bfs` and `sssp`) on the same graphs, same roots, same machine, one run.
+//! (gapbs `bfs`, `sssp` and `pr`) on the same graphs, same roots, same machine, one run.
 //!
 //! Method: each graph is generated once and handed to gapbs as its own serialized
 //! format (`.sg` / `.wsg`, written here, so both sides read the identical CSR);
@@ -10,7 +10,9 @@
 //! is checked against the sequential oracle, gapbs's with its `-v` verifier.
 //! For SSSP both sides get their best Δ from the same sweep (first root, most
 //! threads; ours sweeps the bulk delta-stepping path, `cpu::obim::run_bulk`, and
-//! soft-priority obim reuses that Δ). Ratios are ours / gapbs: below 1.0 means we are faster.
+//! soft-priority obim reuses that Δ). PageRank has no root: see [`super::bench_cpu_pr`].
+//! Ratios are ours / gapbs: below 1.0 means we are faster. An empty list
+//! (`--bfs=` or `--bfs ''`) skips that kernel.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -31,15 +33,25 @@ use super::report::print_json;
 
 #[derive(Args, Debug, Clone)]
 pub struct BenchCpuArgs {
-    /// Folder holding the built gapbs binaries `bfs` and `sssp`.
+    /// Folder holding the built gapbs binaries `bfs`, `sssp` and `pr` (only those
+    /// of the kernels asked for are needed).
     #[arg(long)]
     pub gapbs: PathBuf,
-    /// Graphs for BFS (comma-separated specs or files).
+    /// Graphs for BFS (comma-separated specs or files; `--bfs=`: none).
     #[arg(long, value_delimiter = ',', default_value = "kron:20")]
     pub bfs: Vec<String>,
-    /// Graphs for SSSP (kron graphs get weights 1..255; grids keep theirs).
+    /// Graphs for SSSP (kron graphs get weights 1..255; grids keep theirs; `--sssp=`: none).
     #[arg(long, value_delimiter = ',', default_value = "kron:20,grid:1000x1000")]
     pub sssp: Vec<String>,
+    /// Graphs for PageRank (unweighted; `--pr=`: none).
+    #[arg(long, value_delimiter = ',', default_value = "kron:20,grid:1000x1000")]
+    pub pr: Vec<String>,
+    /// PageRank: stop when a round's L1 change is below this (both sides).
+    #[arg(long, default_value_t = 1e-4)]
+    pub pr_tolerance: f64,
+    /// PageRank: round limit (both sides).
+    #[arg(long, default_value_t = 20)]
+    pub pr_max_rounds: u32,
     /// Thread counts, comma-separated (default: 1 and every power of two up to
     /// the machine's CPUs, and the CPU count).
     #[arg(long, value_delimiter = ',')]
@@ -65,30 +77,58 @@ pub struct BenchCpuArgs {
 }
 
 #[derive(Serialize)]
-struct Point {
-    threads: usize,
-    /// Mean over roots of the median time, seconds.
+pub(super) struct Point {
+    pub threads: usize,
+    /// Median time over trials, seconds (BFS/SSSP: mean of that over roots).
     ours: Vec<(String, f64)>,
     ours_best: f64,
     ours_best_schedule: String,
     gapbs: f64,
     /// ours_best / gapbs.
-    ratio: f64,
+    pub ratio: f64,
 }
 
 #[derive(Serialize)]
-struct Job {
+pub(super) struct Job {
     kernel: &'static str,
     graph: String,
     vertices: u64,
     csr_entries: u64,
-    roots: Vec<u32>,
-    ours_delta: Option<u64>,
-    gapbs_delta: Option<u64>,
-    delta_sweep: DeltaSweep,
+    #[serde(flatten)]
+    detail: Detail,
     ours_checked: bool,
     gapbs_verified: Option<bool>,
     points: Vec<Point>,
+}
+
+/// What a job records besides the timings, per kind of kernel.
+#[derive(Serialize)]
+#[serde(untagged)]
+pub(super) enum Detail {
+    /// BFS and SSSP: the roots, and SSSP's Δ choice.
+    Rooted {
+        roots: Vec<u32>,
+        ours_delta: Option<u64>,
+        gapbs_delta: Option<u64>,
+        delta_sweep: DeltaSweep,
+    },
+    PageRank(super::bench_cpu_pr::PrDetail),
+}
+
+impl Detail {
+    /// `deltas`: SSSP's (ours, gapbs's, sweep).
+    fn rooted(roots: Vec<u32>, deltas: Option<(u64, u64, DeltaSweep)>) -> Self {
+        let (ours_delta, gapbs_delta, delta_sweep) = match deltas {
+            Some((o, g, s)) => (Some(o), Some(g), s),
+            None => (None, None, Vec::new()),
+        };
+        Detail::Rooted {
+            roots,
+            ours_delta,
+            gapbs_delta,
+            delta_sweep,
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -101,11 +141,41 @@ struct Host {
     gapbs: String,
 }
 
+/// What every kernel's benchmark gets besides its graph.
+pub(super) struct Setup<'a> {
+    pub a: &'a BenchCpuArgs,
+    pub threads: &'a [usize],
+    /// Scratch folder for the graph files.
+    pub work: &'a Path,
+    /// The kernel's gapbs binary.
+    pub bin: &'a Path,
+}
+
+/// One kernel's benchmark of one graph.
+type Bench = fn(&Setup, &str) -> anyhow::Result<Job>;
+
+/// The specs of a graph list, without empty ones (`--pr ''` asks for none).
+fn specs(list: &[String]) -> Vec<&str> {
+    list.iter()
+        .map(|s| s.trim())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
 pub fn run(a: BenchCpuArgs) -> anyhow::Result<()> {
-    let gbfs = a.gapbs.join("bfs");
-    let gsssp = a.gapbs.join("sssp");
-    for b in [&gbfs, &gsssp] {
-        if !b.is_file() {
+    // (name, gapbs binary, graphs, benchmark) of every kernel.
+    let kernels: [(&str, PathBuf, Vec<&str>, Bench); 3] = [
+        ("BFS", a.gapbs.join("bfs"), specs(&a.bfs), bench_bfs),
+        ("SSSP", a.gapbs.join("sssp"), specs(&a.sssp), bench_sssp),
+        (
+            "PR",
+            a.gapbs.join("pr"),
+            specs(&a.pr),
+            super::bench_cpu_pr::bench_pr,
+        ),
+    ];
+    for (_, b, specs, _) in &kernels {
+        if !specs.is_empty() && !b.is_file() {
             bail!(
                 "{} not found: build gapbs (`make` in its folder) and pass that folder to --gapbs",
                 b.display()
@@ -141,15 +211,19 @@ pub fn run(a: BenchCpuArgs) -> anyhow::Result<()> {
         gapbs: a.gapbs.display().to_string(),
     };
     let mut jobs = Vec::new();
-    for spec in &a.bfs {
-        let job = bench_bfs(&a, spec, &threads, &work, &gbfs)?;
-        write_job(&a.out, &host, &job)?;
-        jobs.push(job);
-    }
-    for spec in &a.sssp {
-        let job = bench_sssp(&a, spec, &threads, &work, &gsssp)?;
-        write_job(&a.out, &host, &job)?;
-        jobs.push(job);
+    for (name, bin, specs, bench) in &kernels {
+        let setup = Setup {
+            a: &a,
+            threads: &threads,
+            work: &work,
+            bin,
+        };
+        for spec in specs {
+            eprintln!("{name} on {spec}: loading");
+            let job = bench(&setup, spec)?;
+            write_job(&a.out, &host, &job)?;
+            jobs.push(job);
+        }
     }
     eprintln!("\nratios ours/gapbs (below 1.0: ours faster):");
     for j in &jobs {
@@ -165,12 +239,15 @@ pub fn run(a: BenchCpuArgs) -> anyhow::Result<()> {
                 p.ratio
             );
         }
+        if let Detail::PageRank(d) = &j.detail {
+            eprintln!("  {:<5} {:<18} {}", j.kernel, j.graph, d.summary());
+        }
     }
     print_json(&serde_json::json!({ "host": host, "jobs": jobs }))?;
     Ok(())
 }
 
-fn slug(s: &str) -> String {
+pub(super) fn slug(s: &str) -> String {
     s.chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
         .collect()
@@ -225,13 +302,17 @@ fn write_job(out: &Path, host: &Host, job: &Job) -> anyhow::Result<()> {
             .map(|p| (p.threads as f64, p.ratio))
             .collect(),
     )];
+    let time_title = match job.detail {
+        Detail::Rooted { .. } => "time (mean over roots of median)",
+        Detail::PageRank(_) => "time (median of trials)",
+    };
     let svg = out.join(format!("{base}.svg"));
     panels_svg(
         &svg,
         &format!("{} on {} — {}", job.kernel, job.graph, host.cpu),
         &[
             Panel {
-                title: "time (mean over roots of median)".into(),
+                title: time_title.into(),
                 x_desc: "threads".into(),
                 y_desc: "milliseconds".into(),
                 series,
@@ -306,7 +387,7 @@ fn pick_roots<W: runtime::graph::Weight>(g: &Graph<W>, count: usize) -> Vec<u32>
     roots
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
+pub(super) fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
     if v.is_empty() {
         f64::NAN
@@ -315,23 +396,32 @@ fn median(mut v: Vec<f64>) -> f64 {
     }
 }
 
-/// Runs a gapbs binary; returns (median trial time, verification result if asked).
-fn gapbs_run(
+/// What one gapbs invocation printed.
+pub(super) struct GapbsRun {
+    /// Median of its "Trial Time" lines, seconds.
+    pub time: f64,
+    /// Its `-v` verdict (every "Verification" line PASS), if asked.
+    pub verified: Option<bool>,
+    /// Its whole standard output.
+    pub text: String,
+}
+
+/// Runs a gapbs binary on `file` (from `root`, for the kernels that take one).
+pub(super) fn gapbs_run(
     bin: &Path,
     file: &Path,
-    root: u32,
+    root: Option<u32>,
     trials: usize,
     threads: usize,
     extra: &[String],
     verify: bool,
-) -> anyhow::Result<(f64, Option<bool>)> {
+) -> anyhow::Result<GapbsRun> {
     let mut cmd = Command::new(bin);
-    cmd.arg("-f")
-        .arg(file)
-        .arg("-r")
-        .arg(root.to_string())
-        .arg("-n")
-        .arg(trials.to_string());
+    cmd.arg("-f").arg(file);
+    if let Some(r) = root {
+        cmd.arg("-r").arg(r.to_string());
+    }
+    cmd.arg("-n").arg(trials.to_string());
     cmd.args(extra);
     if verify {
         cmd.arg("-v");
@@ -340,7 +430,7 @@ fn gapbs_run(
     let out = cmd
         .output()
         .with_context(|| format!("running {}", bin.display()))?;
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
     if !out.status.success() {
         bail!(
             "{} failed ({}): {}{}",
@@ -366,7 +456,27 @@ fn gapbs_run(
             .filter(|l| l.starts_with("Verification:"))
             .all(|l| l.contains("PASS"))
     });
-    Ok((median(times), verified))
+    Ok(GapbsRun {
+        time: median(times),
+        verified,
+        text,
+    })
+}
+
+/// Runs `f` `trials` times (at least once); returns the median of the seconds
+/// it reports and the last run's result.
+pub(super) fn median_of<T>(
+    trials: usize,
+    mut f: impl FnMut() -> anyhow::Result<(f64, T)>,
+) -> anyhow::Result<(f64, T)> {
+    let mut times = Vec::new();
+    let mut last = None;
+    for _ in 0..trials.max(1) {
+        let (t, x) = f()?;
+        times.push(t);
+        last = Some(x);
+    }
+    Ok((median(times), last.expect("at least one trial")))
 }
 
 /// Our side: median over trials of `schedule` from `root` (`bulk`: obim's
@@ -391,28 +501,18 @@ fn ours_run<P: VertexProgram>(
         pin,
         ..AsyncOptions::default()
     };
-    let mut times = Vec::new();
-    let mut states = Vec::new();
-    for _ in 0..trials.max(1) {
+    median_of(trials, || {
         let r = if bulk {
             cpu::obim::run_bulk::<P>(g, root, &opts, &aopts)?
         } else {
             cpu::run::<P>(g, root, schedule, &opts, &aopts)?
         };
-        times.push(r.report.time.as_secs_f64());
-        states = r.states;
-    }
-    Ok((median(times), states))
+        Ok((r.report.time.as_secs_f64(), r.states))
+    })
 }
 
-fn bench_bfs(
-    a: &BenchCpuArgs,
-    spec: &str,
-    threads: &[usize],
-    work: &Path,
-    bin: &Path,
-) -> anyhow::Result<Job> {
-    eprintln!("BFS on {spec}: loading");
+/// Loads `spec` without weights and writes it for gapbs as `WORK/<slug>.sg`.
+pub(super) fn load_unweighted(spec: &str, work: &Path) -> anyhow::Result<(Graph<u32>, PathBuf)> {
     let opts = LoadOptions {
         ignore_weights: true,
         ..LoadOptions::default()
@@ -420,22 +520,22 @@ fn bench_bfs(
     let g = load_graph::<u32>(spec, &opts)?.graph;
     let file = work.join(format!("{}.sg", slug(spec)));
     write_gapbs(&g, &file, |_| 1)?;
+    Ok((g, file))
+}
+
+fn bench_bfs(s: &Setup, spec: &str) -> anyhow::Result<Job> {
+    let (a, threads, work, bin) = (s.a, s.threads, s.work, s.bin);
+    let (g, file) = load_unweighted(spec, work)?;
     let roots = pick_roots(&g, a.roots);
     let expect = runtime::oracle::bfs_levels(g.csr(), roots[0]);
     let variants =
         [Schedule::Sync, Schedule::Async].map(|s| Variant::new(schedule_label(s), s, false, None));
     let m = measure::<bfs::Program>(a, &g, &roots, &expect, threads, &variants, bin, &file, &[])?;
-    job("bfs", spec, &g, roots, m, None)
+    job("bfs", spec, &g, m, Detail::rooted(roots, None))
 }
 
-fn bench_sssp(
-    a: &BenchCpuArgs,
-    spec: &str,
-    threads: &[usize],
-    work: &Path,
-    bin: &Path,
-) -> anyhow::Result<Job> {
-    eprintln!("SSSP on {spec}: loading");
+fn bench_sssp(s: &Setup, spec: &str) -> anyhow::Result<Job> {
+    let (a, threads, work, bin) = (s.a, s.threads, s.work, s.bin);
     let native_weights = matches!(GenSpec::parse(spec), Some(Ok(GenSpec::Grid { .. })))
         || runtime::load::weight_kind_of(spec)?.is_some();
     let opts = LoadOptions {
@@ -461,15 +561,16 @@ fn bench_sssp(
             a.trials,
             a.pin,
         )?;
-        let (theirs, _) = gapbs_run(
+        let theirs = gapbs_run(
             bin,
             &file,
-            roots[0],
+            Some(roots[0]),
             a.trials,
             tmax,
             &["-d".into(), d.to_string()],
             false,
-        )?;
+        )?
+        .time;
         eprintln!(
             "  Δ {d}: ours {:.2} ms gapbs {:.2} ms",
             ours * 1e3,
@@ -519,32 +620,30 @@ fn bench_sssp(
         "sssp",
         spec,
         &g,
-        roots,
         m,
-        Some((ours_delta, gapbs_delta, sweep)),
+        Detail::rooted(roots, Some((ours_delta, gapbs_delta, sweep))),
     )
 }
 
-/// What [`measure`] found: the points, whether our first root matched the
-/// oracle in every variant, and gapbs's own verification.
-struct Measured {
-    points: Vec<Point>,
-    checked: bool,
-    verified: Option<bool>,
+/// What a kernel's measurement found: the points, whether ours matched the
+/// oracle (BFS/SSSP: on the first root) everywhere, and gapbs's own verification.
+pub(super) struct Measured {
+    pub points: Vec<Point>,
+    pub checked: bool,
+    pub verified: Option<bool>,
 }
 
 /// SSSP's Δ sweep: `(Δ, ours seconds, gapbs seconds)`.
 type DeltaSweep = Vec<(u64, f64, f64)>;
 
 /// The job record of a measured graph (an error if ours disagreed with the
-/// oracle); `deltas`: SSSP's (ours, gapbs's, sweep).
-fn job<W: runtime::graph::Weight>(
+/// oracle).
+pub(super) fn job<W: runtime::graph::Weight>(
     kernel: &'static str,
     spec: &str,
     g: &Graph<W>,
-    roots: Vec<u32>,
     m: Measured,
-    deltas: Option<(u64, u64, DeltaSweep)>,
+    detail: Detail,
 ) -> anyhow::Result<Job> {
     if !m.checked {
         bail!(
@@ -552,19 +651,12 @@ fn job<W: runtime::graph::Weight>(
             kernel.to_uppercase()
         );
     }
-    let (ours_delta, gapbs_delta, delta_sweep) = match deltas {
-        Some((o, g, s)) => (Some(o), Some(g), s),
-        None => (None, None, Vec::new()),
-    };
     Ok(Job {
         kernel,
         graph: spec.to_string(),
         vertices: g.num_vertices() as u64,
         csr_entries: g.num_edges(),
-        roots,
-        ours_delta,
-        gapbs_delta,
-        delta_sweep,
+        detail,
         ours_checked: m.checked,
         gapbs_verified: m.verified,
         points: m.points,
@@ -590,9 +682,30 @@ impl Variant {
     }
 }
 
-/// The per-thread-count loop shared by BFS and SSSP: every variant of ours and
-/// then gapbs (`extra` arguments) from every root; ours checked against
-/// `expect` on the first root.
+/// The per-thread-count loop every kernel shares: at each thread count, each of
+/// our variants (`ours(variant index, threads)`, seconds) and then gapbs
+/// (`gapbs(threads)`, seconds), one [`Point`] per thread count.
+pub(super) fn sweep_threads(
+    threads: &[usize],
+    labels: &[String],
+    mut ours: impl FnMut(usize, usize) -> anyhow::Result<f64>,
+    mut gapbs: impl FnMut(usize) -> anyhow::Result<f64>,
+) -> anyhow::Result<Vec<Point>> {
+    let mut points = Vec::new();
+    for &t in threads {
+        let mut times = Vec::new();
+        for (i, label) in labels.iter().enumerate() {
+            times.push((label.clone(), ours(i, t)?));
+        }
+        points.push(point(t, times, gapbs(t)?));
+        eprintln!("  {t} threads done");
+    }
+    Ok(points)
+}
+
+/// BFS and SSSP over [`sweep_threads`]: every variant of ours and then gapbs
+/// (`extra` arguments) from every root, mean over roots; ours checked against
+/// `expect` on the first root, gapbs verified once on the first root.
 #[allow(clippy::too_many_arguments)]
 fn measure<P: VertexProgram>(
     a: &BenchCpuArgs,
@@ -608,42 +721,38 @@ fn measure<P: VertexProgram>(
 where
     P::State: PartialEq,
 {
-    let mut points = Vec::new();
     let mut checked = true;
     let mut verified = None;
-    for &t in threads {
-        let mut ours = Vec::new();
-        for v in variants {
+    let labels: Vec<String> = variants.iter().map(|v| v.label.clone()).collect();
+    let points = sweep_threads(
+        threads,
+        &labels,
+        |i, t| {
+            let v = &variants[i];
             let mut per_root = Vec::new();
-            for (i, &r) in roots.iter().enumerate() {
+            for (k, &r) in roots.iter().enumerate() {
                 let (time, states) =
                     ours_run::<P>(g, r, v.schedule, v.bulk, t, v.delta, a.trials, a.pin)?;
-                if i == 0 {
+                if k == 0 {
                     checked &= states == expect;
                 }
                 per_root.push(time);
             }
-            ours.push((v.label.clone(), mean(&per_root)));
-        }
-        let mut per_root = Vec::new();
-        for (i, &r) in roots.iter().enumerate() {
-            let (time, v) = gapbs_run(
-                bin,
-                file,
-                r,
-                a.trials,
-                t,
-                extra,
-                i == 0 && verified.is_none(),
-            )?;
-            if v.is_some() {
-                verified = v;
+            Ok(mean(&per_root))
+        },
+        |t| {
+            let mut per_root = Vec::new();
+            for (k, &r) in roots.iter().enumerate() {
+                let verify = k == 0 && verified.is_none();
+                let run = gapbs_run(bin, file, Some(r), a.trials, t, extra, verify)?;
+                if run.verified.is_some() {
+                    verified = run.verified;
+                }
+                per_root.push(run.time);
             }
-            per_root.push(time);
-        }
-        points.push(point(t, ours, mean(&per_root)));
-        eprintln!("  {t} threads done");
-    }
+            Ok(mean(&per_root))
+        },
+    )?;
     Ok(Measured {
         points,
         checked,

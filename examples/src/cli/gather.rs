@@ -1,4 +1,5 @@
-//! `vertex pr|kcore GRAPH`: the shipped gather/apply programs on the CPU or the GPU.
+//! `vertex pr|pr-delta|kcore GRAPH`: the shipped gather/apply programs on the CPU
+//! or the GPU.
 //!
 //! One generic path: load, check the graph suits the program (k-core wants an
 //! undirected graph), run on the chosen backend, summarise, optionally validate
@@ -10,13 +11,14 @@ use std::time::Instant;
 
 use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
+use runtime::cpu::gather_async::AsyncOrder;
 use runtime::gather::{Direction, GatherOptions, GatherProgram, GatherReport};
 use runtime::gpu::gather::{GatherGpuOptions, GatherKernels};
 use runtime::gpu::Device;
 use runtime::graph::{BuildOptions, Graph};
 use runtime::load::{load_graph, LoadOptions};
 use serde::Serialize;
-use vertex_examples::programs::{kcore, pagerank};
+use vertex_examples::programs::{kcore, pagerank, pagerank_delta};
 
 use super::report::{print_json, secs};
 use super::run::Backend;
@@ -27,6 +29,17 @@ pub enum DirectionArg {
     Push,
     Pull,
     Auto,
+}
+
+/// How a gather/apply program is scheduled on the CPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum GatherSchedule {
+    /// Rounds (bulk-synchronous).
+    Sync,
+    /// Data-driven, one shared FIFO of chunks (programs declaring `async`).
+    Async,
+    /// Data-driven, ordered by the program's priority (programs declaring `obim`).
+    Obim,
 }
 
 /// Options of the gather/apply program commands.
@@ -40,6 +53,9 @@ pub struct GatherArgs {
     /// CPU worker threads (default: all cores).
     #[arg(long)]
     pub threads: Option<usize>,
+    /// CPU schedule: rounds, or data-driven for programs that allow it (pr-delta).
+    #[arg(long, value_enum, default_value_t = GatherSchedule::Sync)]
+    pub schedule: GatherSchedule,
     /// Stop when a round's L1 change is below this (PageRank; default 1e-4).
     #[arg(long)]
     pub tolerance: Option<f64>,
@@ -112,19 +128,43 @@ pub fn pr_cmd(a: GatherArgs) -> anyhow::Result<()> {
                     .all(|(x, y)| (x - y).abs() <= 1e-6 * y.abs())
             },
             value: |r| format!("{r:.12e}"),
-            summary: |ranks| {
-                let (top, max) =
-                    ranks
-                        .iter()
-                        .enumerate()
-                        .fold(
-                            (0, f64::NEG_INFINITY),
-                            |b, (v, &r)| if r > b.1 { (v, r) } else { b },
-                        );
-                serde_json::json!({ "rank_sum": ranks.iter().sum::<f64>(), "top_vertex": top, "top_rank": max })
-            },
+            summary: |ranks| rank_summary(ranks.iter().copied()),
         },
     )
+}
+
+pub fn pr_delta_cmd(a: GatherArgs) -> anyhow::Result<()> {
+    use pagerank_delta::pagerank_delta::{Residual, DAMPING, TOLERANCE_L1};
+    run::<pagerank_delta::Program>(
+        a,
+        Shape {
+            undirected: false,
+            // Within the program's L1 bound of the converged ranks.
+            agrees: |g, _, s| {
+                let (exact, _) = runtime::oracle::pagerank(g.csr(), DAMPING, 1e-13, 10_000);
+                l1(s.iter().map(|r: &Residual| r.rank), &exact) <= TOLERANCE_L1
+            },
+            value: |r| format!("{:.12e}", r.rank),
+            summary: |s| rank_summary(s.iter().map(|r| r.rank)),
+        },
+    )
+}
+
+/// Σ |a − b|.
+pub fn l1(a: impl Iterator<Item = f64>, b: &[f64]) -> f64 {
+    a.zip(b).map(|(x, y)| (x - y).abs()).sum()
+}
+
+/// The sum of the ranks and the top-ranked vertex.
+fn rank_summary(ranks: impl Iterator<Item = f64>) -> serde_json::Value {
+    let (mut sum, mut top, mut max) = (0.0, 0, f64::NEG_INFINITY);
+    for (v, r) in ranks.enumerate() {
+        sum += r;
+        if r > max {
+            (top, max) = (v, r);
+        }
+    }
+    serde_json::json!({ "rank_sum": sum, "top_vertex": top, "top_rank": max })
 }
 
 pub fn kcore_cmd(a: GatherArgs) -> anyhow::Result<()> {
@@ -154,13 +194,32 @@ fn open_gpu<P: GatherProgram>() -> Result<(Device, GatherKernels), String> {
 }
 
 fn run<P: GatherProgram>(a: GatherArgs, shape: Shape<P>) -> anyhow::Result<()> {
-    let (gpu, note) = match a.backend {
-        Backend::Cpu => (None, None),
-        Backend::Gpu => (
+    let order = match a.schedule {
+        GatherSchedule::Sync => None,
+        GatherSchedule::Async => Some(AsyncOrder::Fifo),
+        GatherSchedule::Obim => Some(AsyncOrder::Obim),
+    };
+    if order.is_some() && !P::ASYNC {
+        bail!(
+            "--schedule {:?}: `{}` runs in rounds only (`vertex pr-delta` is the data-driven PageRank)",
+            a.schedule,
+            P::NAME
+        );
+    }
+    let (gpu, note) = match (a.backend, order) {
+        (Backend::Cpu, _) => (None, None),
+        (Backend::Gpu, Some(_)) => {
+            bail!("--schedule async/obim runs on the CPU; the GPU runs rounds (use --backend cpu)")
+        }
+        (Backend::Auto, Some(_)) => (
+            None,
+            Some("auto: using the CPU (data-driven schedule)".into()),
+        ),
+        (Backend::Gpu, None) => (
             Some(open_gpu::<P>().map_err(|e| anyhow::anyhow!("--backend gpu: {e}"))?),
             None,
         ),
-        Backend::Auto => match open_gpu::<P>() {
+        (Backend::Auto, None) => match open_gpu::<P>() {
             Ok((d, k)) => {
                 let note = format!("auto: using GPU 0 ({})", d.info().name);
                 (Some((d, k)), Some(note))
@@ -211,7 +270,10 @@ fn run<P: GatherProgram>(a: GatherArgs, shape: Shape<P>) -> anyhow::Result<()> {
             (r.states, r.report, "gpu")
         }
         None => {
-            let r = runtime::cpu::gather::run::<P, u32>(g, &opts)?;
+            let r = match order {
+                None => runtime::cpu::gather::run::<P, u32>(g, &opts)?,
+                Some(o) => runtime::cpu::gather_async::run::<P, u32>(g, &opts, o)?,
+            };
             (r.states, r.report, "cpu")
         }
     };
@@ -250,7 +312,10 @@ fn run<P: GatherProgram>(a: GatherArgs, shape: Shape<P>) -> anyhow::Result<()> {
             "  time         {:.6} s ({} rounds: {} pushed, {} dense; stopped: {:?})",
             summary.time_s, r.rounds, r.push_rounds, r.dense_rounds, r.stop
         );
-        println!("  gathered     {} edges", r.edges_gathered);
+        println!(
+            "  gathered     {} edges, {} applies",
+            r.edges_gathered, r.applies
+        );
         if let serde_json::Value::Object(m) = &summary.result {
             for (k, v) in m {
                 println!("  {k:<12} {v}");

@@ -3,6 +3,7 @@
 mod apsp;
 mod bench;
 mod bench_cpu;
+mod bench_cpu_pr;
 mod compare;
 mod convert;
 mod demo;
@@ -59,6 +60,9 @@ pub enum Command {
     Pr(gather::GatherArgs),
     /// Core number of every vertex (undirected graphs; --symmetrize for directed files).
     Kcore(gather::GatherArgs),
+    /// Data-driven PageRank (residual push), in rounds or asynchronously
+    /// (--schedule async|obim): the same ranks within L1 1e-4.
+    PrDelta(gather::GatherArgs),
 }
 
 /// Runs the parsed command line.
@@ -79,6 +83,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Widest(a)) => run::widest_cmd(a),
         Some(Command::Pr(a)) => gather::pr_cmd(a),
         Some(Command::Kcore(a)) => gather::kcore_cmd(a),
+        Some(Command::PrDelta(a)) => gather::pr_delta_cmd(a),
     }
 }
 

@@ -4,16 +4,18 @@
 //!
 //! Every vertex starts with its base score `(1 − d)/n` already in its rank and
 //! scatters `d · base / out-degree` along its out-edges. What arrives at a vertex is
-//! residual: once the residual waiting at it reaches the threshold `ε = tol · (1 −
-//! d)/n` it is added to the rank and scattered on, `d · r / out-degree` per edge.
-//! Residual below `ε` waits (`pending`). The rank is the sum of all residual ever
-//! absorbed, which converges to the GAP definition's fixed point; what is left
-//! unabsorbed at the end is below `ε` per vertex, so the L1 distance to the fixed
-//! point is below `n · ε / (1 − d) = tol` (`TOLERANCE_L1`, default 1e-4).
+//! residual; once the residual waiting at `v` reaches its threshold
+//! `ε_v = tol · (1 − d) · (out-degree + 1) / (m + n)` it is added to the rank and
+//! scattered on, `d · r / out-degree` per edge. Smaller residual waits (`pending`).
+//! The rank is the sum of all residual absorbed, which converges to the GAP
+//! definition's fixed point; what is left unabsorbed is below `Σ ε_v = tol · (1 −
+//! d)`, so the L1 distance to the fixed point is below `tol` (`TOLERANCE_L1`,
+//! default 1e-4). Thresholds grow with the degree because a scatter costs the
+//! degree: a hub waits until it has enough to send to be worth its edges.
 //!
 //! Because `apply` accumulates deltas, the program may run asynchronously
-//! (`schedule(sync, async, obim)`): under obim a vertex is ordered by the residual
-//! that has arrived (largest first, in powers of two of the base score).
+//! (`schedule(sync, async, obim)`): under obim a vertex is ordered by how far the
+//! residual that arrived exceeds its threshold (in powers of two).
 
 use vertex_dsl::prelude::*;
 
@@ -40,6 +42,11 @@ pub mod pagerank_delta {
     fn base(ctx: Ctx) -> f64 {
         (1.0 - DAMPING) / ctx.num_vertices as f64
     }
+    fn threshold(ctx: Ctx) -> f64 {
+        let share =
+            (ctx.out_degree as f64 + 1.0) / (ctx.num_edges + ctx.num_vertices as u64) as f64;
+        TOLERANCE_L1 * (1.0 - DAMPING) * share
+    }
     pub fn init(ctx: Ctx) -> State {
         Residual {
             rank: base(ctx),
@@ -55,7 +62,7 @@ pub mod pagerank_delta {
     }
     pub fn apply(ctx: Ctx, s: State, arrived: Acc) -> State {
         let r = s.pending + arrived;
-        if r >= TOLERANCE_L1 * base(ctx) {
+        if r >= threshold(ctx) {
             Residual {
                 rank: s.rank + r,
                 pending: 0.0,
@@ -72,10 +79,10 @@ pub mod pagerank_delta {
     pub fn active(_old: State, new: State) -> bool {
         new.sent > 0.0
     }
-    /// Residual ≥ 128 × base → bucket 0; each halving one bucket later.
+    /// Residual ≥ 1024 × threshold → bucket 0; each halving one bucket later.
     pub fn priority(ctx: Ctx, arrived: Acc) -> u32 {
-        let exponent = ((arrived / base(ctx)).to_bits() >> 52) as u32 & 0x7ff;
-        1030u32.saturating_sub(exponent)
+        let exponent = ((arrived / threshold(ctx)).to_bits() >> 52) as u32 & 0x7ff;
+        1033u32.saturating_sub(exponent) / 8
     }
 }
 pub use pagerank_delta::Program;

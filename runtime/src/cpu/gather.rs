@@ -116,6 +116,7 @@ impl<P: GatherProgram> Engine<'_, P> {
             out_degree: degree(self.out_offsets, v),
             in_degree: degree(self.in_offsets, v),
             num_vertices: self.n as u32,
+            num_edges: self.out_targets.len() as u64,
             round,
             source: self.r.source,
             global,

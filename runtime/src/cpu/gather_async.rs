@@ -84,6 +84,7 @@ pub fn run<P: GatherProgram, W: Weight>(
             out_degree: degree(g.csr().offsets(), v),
             in_degree: degree(csc.offsets(), v),
             num_vertices: n as u32,
+            num_edges: g.csr().targets().len() as u64,
             round: 0,
             source: opts.source.unwrap_or(u32::MAX),
             global: P::REDUCE.identity(),

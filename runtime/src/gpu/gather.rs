@@ -609,6 +609,7 @@ impl<'a, P: GatherProgram> HostExec<'a, P> {
             out_degree: 0,
             in_degree: 0,
             num_vertices: n as u32,
+            num_edges: csr.num_edges(),
             round: 0,
             source: u32::MAX,
             global: 0.0,

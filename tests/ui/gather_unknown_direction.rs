@@ -1,0 +1,12 @@
+use vertex_dsl::prelude::*;
+
+#[vertex_program(gather = sum, direction = sideways)]
+pub mod degree {
+    pub type State = u32;
+    pub type Acc = u32;
+    pub fn init(_ctx: Ctx) -> State { 0 }
+    pub fn gather(_neighbour: State) -> Acc { 1 }
+    pub fn apply(_ctx: Ctx, _old: State, count: Acc) -> State { count }
+}
+
+fn main() {}
