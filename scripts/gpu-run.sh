@@ -23,6 +23,13 @@
 #             validates a few of its runs, then ours on the same file and sources
 #   apsp      blocked/naive GPU Floyd-Warshall: seed 002 sweep, N = 8192/16384 vs add+min peak
 #   cpu       our CPU engines vs gapbs on all the machine's cores ($CPU_ARGS adds options)
+#   gather    gather/apply programs on the GPU (pr, pr-delta, kcore) vs the oracles, and
+#             compute-sanitizer memcheck + racecheck on their kernels
+#   prgpu     GPU PageRank on Kronecker $PR_SCALES (default "22 24") and the 1000² grid:
+#             ours vs the hand-written CUDA pull kernel (bench/cuda/pr_pull.cu, built
+#             here with nvcc) vs gapbs `pr` on all cores, on the same .sg files
+#   prsync    sync vs data-driven PageRank on the CPU (vertex compare pr), Kronecker 20
+#             and the 1000² grid
 #   profile   Nsight Compute on the BFS level kernels (direction + balanced), Graph500 scale
 #             $PROFILE_SCALE (default 22), 2 roots: per-launch duration, throughput,
 #             occupancy, warp stalls as CSV (profile-*.csv) and a per-launch summary
@@ -146,6 +153,67 @@ for step in "${steps[@]}"; do
             # shellcheck disable=SC2086 # CPU_ARGS is a list of options
             "$B/vertex" bench-cpu --gapbs "$B/gapbs" --out "$OUTDIR" --work /tmp/bench-cpu \
                 ${CPU_ARGS:-} 2>&1 | tee "$OUTDIR/cpu.log"
+            rc=${PIPESTATUS[0]}
+            ;;
+        gather)
+            {
+                bad=0
+                for g in kron:18 grid:300x300 uniform:100000:800000; do
+                    for p in pr pr-delta kcore; do
+                        "$B/vertex" "$p" "$g" --backend gpu --validate --json || bad=1
+                    done
+                done
+                "$B/vertex" pr kron:20 --backend gpu --direction push --validate --json || bad=1
+                "$B/vertex" kcore kron:20 --backend gpu --direction pull --validate --json || bad=1
+                if [ -n "$SAN" ]; then
+                    for tool in memcheck racecheck; do
+                        for p in pr pr-delta kcore; do
+                            echo "--- compute-sanitizer --tool $tool vertex $p"
+                            "$SAN" --tool "$tool" --error-exitcode 3 "$B/vertex" "$p" kron:9 \
+                                --backend gpu --max-edge-count 3 --validate || bad=1
+                        done
+                    done
+                else
+                    echo "compute-sanitizer not found"; bad=1
+                fi
+                [ "$bad" = 0 ]
+            } 2>&1 | tee "$OUTDIR/gather.log"
+            rc=${PIPESTATUS[0]}
+            ;;
+        prgpu)
+            {
+                bad=0
+                nvcc -O3 -arch=sm_90 -o /tmp/pr_pull "$B/cuda/pr_pull.cu" || bad=1
+                for g in $(for s in ${PR_SCALES:-22 24}; do echo "kron:$s"; done) grid:1000x1000; do
+                    rm -rf /tmp/prsg
+                    # gapbs on all cores, ours on the CPU, and the .sg file both GPU sides read.
+                    "$B/vertex" bench-cpu --gapbs "$B/gapbs" --bfs= --sssp= --pr "$g" \
+                        --threads "$(nproc)" --trials 1 --work /tmp/prsg --out "$OUTDIR/prgpu-cpu" || bad=1
+                    sg=$(ls /tmp/prsg/*.sg | head -n1)
+                    for k in chunk warp; do
+                        echo "--- hand-written $k $g"
+                        /tmp/pr_pull "$sg" --kernel "$k" --trials 5 || bad=1
+                    done
+                    for i in 1 2 3; do
+                        echo "--- ours $g run $i"
+                        "$B/vertex" pr "$g" --backend gpu --json || bad=1
+                    done
+                done
+                [ "$bad" = 0 ]
+            } 2>&1 | tee "$OUTDIR/prgpu.log"
+            rc=${PIPESTATUS[0]}
+            ;;
+        prsync)
+            {
+                bad=0
+                for g in kron:20 grid:1000x1000; do
+                    "$B/vertex" compare pr "$g" --threads "${PRSYNC_THREADS:-1,$(nproc)}" --repeats 1 \
+                        --svg "$OUTDIR/pr-sync-async-${g//[:x]/-}.svg" --json \
+                        >"$OUTDIR/pr-sync-async-${g//[:x]/-}.json" || bad=1
+                    cat "$OUTDIR/pr-sync-async-${g//[:x]/-}.json"
+                done
+                [ "$bad" = 0 ]
+            } 2>&1 | tee "$OUTDIR/prsync.log"
             rc=${PIPESTATUS[0]}
             ;;
         profile)

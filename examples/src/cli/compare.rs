@@ -23,7 +23,7 @@ use super::report::{human_count, print_json};
 
 #[derive(Args, Debug, Clone)]
 pub struct CompareArgs {
-    /// bfs, sssp, sssp_f64, cc, widest or reliability.
+    /// bfs, sssp, sssp_f64, cc, widest, reliability, or pr (sync vs data-driven PageRank).
     pub program: String,
     /// Graph file or generator spec (kron:S or kron:S:E, uniform:N:M, grid:WxH).
     #[arg(default_value = "kron:16")]
@@ -67,6 +67,7 @@ pub struct CompareArgs {
 pub fn run(a: CompareArgs) -> anyhow::Result<()> {
     runtime::progress::set_quiet(a.json);
     match a.program.as_str() {
+        "pr" | "pagerank" => super::compare_pr::run(&a),
         "bfs" => go::<bfs::Program>(&a, |g| g),
         "cc" => go::<cc::Program>(&a, |g| g),
         "widest" => go::<widest::Program>(&a, |g| g),
@@ -85,7 +86,7 @@ pub fn run(a: CompareArgs) -> anyhow::Result<()> {
             })
         }
         p => {
-            bail!("unknown program `{p}`: expected bfs, sssp, sssp_f64, cc, widest or reliability")
+            bail!("unknown program `{p}`: expected bfs, sssp, sssp_f64, cc, widest, reliability or pr")
         }
     }
 }

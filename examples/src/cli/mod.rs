@@ -5,6 +5,7 @@ mod bench;
 mod bench_cpu;
 mod bench_cpu_pr;
 mod compare;
+mod compare_pr;
 mod convert;
 mod demo;
 mod gather;
