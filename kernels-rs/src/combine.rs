@@ -40,6 +40,12 @@ pub fn store_if_unset<S: StateWord>(slot: &S::Atomic, unset: S, v: S) -> bool {
     }
 }
 
+/// `slot += v` with one hardware atomic (see [`StateWord::fetch_add`]).
+#[inline(always)]
+pub fn add<S: StateWord>(slot: &S::Atomic, v: S) {
+    S::fetch_add(slot, v);
+}
+
 /// General combine: `slot = f(slot, v)` by compare-and-swap; true if it changed.
 #[inline(always)]
 pub fn update<S: StateWord>(slot: &S::Atomic, v: S, f: impl Fn(S, S) -> S) -> bool {

@@ -32,6 +32,7 @@
     target_arch = "nvptx64",
     feature(
         abi_ptx,
+        asm_experimental_arch,
         stdarch_nvptx,
         core_intrinsics,
         gpu_intrinsics,

@@ -41,6 +41,11 @@ pub trait StateWord: Copy + PartialEq + PartialOrd + Send + Sync + 'static {
         }
         cur
     }
+    /// Atomic `+=` (wrapping for integers); returns the previous value. One
+    /// hardware atomic (integers everywhere, floats on the GPU): under contention
+    /// — a hub's in-edge chunks all adding into its slot — a compare-and-swap loop
+    /// retries without bound while a native add completes in the L2.
+    fn fetch_add(a: &Self::Atomic, v: Self) -> Self;
     /// Views `len` values at `ptr` as atomic cells.
     ///
     /// # Safety
@@ -94,6 +99,10 @@ macro_rules! int_word {
                 a.fetch_max(v, Relaxed)
             }
             #[inline(always)]
+            fn fetch_add(a: &$a, v: $t) -> $t {
+                a.fetch_add(v, Relaxed)
+            }
+            #[inline(always)]
             unsafe fn atomics_from_raw<'a>(ptr: *mut $t, len: usize) -> &'a [$a] {
                 // SAFETY: forwarded contract; the atomic has the integer's layout.
                 unsafe { cells(ptr, len) }
@@ -108,7 +117,7 @@ int_word!(u64, AtomicU64);
 int_word!(i64, AtomicI64);
 
 macro_rules! float_word {
-    ($t:ty, $a:ty) => {
+    ($t:ty, $a:ty, $ptx:literal, $reg:ident) => {
         impl StateWord for $t {
             type Atomic = $a;
             #[inline(always)]
@@ -126,6 +135,38 @@ macro_rules! float_word {
                     .map_err(<$t>::from_bits)
             }
             #[inline(always)]
+            fn fetch_add(a: &$a, v: $t) -> $t {
+                #[cfg(target_arch = "nvptx64")]
+                {
+                    let old: $t;
+                    // SAFETY: `a` is a live, aligned atomic cell of this float's
+                    // width; `atom.add` reads and writes exactly that word
+                    // atomically (relaxed, device scope), like the Rust atomics
+                    // every other access to it uses.
+                    unsafe {
+                        core::arch::asm!(
+                            $ptx,
+                            old = out($reg) old,
+                            ptr = in(reg64) a.as_ptr() as u64,
+                            v = in($reg) v,
+                            options(nostack),
+                        );
+                    }
+                    old
+                }
+                #[cfg(not(target_arch = "nvptx64"))]
+                {
+                    let mut cur = a.load(Relaxed);
+                    loop {
+                        let new = (<$t>::from_bits(cur) + v).to_bits();
+                        match a.compare_exchange_weak(cur, new, Relaxed, Relaxed) {
+                            Ok(prev) => return <$t>::from_bits(prev),
+                            Err(now) => cur = now,
+                        }
+                    }
+                }
+            }
+            #[inline(always)]
             unsafe fn atomics_from_raw<'a>(ptr: *mut $t, len: usize) -> &'a [$a] {
                 // SAFETY: forwarded contract; the float has the unsigned atomic's layout.
                 unsafe { cells(ptr, len) }
@@ -134,8 +175,8 @@ macro_rules! float_word {
     };
 }
 
-float_word!(f32, AtomicU32);
-float_word!(f64, AtomicU64);
+float_word!(f32, AtomicU32, "atom.add.f32 {old}, [{ptr}], {v};", reg32);
+float_word!(f64, AtomicU64, "atom.add.f64 {old}, [{ptr}], {v};", reg64);
 
 /// `len` u32 cells at `ptr` as atomics, or `None` for a null pointer (an optional
 /// buffer the host did not pass, e.g. parents).

@@ -77,7 +77,8 @@ pub fn run(a: &CompareArgs) -> anyhow::Result<()> {
         ignore_weights: true,
         ..LoadOptions::default()
     };
-    let loaded = load_graph::<u32>(&a.graph, &lo).with_context(|| format!("loading {}", a.graph))?;
+    let loaded =
+        load_graph::<u32>(&a.graph, &lo).with_context(|| format!("loading {}", a.graph))?;
     let g = &loaded.graph;
     if !a.json {
         println!(
@@ -112,7 +113,9 @@ pub fn run(a: &CompareArgs) -> anyhow::Result<()> {
                     best = Some((ranks, rep));
                 }
             }
-            let Some((ranks, report)) = best else { continue };
+            let Some((ranks, report)) = best else {
+                continue;
+            };
             let time_ms = report.time.as_secs_f64() * 1e3;
             if *program == "pagerank" {
                 sync_ms = Some(time_ms);
@@ -185,7 +188,9 @@ fn draw(rows: &[Row], graph: &str, path: &std::path::Path) -> anyhow::Result<()>
             }
         };
         time[i].2.push((r.threads as f64, r.time_ms));
-        edges[i].2.push((r.threads as f64, r.report.edges_gathered as f64));
+        edges[i]
+            .2
+            .push((r.threads as f64, r.report.edges_gathered as f64));
     }
     let panels = [
         Panel {
@@ -203,6 +208,10 @@ fn draw(rows: &[Row], graph: &str, path: &std::path::Path) -> anyhow::Result<()>
             log_y: true,
         },
     ];
-    panels_svg(path, &format!("PageRank, sync vs data-driven, {graph}"), &panels)?;
+    panels_svg(
+        path,
+        &format!("PageRank, sync vs data-driven, {graph}"),
+        &panels,
+    )?;
     Ok(())
 }

@@ -101,6 +101,9 @@ pub fn expand(p: &Program, c: &GatherChecked) -> TokenStream {
         CombineKind::Max => quote!({
             #k::combine::max::<#acc>(slot, v);
         }),
+        CombineKind::Sum => quote!({
+            #k::combine::add::<#acc>(slot, v);
+        }),
         _ => quote!({
             #k::combine::update::<#acc>(slot, v, |a: #acc, b: #acc| -> #acc { #combine });
         }),
