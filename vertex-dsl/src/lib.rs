@@ -51,6 +51,56 @@
 //! assert_eq!(out.states, vec![1.0, 0.5, 0.25]);
 //! ```
 //!
+//! # Gather/apply programs: PageRank, k-core, several fields per vertex
+//!
+//! Programs that need a sum over in-neighbours, the vertex's degree or a number of
+//! rounds take the second form, `#[vertex_program(gather = sum|min|max|or|and)]`
+//! (or `gather = custom` with `fn identity()` and `fn combine(a, b)`):
+//!
+//! * `type State` — any `Copy + PartialEq` plain data (a `#[repr(C)]` struct of
+//!   several fields is fine: each vertex has one writer), `type Msg`, `type Acc`;
+//! * `fn init(ctx) -> State`, `fn emit(ctx, state) -> Msg` (what a vertex sends
+//!   along its out-edges this round), `fn gather(msg[, weight]) -> Acc`,
+//!   `fn apply(ctx, old, acc) -> State`;
+//! * optionally `reduce = sum|min|max` with `fn reduce(old, new) -> f64` (a global
+//!   value per round: the run stops when it falls under `TOLERANCE`, and
+//!   [`Ctx::global`](prelude::Ctx::global) hands it to the next round), `MAX_ROUNDS`,
+//!   and `fn active(ctx, old, new) -> bool` for frontier-driven programs (only
+//!   vertices that changed send in the next round; push or pull is chosen per round
+//!   from the frontier's size).
+//!
+//! [`prelude::Ctx`] tells every operator its vertex, out- and in-degree, the vertex
+//! and edge counts and the round. The same module runs on the CPU
+//! (`runtime::cpu::gather::run`; `schedule(sync, async, obim)` for delta programs) and
+//! on the GPU (pull over the in-edges with edge-chunk balancing, or push).
+//!
+//! ```
+//! use vertex_dsl::prelude::*;
+//! use vertex_dsl::runtime::{cpu::gather, gather::GatherOptions};
+//!
+//! #[vertex_program(gather = sum, reduce = sum)]
+//! pub mod pagerank {
+//!     pub type State = f64;
+//!     pub type Msg = f64;
+//!     pub type Acc = f64;
+//!     pub const MAX_ROUNDS: u32 = 100;
+//!     pub const TOLERANCE: f64 = 1e-10;
+//!     pub fn init(ctx: Ctx) -> State { 1.0 / ctx.num_vertices as f64 }
+//!     pub fn emit(ctx: Ctx, rank: State) -> Msg { rank / ctx.out_degree as f64 }
+//!     pub fn gather(share: Msg) -> Acc { share }
+//!     pub fn apply(ctx: Ctx, _old: State, sum: Acc) -> State {
+//!         0.15 / ctx.num_vertices as f64 + 0.85 * sum
+//!     }
+//!     pub fn reduce(old: State, new: State) -> f64 { (new - old).abs() }
+//! }
+//!
+//! // A directed 3-cycle: every vertex keeps rank 1/3.
+//! let el = EdgeList::<u32> { num_vertices: 3, edges: vec![[0, 1], [1, 2], [2, 0]], weights: None };
+//! let g = build(&el, BuildOptions::default()).unwrap();
+//! let out = gather::run::<pagerank::Program, u32>(&g, &GatherOptions::default()).unwrap();
+//! assert!(out.states.iter().all(|r| (r - 1.0 / 3.0).abs() < 1e-9));
+//! ```
+//!
 //! # Running it
 //!
 //! * CPU: [`run_cpu`] (level-synchronous), or `runtime::cpu::run` with a
