@@ -27,6 +27,14 @@ pub struct GatherOptions {
     pub source: Option<u32>,
     /// Worker threads (CPU; default: rayon's pool).
     pub threads: Option<usize>,
+    /// Dense programs on the CPU: Gauss–Seidel rounds instead of Jacobi. A vertex
+    /// emits its message as soon as it is applied, so vertices gathered later in
+    /// the same round already read it: the fixed point is the same, usually reached
+    /// in fewer rounds (about half for PageRank on grids), with one pass over the
+    /// vertices per round instead of two. Results then depend on the order threads
+    /// run in (not bit-reproducible across thread counts). Needs a `Msg` of 4 or 8
+    /// bytes (read and written as one relaxed atomic word).
+    pub gauss_seidel: bool,
 }
 
 /// Why a run stopped.
@@ -137,6 +145,21 @@ impl GatherOptions {
             }
             (false, None) => u32::MAX,
         };
+        if self.gauss_seidel {
+            if P::FRONTIER {
+                return Err(Error::InvalidArgument(format!(
+                    "program `{}` is frontier-driven; Gauss–Seidel rounds are for dense programs",
+                    P::NAME
+                )));
+            }
+            if !matches!(std::mem::size_of::<P::Msg>(), 4 | 8) {
+                return Err(Error::InvalidArgument(format!(
+                    "Gauss–Seidel rounds need a `Msg` of 4 or 8 bytes (program `{}`: {} bytes)",
+                    P::NAME,
+                    std::mem::size_of::<P::Msg>()
+                )));
+            }
+        }
         Ok(Resolved {
             max_rounds: self.max_rounds.unwrap_or(P::MAX_ROUNDS),
             tolerance: self.tolerance.or(P::TOLERANCE),
@@ -213,5 +236,10 @@ pub(crate) fn no_weight<P: GatherProgram>() -> P::Weight {
 /// Out-degree (or in-degree) of `v` as the context holds it.
 #[inline(always)]
 pub(crate) fn degree(offsets: &[u64], v: usize) -> u32 {
-    (offsets[v + 1] - offsets[v]).min(u32::MAX as u64) as u32
+    // No panic path (engines only ask for v < n): a context field the operators
+    // never read then costs no loads, the optimizer drops the unused reads.
+    match (offsets.get(v), offsets.get(v + 1)) {
+        (Some(&lo), Some(&hi)) => (hi - lo).min(u32::MAX as u64) as u32,
+        _ => 0,
+    }
 }

@@ -180,6 +180,30 @@ pub fn widest(g: &Csr<u32>, s: u32) -> Vec<u32> {
     width
 }
 
+/// The L1 change one more exact PageRank round would make to `ranks`: how far
+/// they are from the fixed point (gapbs's `pr` verifier passes under its tolerance).
+/// Unlike comparing with [`pagerank`] round for round, it judges any iteration
+/// order (Gauss–Seidel rounds, data-driven updates).
+pub fn pagerank_residual<W: Weight>(out: &Csr<W>, ranks: &[f64], damping: f64) -> f64 {
+    let n = out.num_vertices();
+    let base = (1.0 - damping) / n as f64;
+    let mut incoming = vec![0.0f64; n];
+    for u in 0..n as u32 {
+        let d = out.degree(u);
+        if d > 0 {
+            let c = ranks[u as usize] / d as f64;
+            for &v in out.neighbors(u) {
+                incoming[v as usize] += c;
+            }
+        }
+    }
+    incoming
+        .iter()
+        .zip(ranks)
+        .map(|(i, r)| (base + damping * i - r).abs())
+        .sum()
+}
+
 /// PageRank by plain power iteration, as gapbs's `pr` defines it (damping `d`,
 /// base `(1 − d)/n`, contributions rank/out-degree, dangling rank dropped), in
 /// `f64`; stops when a round's L1 change is below `tolerance` or after `max_rounds`.

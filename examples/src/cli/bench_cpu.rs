@@ -80,10 +80,10 @@ pub struct BenchCpuArgs {
 pub(super) struct Point {
     pub threads: usize,
     /// Median time over trials, seconds (BFS/SSSP: mean of that over roots).
-    ours: Vec<(String, f64)>,
+    pub ours: Vec<(String, f64)>,
     ours_best: f64,
     ours_best_schedule: String,
-    gapbs: f64,
+    pub gapbs: f64,
     /// ours_best / gapbs.
     pub ratio: f64,
 }

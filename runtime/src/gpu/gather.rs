@@ -274,6 +274,11 @@ impl Device {
     ) -> Result<GpuGatherRun<P::State>> {
         gopts.validate()?;
         let n = g.num_vertices();
+        if opts.gauss_seidel {
+            return Err(crate::error::Error::InvalidArgument(
+                "Gauss–Seidel rounds run on the CPU engine (the GPU runs Jacobi rounds)".into(),
+            ));
+        }
         let r = opts.resolve::<P>(n)?;
         let (csr, csc) = (g.csr(), g.csc());
         let (out_w, in_w) = (weights_of::<P, W>(csr)?, weights_of::<P, W>(csc)?);
@@ -551,6 +556,11 @@ pub fn emulate<P: GatherProgram, W: Weight>(
 ) -> Result<GpuGatherRun<P::State>> {
     gopts.validate()?;
     let n = g.num_vertices();
+    if opts.gauss_seidel {
+        return Err(crate::error::Error::InvalidArgument(
+            "Gauss–Seidel rounds run on the CPU engine (the GPU runs Jacobi rounds)".into(),
+        ));
+    }
     let r = opts.resolve::<P>(n)?;
     let (csr, csc) = (g.csr(), g.csc());
     let out_w = weights_of::<P, W>(csr)?;
