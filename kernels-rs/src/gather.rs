@@ -289,15 +289,22 @@ impl<'a, P: GatherProgram> Round<'a, P> {
     }
 
     /// Initial states, accumulators at identity, and (frontier-driven programs)
-    /// the initial frontier in `next`.
+    /// the initial frontier in `next`. `preset`: the host already wrote the states
+    /// (a program run from another's results, e.g. Brandes's backward phase); they
+    /// are kept and only the frontier is derived from them.
     #[inline(always)]
-    pub fn init(&self, t: ThreadCtx) {
+    pub fn init(&self, t: ThreadCtx, preset: bool) {
         let (mut activated, mut edges) = (0u32, 0u64);
         let mut v = t.global() as usize;
         while v < self.n as usize {
             let ctx = self.ctx(v);
-            let s = P::init(ctx);
-            // SAFETY: one thread per vertex writes it (grid-stride loop).
+            // SAFETY: one thread per vertex reads and writes it (grid-stride loop).
+            let s = if preset {
+                unsafe { *self.state[v].get() }
+            } else {
+                P::init(ctx)
+            };
+            // SAFETY: as above.
             unsafe { *self.state[v].get() = s };
             P::Acc::store(&self.acc[v], P::identity());
             if let Some(next) = self.next {
@@ -689,7 +696,7 @@ impl<P: GatherProgram> RawRound<P> {
 #[macro_export]
 macro_rules! gather_kernels {
     ($prog:ty => $init:ident, $emit:ident, $pull:ident, $push:ident, $apply:ident, $refresh:ident) => {
-        $crate::__gather_kernel!($prog, $init, |r, t| r.init(t), []);
+        $crate::__gather_kernel!($prog, $init, |r, t, preset| r.init(t, preset != 0), [preset: u32]);
         $crate::__gather_kernel!($prog, $emit, |r, t| r.emit(t), []);
         $crate::__gather_kernel!($prog, $pull, |r, t, sv, nchunks, mec| {
             // SAFETY: `sv` holds `nchunks` entries (host contract).

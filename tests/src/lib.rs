@@ -3,5 +3,6 @@
 //! re-exports them for the integration tests.
 
 pub use runtime::oracle::{
-    bfs_levels, components, core_numbers, dijkstra, dijkstra_f64, pagerank, widest, INF, UNREACHED,
+    betweenness, bfs_levels, components, core_numbers, dijkstra, dijkstra_f64, pagerank, widest,
+    INF, UNREACHED,
 };

@@ -1,6 +1,7 @@
 //! Command-line front end: one module per subcommand.
 
 mod apsp;
+mod bc;
 mod bench;
 mod bench_cpu;
 mod bench_cpu_pr;
@@ -61,6 +62,8 @@ pub enum Command {
     Pr(gather::GatherArgs),
     /// Core number of every vertex (undirected graphs; --symmetrize for directed files).
     Kcore(gather::GatherArgs),
+    /// Betweenness centrality from a few sources (Brandes, as gapbs `bc`; scores normalized by the largest).
+    Bc(bc::BcArgs),
     /// Data-driven PageRank (residual push), in rounds or asynchronously
     /// (--schedule async|obim): the same ranks within L1 1e-4.
     PrDelta(gather::GatherArgs),
@@ -84,6 +87,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Widest(a)) => run::widest_cmd(a),
         Some(Command::Pr(a)) => gather::pr_cmd(a),
         Some(Command::Kcore(a)) => gather::kcore_cmd(a),
+        Some(Command::Bc(a)) => bc::bc_cmd(a),
         Some(Command::PrDelta(a)) => gather::pr_delta_cmd(a),
     }
 }

@@ -1,6 +1,7 @@
 //! Shipped vertex programs.
 
 pub mod apsp;
+pub mod bc;
 pub mod bfs;
 pub mod cc;
 pub mod kcore;

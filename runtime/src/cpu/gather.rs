@@ -39,7 +39,28 @@ pub fn run<P: GatherProgram, W: Weight>(
     g: &Graph<W>,
     opts: &GatherOptions,
 ) -> Result<GatherRun<P::State>> {
+    run_inner::<P, W>(g, opts, None)
+}
+
+/// [`run`] from the caller's states instead of `init`, one per vertex: how
+/// programs compose, a later phase starting from an earlier one's results
+/// (Brandes's backward sweep from the forward phase's depths and path counts).
+/// Frontier-driven programs start from the vertices where `active(s, s)` holds.
+pub fn run_from<P: GatherProgram, W: Weight>(
+    g: &Graph<W>,
+    opts: &GatherOptions,
+    initial: Vec<P::State>,
+) -> Result<GatherRun<P::State>> {
+    run_inner::<P, W>(g, opts, Some(initial))
+}
+
+fn run_inner<P: GatherProgram, W: Weight>(
+    g: &Graph<W>,
+    opts: &GatherOptions,
+    initial: Option<Vec<P::State>>,
+) -> Result<GatherRun<P::State>> {
     let n = g.num_vertices();
+    crate::gpu::gather::check_initial::<P>(initial.as_deref(), n)?;
     let r = opts.resolve::<P>(n)?;
     let out_w = weights_of::<P, W>(g.csr())?;
     let csc = g.csc();
@@ -54,6 +75,7 @@ pub fn run<P: GatherProgram, W: Weight>(
             in_weights: in_w,
             n,
             r,
+            initial: initial.as_deref(),
         };
         if P::FRONTIER {
             e.run_frontier()
@@ -77,6 +99,8 @@ struct Engine<'a, P: GatherProgram> {
     in_weights: Option<&'a [P::Weight]>,
     n: usize,
     r: Resolved,
+    /// The caller's initial states ([`run_from`]), else `init` gives them.
+    initial: Option<&'a [P::State]>,
 }
 
 /// A vector written at disjoint indices by parallel tasks.
@@ -247,6 +271,9 @@ impl<P: GatherProgram> Engine<'_, P> {
     }
 
     fn init(&self) -> Cells<P::State> {
+        if let Some(states) = self.initial {
+            return Cells::new(states.to_vec());
+        }
         Cells::new(
             (0..self.n)
                 .into_par_iter()

@@ -196,6 +196,10 @@ struct DeviceExec<'a> {
     sv_out: DevBuf<u32>,
     tally: DevBuf<u64>,
     frontier_program: bool,
+    /// The run's source vertex (`u32::MAX`: none).
+    source: u32,
+    /// Whether the state buffer holds the caller's initial states.
+    preset: bool,
     round_start: Option<cudarc::driver::CudaEvent>,
     round_ms: Vec<f64>,
     /// Tally slots the last tallying launch wrote.
@@ -272,8 +276,35 @@ impl Device {
         opts: &GatherOptions,
         gopts: &GatherGpuOptions,
     ) -> Result<GpuGatherRun<P::State>> {
+        self.run_gather_inner::<P, W>(k, g, opts, gopts, None)
+    }
+
+    /// [`Device::run_gather`] from the caller's states instead of `init` (one per
+    /// vertex): how programs compose, a later phase starting from an earlier one's
+    /// results (Brandes's backward sweep from the forward phase's depths and path
+    /// counts). The initial frontier is `active(s, s)` of the given states.
+    pub fn run_gather_from<P: GatherProgram, W: Weight>(
+        &self,
+        k: &GatherKernels,
+        g: &Graph<W>,
+        opts: &GatherOptions,
+        gopts: &GatherGpuOptions,
+        initial: &[P::State],
+    ) -> Result<GpuGatherRun<P::State>> {
+        self.run_gather_inner::<P, W>(k, g, opts, gopts, Some(initial))
+    }
+
+    fn run_gather_inner<P: GatherProgram, W: Weight>(
+        &self,
+        k: &GatherKernels,
+        g: &Graph<W>,
+        opts: &GatherOptions,
+        gopts: &GatherGpuOptions,
+        initial: Option<&[P::State]>,
+    ) -> Result<GpuGatherRun<P::State>> {
         gopts.validate()?;
         let n = g.num_vertices();
+        check_initial::<P>(initial, n)?;
         if opts.gauss_seidel {
             return Err(crate::error::Error::InvalidArgument(
                 "Gauss–Seidel rounds run on the CPU engine (the GPU runs Jacobi rounds)".into(),
@@ -335,7 +366,10 @@ impl Device {
             }
         }
         let alloc = |bytes: usize, what: &str| self.gpu.alloc::<u8>(bytes, what);
-        ptr.state = put(alloc(n * state_size, "state")?);
+        ptr.state = match initial {
+            Some(states) => put(up(state_bytes::<P>(states), "initial state")?),
+            None => put(alloc(n * state_size, "state")?),
+        };
         ptr.msg = put(alloc(n * msg_size, "messages")?);
         ptr.acc = put(alloc(n * acc_size, "accumulators")?);
         if P::FRONTIER {
@@ -358,6 +392,8 @@ impl Device {
                 .gpu
                 .alloc::<u64>(slots * TALLY_WORDS, "round tallies")?,
             frontier_program: P::FRONTIER,
+            source: r.source,
+            preset: initial.is_some(),
             round_start: None,
             round_ms: Vec::new(),
             slots: 0,
@@ -381,6 +417,31 @@ impl Device {
     }
 }
 
+/// Refuses initial states that do not cover the graph's vertices.
+pub(crate) fn check_initial<P: GatherProgram>(
+    initial: Option<&[P::State]>,
+    n: usize,
+) -> Result<()> {
+    match initial {
+        Some(s) if s.len() != n => Err(Error::InvalidArgument(format!(
+            "program `{}`: {} initial states for {n} vertices",
+            P::NAME,
+            s.len()
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// The bytes of states to upload (`State` is plain data by the program model).
+fn state_bytes<P: GatherProgram>(states: &[P::State]) -> &[u8] {
+    // SAFETY: `State` is a plain-data `Copy` type (the macro refuses others), so its
+    // storage may be viewed as bytes for the copy to the device; the length is the
+    // slice's size in bytes.
+    unsafe {
+        std::slice::from_raw_parts(states.as_ptr() as *const u8, std::mem::size_of_val(states))
+    }
+}
+
 /// States from their bytes (`State` is plain data by the program model).
 fn states_from_bytes<P: GatherProgram>(bytes: &[u8]) -> Vec<P::State> {
     let size = std::mem::size_of::<P::State>();
@@ -399,7 +460,6 @@ impl DeviceExec<'_> {
         let (frontier, received, next) = self.ptr.for_mode(self.frontier_program, mode);
         let p = &self.ptr;
         let tally_len = self.tally.len as u64;
-        let no_source = u32::MAX;
         let cfg = self.gpu.resident_grid(work.max(1), self.block);
         self.slots =
             kernels_rs::gather::tally_slots(u64::from(cfg.grid_dim.0) * u64::from(self.block))
@@ -422,7 +482,7 @@ impl DeviceExec<'_> {
             .arg(&self.tally.ptr)
             .arg(&tally_len)
             .arg(&mode.round)
-            .arg(&no_source)
+            .arg(&self.source)
             .arg(&mode.global);
         let (sv, nchunks, all);
         match extra {
@@ -482,7 +542,8 @@ impl GatherExec for WithKind<'_, '_> {
             round: 0,
             global: self.kind.identity(),
         };
-        self.x.launch(0, self.x.n, mode, Extra::None)?;
+        let preset = self.x.preset;
+        self.x.launch(0, self.x.n, mode, Extra::All(preset))?;
         self.x.tally(self.kind)
     }
     fn emit(&mut self, m: Mode) -> Result<()> {
@@ -554,8 +615,30 @@ pub fn emulate<P: GatherProgram, W: Weight>(
     gopts: &GatherGpuOptions,
     max_blocks: u32,
 ) -> Result<GpuGatherRun<P::State>> {
+    emulate_inner::<P, W>(g, opts, gopts, max_blocks, None)
+}
+
+/// [`emulate`] from the caller's states (see [`Device::run_gather_from`]).
+pub fn emulate_from<P: GatherProgram, W: Weight>(
+    g: &Graph<W>,
+    opts: &GatherOptions,
+    gopts: &GatherGpuOptions,
+    max_blocks: u32,
+    initial: &[P::State],
+) -> Result<GpuGatherRun<P::State>> {
+    emulate_inner::<P, W>(g, opts, gopts, max_blocks, Some(initial))
+}
+
+fn emulate_inner<P: GatherProgram, W: Weight>(
+    g: &Graph<W>,
+    opts: &GatherOptions,
+    gopts: &GatherGpuOptions,
+    max_blocks: u32,
+    initial: Option<&[P::State]>,
+) -> Result<GpuGatherRun<P::State>> {
     gopts.validate()?;
     let n = g.num_vertices();
+    check_initial::<P>(initial, n)?;
     if opts.gauss_seidel {
         return Err(crate::error::Error::InvalidArgument(
             "Gauss–Seidel rounds run on the CPU engine (the GPU runs Jacobi rounds)".into(),
@@ -566,6 +649,11 @@ pub fn emulate<P: GatherProgram, W: Weight>(
     let out_w = weights_of::<P, W>(csr)?;
     let in_w = weights_of::<P, W>(csc)?;
     let mut x = HostExec::<P>::new(csr, csc, out_w, in_w, gopts, max_blocks);
+    x.source = r.source;
+    if let Some(states) = initial {
+        x.state.copy_from_slice(states);
+        x.preset = true;
+    }
     let report = drive::<P>(&mut x, &r, g.num_edges())?;
     Ok(GpuGatherRun {
         states: x.state,
@@ -597,6 +685,10 @@ struct HostExec<'a, P: GatherProgram> {
     round_start: Instant,
     round_ms: Vec<f64>,
     slots: usize,
+    /// The run's source vertex (`u32::MAX`: none).
+    source: u32,
+    /// Whether `state` holds the caller's initial states.
+    preset: bool,
 }
 
 impl<'a, P: GatherProgram> HostExec<'a, P> {
@@ -646,6 +738,8 @@ impl<'a, P: GatherProgram> HostExec<'a, P> {
             round_start: Instant::now(),
             round_ms: Vec::new(),
             slots: 0,
+            source: u32::MAX,
+            preset: false,
         }
     }
 
@@ -681,7 +775,7 @@ impl<'a, P: GatherProgram> HostExec<'a, P> {
             tally: self.tally.as_mut_ptr(),
             tally_len: self.tally.len() as u64,
             round: mode.round,
-            source: u32::MAX,
+            source: self.source,
             global: mode.global,
         }
     }
@@ -728,7 +822,8 @@ impl<P: GatherProgram> GatherExec for HostExec<'_, P> {
             round: 0,
             global: P::REDUCE.identity(),
         };
-        self.run(n, mode, |r, t| r.init(t));
+        let preset = self.preset;
+        self.run(n, mode, |r, t| r.init(t, preset));
         Ok(self.tally())
     }
     fn emit(&mut self, m: Mode) -> Result<()> {

@@ -381,6 +381,17 @@ impl<W: Weight> Graph<W> {
         Graph::new(self.csr.hubs_first(), self.symmetric)
     }
 
+    /// The graph with every edge reversed (its CSR is this graph's CSC): what a
+    /// phase that walks edges backwards runs on (Brandes's dependency sweep). An
+    /// undirected graph is its own transpose, returned as a copy.
+    pub fn transposed(&self) -> Graph<W> {
+        let t = Graph::new(self.csc().clone(), self.symmetric);
+        if !self.symmetric {
+            let _ = t.csc.set(self.csr.clone());
+        }
+        t
+    }
+
     /// Unwraps the CSR.
     pub fn into_csr(self) -> Csr<W> {
         self.csr

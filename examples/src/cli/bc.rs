@@ -1,0 +1,234 @@
+//! `vertex bc GRAPH`: betweenness centrality (Brandes, as gapbs `bc` defines it)
+//! from a few sources, on the CPU or the GPU, with the two shipped gather/apply
+//! programs of `programs::bc` composed.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{bail, Context};
+use clap::Args;
+use runtime::gather::GatherOptions;
+use runtime::gpu::gather::GatherGpuOptions;
+use runtime::gpu::Device;
+use runtime::graph::{BuildOptions, Graph};
+use runtime::load::{load_graph, LoadOptions};
+use serde::Serialize;
+use vertex_examples::programs::bc;
+
+use super::report::{print_json, secs};
+use super::run::Backend;
+
+#[derive(Args, Debug, Clone)]
+pub struct BcArgs {
+    /// Graph file or generator spec (kron:S or kron:S:E, uniform:N:M, grid:WxH).
+    /// Files are read as given (edge lists directed); dependencies follow edge
+    /// directions, as in gapbs.
+    #[arg(default_value = "kron:16")]
+    pub graph: String,
+    /// How many sources: random vertices with out-degree > 0, reproducible from
+    /// --seed (gapbs `-i`).
+    #[arg(long, default_value_t = 4)]
+    pub sources: usize,
+    /// Explicit sources instead (comma-separated, 0-based).
+    #[arg(long, value_delimiter = ',', conflicts_with = "sources")]
+    pub source: Vec<u32>,
+    /// Seed of the source picker.
+    #[arg(long, default_value_t = 27491095)]
+    pub seed: u64,
+    #[arg(long, value_enum, default_value_t = Backend::Auto)]
+    pub backend: Backend,
+    /// CPU worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Make the graph undirected (both directions, no self-loops or duplicates).
+    #[arg(long)]
+    pub symmetrize: bool,
+    /// Check the scores against the sequential Brandes oracle (relative 1e-9).
+    #[arg(long)]
+    pub validate: bool,
+    /// Write `vertex score` lines to FILE.
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Serialize)]
+struct Summary {
+    program: &'static str,
+    graph: String,
+    vertices: usize,
+    edges: u64,
+    backend: &'static str,
+    backend_note: Option<String>,
+    sources: Vec<u32>,
+    /// Both phases for every source (wall clock, uploads included on the GPU).
+    time_s: f64,
+    load_s: f64,
+    /// The five highest normalized scores, `(vertex, score)`.
+    top: Vec<(u32, f64)>,
+    validated: Option<bool>,
+}
+
+/// The GPU with both phases' kernels loaded, or why not.
+fn open_gpu() -> Result<(Device, [runtime::gpu::gather::GatherKernels; 2]), String> {
+    let dev = Device::open(0).map_err(|e| e.to_string())?;
+    let f = dev
+        .load_gather::<bc::bc_paths::Program>()
+        .map_err(|e| e.to_string())?;
+    let b = dev
+        .load_gather::<bc::bc_deps::Program>()
+        .map_err(|e| e.to_string())?;
+    Ok((dev, [f, b]))
+}
+
+fn gpu_scores(
+    dev: &Device,
+    k: &[runtime::gpu::gather::GatherKernels; 2],
+    g: &Graph<u32>,
+    t: Option<&Graph<u32>>,
+    sources: &[u32],
+) -> runtime::Result<Vec<f64>> {
+    let go = GatherGpuOptions::default();
+    bc::scores(g.num_vertices(), sources, |s| {
+        let opts = GatherOptions {
+            source: Some(s),
+            ..Default::default()
+        };
+        let fwd = dev.run_gather::<bc::bc_paths::Program, u32>(&k[0], g, &opts, &go)?;
+        let deps = bc::deps_from_paths(&fwd.states);
+        let back = t.unwrap_or(g);
+        let opts = GatherOptions::default();
+        Ok(dev
+            .run_gather_from::<bc::bc_deps::Program, u32>(&k[1], back, &opts, &go, &deps)?
+            .states)
+    })
+}
+
+pub fn bc_cmd(a: BcArgs) -> anyhow::Result<()> {
+    let (gpu, note) = match a.backend {
+        Backend::Cpu => (None, None),
+        Backend::Gpu => (
+            Some(open_gpu().map_err(|e| anyhow::anyhow!("--backend gpu: {e}"))?),
+            None,
+        ),
+        Backend::Auto => match open_gpu() {
+            Ok((d, k)) => {
+                let note = format!("auto: using GPU 0 ({})", d.info().name);
+                (Some((d, k)), Some(note))
+            }
+            Err(e) => (None, Some(format!("auto: using the CPU ({e})"))),
+        },
+    };
+    let lo = LoadOptions {
+        ignore_weights: true,
+        build: a.symmetrize.then(BuildOptions::undirected),
+        symmetrize: a.symmetrize,
+        ..LoadOptions::default()
+    };
+    let t_load = Instant::now();
+    let loaded =
+        load_graph::<u32>(&a.graph, &lo).with_context(|| format!("loading {}", a.graph))?;
+    let g = &loaded.graph;
+    let n = g.num_vertices();
+    let sources = if a.source.is_empty() {
+        if a.sources == 0 {
+            bail!("--sources 0: give at least one source");
+        }
+        let s = runtime::gpu::bench::pick_roots(g.csr(), a.sources, a.seed);
+        if s.is_empty() {
+            bail!(
+                "{}: no vertex has an out-edge, so there is no source to pick",
+                loaded.source
+            );
+        }
+        s
+    } else {
+        for &s in &a.source {
+            if s as usize >= n {
+                bail!(
+                    "--source {s}: the graph has {n} vertices (ids 0..{})",
+                    n.saturating_sub(1)
+                );
+            }
+        }
+        a.source.clone()
+    };
+    let transposed = (!g.is_symmetric()).then(|| g.transposed());
+    let load_s = secs(t_load.elapsed());
+    let t_run = Instant::now();
+    let (scores, backend) = match &gpu {
+        Some((dev, k)) => (gpu_scores(dev, k, g, transposed.as_ref(), &sources)?, "gpu"),
+        None => (bc::cpu(g, transposed.as_ref(), &sources, a.threads)?, "cpu"),
+    };
+    let time_s = secs(t_run.elapsed());
+    let validated = a.validate.then(|| {
+        let expect = runtime::oracle::betweenness(g.csr(), &sources);
+        scores
+            .iter()
+            .zip(&expect)
+            .all(|(x, y)| (x - y).abs() <= 1e-9 * y.abs().max(1e-12))
+    });
+    if let Some(path) = &a.output {
+        runtime::formats::vgr::atomic_write(path, |w| {
+            writeln!(
+                w,
+                "# betweenness centrality on {} from {} sources: vertex score",
+                loaded.source,
+                sources.len()
+            )?;
+            for (v, s) in scores.iter().enumerate() {
+                writeln!(w, "{v} {s:.12e}")?;
+            }
+            Ok(())
+        })?;
+    }
+    let mut top: Vec<(u32, f64)> = scores
+        .iter()
+        .enumerate()
+        .map(|(v, &s)| (v as u32, s))
+        .collect();
+    top.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
+    top.truncate(5);
+    let summary = Summary {
+        program: "bc",
+        graph: loaded.source.clone(),
+        vertices: n,
+        edges: g.num_edges(),
+        backend,
+        backend_note: note,
+        sources,
+        time_s,
+        load_s,
+        top,
+        validated,
+    };
+    if a.json {
+        print_json(&summary)?;
+    } else {
+        println!(
+            "betweenness centrality on {} ({} vertices, {} edges), {} backend",
+            summary.graph, summary.vertices, summary.edges, backend
+        );
+        if let Some(note) = &summary.backend_note {
+            println!("  note         {note}");
+        }
+        println!("  sources      {:?}", summary.sources);
+        println!("  time         {:.6} s", summary.time_s);
+        for (v, s) in &summary.top {
+            println!("  top          {v} {s:.9}");
+        }
+        if let Some(v) = validated {
+            println!("  oracle       {}", if v { "agrees" } else { "DISAGREES" });
+        }
+        if let Some(p) = &a.output {
+            println!("  wrote        {}", p.display());
+        }
+    }
+    if validated == Some(false) {
+        bail!("the scores disagree with the sequential Brandes oracle");
+    }
+    Ok(())
+}
