@@ -155,20 +155,13 @@ pub(super) fn write<W: Weight>(
     has_weight: bool,
     bar: &ProgressBar,
 ) -> Result<()> {
+    // Plain lines only, no `#` header: gapbs and most edge-list readers do not skip
+    // comments (gapbs then reads an empty graph and loops forever picking a
+    // source). The price: trailing isolated vertices are not representable, the
+    // reader counts max id + 1 vertices; .vgr, .mtx and .gr keep the count.
     let csr = g.csr();
     let weights = csr.weights();
-    write!(
-        out,
-        "# Nodes: {} Edges: {}\n# written by vertex: {} per line, 0-based ids\n",
-        csr.num_vertices(),
-        csr.num_edges(),
-        if has_weight {
-            "source target weight"
-        } else {
-            "source target"
-        }
-    )
-    .map_err(io_err(path))?;
+    let _ = path;
     write_rows(csr, out, path, bar, |u, buf| {
         for e in csr.edge_range(u) {
             push_u64(buf, u as u64);

@@ -136,8 +136,19 @@ fn expected<W: Weight>(g: &Graph<W>, format: Format) -> Option<Vec<W>> {
 fn check_same<W: Weight>(g: &Graph<W>, back: &Parsed<W>, format: Format) {
     let h = rebuild(back);
     let (a, b) = (g.csr(), h.csr());
-    assert_eq!(a.num_vertices(), b.num_vertices(), "{format}");
-    assert_eq!(a.offsets(), b.offsets(), "{format}");
+    if matches!(format, Format::EdgeList | Format::WeightedEdgeList) {
+        // Plain lines (no `# Nodes:` header, for gapbs): trailing isolated vertices
+        // are not representable; the reader counts max id + 1.
+        let used = (0..a.num_vertices() as u32)
+            .flat_map(|u| a.neighbors(u).iter().map(move |&v| u.max(v) as usize + 1))
+            .max()
+            .unwrap_or(0);
+        assert_eq!(b.num_vertices(), used, "{format}");
+        assert_eq!(&a.offsets()[..=used], b.offsets(), "{format}");
+    } else {
+        assert_eq!(a.num_vertices(), b.num_vertices(), "{format}");
+        assert_eq!(a.offsets(), b.offsets(), "{format}");
+    }
     assert_eq!(a.targets(), b.targets(), "{format}");
     assert_eq!(
         bits(expected(g, format).as_deref()),
@@ -381,7 +392,9 @@ fn empty_and_comment_only_edge_lists() {
         ReadOptions::default(),
     )
     .unwrap();
-    assert_eq!(back.edges.num_vertices, 5);
+    // Plain lines carry no vertex count: five isolated vertices read back as none.
+    assert!(!text.contains(&b'#'));
+    assert_eq!(back.edges.num_vertices, 0);
 }
 
 // ------------------------------------------------------------------------- fuzz
