@@ -30,6 +30,10 @@
 #             here with nvcc) vs gapbs `pr` on all cores, on the same .sg files
 #   prsync    sync vs data-driven PageRank on the CPU (vertex compare pr), Kronecker 20
 #             and the 1000² grid
+#   gap       the GAP kernels beyond BFS/SSSP/PR (bc; tc and cc --algorithm afforest
+#             when built): GPU vs the oracles, compute-sanitizer memcheck + racecheck,
+#             then ours (CPU, GPU) vs gapbs on the same .sg files ($GAP_GRAPHS,
+#             default "kron:20 grid:1000x1000"; written by the cpu step's --work or here)
 #   profile   Nsight Compute on the BFS level kernels (direction + balanced), Graph500 scale
 #             $PROFILE_SCALE (default 22), 2 roots: per-launch duration, throughput,
 #             occupancy, warp stalls as CSV (profile-*.csv) and a per-launch summary
@@ -214,6 +218,40 @@ for step in "${steps[@]}"; do
                 done
                 [ "$bad" = 0 ]
             } 2>&1 | tee "$OUTDIR/prsync.log"
+            rc=${PIPESTATUS[0]}
+            ;;
+        gap)
+            {
+                bad=0
+                for g in kron:18 grid:200x200 uniform:100000:800000; do
+                    "$B/vertex" bc "$g" --backend gpu --validate --sources 2 --json || bad=1
+                done
+                if [ -n "$SAN" ]; then
+                    for tool in memcheck racecheck; do
+                        echo "--- compute-sanitizer --tool $tool vertex bc"
+                        "$SAN" --tool "$tool" --error-exitcode 3 "$B/vertex" bc kron:9 \
+                            --backend gpu --sources 2 --validate || bad=1
+                    done
+                else
+                    echo "compute-sanitizer not found"; bad=1
+                fi
+                for g in ${GAP_GRAPHS:-kron:20 grid:1000x1000}; do
+                    slug=${g//:/-}
+                    sg=/tmp/gap/$slug.sg
+                    if [ ! -f "$sg" ]; then
+                        # bench-cpu writes the .sg both sides read (one quick PR point).
+                        "$B/vertex" bench-cpu --gapbs "$B/gapbs" --bfs= --sssp= --pr "$g" \
+                            --threads "$(nproc)" --trials 1 --work /tmp/gap --out /tmp/gap-out >/dev/null || bad=1
+                    fi
+                    src=$("$B/vertex" bc "$g" --backend cpu --sources 1 --json --threads "$(nproc)" \
+                        | python3 -c 'import json,sys; print(json.load(sys.stdin)["sources"][0])')
+                    echo "--- bc $g source $src: gapbs (all cores), ours cpu, ours gpu"
+                    "$B/gapbs/bc" -f "$sg" -r "$src" -i 1 -n 3 || bad=1
+                    "$B/vertex" bc "$g" --backend cpu --source "$src" --json || bad=1
+                    "$B/vertex" bc "$g" --backend gpu --source "$src" --json || bad=1
+                done
+                [ "$bad" = 0 ]
+            } 2>&1 | tee "$OUTDIR/gap.log"
             rc=${PIPESTATUS[0]}
             ;;
         profile)
