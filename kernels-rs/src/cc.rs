@@ -46,8 +46,11 @@ pub const NUM_SAMPLES: u32 = 1024;
 /// host and device sample the same vertices without sharing a generator.
 #[inline(always)]
 pub fn sample_vertex(seed: u64, i: u32, n: u64) -> u32 {
-    let mut z = seed
-        .wrapping_add(u64::from(i).wrapping_add(1).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    let mut z = seed.wrapping_add(
+        u64::from(i)
+            .wrapping_add(1)
+            .wrapping_mul(0x9e37_79b9_7f4a_7c15),
+    );
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^= z >> 31;
@@ -356,12 +359,8 @@ pub unsafe fn link_rest(
     rounds: u32,
 ) {
     // SAFETY: caller's contract.
-    unsafe {
-        afforest_of(
-            n, m, offsets, targets, m_in, in_offsets, in_sources, comp,
-        )
-    }
-    .link_rest(t, skip, rounds)
+    unsafe { afforest_of(n, m, offsets, targets, m_in, in_offsets, in_sources, comp) }
+        .link_rest(t, skip, rounds)
 }
 
 /// Defines the Afforest kernels `cc_init`, `cc_link_round`, `cc_compress`,

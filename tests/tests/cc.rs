@@ -43,14 +43,22 @@ fn check(g: &Graph<u32>, o: &AfforestOptions, what: &str) {
     assert_eq!(cpu.labels, want, "CPU afforest on {what}");
     let gpu = emulate(g, o).unwrap();
     assert_eq!(gpu.labels, want, "emulated GPU afforest on {what}");
-    assert_eq!(gpu.skipped, cpu.report.skipped, "sampled component on {what}");
+    assert_eq!(
+        gpu.skipped, cpu.report.skipped,
+        "sampled component on {what}"
+    );
 }
 
 #[test]
 fn generated_graphs() {
     let o = AfforestOptions::default();
     for spec in [
-        "kron:10", "kron:11", "kron:12", "kron:13", "kron:14", "kron:12:4@9",
+        "kron:10",
+        "kron:11",
+        "kron:12",
+        "kron:13",
+        "kron:14",
+        "kron:12:4@9",
     ] {
         check(&generated(spec), &o, spec);
     }
@@ -98,7 +106,11 @@ fn long_paths() {
     check(&graph(n as usize, forward.clone(), true), &o, "path");
     // Ids decreasing along the path: every link must climb.
     let backward: Vec<[u32; 2]> = (0..n - 1).map(|v| [n - 1 - v, n - 2 - v]).collect();
-    check(&graph(n as usize, backward.clone(), false), &o, "directed reverse path");
+    check(
+        &graph(n as usize, backward.clone(), false),
+        &o,
+        "directed reverse path",
+    );
     check(&graph(n as usize, forward, false), &o, "directed path");
     // Interleaved ids: 0, n/2, 1, n/2 + 1, ...
     let h = n / 2;
