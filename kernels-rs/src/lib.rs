@@ -27,6 +27,9 @@
 //! warp through [`warp::Warp`] (vote and shuffle); in the host emulator a warp is
 //! one lane ([`warp::SoloLane`]), and the crate's tests also run them with real
 //! 32-lane warps of OS threads in lockstep.
+//!
+//! Connected components by Afforest ([`cc`]): link, compress and sampling-skip
+//! kernels, fast on any diameter.
 #![no_std]
 #![cfg_attr(
     target_arch = "nvptx64",
@@ -43,6 +46,7 @@
 
 pub mod apsp;
 pub mod bfs;
+pub mod cc;
 pub mod combine;
 pub mod direction;
 pub mod entry;

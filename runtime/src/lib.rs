@@ -6,6 +6,7 @@
 
 pub mod apsp;
 pub mod bench;
+pub mod cc;
 pub mod cpu;
 pub mod error;
 pub mod formats;

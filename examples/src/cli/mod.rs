@@ -54,8 +54,12 @@ pub enum Command {
     Bfs(run::RunArgs),
     /// Single-source shortest paths (integer or float weights).
     Sssp(run::RunArgs),
-    /// Connected components by label propagation (smallest id per component).
-    Cc(run::RunArgs),
+    /// Connected components, weakly connected for directed inputs (edge lists are
+    /// directed: both edge directions count, as in gapbs): each vertex is labelled
+    /// with the smallest vertex id of its component. Afforest by default (fast on
+    /// any diameter); `--algorithm label` runs the label-propagation program on the
+    /// symmetrized graph.
+    Cc(run::CcArgs),
     /// Widest (max-min bottleneck) paths from the source.
     Widest(run::RunArgs),
     /// PageRank as gapbs defines it (damping 0.85, stop at L1 change < 1e-4 or 20 rounds).

@@ -1,4 +1,5 @@
-//! `vertex bfs|sssp|cc|widest GRAPH`: run a shipped program on the CPU or the GPU.
+//! `vertex bfs|sssp|cc|widest GRAPH`: run a shipped program on the CPU or the GPU
+//! (`cc` by default runs Afforest, `runtime::cc`, rather than a program).
 //!
 //! One generic path for every program: load the graph with the program's weight
 //! type, run it on the chosen backend, summarise the states, optionally write them
@@ -104,8 +105,196 @@ pub fn bfs_cmd(a: RunArgs) -> anyhow::Result<()> {
     run_program::<bfs::Program>(a, |g, s| runtime::oracle::bfs_levels(g.csr(), s))
 }
 
-pub fn cc_cmd(a: RunArgs) -> anyhow::Result<()> {
-    run_program::<cc::Program>(a, |g, _| runtime::oracle::components(g.csr()))
+/// How `vertex cc` finds components.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CcAlgorithm {
+    /// Afforest (gapbs `cc`): lock-free linking with subgraph sampling; its
+    /// work does not grow with the diameter. Directed inputs: in-edges too.
+    Afforest,
+    /// Min-label propagation, the `#[vertex_program]` example: one round per
+    /// hop of the diameter (slow on grids and roads). Runs on the symmetrized
+    /// graph.
+    Label,
+}
+
+/// `vertex cc`: the shared run options plus the algorithm.
+#[derive(Args, Debug, Clone)]
+pub struct CcArgs {
+    #[command(flatten)]
+    pub run: RunArgs,
+    #[arg(long, value_enum, default_value_t = CcAlgorithm::Afforest)]
+    pub algorithm: CcAlgorithm,
+}
+
+/// Weakly connected components whatever the input: Afforest walks in- and
+/// out-edges; the label program, which only pushes along out-edges, gets the
+/// symmetrized graph (an edge list stored one way would otherwise split).
+pub fn cc_cmd(a: CcArgs) -> anyhow::Result<()> {
+    match a.algorithm {
+        CcAlgorithm::Afforest => afforest_cmd(a.run),
+        CcAlgorithm::Label => run_program_with::<cc::Program>(
+            a.run,
+            |g, _| runtime::oracle::components(g.csr()),
+            true,
+        ),
+    }
+}
+
+/// `vertex cc --json` for Afforest: the fields of the other programs plus the
+/// algorithm and the component counts.
+#[derive(Serialize)]
+struct CcSummary {
+    program: &'static str,
+    algorithm: CcAlgorithm,
+    graph: String,
+    vertices: usize,
+    edges: u64,
+    /// The input had no reverse twins guaranteed: in-edges were walked too.
+    directed_input: bool,
+    backend: &'static str,
+    backend_note: Option<String>,
+    /// Linking and compressing only (no loading, no in-edge build, no upload).
+    time_s: f64,
+    load_s: f64,
+    /// Link passes: the neighbour rounds plus the final one.
+    rounds: u64,
+    reached: u64,
+    teps: f64,
+    /// Largest label (the smallest id of the last component).
+    max_value: Option<String>,
+    components: u64,
+    largest_component: u64,
+    /// Share of the sampled vertices in the component the last pass skipped.
+    skipped_share: f64,
+    validated: Option<bool>,
+}
+
+fn open_cc_gpu() -> Result<(Device, runtime::gpu::cc::CcKernels), String> {
+    let dev = Device::open(0).map_err(|e| e.to_string())?;
+    let k = dev.load_cc().map_err(|e| e.to_string())?;
+    Ok((dev, k))
+}
+
+fn afforest_cmd(a: RunArgs) -> anyhow::Result<()> {
+    if a.gpus != 1 {
+        bail!("--gpus {}: cc --algorithm afforest runs on one GPU", a.gpus);
+    }
+    let (gpu, note) = match a.backend {
+        Backend::Cpu => (None, None),
+        Backend::Gpu => (
+            Some(open_cc_gpu().map_err(|e| anyhow::anyhow!("--backend gpu: {e}"))?),
+            None,
+        ),
+        Backend::Auto => match open_cc_gpu() {
+            Ok((d, k)) => {
+                let note = format!("auto: using GPU 0 ({})", d.info().name);
+                (Some((d, k)), Some(note))
+            }
+            Err(e) => (None, Some(format!("auto: using the CPU ({e})"))),
+        },
+    };
+    if let Some(n) = &note {
+        if !a.json {
+            eprintln!("{n}");
+        }
+    }
+    let opts = LoadOptions {
+        ignore_weights: true,
+        ..LoadOptions::default()
+    };
+    let t_load = Instant::now();
+    let loaded =
+        load_graph::<u32>(&a.graph, &opts).with_context(|| format!("loading {}", a.graph))?;
+    let load_s = secs(t_load.elapsed());
+    let g = &loaded.graph;
+    let n = g.num_vertices();
+    let ao = runtime::cc::AfforestOptions {
+        threads: a.threads,
+        ..Default::default()
+    };
+    let (labels, time_s, share, backend) = match &gpu {
+        Some((dev, k)) => {
+            let dg = dev.upload_traversal(g, false)?;
+            let r = dev.afforest(k, &dg, &ao)?;
+            (r.labels, r.time_ms * 1e-3, r.skipped_share, "gpu")
+        }
+        None => {
+            let r = runtime::cc::afforest(g, &ao)?;
+            (r.labels, secs(r.report.time), r.report.skipped_share, "cpu")
+        }
+    };
+    let validated = a
+        .validate
+        .then(|| runtime::oracle::components(g.csr()) == labels);
+    if let Some(path) = &a.output {
+        runtime::formats::vgr::atomic_write(path, |w| {
+            for (v, l) in labels.iter().enumerate() {
+                writeln!(w, "{v} {l}")?;
+            }
+            Ok(())
+        })?;
+    }
+    let edges = g.num_edges();
+    let s = CcSummary {
+        program: "cc",
+        algorithm: CcAlgorithm::Afforest,
+        graph: loaded.source.clone(),
+        vertices: n,
+        edges,
+        directed_input: !g.is_symmetric(),
+        backend,
+        backend_note: note,
+        time_s,
+        load_s,
+        rounds: u64::from(ao.neighbor_rounds) + 1,
+        reached: n as u64,
+        teps: if time_s > 0.0 {
+            edges as f64 / time_s
+        } else {
+            0.0
+        },
+        max_value: labels.iter().max().map(|m| m.to_string()),
+        components: runtime::cc::count_components(&labels),
+        largest_component: runtime::cc::largest_component(&labels),
+        skipped_share: share,
+        validated,
+    };
+    if a.json {
+        print_json(&s)?;
+    } else {
+        println!(
+            "cc (afforest) on {} ({} vertices, {} edges{}), {} backend",
+            s.graph,
+            n,
+            edges,
+            if s.directed_input {
+                ", directed: weak components"
+            } else {
+                ""
+            },
+            backend
+        );
+        println!("  time         {:.6} s ({} link passes)", time_s, s.rounds);
+        println!(
+            "  components   {} (largest {} vertices)",
+            s.components, s.largest_component
+        );
+        if let Some(m) = &s.max_value {
+            println!("  max value    {m}");
+        }
+        println!("  rate         {:.3} M edges/s", s.teps / 1e6);
+        if let Some(v) = validated {
+            println!("  oracle       {}", if v { "agrees" } else { "DISAGREES" });
+        }
+        if let Some(p) = &a.output {
+            println!("  wrote        {}", p.display());
+        }
+    }
+    if validated == Some(false) {
+        bail!("the result disagrees with the sequential oracle");
+    }
+    Ok(())
 }
 
 pub fn widest_cmd(a: RunArgs) -> anyhow::Result<()> {
@@ -137,6 +326,18 @@ fn run_program<P: GpuProgram>(a: RunArgs, oracle: Oracle<P>) -> anyhow::Result<(
 where
     <P as VertexProgram>::State: std::fmt::Display,
 {
+    run_program_with::<P>(a, oracle, false)
+}
+
+/// [`run_program`], on the symmetrized graph if `symmetrize`.
+fn run_program_with<P: GpuProgram>(
+    a: RunArgs,
+    oracle: Oracle<P>,
+    symmetrize: bool,
+) -> anyhow::Result<()>
+where
+    <P as VertexProgram>::State: std::fmt::Display,
+{
     if a.gpus == 0 || (a.gpus > 1 && a.backend == Backend::Cpu) {
         bail!(
             "--gpus {}: expected 1, or more with --backend gpu|auto",
@@ -164,7 +365,10 @@ where
             eprintln!("{n}");
         }
     }
-    let mut opts = LoadOptions::default();
+    let mut opts = LoadOptions {
+        symmetrize,
+        ..LoadOptions::default()
+    };
     let file_weighted = weight_kind_of(&a.graph)?.is_some();
     if let Some((lo, hi)) = a.weights {
         opts.random_weights = Some((lo, hi, 1));

@@ -9,6 +9,7 @@
 //!   by the GPU and the emulator.
 //! * [`bfs`](mod@bfs) — [`Device`], [`DeviceGraph`], [`GpuBfsOptions`], [`GpuBfsResult`].
 //! * [`emulate`] — the same kernels on the host over a simulated grid (CI tests).
+//! * [`cc`](mod@cc) — connected components by Afforest, on the device or emulated.
 //! * [`bench`](mod@bench) — balanced vs naive and the `max_edge_count` sweep (JSON + SVG).
 //!
 //! ```no_run
@@ -27,6 +28,7 @@
 pub mod apsp;
 pub mod bench;
 pub mod bfs;
+pub mod cc;
 pub mod cuda;
 pub mod direction;
 mod driver;
