@@ -13,7 +13,7 @@ use indicatif::ProgressBar;
 use super::text::{
     chunk_target, concat, par_chunks, push_u64, push_weight, split_lines, Bad, Part, Scanner,
 };
-use super::write::{io_err, write_rows};
+use super::write::write_rows;
 use super::{kind_from_tokens, Parsed, ProbeInfo, ReadOptions};
 use crate::error::Result;
 use crate::graph::{EdgeList, Graph, Weight, MAX_VERTICES};
@@ -161,7 +161,6 @@ pub(super) fn write<W: Weight>(
     // reader counts max id + 1 vertices; .vgr, .mtx and .gr keep the count.
     let csr = g.csr();
     let weights = csr.weights();
-    let _ = path;
     write_rows(csr, out, path, bar, |u, buf| {
         for e in csr.edge_range(u) {
             push_u64(buf, u as u64);
