@@ -7,6 +7,7 @@ mod builtin {
     crate::ptx_kernels!(crate::bfs::BfsAtomicMin => bfs_min_init, bfs_min_naive_level, bfs_min_balanced_level);
     crate::sv_kernel!(vertex_build_sv);
     crate::tree_check_kernel!(vertex_check_bfs_tree);
+    crate::tc_kernel!(vertex_tc_count);
     crate::plan_kernel!(vertex_plan_level, vertex_plan_pass);
     crate::direction_kernels!(crate::bfs::Bfs => bfs_td_chunks, bfs_td_select, bfs_td_relax, bfs_bottom_up);
 }
