@@ -13,6 +13,7 @@ mod gen;
 mod info;
 mod report;
 mod run;
+mod tc;
 
 use clap::{Parser, Subcommand};
 
@@ -64,6 +65,8 @@ pub enum Command {
     /// Data-driven PageRank (residual push), in rounds or asynchronously
     /// (--schedule async|obim): the same ranks within L1 1e-4.
     PrDelta(gather::GatherArgs),
+    /// Triangle count (gapbs tc); the input is made undirected first.
+    Tc(tc::TcArgs),
 }
 
 /// Runs the parsed command line.
@@ -85,6 +88,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Pr(a)) => gather::pr_cmd(a),
         Some(Command::Kcore(a)) => gather::kcore_cmd(a),
         Some(Command::PrDelta(a)) => gather::pr_delta_cmd(a),
+        Some(Command::Tc(a)) => tc::tc_cmd(a),
     }
 }
 

@@ -9,6 +9,7 @@
 //!   by the GPU and the emulator.
 //! * [`bfs`](mod@bfs) — [`Device`], [`DeviceGraph`], [`GpuBfsOptions`], [`GpuBfsResult`].
 //! * [`emulate`] — the same kernels on the host over a simulated grid (CI tests).
+//! * [`tc`] — triangle counting over the degree-ordered graph.
 //! * [`bench`](mod@bench) — balanced vs naive and the `max_edge_count` sweep (JSON + SVG).
 //!
 //! ```no_run
@@ -37,6 +38,7 @@ pub mod multi;
 mod plot;
 pub mod program;
 pub mod ptx;
+pub mod tc;
 pub mod tree_check;
 
 pub use bfs::{
