@@ -120,7 +120,6 @@ pub fn triangles_at(g: &CsrView<'_>, u: u32, e: usize) -> u64 {
 }
 
 impl TriangleCount<'_> {
-
     /// What one thread does: a grid-stride loop over oriented edges, then a warp
     /// sum and one atomic add per warp. Every lane reaches the warp sum (it is
     /// after the loop), as [`Warp`]'s rules require.

@@ -79,10 +79,7 @@ fn source_is_symmetric(spec: &str) -> anyhow::Result<bool> {
 pub fn tc_cmd(a: TcArgs) -> anyhow::Result<()> {
     let (dev, note) = match a.backend {
         Backend::Cpu => (None, None),
-        Backend::Gpu => (
-            Some(Device::open(0).context("--backend gpu")?),
-            None,
-        ),
+        Backend::Gpu => (Some(Device::open(0).context("--backend gpu")?), None),
         Backend::Auto => match Device::open(0) {
             Ok(d) => {
                 let note = format!("auto: using GPU 0 ({})", d.info().name);
