@@ -225,12 +225,22 @@ for step in "${steps[@]}"; do
                 bad=0
                 for g in kron:18 grid:200x200 uniform:100000:800000; do
                     "$B/vertex" bc "$g" --backend gpu --validate --sources 2 --json || bad=1
+                    "$B/vertex" cc "$g" --backend gpu --validate --json || bad=1
                 done
+                # Weak components of a directed file (each kron edge stored once).
+                "$B/vertex" convert kron:16 /tmp/k16.el >/dev/null && \
+                    awk '$1 > $2' /tmp/k16.el >/tmp/k16-once.el && \
+                    "$B/vertex" cc /tmp/k16-once.el --backend gpu --validate --json || bad=1
                 if [ -n "$SAN" ]; then
                     for tool in memcheck racecheck; do
                         echo "--- compute-sanitizer --tool $tool vertex bc"
                         "$SAN" --tool "$tool" --error-exitcode 3 "$B/vertex" bc kron:9 \
                             --backend gpu --sources 2 --validate || bad=1
+                        echo "--- compute-sanitizer --tool $tool vertex cc"
+                        "$SAN" --tool "$tool" --error-exitcode 3 "$B/vertex" cc kron:9 \
+                            --backend gpu --validate || bad=1
+                        "$SAN" --tool "$tool" --error-exitcode 3 "$B/vertex" cc /tmp/k16-once.el \
+                            --backend gpu --validate || bad=1
                     done
                 else
                     echo "compute-sanitizer not found"; bad=1
@@ -249,6 +259,13 @@ for step in "${steps[@]}"; do
                     "$B/gapbs/bc" -f "$sg" -r "$src" -i 1 -n 3 || bad=1
                     "$B/vertex" bc "$g" --backend cpu --source "$src" --json || bad=1
                     "$B/vertex" bc "$g" --backend gpu --source "$src" --json || bad=1
+                    echo "--- cc $g: gapbs (all cores), ours cpu (afforest, label), ours gpu"
+                    "$B/gapbs/cc" -f "$sg" -n 5 || bad=1
+                    for i in 1 2 3; do
+                        "$B/vertex" cc "$g" --backend cpu --json || bad=1
+                        "$B/vertex" cc "$g" --backend gpu --json || bad=1
+                    done
+                    "$B/vertex" cc "$g" --backend cpu --algorithm label --json || bad=1
                 done
                 [ "$bad" = 0 ]
             } 2>&1 | tee "$OUTDIR/gap.log"

@@ -864,3 +864,60 @@ macro_rules! direction_kernels {
         }
     };
 }
+
+/// Counts the triangles of an oriented graph ([`crate::tc::TriangleCount`]) into
+/// `*total` (added to, so the host zeroes it first).
+///
+/// # Safety
+/// See the module docs; `offsets`/`targets` an oriented CSR (`n + 1`, `m`) as
+/// `runtime::tc::orient` builds it (rows sorted, targets `< n`), `total` one word.
+#[inline(always)]
+pub unsafe fn triangle_count(
+    t: ThreadCtx,
+    n: u64,
+    m: u64,
+    offsets: *const u64,
+    targets: *const u32,
+    total: *mut u64,
+) {
+    // SAFETY: caller's contract.
+    let c = unsafe {
+        crate::tc::TriangleCount {
+            graph: CsrView {
+                offsets: slice(offsets, n as usize + 1),
+                targets: slice(targets, m as usize),
+            },
+            total: &u64::atomics_from_raw(total, 1)[0],
+        }
+    };
+    c.run(t, crate::warp::kernel_warp(t))
+}
+
+/// Defines the triangle-count kernel under `$name` (parameters `n, m, offsets,
+/// targets, total`); blocks must be a multiple of 32 threads (warp sums).
+#[macro_export]
+macro_rules! tc_kernel {
+    ($name:ident) => {
+        #[cfg(target_arch = "nvptx64")]
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn $name(
+            n: u64,
+            m: u64,
+            offsets: *const u64,
+            targets: *const u32,
+            total: *mut u64,
+        ) {
+            // SAFETY: the host launches with buffers matching the documented contract.
+            unsafe {
+                $crate::entry::triangle_count(
+                    $crate::ThreadCtx::current(),
+                    n,
+                    m,
+                    offsets,
+                    targets,
+                    total,
+                )
+            }
+        }
+    };
+}

@@ -23,7 +23,8 @@
 //! lists of frontier edge chunks, bottom-up levels over a bitmap frontier, and a
 //! one-thread [`direction::plan_level`] that picks each level's direction on the
 //! device so the host need not wait between levels) and the Graph500 tree check
-//! ([`tree_check`]). Both share long adjacency rows across a
+//! ([`tree_check`]). Triangle counting ([`tc`]) runs one thread per edge of a
+//! degree-ordered graph. Both share long adjacency rows across a
 //! warp through [`warp::Warp`] (vote and shuffle); in the host emulator a warp is
 //! one lane ([`warp::SoloLane`]), and the crate's tests also run them with real
 //! 32-lane warps of OS threads in lockstep.
@@ -56,6 +57,7 @@ pub mod gather;
 mod lockstep;
 pub mod program;
 pub mod skeleton;
+pub mod tc;
 pub mod thread;
 pub mod tree_check;
 pub mod warp;

@@ -8,6 +8,7 @@ mod builtin {
     crate::sv_kernel!(vertex_build_sv);
     crate::tree_check_kernel!(vertex_check_bfs_tree);
     crate::cc_kernels!();
+    crate::tc_kernel!(vertex_tc_count);
     crate::plan_kernel!(vertex_plan_level, vertex_plan_pass);
     crate::direction_kernels!(crate::bfs::Bfs => bfs_td_chunks, bfs_td_select, bfs_td_relax, bfs_bottom_up);
 }

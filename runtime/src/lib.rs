@@ -19,6 +19,7 @@ pub mod oracle;
 pub mod plot;
 pub mod program;
 pub mod progress;
+pub mod tc;
 pub mod validate;
 
 pub use error::{Error, Result};

@@ -327,6 +327,40 @@ pub fn core_numbers<W: Weight>(g: &Csr<W>) -> Vec<u32> {
     core
 }
 
+/// Number of triangles of an undirected graph (each edge stored both ways): for
+/// every `u`, every neighbour `v > u` and every neighbour `w > v` of `v`, one
+/// triangle if `w` is also a neighbour of `u`. Rows are first made sets (sorted,
+/// duplicates and self loops removed), so parallel edges and loops count nothing.
+pub fn triangles<W: Weight>(g: &Csr<W>) -> u64 {
+    let n = g.num_vertices();
+    let adj: Vec<Vec<u32>> = (0..n as u32)
+        .map(|u| {
+            let mut row: Vec<u32> = g.neighbors(u).iter().copied().filter(|&v| v != u).collect();
+            row.sort_unstable();
+            row.dedup();
+            row
+        })
+        .collect();
+    let mut is_neighbor = vec![false; n];
+    let mut count = 0u64;
+    for u in 0..n {
+        for &v in &adj[u] {
+            is_neighbor[v as usize] = true;
+        }
+        for &v in adj[u].iter().filter(|&&v| v as usize > u) {
+            for &w in adj[v as usize].iter().filter(|&&w| w > v) {
+                if is_neighbor[w as usize] {
+                    count += 1;
+                }
+            }
+        }
+        for &v in &adj[u] {
+            is_neighbor[v as usize] = false;
+        }
+    }
+    count
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

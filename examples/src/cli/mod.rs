@@ -14,6 +14,7 @@ mod gen;
 mod info;
 mod report;
 mod run;
+mod tc;
 
 use clap::{Parser, Subcommand};
 
@@ -71,6 +72,8 @@ pub enum Command {
     /// Data-driven PageRank (residual push), in rounds or asynchronously
     /// (--schedule async|obim): the same ranks within L1 1e-4.
     PrDelta(gather::GatherArgs),
+    /// Triangle count (gapbs tc); the input is made undirected first.
+    Tc(tc::TcArgs),
 }
 
 /// Runs the parsed command line.
@@ -93,6 +96,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Kcore(a)) => gather::kcore_cmd(a),
         Some(Command::Bc(a)) => bc::bc_cmd(a),
         Some(Command::PrDelta(a)) => gather::pr_delta_cmd(a),
+        Some(Command::Tc(a)) => tc::tc_cmd(a),
     }
 }
 

@@ -10,6 +10,7 @@
 //! * [`bfs`](mod@bfs) — [`Device`], [`DeviceGraph`], [`GpuBfsOptions`], [`GpuBfsResult`].
 //! * [`emulate`] — the same kernels on the host over a simulated grid (CI tests).
 //! * [`cc`](mod@cc) — connected components by Afforest, on the device or emulated.
+//! * [`tc`] — triangle counting over the degree-ordered graph.
 //! * [`bench`](mod@bench) — balanced vs naive and the `max_edge_count` sweep (JSON + SVG).
 //!
 //! ```no_run
@@ -39,6 +40,7 @@ pub mod multi;
 mod plot;
 pub mod program;
 pub mod ptx;
+pub mod tc;
 pub mod tree_check;
 
 pub use bfs::{
