@@ -30,8 +30,7 @@
 #             here with nvcc) vs gapbs `pr` on all cores, on the same .sg files
 #   prsync    sync vs data-driven PageRank on the CPU (vertex compare pr), Kronecker 20
 #             and the 1000² grid
-#   gap       the GAP kernels beyond BFS/SSSP/PR (bc; tc and cc --algorithm afforest
-#             when built): GPU vs the oracles, compute-sanitizer memcheck + racecheck,
+#   gap       the GAP kernels beyond BFS/SSSP/PR (bc, cc --algorithm afforest, tc): GPU vs the oracles, compute-sanitizer memcheck + racecheck,
 #             then ours (CPU, GPU) vs gapbs on the same .sg files ($GAP_GRAPHS,
 #             default "kron:20 grid:1000x1000"; written by the cpu step's --work or here)
 #   profile   Nsight Compute on the BFS level kernels (direction + balanced), Graph500 scale
@@ -226,6 +225,7 @@ for step in "${steps[@]}"; do
                 for g in kron:18 grid:200x200 uniform:100000:800000; do
                     "$B/vertex" bc "$g" --backend gpu --validate --sources 2 --json || bad=1
                     "$B/vertex" cc "$g" --backend gpu --validate --json || bad=1
+                    "$B/vertex" tc "$g" --backend gpu --validate --json || bad=1
                 done
                 # Weak components of a directed file (each kron edge stored once).
                 "$B/vertex" convert kron:16 /tmp/k16.el >/dev/null && \
@@ -234,12 +234,15 @@ for step in "${steps[@]}"; do
                 if [ -n "$SAN" ]; then
                     for tool in memcheck racecheck; do
                         echo "--- compute-sanitizer --tool $tool vertex bc"
-                        "$SAN" --tool "$tool" --error-exitcode 3 "$B/vertex" bc kron:9 \
-                            --backend gpu --sources 2 --validate || bad=1
+                        "$SAN" --tool "$tool" --error-exitcode 3 "$B/vertex" bc kron:8 \
+                            --backend gpu --sources 1 --validate || bad=1
                         echo "--- compute-sanitizer --tool $tool vertex cc"
                         "$SAN" --tool "$tool" --error-exitcode 3 "$B/vertex" cc kron:9 \
                             --backend gpu --validate || bad=1
                         "$SAN" --tool "$tool" --error-exitcode 3 "$B/vertex" cc /tmp/k16-once.el \
+                            --backend gpu --validate || bad=1
+                        echo "--- compute-sanitizer --tool $tool vertex tc"
+                        "$SAN" --tool "$tool" --error-exitcode 3 "$B/vertex" tc kron:10 \
                             --backend gpu --validate || bad=1
                     done
                 else
@@ -266,6 +269,12 @@ for step in "${steps[@]}"; do
                         "$B/vertex" cc "$g" --backend gpu --json || bad=1
                     done
                     "$B/vertex" cc "$g" --backend cpu --algorithm label --json || bad=1
+                    echo "--- tc $g: gapbs (all cores), ours cpu, ours gpu"
+                    "$B/gapbs/tc" -f "$sg" -n 3 || bad=1
+                    for i in 1 2 3; do
+                        "$B/vertex" tc "$g" --backend cpu --json || bad=1
+                        "$B/vertex" tc "$g" --backend gpu --json || bad=1
+                    done
                 done
                 [ "$bad" = 0 ]
             } 2>&1 | tee "$OUTDIR/gap.log"

@@ -180,6 +180,17 @@ pub trait GatherProgram: Copy + Send + Sync + 'static {
     /// Frontier-driven programs: does the vertex scatter next round?
     fn active(ctx: Ctx, old: Self::State, new: Self::State) -> bool;
     fn reduce(ctx: Ctx, old: Self::State, new: Self::State) -> f64;
+    /// Whether the program defines [`Self::accepts`].
+    const ACCEPTS: bool = false;
+    /// Frontier-driven programs: may gathered values still change this vertex?
+    /// `false` promises that `apply(ctx, s, acc)` returns `s` unchanged and
+    /// inactive for every `acc` (a settled vertex: reached in a traversal, peeled in
+    /// k-core). Engines then skip its in-edges in pull rounds and its incoming
+    /// edges in push rounds, as Beamer's bottom-up BFS skips visited vertices.
+    fn accepts(state: Self::State) -> bool {
+        let _ = state;
+        true
+    }
     /// Asynchronous programs under obim: the bucket of a vertex holding `acc`
     /// (lower runs sooner).
     fn priority(ctx: Ctx, acc: Self::Acc) -> u32 {
@@ -428,6 +439,12 @@ impl<'a, P: GatherProgram> Round<'a, P> {
                     end = offsets[v + 1];
                 }
                 let stop = if end < last { end } else { last };
+                // SAFETY: states are not written during a gather launch.
+                if P::ACCEPTS && !P::accepts(unsafe { *self.state[v].get() }) {
+                    e = stop;
+                    v += 1;
+                    continue;
+                }
                 let (acc, got) = self.gather_run(e as usize, stop as usize);
                 if got {
                     let whole = offsets[v] >= first && end <= last;
@@ -472,6 +489,11 @@ impl<'a, P: GatherProgram> Round<'a, P> {
                     let mut k = e as usize;
                     while k < stop as usize {
                         let v = self.out_targets[k] as usize;
+                        // SAFETY: states are not written during a gather launch.
+                        if P::ACCEPTS && !P::accepts(unsafe { *self.state[v].get() }) {
+                            k += 1;
+                            continue;
+                        }
                         let w = if P::WEIGHTED {
                             self.out_weights[k]
                         } else {

@@ -3,33 +3,13 @@
 //! oracle, on generated graphs, directed edge lists and edge cases.
 
 use runtime::gather::GatherOptions;
-use runtime::generate::GenSpec;
 use runtime::gpu::gather::{self as gpu, GatherGpuOptions};
 use runtime::graph::{build, BuildOptions, EdgeList, Graph};
 use vertex_examples::programs::bc;
 
-fn generated(spec: &str) -> Graph<u32> {
-    let g = GenSpec::parse(spec).unwrap().unwrap();
-    let mut el = g.generate().unwrap();
-    el.weights = None;
-    build(&el, g.default_build_options()).unwrap()
-}
+use vertex_tests::unweighted as generated;
 
-fn directed(n: u32, edges: &[[u32; 2]]) -> Graph<u32> {
-    let el = EdgeList::<u32> {
-        num_vertices: n as usize,
-        edges: edges.to_vec(),
-        weights: None,
-    };
-    build(
-        &el,
-        BuildOptions {
-            symmetrize: false,
-            ..BuildOptions::default()
-        },
-    )
-    .unwrap()
-}
+use vertex_tests::directed;
 
 fn close(ours: &[f64], expect: &[f64], what: &str) {
     assert_eq!(ours.len(), expect.len());

@@ -10,17 +10,11 @@
 
 use proptest::prelude::*;
 use runtime::cc::{afforest, count_components, AfforestOptions};
-use runtime::generate::GenSpec;
 use runtime::gpu::cc::emulate;
 use runtime::graph::{build, BuildOptions, EdgeList, Graph};
 use vertex_tests as oracle;
 
-fn generated(spec: &str) -> Graph<u32> {
-    let g = GenSpec::parse(spec).unwrap().unwrap();
-    let mut el = g.generate().unwrap();
-    el.weights = None;
-    build(&el, g.default_build_options()).unwrap()
-}
+use vertex_tests::unweighted as generated;
 
 fn graph(n: usize, edges: Vec<[u32; 2]>, undirected: bool) -> Graph<u32> {
     let el = EdgeList::<u32> {

@@ -5,34 +5,14 @@
 use runtime::cpu::gather as cpu;
 use runtime::cpu::gather_async::{self, AsyncOrder};
 use runtime::gather::{Direction, GatherOptions, StopReason};
-use runtime::generate::GenSpec;
 use runtime::gpu::gather::{self as gpu, GatherGpuOptions};
 use runtime::graph::{build, BuildOptions, EdgeList, Graph};
 use vertex_examples::programs::{kcore, pagerank, pagerank_delta};
 use vertex_tests as oracle;
 
-fn generated(spec: &str) -> Graph<u32> {
-    let g = GenSpec::parse(spec).unwrap().unwrap();
-    let mut el = g.generate().unwrap();
-    el.weights = None;
-    build(&el, g.default_build_options()).unwrap()
-}
+use vertex_tests::unweighted as generated;
 
-fn directed(n: u32, edges: &[[u32; 2]]) -> Graph<u32> {
-    let el = EdgeList::<u32> {
-        num_vertices: n as usize,
-        edges: edges.to_vec(),
-        weights: None,
-    };
-    build(
-        &el,
-        BuildOptions {
-            symmetrize: false,
-            ..BuildOptions::default()
-        },
-    )
-    .unwrap()
-}
+use vertex_tests::directed;
 
 fn close(a: &[f64], b: &[f64], rel: f64) {
     assert_eq!(a.len(), b.len());

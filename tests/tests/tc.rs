@@ -4,16 +4,10 @@
 //! vertices), and random small edge lists.
 
 use proptest::prelude::*;
-use runtime::generate::GenSpec;
 use runtime::graph::{build, BuildOptions, EdgeList, Graph};
 use runtime::oracle;
 
-fn generated(spec: &str) -> Graph<u32> {
-    let g = GenSpec::parse(spec).unwrap().unwrap();
-    let mut el = g.generate().unwrap();
-    el.weights = None;
-    build(&el, g.default_build_options()).unwrap()
-}
+use vertex_tests::unweighted as generated;
 
 fn graph(n: usize, edges: &[[u32; 2]], opts: BuildOptions) -> Graph<u32> {
     let el = EdgeList::<u32> {

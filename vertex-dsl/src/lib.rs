@@ -67,7 +67,14 @@
 //!   [`Ctx::global`](prelude::Ctx::global) hands it to the next round), `MAX_ROUNDS`,
 //!   and `fn active(ctx, old, new) -> bool` for frontier-driven programs (only
 //!   vertices that changed send in the next round; push or pull is chosen per round
-//!   from the frontier's size).
+//!   from the frontier's size), with `fn accepts(state) -> bool` saying which
+//!   vertices may still change (settled ones are skipped, Beamer-style: visited
+//!   vertices in a traversal, peeled ones in k-core).
+//!
+//! Programs compose: `runtime::cpu::gather::run_from` (and the GPU's
+//! `run_gather_from`) start a program from another's states. Betweenness
+//! centrality ships that way (`examples/src/programs/bc.rs`: path counts forward on
+//! the graph, dependencies backward on its transpose).
 //!
 //! [`prelude::Ctx`] tells every operator its vertex, out- and in-degree, the vertex
 //! and edge counts and the round. The same module runs on the CPU

@@ -29,6 +29,8 @@ pub struct GatherChecked {
     pub asynchronous: bool,
     /// `priority(ctx, acc)` (2) or `priority(acc)` (1).
     pub priority_arity: Option<usize>,
+    /// The program defines `accepts(state)`.
+    pub accepts: bool,
 }
 
 const INTEGER: &[&str] = &["u32", "i32", "u64", "i64"];
@@ -249,6 +251,15 @@ pub fn check(cx: &Ctxt, p: &Program) -> Option<GatherChecked> {
             Ret::Bool,
         )
     });
+    let accepts = p.accepts.as_ref().and_then(|f| {
+        if p.active.is_none() {
+            cx.error_spanned_by(
+                &f.sig.ident,
+                "`accepts` lets frontier-driven programs skip settled vertices; a dense program (no `fn active`) applies every vertex every round: remove it",
+            );
+        }
+        check_fn(cx, f, &[1], "fn accepts(state: State) -> bool", Ret::Bool)
+    });
     let reduce_arity = p.reduce.as_ref().and_then(|f| {
         check_fn(
             cx,
@@ -328,6 +339,7 @@ pub fn check(cx: &Ctxt, p: &Program) -> Option<GatherChecked> {
         reduce_arity,
         asynchronous,
         priority_arity,
+        accepts: accepts.is_some(),
     })
 }
 

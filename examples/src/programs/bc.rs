@@ -71,6 +71,9 @@ pub mod bc_paths {
     pub fn active(_old: State, new: State) -> bool {
         new.fresh != 0
     }
+    pub fn accepts(s: State) -> bool {
+        s.depth == UNREACHED // reached vertices keep their count: skip their edges
+    }
 }
 
 /// Backward phase: dependencies, deepest level first (run on the transposed graph).
@@ -118,6 +121,9 @@ pub mod bc_deps {
     }
     pub fn active(old: State, new: State) -> bool {
         old.done == 0 && new.done != 0
+    }
+    pub fn accepts(s: State) -> bool {
+        s.done == 0
     }
     pub fn reduce(_old: State, s: State) -> f64 {
         if s.done == 0 {

@@ -64,6 +64,9 @@ pub mod kcore {
     pub fn active(old: State, new: State) -> bool {
         old.core == ALIVE && new.core != ALIVE
     }
+    pub fn accepts(s: State) -> bool {
+        s.core == ALIVE // peeled vertices ignore removals
+    }
     pub fn reduce(_old: State, s: State) -> f64 {
         if s.core == ALIVE {
             s.degree as f64

@@ -333,6 +333,45 @@ impl<P: GatherProgram> Engine<'_, P> {
             .reduce(Self::zero, Self::fold)
     }
 
+    /// `apply(acc)` to `v`, counted in the round's tally (`edges`: the in-edges
+    /// gathered); returns the context and the new state.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn apply_counted(
+        &self,
+        state: &Cells<P::State>,
+        v: usize,
+        round: u32,
+        global: f64,
+        acc: P::Acc,
+        edges: usize,
+        t: &mut Tally,
+    ) -> (Ctx, P::State) {
+        let ctx = self.ctx(v, round, global);
+        let old = state.get(v);
+        let new = P::apply(ctx, old, acc);
+        state.set(v, new);
+        t.reduced = P::REDUCE.combine(t.reduced, P::reduce(ctx, old, new));
+        t.changed += (new != old) as u64;
+        t.edges += edges as u64;
+        (ctx, new)
+    }
+
+    /// Records dense round `round` in the report; `true` when the run stops.
+    fn close_dense_round(&self, report: &mut GatherReport, round: u32, t: Tally) -> bool {
+        report.rounds = round + 1;
+        report.edges_gathered += t.edges;
+        report.applies += self.n as u64;
+        report.reduced = t.reduced;
+        match self.r.dense_stop(round, t.reduced, t.changed) {
+            Some(stop) => {
+                report.stop = stop;
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Every vertex every round: emit pass, then gather fused with apply.
     fn run_dense(&self) -> GatherRun<P::State> {
         let start = Instant::now();
@@ -361,21 +400,10 @@ impl<P: GatherProgram> Engine<'_, P> {
                     let m = unsafe { msg.get_neighbour(u as usize) };
                     acc = P::combine(acc, P::gather(m, self.in_weight(e)));
                 }
-                let ctx = self.ctx(v, round, global);
-                let old = state.get(v);
-                let new = P::apply(ctx, old, acc);
-                state.set(v, new);
-                t.reduced = P::REDUCE.combine(t.reduced, P::reduce(ctx, old, new));
-                t.changed += (new != old) as u64;
-                t.edges += (hi - lo) as u64;
+                self.apply_counted(&state, v, round, global, acc, hi - lo, t);
             });
-            report.rounds = round + 1;
-            report.edges_gathered += t.edges;
-            report.applies += self.n as u64;
-            report.reduced = t.reduced;
             global = t.reduced;
-            if let Some(stop) = self.r.dense_stop(round, t.reduced, t.changed) {
-                report.stop = stop;
+            if self.close_dense_round(&mut report, round, t) {
                 break;
             }
         }
@@ -418,22 +446,11 @@ impl<P: GatherProgram> Engine<'_, P> {
                     let m = unsafe { msg.get_unchecked(u as usize) }.load();
                     acc = P::combine(acc, P::gather(m, self.in_weight(e)));
                 }
-                let ctx = self.ctx(v, round, global);
-                let old = state.get(v);
-                let new = P::apply(ctx, old, acc);
-                state.set(v, new);
+                let (ctx, new) = self.apply_counted(&state, v, round, global, acc, hi - lo, t);
                 msg[v].store(P::emit(ctx, new));
-                t.reduced = P::REDUCE.combine(t.reduced, P::reduce(ctx, old, new));
-                t.changed += (new != old) as u64;
-                t.edges += (hi - lo) as u64;
             });
-            report.rounds = round + 1;
-            report.edges_gathered += t.edges;
-            report.applies += self.n as u64;
-            report.reduced = t.reduced;
             global = t.reduced;
-            if let Some(stop) = self.r.dense_stop(round, t.reduced, t.changed) {
-                report.stop = stop;
+            if self.close_dense_round(&mut report, round, t) {
                 break;
             }
         }
@@ -526,6 +543,9 @@ impl<P: GatherProgram> Engine<'_, P> {
                             );
                             for e in lo..hi {
                                 let v = self.out_targets[e] as usize;
+                                if P::ACCEPTS && !P::accepts(state.get(v)) {
+                                    continue; // settled: applying would change nothing
+                                }
                                 P::combine_atomic(&acc[v], P::gather(mu, self.out_weight(e)));
                                 if test_and_set(&received, v) {
                                     out.push(v as u32);
@@ -561,6 +581,9 @@ impl<P: GatherProgram> Engine<'_, P> {
                         .with_min_len(GRAIN)
                         .filter(|&v| {
                             let v = v as usize;
+                            if P::ACCEPTS && !P::accepts(state.get(v)) {
+                                return false; // settled: skip its in-edges (Beamer)
+                            }
                             let (lo, hi) =
                                 (self.in_offsets[v] as usize, self.in_offsets[v + 1] as usize);
                             let mut a = P::identity();

@@ -131,6 +131,15 @@ pub fn expand(p: &Program, c: &GatherChecked) -> TokenStream {
         }),
     };
     let asynchronous = c.asynchronous;
+    let has_accepts = c.accepts;
+    let accepts = if c.accepts {
+        quote!(accepts(state))
+    } else {
+        quote!({
+            let _ = state;
+            true
+        })
+    };
     let priority = match c.priority_arity {
         Some(2) => quote!(priority(ctx, acc)),
         Some(_) => quote!({
@@ -174,6 +183,7 @@ pub fn expand(p: &Program, c: &GatherChecked) -> TokenStream {
                 const TOLERANCE: ::core::option::Option<f64> = #tolerance;
                 const DIRECTION: #g::Direction = #g::Direction::#direction;
                 const ASYNC: bool = #asynchronous;
+                const ACCEPTS: bool = #has_accepts;
 
                 #[inline(always)]
                 fn init(ctx: #g::Ctx) -> #state {
@@ -210,6 +220,10 @@ pub fn expand(p: &Program, c: &GatherChecked) -> TokenStream {
                 #[inline(always)]
                 fn reduce(ctx: #g::Ctx, old: #state, new: #state) -> f64 {
                     #reduce
+                }
+                #[inline(always)]
+                fn accepts(state: #state) -> bool {
+                    #accepts
                 }
                 #[inline(always)]
                 fn priority(ctx: #g::Ctx, acc: #acc) -> u32 {
