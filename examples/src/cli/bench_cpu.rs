@@ -184,18 +184,7 @@ pub fn run(a: BenchCpuArgs) -> anyhow::Result<()> {
         }
     }
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let threads = if a.threads.is_empty() {
-        let mut t: Vec<usize> = (0..)
-            .map(|k| 1usize << k)
-            .take_while(|&t| t <= cpus)
-            .collect();
-        if !t.contains(&cpus) {
-            t.push(cpus);
-        }
-        t
-    } else {
-        a.threads.clone()
-    };
+    let threads = thread_counts(&a.threads);
     let work = a
         .work
         .clone()
@@ -246,6 +235,22 @@ pub fn run(a: BenchCpuArgs) -> anyhow::Result<()> {
     }
     print_json(&serde_json::json!({ "host": host, "jobs": jobs }))?;
     Ok(())
+}
+
+/// `given`, or by default 1, every power of two up to the CPU count, and that count.
+pub(super) fn thread_counts(given: &[usize]) -> Vec<usize> {
+    if !given.is_empty() {
+        return given.to_vec();
+    }
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut t: Vec<usize> = (0..)
+        .map(|k| 1usize << k)
+        .take_while(|&t| t <= cpus)
+        .collect();
+    if !t.contains(&cpus) {
+        t.push(cpus);
+    }
+    t
 }
 
 pub(super) fn slug(s: &str) -> String {

@@ -29,8 +29,8 @@ use runtime::plot::{panels_svg, Panel, Series};
 use serde::Serialize;
 
 use super::bench_cpu::{
-    gapbs_run, load_unweighted, load_weighted, mean, pick_roots, slug, sweep_threads, write_gapbs,
-    Point,
+    gapbs_run, load_unweighted, load_weighted, mean, pick_roots, slug, sweep_threads,
+    thread_counts, write_gapbs, Point,
 };
 use super::bench_gap_kernels::{make, Params};
 use super::report::print_json;
@@ -311,18 +311,7 @@ pub fn run(a: GapArgs) -> anyhow::Result<()> {
         }
     }
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let threads = if a.threads.is_empty() {
-        let mut t: Vec<usize> = (0..)
-            .map(|k| 1usize << k)
-            .take_while(|&t| t <= cpus)
-            .collect();
-        if !t.contains(&cpus) {
-            t.push(cpus);
-        }
-        t
-    } else {
-        a.threads.clone()
-    };
+    let threads = thread_counts(&a.threads);
     let tmax = threads.iter().copied().max().unwrap_or(1);
     let work = a
         .work
@@ -357,6 +346,13 @@ pub fn run(a: GapArgs) -> anyhow::Result<()> {
         pr_tolerance: a.pr_tolerance,
         pr_max_rounds: a.pr_max_rounds,
     };
+    let ctx = Ctx {
+        a: &a,
+        p: &params,
+        threads: &threads,
+        tmax,
+        dev: gpu.as_ref().map_err(|e| e.as_str()),
+    };
     let mut rows = Vec::new();
     for spec in &a.graphs {
         eprintln!("{spec}: loading, writing the gapbs files");
@@ -369,7 +365,7 @@ pub fn run(a: GapArgs) -> anyhow::Result<()> {
         );
         for &k in &a.kernels {
             eprintln!("{} on {spec}", k.name());
-            let row = bench_row(k, &gg, &params, &a, &threads, tmax, gpu.as_ref().ok());
+            let row = bench_row(k, &gg, &ctx);
             rows.push(row);
         }
     }
@@ -399,16 +395,18 @@ pub fn run(a: GapArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Benchmarks kernel `k` on `gg`; errors end up in the row.
-fn bench_row(
-    k: Kernel,
-    gg: &GapGraph,
-    p: &Params,
-    a: &GapArgs,
-    threads: &[usize],
+/// What every row's benchmark shares.
+struct Ctx<'a> {
+    a: &'a GapArgs,
+    p: &'a Params,
+    threads: &'a [usize],
     tmax: usize,
-    dev: Option<&Device>,
-) -> Row {
+    /// The GPU, or why there is none.
+    dev: Result<&'a Device, &'a str>,
+}
+
+/// Benchmarks kernel `k` on `gg`; errors end up in the row.
+fn bench_row(k: Kernel, gg: &GapGraph, c: &Ctx) -> Row {
     let mut row = Row {
         kernel: k,
         graph: gg.label.clone(),
@@ -424,30 +422,21 @@ fn bench_row(
         ours_verified: false,
         gapbs_verified: None,
         gpu: None,
-        gpu_note: dev.is_none().then(|| "no GPU".into()),
+        gpu_note: c.dev.err().map(str::to_string),
         error: None,
     };
-    if let Err(e) = fill_row(&mut row, k, gg, p, a, threads, tmax, dev) {
+    if let Err(e) = fill_row(&mut row, k, gg, c) {
         eprintln!("  ERROR: {e:#}");
         row.error = Some(format!("{e:#}"));
     }
     row
 }
 
-#[allow(clippy::too_many_arguments)]
-fn fill_row(
-    row: &mut Row,
-    k: Kernel,
-    gg: &GapGraph,
-    p: &Params,
-    a: &GapArgs,
-    threads: &[usize],
-    tmax: usize,
-    dev: Option<&Device>,
-) -> anyhow::Result<()> {
+fn fill_row(row: &mut Row, k: Kernel, gg: &GapGraph, c: &Ctx) -> anyhow::Result<()> {
+    let (p, tmax) = (c.p, c.tmax);
     let mut kernel = make(k, gg, p)?;
     row.detail = kernel.detail();
-    let bin = a.gapbs.as_ref().map(|d| d.join(k.name()));
+    let bin = c.a.gapbs.as_ref().map(|d| d.join(k.name()));
     let roots: Vec<Option<u32>> = if kernel.rooted() {
         gg.roots.iter().map(|&r| Some(r)).collect()
     } else {
@@ -465,7 +454,7 @@ fn fill_row(
     let labels = kernel.schedules();
     let mut ok = true;
     let points = sweep_threads(
-        threads,
+        c.threads,
         &labels,
         |i, t| {
             let (time, good) = kernel.ours(i, t)?;
@@ -483,7 +472,7 @@ fn fill_row(
     )?;
     row.points = points;
     row.ours_verified = ok;
-    if let Some(dev) = dev {
+    if let Ok(dev) = c.dev {
         match kernel.gpu(dev) {
             Ok((name, (seconds, verified))) => {
                 row.ours_verified &= verified;
