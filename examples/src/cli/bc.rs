@@ -75,16 +75,21 @@ struct Summary {
 /// The GPU with both phases' kernels loaded, or why not.
 fn open_gpu() -> Result<(Device, [runtime::gpu::gather::GatherKernels; 2]), String> {
     let dev = Device::open(0).map_err(|e| e.to_string())?;
-    let f = dev
-        .load_gather::<bc::bc_paths::Program>()
-        .map_err(|e| e.to_string())?;
-    let b = dev
-        .load_gather::<bc::bc_deps::Program>()
-        .map_err(|e| e.to_string())?;
-    Ok((dev, [f, b]))
+    let k = load_kernels(&dev).map_err(|e| e.to_string())?;
+    Ok((dev, k))
 }
 
-fn gpu_scores(
+/// Both phases' kernels (forward path counts, backward dependencies) on `dev`.
+pub(super) fn load_kernels(
+    dev: &Device,
+) -> runtime::Result<[runtime::gpu::gather::GatherKernels; 2]> {
+    let f = dev.load_gather::<bc::bc_paths::Program>()?;
+    let b = dev.load_gather::<bc::bc_deps::Program>()?;
+    Ok([f, b])
+}
+
+/// Scores from `sources` on the GPU (`t`: the transposed graph of a directed `g`).
+pub(super) fn gpu_scores(
     dev: &Device,
     k: &[runtime::gpu::gather::GatherKernels; 2],
     g: &Graph<u32>,

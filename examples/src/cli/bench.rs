@@ -23,6 +23,9 @@ use vertex_examples::programs::bfs;
 pub enum BenchCommand {
     /// Graph500 BFS: construction, BFS from random roots, validation, TEPS.
     Graph500(Graph500Args),
+    /// The GAP suite's six kernels (bfs sssp pr cc bc tc), ours (CPU, GPU when
+    /// usable) vs gapbs on the same graphs, every result verified.
+    Gap(super::bench_gap::GapArgs),
 }
 
 /// The engine under test.
@@ -130,6 +133,7 @@ struct Output<'a> {
 pub fn run(c: BenchCommand) -> anyhow::Result<()> {
     match c {
         BenchCommand::Graph500(a) => graph500_cmd(a),
+        BenchCommand::Gap(a) => super::bench_gap::run(a),
     }
 }
 

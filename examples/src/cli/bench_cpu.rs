@@ -81,11 +81,12 @@ pub(super) struct Point {
     pub threads: usize,
     /// Median time over trials, seconds (BFS/SSSP: mean of that over roots).
     pub ours: Vec<(String, f64)>,
-    ours_best: f64,
-    ours_best_schedule: String,
-    pub gapbs: f64,
+    pub ours_best: f64,
+    pub ours_best_schedule: String,
+    /// gapbs's median time (none when gapbs was not run).
+    pub gapbs: Option<f64>,
     /// ours_best / gapbs.
-    pub ratio: f64,
+    pub ratio: Option<f64>,
 }
 
 #[derive(Serialize)]
@@ -183,18 +184,7 @@ pub fn run(a: BenchCpuArgs) -> anyhow::Result<()> {
         }
     }
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let threads = if a.threads.is_empty() {
-        let mut t: Vec<usize> = (0..)
-            .map(|k| 1usize << k)
-            .take_while(|&t| t <= cpus)
-            .collect();
-        if !t.contains(&cpus) {
-            t.push(cpus);
-        }
-        t
-    } else {
-        a.threads.clone()
-    };
+    let threads = thread_counts(&a.threads);
     let work = a
         .work
         .clone()
@@ -235,8 +225,8 @@ pub fn run(a: BenchCpuArgs) -> anyhow::Result<()> {
                 p.threads,
                 p.ours_best * 1e3,
                 p.ours_best_schedule,
-                p.gapbs * 1e3,
-                p.ratio
+                p.gapbs.unwrap_or(f64::NAN) * 1e3,
+                p.ratio.unwrap_or(f64::NAN)
             );
         }
         if let Detail::PageRank(d) = &j.detail {
@@ -245,6 +235,22 @@ pub fn run(a: BenchCpuArgs) -> anyhow::Result<()> {
     }
     print_json(&serde_json::json!({ "host": host, "jobs": jobs }))?;
     Ok(())
+}
+
+/// `given`, or by default 1, every power of two up to the CPU count, and that count.
+pub(super) fn thread_counts(given: &[usize]) -> Vec<usize> {
+    if !given.is_empty() {
+        return given.to_vec();
+    }
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut t: Vec<usize> = (0..)
+        .map(|k| 1usize << k)
+        .take_while(|&t| t <= cpus)
+        .collect();
+    if !t.contains(&cpus) {
+        t.push(cpus);
+    }
+    t
 }
 
 pub(super) fn slug(s: &str) -> String {
@@ -291,7 +297,7 @@ fn write_job(out: &Path, host: &Host, job: &Job) -> anyhow::Result<()> {
         names.len(),
         job.points
             .iter()
-            .map(|p| (p.threads as f64, p.gapbs * 1e3))
+            .filter_map(|p| Some((p.threads as f64, p.gapbs? * 1e3)))
             .collect(),
     ));
     let ratio: Vec<Series> = vec![(
@@ -299,7 +305,7 @@ fn write_job(out: &Path, host: &Host, job: &Job) -> anyhow::Result<()> {
         0,
         job.points
             .iter()
-            .map(|p| (p.threads as f64, p.ratio))
+            .filter_map(|p| Some((p.threads as f64, p.ratio?)))
             .collect(),
     )];
     let time_title = match job.detail {
@@ -334,7 +340,7 @@ fn write_job(out: &Path, host: &Host, job: &Job) -> anyhow::Result<()> {
 /// Writes `g` in gapbs's serialized format (`.sg`, or `.wsg` with int32 weights):
 /// `bool directed, i64 edges, i64 nodes, i64 offsets[n+1], neighbours`, then the
 /// inverse graph the same way when directed.
-fn write_gapbs<W: runtime::graph::Weight>(
+pub(super) fn write_gapbs<W: runtime::graph::Weight>(
     g: &Graph<W>,
     path: &Path,
     weight: impl Fn(W) -> i32,
@@ -373,7 +379,7 @@ fn write_gapbs<W: runtime::graph::Weight>(
 }
 
 /// Roots with degree > 0, reproducibly shuffled.
-fn pick_roots<W: runtime::graph::Weight>(g: &Graph<W>, count: usize) -> Vec<u32> {
+pub(super) fn pick_roots<W: runtime::graph::Weight>(g: &Graph<W>, count: usize) -> Vec<u32> {
     let n = g.num_vertices() as u64;
     let mut roots = Vec::new();
     let mut k = 0u64;
@@ -482,7 +488,7 @@ pub(super) fn median_of<T>(
 /// Our side: median over trials of `schedule` from `root` (`bulk`: obim's
 /// gapbs-style bulk delta-stepping path instead of soft-priority obim).
 #[allow(clippy::too_many_arguments)]
-fn ours_run<P: VertexProgram>(
+pub(super) fn ours_run<P: VertexProgram>(
     g: &Graph<P::Weight>,
     root: u32,
     schedule: Schedule,
@@ -523,6 +529,21 @@ pub(super) fn load_unweighted(spec: &str, work: &Path) -> anyhow::Result<(Graph<
     Ok((g, file))
 }
 
+/// Loads `spec` with weights (its own for grids and weighted files, else
+/// random 1..255, the same both ways) and writes it for gapbs as `WORK/<slug>.wsg`.
+pub(super) fn load_weighted(spec: &str, work: &Path) -> anyhow::Result<(Graph<u32>, PathBuf)> {
+    let native_weights = matches!(GenSpec::parse(spec), Some(Ok(GenSpec::Grid { .. })))
+        || runtime::load::weight_kind_of(spec)?.is_some();
+    let opts = LoadOptions {
+        random_weights: (!native_weights).then_some((1, 255, 1)),
+        ..LoadOptions::default()
+    };
+    let g = load_graph::<u32>(spec, &opts)?.graph;
+    let file = work.join(format!("{}.wsg", slug(spec)));
+    write_gapbs(&g, &file, |w| w.min(i32::MAX as u32) as i32)?;
+    Ok((g, file))
+}
+
 fn bench_bfs(s: &Setup, spec: &str) -> anyhow::Result<Job> {
     let (a, threads, work, bin) = (s.a, s.threads, s.work, s.bin);
     let (g, file) = load_unweighted(spec, work)?;
@@ -536,15 +557,7 @@ fn bench_bfs(s: &Setup, spec: &str) -> anyhow::Result<Job> {
 
 fn bench_sssp(s: &Setup, spec: &str) -> anyhow::Result<Job> {
     let (a, threads, work, bin) = (s.a, s.threads, s.work, s.bin);
-    let native_weights = matches!(GenSpec::parse(spec), Some(Ok(GenSpec::Grid { .. })))
-        || runtime::load::weight_kind_of(spec)?.is_some();
-    let opts = LoadOptions {
-        random_weights: (!native_weights).then_some((1, 255, 1)),
-        ..LoadOptions::default()
-    };
-    let g = load_graph::<u32>(spec, &opts)?.graph;
-    let file = work.join(format!("{}.wsg", slug(spec)));
-    write_gapbs(&g, &file, |w| w.min(i32::MAX as u32) as i32)?;
+    let (g, file) = load_weighted(spec, work)?;
     let roots = pick_roots(&g, a.roots);
     let expect = runtime::oracle::dijkstra(g.csr(), roots[0]);
     let tmax = threads.iter().copied().max().unwrap_or(1);
@@ -684,12 +697,13 @@ impl Variant {
 
 /// The per-thread-count loop every kernel shares: at each thread count, each of
 /// our variants (`ours(variant index, threads)`, seconds) and then gapbs
-/// (`gapbs(threads)`, seconds), one [`Point`] per thread count.
+/// (`gapbs(threads)`, seconds, none when gapbs is not run), one [`Point`] per
+/// thread count.
 pub(super) fn sweep_threads(
     threads: &[usize],
     labels: &[String],
     mut ours: impl FnMut(usize, usize) -> anyhow::Result<f64>,
-    mut gapbs: impl FnMut(usize) -> anyhow::Result<f64>,
+    mut gapbs: impl FnMut(usize) -> anyhow::Result<Option<f64>>,
 ) -> anyhow::Result<Vec<Point>> {
     let mut points = Vec::new();
     for &t in threads {
@@ -750,7 +764,7 @@ where
                 }
                 per_root.push(run.time);
             }
-            Ok(mean(&per_root))
+            Ok(Some(mean(&per_root)))
         },
     )?;
     Ok(Measured {
@@ -760,15 +774,15 @@ where
     })
 }
 
-fn schedule_label(s: Schedule) -> String {
+pub(super) fn schedule_label(s: Schedule) -> String {
     runtime::cpu::compare::schedule_name(s).to_string()
 }
 
-fn mean(v: &[f64]) -> f64 {
+pub(super) fn mean(v: &[f64]) -> f64 {
     v.iter().sum::<f64>() / v.len().max(1) as f64
 }
 
-fn point(threads: usize, ours: Vec<(String, f64)>, gapbs: f64) -> Point {
+fn point(threads: usize, ours: Vec<(String, f64)>, gapbs: Option<f64>) -> Point {
     let (name, best) = ours
         .iter()
         .min_by(|a, b| a.1.total_cmp(&b.1))
@@ -780,6 +794,6 @@ fn point(threads: usize, ours: Vec<(String, f64)>, gapbs: f64) -> Point {
         ours_best: best,
         ours_best_schedule: name,
         gapbs,
-        ratio: best / gapbs,
+        ratio: gapbs.map(|g| best / g),
     }
 }

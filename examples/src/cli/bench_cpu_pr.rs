@@ -163,7 +163,11 @@ pub(super) fn bench_pr(s: &Setup, spec: &str) -> anyhow::Result<Job> {
             }
             Ok(time)
         },
-        |t| Ok(gapbs_run(bin, &file, None, a.trials, t, &limits, false)?.time),
+        |t| {
+            Ok(Some(
+                gapbs_run(bin, &file, None, a.trials, t, &limits, false)?.time,
+            ))
+        },
     )?;
 
     let ours_gapbs_error = runtime::oracle::pagerank_residual(g.csr(), &ranks, damping);
@@ -172,11 +176,11 @@ pub(super) fn bench_pr(s: &Setup, spec: &str) -> anyhow::Result<Job> {
     let ratio_per_round = match gapbs_rounds {
         Some(gr) if ours_rounds > 0 => points
             .iter()
-            .map(|p| {
-                (
+            .filter_map(|p| {
+                Some((
                     p.threads,
-                    p.ours[0].1 / p.gapbs * gr as f64 / ours_rounds as f64,
-                )
+                    p.ours[0].1 / p.gapbs? * gr as f64 / ours_rounds as f64,
+                ))
             })
             .collect(),
         _ => Vec::new(),
@@ -228,7 +232,7 @@ fn rel_diff(x: f64, y: f64) -> f64 {
 
 /// Our ranks against the oracle's: per vertex, relative difference ≤ 1e-6 or
 /// absolute ≤ 1e-12.
-fn agrees(ours: &[f64], expect: &[f64]) -> bool {
+pub(super) fn agrees(ours: &[f64], expect: &[f64]) -> bool {
     ours.len() == expect.len()
         && ours.iter().zip(expect).all(|(x, y)| {
             let d = (x - y).abs();

@@ -5,6 +5,8 @@ mod bc;
 mod bench;
 mod bench_cpu;
 mod bench_cpu_pr;
+mod bench_gap;
+mod bench_gap_kernels;
 mod compare;
 mod compare_pr;
 mod convert;
@@ -46,7 +48,7 @@ pub enum Command {
     Compare(compare::CompareArgs),
     /// Benchmark our CPU BFS/SSSP against gapbs on the same graphs (writes docs/results).
     BenchCpu(bench_cpu::BenchCpuArgs),
-    /// Standard benchmarks (Graph500 BFS), results under docs/results.
+    /// Standard benchmarks (Graph500 BFS, the GAP suite), results under docs/results.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
     #[command(flatten)]
