@@ -130,7 +130,7 @@ fn worth_ranking_by_degree<W: Weight>(csr: &crate::graph::Csr<W>) -> bool {
         .map(|k| {
             let v =
                 crate::generate::rng::below(crate::generate::rng::hash3(31, 7, k as u64), n as u64);
-            csr.degree(v as u32) as u64
+            csr.degree(v as u32)
         })
         .collect();
     degrees.sort_unstable();
