@@ -99,7 +99,7 @@ pub struct GapArgs {
     /// Skip the GPU column even when a GPU is usable.
     #[arg(long)]
     pub no_gpu: bool,
-    /// Where to write gap-<label>.json and .svg.
+    /// Where to write `gap-<label>.json` and `.svg`.
     #[arg(long, default_value = "docs/results")]
     pub out: PathBuf,
     /// The file name's label (default: the host name).
@@ -353,6 +353,18 @@ pub fn run(a: GapArgs) -> anyhow::Result<()> {
         tmax,
         dev: gpu.as_ref().map_err(|e| e.as_str()),
     };
+    let base = format!("gap-{}", slug(&label));
+    let json = a.out.join(format!("{base}.json"));
+    // Rewritten after every row, so a run cut off by a time limit keeps what it
+    // measured (`"complete": false` until the last row).
+    let save = |rows: &[Row], complete: bool| -> anyhow::Result<serde_json::Value> {
+        let doc = serde_json::json!({ "host": &host, "complete": complete, "rows": rows });
+        let tmp = json.with_extension("json.tmp");
+        std::fs::write(&tmp, serde_json::to_string_pretty(&doc)?)
+            .with_context(|| format!("writing {}", tmp.display()))?;
+        std::fs::rename(&tmp, &json).with_context(|| format!("writing {}", json.display()))?;
+        Ok(doc)
+    };
     let mut rows = Vec::new();
     for spec in &a.graphs {
         eprintln!("{spec}: loading, writing the gapbs files");
@@ -367,14 +379,11 @@ pub fn run(a: GapArgs) -> anyhow::Result<()> {
             eprintln!("{} on {spec}", k.name());
             let row = bench_row(k, &gg, &ctx);
             rows.push(row);
+            save(&rows, false)?;
         }
     }
     let table = table(&rows, tmax);
-    let base = format!("gap-{}", slug(&label));
-    let json = a.out.join(format!("{base}.json"));
-    let doc = serde_json::json!({ "host": host, "rows": rows });
-    std::fs::write(&json, serde_json::to_string_pretty(&doc)?)
-        .with_context(|| format!("writing {}", json.display()))?;
+    let doc = save(&rows, true)?;
     let svg = a.out.join(format!("{base}.svg"));
     chart(&rows, &svg, tmax, &host)?;
     if a.json {
