@@ -149,6 +149,15 @@ pub fn bc_cmd(a: BcArgs) -> anyhow::Result<()> {
                 loaded.source
             );
         }
+        if s.len() < a.sources {
+            bail!(
+                "--sources {}: only {} vertices of {} have out-edges (sources are distinct); ask for at most {}, or list sources with --source",
+                a.sources,
+                s.len(),
+                loaded.source,
+                s.len()
+            );
+        }
         s
     } else {
         for &s in &a.source {
