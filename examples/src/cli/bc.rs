@@ -16,8 +16,8 @@ use runtime::load::{load_graph, LoadOptions};
 use serde::Serialize;
 use vertex_examples::programs::bc;
 
+use super::common::KernelArgs;
 use super::report::{print_json, secs};
-use super::run::Backend;
 
 #[derive(Args, Debug, Clone)]
 pub struct BcArgs {
@@ -26,6 +26,8 @@ pub struct BcArgs {
     /// directions, as in gapbs.
     #[arg(default_value = "kron:16")]
     pub graph: String,
+    #[command(flatten)]
+    pub common: KernelArgs,
     /// How many sources: random vertices with out-degree > 0, reproducible from
     /// --seed (gapbs `-i`).
     #[arg(long, default_value_t = 4)]
@@ -36,23 +38,12 @@ pub struct BcArgs {
     /// Seed of the source picker.
     #[arg(long, default_value_t = 27491095)]
     pub seed: u64,
-    #[arg(long, value_enum, default_value_t = Backend::Auto)]
-    pub backend: Backend,
-    /// CPU worker threads (default: all cores).
-    #[arg(long)]
-    pub threads: Option<usize>,
     /// Make the graph undirected (both directions, no self-loops or duplicates).
     #[arg(long)]
     pub symmetrize: bool,
-    /// Check the scores against the sequential Brandes oracle (relative 1e-9).
-    #[arg(long)]
-    pub validate: bool,
     /// Write `vertex score` lines to FILE.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
-    /// Print one JSON object instead of text.
-    #[arg(long)]
-    pub json: bool,
 }
 
 #[derive(Serialize)]
@@ -113,20 +104,7 @@ pub(super) fn gpu_scores(
 }
 
 pub fn bc_cmd(a: BcArgs) -> anyhow::Result<()> {
-    let (gpu, note) = match a.backend {
-        Backend::Cpu => (None, None),
-        Backend::Gpu => (
-            Some(open_gpu().map_err(|e| anyhow::anyhow!("--backend gpu: {e}"))?),
-            None,
-        ),
-        Backend::Auto => match open_gpu() {
-            Ok((d, k)) => {
-                let note = format!("auto: using GPU 0 ({})", d.info().name);
-                (Some((d, k)), Some(note))
-            }
-            Err(e) => (None, Some(format!("auto: using the CPU ({e})"))),
-        },
-    };
+    let (gpu, note) = super::common::pick_gpu(a.common.backend, open_gpu)?;
     let lo = LoadOptions {
         ignore_weights: true,
         build: a.symmetrize.then(BuildOptions::undirected),
@@ -175,10 +153,13 @@ pub fn bc_cmd(a: BcArgs) -> anyhow::Result<()> {
     let t_run = Instant::now();
     let (scores, backend) = match &gpu {
         Some((dev, k)) => (gpu_scores(dev, k, g, transposed.as_ref(), &sources)?, "gpu"),
-        None => (bc::cpu(g, transposed.as_ref(), &sources, a.threads)?, "cpu"),
+        None => (
+            bc::cpu(g, transposed.as_ref(), &sources, a.common.threads)?,
+            "cpu",
+        ),
     };
     let time_s = secs(t_run.elapsed());
-    let validated = a.validate.then(|| {
+    let validated = a.common.validate.then(|| {
         let expect = runtime::oracle::betweenness(g.csr(), &sources);
         scores
             .iter()
@@ -219,7 +200,7 @@ pub fn bc_cmd(a: BcArgs) -> anyhow::Result<()> {
         top,
         validated,
     };
-    if a.json {
+    if a.common.json {
         print_json(&summary)?;
     } else {
         println!(

@@ -20,6 +20,7 @@ use runtime::load::{load_graph, LoadOptions};
 use serde::Serialize;
 use vertex_examples::programs::{kcore, pagerank, pagerank_delta};
 
+use super::common::KernelArgs;
 use super::report::{print_json, secs};
 use super::run::Backend;
 
@@ -52,11 +53,8 @@ pub struct GatherArgs {
     /// Graph file or generator spec (kron:S or kron:S:E, uniform:N:M, grid:WxH).
     #[arg(default_value = "kron:16")]
     pub graph: String,
-    #[arg(long, value_enum, default_value_t = Backend::Auto)]
-    pub backend: Backend,
-    /// CPU worker threads (default: all cores).
-    #[arg(long)]
-    pub threads: Option<usize>,
+    #[command(flatten)]
+    pub common: KernelArgs,
     /// CPU schedule: rounds, or data-driven for programs that allow it (pr-delta).
     #[arg(long, value_enum, default_value_t = GatherSchedule::Sync)]
     pub schedule: GatherSchedule,
@@ -75,15 +73,9 @@ pub struct GatherArgs {
     /// Make the graph undirected (both directions, no self-loops or duplicates).
     #[arg(long)]
     pub symmetrize: bool,
-    /// Check the result against the sequential oracle (power iteration; peeling).
-    #[arg(long)]
-    pub validate: bool,
     /// Write `vertex value` lines to FILE.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
-    /// Print one JSON object instead of text.
-    #[arg(long)]
-    pub json: bool,
 }
 
 #[derive(Serialize)]
@@ -219,7 +211,7 @@ fn run<P: GatherProgram>(a: GatherArgs, shape: Shape<P>) -> anyhow::Result<()> {
             P::NAME
         );
     }
-    if a.schedule == GatherSchedule::GaussSeidel && a.backend == Backend::Gpu {
+    if a.schedule == GatherSchedule::GaussSeidel && a.common.backend == Backend::Gpu {
         bail!("--schedule gauss-seidel runs on the CPU; the GPU runs Jacobi rounds (use --backend cpu)");
     }
     let order = match a.schedule {
@@ -235,7 +227,7 @@ fn run<P: GatherProgram>(a: GatherArgs, shape: Shape<P>) -> anyhow::Result<()> {
         );
     }
     let cpu_only = order.is_some() || a.schedule == GatherSchedule::GaussSeidel;
-    let (gpu, note) = match (a.backend, cpu_only) {
+    let (gpu, note) = match (a.common.backend, cpu_only) {
         (Backend::Cpu, _) => (None, None),
         (Backend::Gpu, true) => {
             bail!("--schedule async/obim runs on the CPU; the GPU runs rounds (use --backend cpu)")
@@ -256,7 +248,7 @@ fn run<P: GatherProgram>(a: GatherArgs, shape: Shape<P>) -> anyhow::Result<()> {
             Err(e) => (None, Some(format!("auto: using the CPU ({e})"))),
         },
     };
-    if let (Some(n), false) = (&note, a.json) {
+    if let (Some(n), false) = (&note, a.common.json) {
         eprintln!("{n}");
     }
     let opts = GatherOptions {
@@ -268,7 +260,7 @@ fn run<P: GatherProgram>(a: GatherArgs, shape: Shape<P>) -> anyhow::Result<()> {
             DirectionArg::Auto => Direction::Auto,
         }),
         source: None,
-        threads: a.threads,
+        threads: a.common.threads,
         gauss_seidel: a.schedule == GatherSchedule::GaussSeidel,
     };
     let lo = LoadOptions {
@@ -308,6 +300,7 @@ fn run<P: GatherProgram>(a: GatherArgs, shape: Shape<P>) -> anyhow::Result<()> {
         }
     };
     let validated = a
+        .common
         .validate
         .then(|| (shape.agrees)(g, &opts, &report, &states));
     if let Some(path) = &a.output {
@@ -332,7 +325,7 @@ fn run<P: GatherProgram>(a: GatherArgs, shape: Shape<P>) -> anyhow::Result<()> {
         report,
         validated,
     };
-    if a.json {
+    if a.common.json {
         print_json(&summary)?;
     } else {
         println!(

@@ -7,6 +7,7 @@ mod bench_cpu;
 mod bench_cpu_pr;
 mod bench_gap;
 mod bench_gap_kernels;
+mod common;
 mod compare;
 mod compare_pr;
 mod convert;

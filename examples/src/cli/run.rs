@@ -180,20 +180,7 @@ fn afforest_cmd(a: RunArgs) -> anyhow::Result<()> {
     if a.gpus != 1 {
         bail!("--gpus {}: cc --algorithm afforest runs on one GPU", a.gpus);
     }
-    let (gpu, note) = match a.backend {
-        Backend::Cpu => (None, None),
-        Backend::Gpu => (
-            Some(open_cc_gpu().map_err(|e| anyhow::anyhow!("--backend gpu: {e}"))?),
-            None,
-        ),
-        Backend::Auto => match open_cc_gpu() {
-            Ok((d, k)) => {
-                let note = format!("auto: using GPU 0 ({})", d.info().name);
-                (Some((d, k)), Some(note))
-            }
-            Err(e) => (None, Some(format!("auto: using the CPU ({e})"))),
-        },
-    };
+    let (gpu, note) = super::common::pick_gpu(a.backend, open_cc_gpu)?;
     if let Some(n) = &note {
         if !a.json {
             eprintln!("{n}");
@@ -346,20 +333,7 @@ where
     }
     // Pick the backend first: a GPU request that cannot work fails before loading.
     // `--backend auto` keeps the first attempt's error: it is the note's text.
-    let (gpu, note) = match a.backend {
-        Backend::Cpu => (None, None),
-        Backend::Gpu => (
-            Some(open_gpu::<P>().map_err(|e| anyhow::anyhow!("--backend gpu: {e}"))?),
-            None,
-        ),
-        Backend::Auto => match open_gpu::<P>() {
-            Ok((d, k)) => {
-                let note = format!("auto: using GPU 0 ({})", d.info().name);
-                (Some((d, k)), Some(note))
-            }
-            Err(e) => (None, Some(format!("auto: using the CPU ({e})"))),
-        },
-    };
+    let (gpu, note) = super::common::pick_gpu(a.backend, open_gpu::<P>)?;
     if let Some(n) = &note {
         if !a.json {
             eprintln!("{n}");

@@ -14,8 +14,8 @@ use runtime::graph::BuildOptions;
 use runtime::load::{load_graph, LoadOptions};
 use serde::Serialize;
 
+use super::common::KernelArgs;
 use super::report::{print_json, secs};
-use super::run::Backend;
 
 /// Options of `vertex tc`.
 #[derive(Args, Debug, Clone)]
@@ -24,17 +24,8 @@ pub struct TcArgs {
     /// Made undirected (symmetrized, without self loops or parallel edges).
     #[arg(default_value = "kron:16")]
     pub graph: String,
-    #[arg(long, value_enum, default_value_t = Backend::Auto)]
-    pub backend: Backend,
-    /// CPU worker threads (default: all cores).
-    #[arg(long)]
-    pub threads: Option<usize>,
-    /// Check the count against the sequential oracle.
-    #[arg(long)]
-    pub validate: bool,
-    /// Print one JSON object instead of text.
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub common: KernelArgs,
 }
 
 #[derive(Serialize)]
@@ -77,18 +68,11 @@ fn source_is_symmetric(spec: &str) -> anyhow::Result<bool> {
 }
 
 pub fn tc_cmd(a: TcArgs) -> anyhow::Result<()> {
-    let (dev, note) = match a.backend {
-        Backend::Cpu => (None, None),
-        Backend::Gpu => (Some(Device::open(0).context("--backend gpu")?), None),
-        Backend::Auto => match Device::open(0) {
-            Ok(d) => {
-                let note = format!("auto: using GPU 0 ({})", d.info().name);
-                (Some(d), Some(note))
-            }
-            Err(e) => (None, Some(format!("auto: using the CPU ({e})"))),
-        },
-    };
-    if let (Some(n), false) = (&note, a.json) {
+    let (dev, note) = super::common::pick_gpu(a.common.backend, || {
+        Device::open(0).map(|d| (d, ())).map_err(|e| e.to_string())
+    })?;
+    let dev = dev.map(|(d, ())| d);
+    if let (Some(n), false) = (&note, a.common.json) {
         eprintln!("{n}");
     }
     let t_load = Instant::now();
@@ -104,7 +88,7 @@ pub fn tc_cmd(a: TcArgs) -> anyhow::Result<()> {
         load_graph::<u32>(&a.graph, &lo).with_context(|| format!("loading {}", a.graph))?;
     let load_s = secs(t_load.elapsed());
     let g = &loaded.graph;
-    if symmetrized && !a.json {
+    if symmetrized && !a.common.json {
         eprintln!(
             "{}: directed input made undirected (both directions, no self loops or parallel edges)",
             a.graph
@@ -123,7 +107,7 @@ pub fn tc_cmd(a: TcArgs) -> anyhow::Result<()> {
             )
         }
         None => {
-            let r = runtime::tc::count(g, a.threads)?;
+            let r = runtime::tc::count(g, a.common.threads)?;
             (
                 r.triangles,
                 secs(r.orient_time),
@@ -135,6 +119,7 @@ pub fn tc_cmd(a: TcArgs) -> anyhow::Result<()> {
         }
     };
     let validated = a
+        .common
         .validate
         .then(|| runtime::oracle::triangles(g.csr()) == triangles);
     let s = Summary {
@@ -154,7 +139,7 @@ pub fn tc_cmd(a: TcArgs) -> anyhow::Result<()> {
         load_s,
         validated,
     };
-    if a.json {
+    if a.common.json {
         print_json(&s)?;
     } else {
         println!(
