@@ -1,5 +1,6 @@
-//! `vertex bc|tc|cc` as a user runs them: validated results on small graphs, and
-//! clear refusals of bad input (exit status non-zero, the problem named).
+//! `vertex bc|tc|cc` (and `bench graph500 --json`) as a user runs them: validated
+//! results on small graphs, and clear refusals of bad input (exit status non-zero,
+//! the problem named once).
 
 use std::process::{Command, Output};
 
@@ -62,4 +63,23 @@ fn bad_input_is_refused_clearly() {
         &["tc", "no-such-file.el", "--backend", "cpu"],
         "no-such-file.el",
     );
+}
+
+#[test]
+fn bench_graph500_prints_json() {
+    let out = std::env::temp_dir().join(format!("vertex-g500-json-{}", std::process::id()));
+    let text = ok(&[
+        "bench",
+        "graph500",
+        "--scale",
+        "8",
+        "--roots",
+        "2",
+        "--json",
+        "--out",
+        out.to_str().expect("a UTF-8 temp path"),
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&text).expect("one JSON object on stdout");
+    assert_eq!(v["runs"].as_array().map(Vec::len), Some(1));
+    let _ = std::fs::remove_dir_all(&out);
 }

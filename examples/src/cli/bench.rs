@@ -97,6 +97,10 @@ pub struct Graph500Args {
     /// Where to write the JSON and SVG.
     #[arg(long, default_value = "docs/results")]
     pub out: PathBuf,
+    /// Print one JSON object (`{"runs": [...]}`, one entry per kernel and levels per
+    /// sync, as written to the files) on stdout; the report goes to stderr.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `--validator`.
@@ -201,6 +205,7 @@ fn graph500_cmd(a: Graph500Args) -> anyhow::Result<()> {
     };
     let mut first_hmean = None;
     let mut invalid = Vec::new();
+    let mut results = Vec::new();
     for (kernel, lps) in runs {
         let mec = kernel.map(|k| a.max_edge_count.unwrap_or(default_mec(k)));
         let sync = lps.unwrap_or(runtime::gpu::DEFAULT_LEVELS_PER_SYNC);
@@ -233,7 +238,11 @@ fn graph500_cmd(a: Graph500Args) -> anyhow::Result<()> {
                 lps.map_or("-".into(), |l| l.to_string())
             );
         }
-        print!("{}", report.output_block());
+        if a.json {
+            eprint!("{}", report.output_block());
+        } else {
+            print!("{}", report.output_block());
+        }
         match (first_hmean, report.teps.harmonic_mean) {
             (None, Some(h)) => first_hmean = Some(h),
             (Some(f), Some(h)) => {
@@ -265,6 +274,7 @@ fn graph500_cmd(a: Graph500Args) -> anyhow::Result<()> {
         let json = a.out.join(format!("{stem}.json"));
         std::fs::write(&json, serde_json::to_string_pretty(&out)?)
             .with_context(|| format!("writing {}", json.display()))?;
+        results.push(serde_json::to_value(&out)?);
         let svg = a.out.join(format!("{stem}.svg"));
         chart(&report, &svg)?;
         eprintln!("wrote {} and {}", json.display(), svg.display());
@@ -279,6 +289,9 @@ fn graph500_cmd(a: Graph500Args) -> anyhow::Result<()> {
                 report.roots.len()
             ));
         }
+    }
+    if a.json {
+        super::report::print_json(&serde_json::json!({ "runs": results }))?;
     }
     if !invalid.is_empty() {
         bail!("{}", invalid.join("; "));
