@@ -107,6 +107,17 @@ pub(crate) struct Resolved {
 }
 
 impl GatherOptions {
+    /// Refuses Gauss–Seidel rounds on an engine that has none (`why` says what it
+    /// runs instead); only the CPU round engine updates in place.
+    pub(crate) fn rounds_only(&self, why: &str) -> Result<()> {
+        if self.gauss_seidel {
+            return Err(Error::InvalidArgument(format!(
+                "Gauss–Seidel rounds run on the CPU engine ({why})"
+            )));
+        }
+        Ok(())
+    }
+
     /// Fills defaults from `P` and refuses settings that cannot be run.
     pub(crate) fn resolve<P: GatherProgram>(&self, n: usize) -> Result<Resolved> {
         if let Some(t) = self.tolerance {
@@ -241,5 +252,21 @@ pub(crate) fn degree(offsets: &[u64], v: usize) -> u32 {
     match (offsets.get(v), offsets.get(v + 1)) {
         (Some(&lo), Some(&hi)) => (hi - lo).min(u32::MAX as u64) as u32,
         _ => 0,
+    }
+}
+
+/// Refuses initial states ([`crate::cpu::gather::run_from`] and its GPU twins) that
+/// do not cover the graph's vertices.
+pub(crate) fn check_initial<P: GatherProgram>(
+    initial: Option<&[P::State]>,
+    n: usize,
+) -> Result<()> {
+    match initial {
+        Some(s) if s.len() != n => Err(Error::InvalidArgument(format!(
+            "program `{}`: {} initial states for {n} vertices",
+            P::NAME,
+            s.len()
+        ))),
+        _ => Ok(()),
     }
 }

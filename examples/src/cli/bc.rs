@@ -215,12 +215,7 @@ pub fn bc_cmd(a: BcArgs) -> anyhow::Result<()> {
         for (v, s) in &summary.top {
             println!("  top          {v} {s:.9}");
         }
-        if let Some(v) = validated {
-            println!("  oracle       {}", if v { "agrees" } else { "DISAGREES" });
-        }
-        if let Some(p) = &a.output {
-            println!("  wrote        {}", p.display());
-        }
+        super::common::print_check(validated, a.output.as_deref());
     }
     if validated == Some(false) {
         bail!("the scores disagree with the sequential Brandes oracle");

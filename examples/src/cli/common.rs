@@ -1,6 +1,8 @@
 //! Options every kernel command (`pr`, `kcore`, `bc`, `tc`, …) shares, flattened
 //! into each command's own arguments so the flags read the same everywhere.
 
+use std::path::Path;
+
 use clap::Args;
 
 use runtime::gpu::Device;
@@ -48,4 +50,15 @@ pub fn pick_gpu<T>(
             Err(e) => (None, Some(format!("auto: using the CPU ({e})"))),
         },
     })
+}
+
+/// The closing lines of a command's text output: the oracle's verdict (when
+/// `--validate` asked for one) and the file `-o` wrote.
+pub fn print_check(validated: Option<bool>, output: Option<&Path>) {
+    if let Some(v) = validated {
+        println!("  oracle       {}", if v { "agrees" } else { "DISAGREES" });
+    }
+    if let Some(p) = output {
+        println!("  wrote        {}", p.display());
+    }
 }

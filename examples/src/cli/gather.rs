@@ -346,12 +346,7 @@ fn run<P: GatherProgram>(a: GatherArgs, shape: Shape<P>) -> anyhow::Result<()> {
                 println!("  {k:<12} {v}");
             }
         }
-        if let Some(v) = validated {
-            println!("  oracle       {}", if v { "agrees" } else { "DISAGREES" });
-        }
-        if let Some(p) = &a.output {
-            println!("  wrote        {}", p.display());
-        }
+        super::common::print_check(validated, a.output.as_deref());
     }
     if validated == Some(false) {
         bail!("the result disagrees with the sequential oracle");

@@ -271,12 +271,7 @@ fn afforest_cmd(a: RunArgs) -> anyhow::Result<()> {
             println!("  max value    {m}");
         }
         println!("  rate         {:.3} M edges/s", s.teps / 1e6);
-        if let Some(v) = validated {
-            println!("  oracle       {}", if v { "agrees" } else { "DISAGREES" });
-        }
-        if let Some(p) = &a.output {
-            println!("  wrote        {}", p.display());
-        }
+        super::common::print_check(validated, a.output.as_deref());
     }
     if validated == Some(false) {
         bail!("the result disagrees with the sequential oracle");
@@ -489,12 +484,7 @@ where
             println!("  max value    {m}");
         }
         println!("  rate         {:.3} M edges/s", summary.teps / 1e6);
-        if let Some(v) = validated {
-            println!("  oracle       {}", if v { "agrees" } else { "DISAGREES" });
-        }
-        if let Some(p) = &a.output {
-            println!("  wrote        {}", p.display());
-        }
+        super::common::print_check(validated, a.output.as_deref());
     }
     if validated == Some(false) {
         bail!("the result disagrees with the sequential oracle");

@@ -158,9 +158,7 @@ pub fn tc_cmd(a: TcArgs) -> anyhow::Result<()> {
         if let Some(u) = s.upload_s {
             println!("  upload       {u:.6} s");
         }
-        if let Some(v) = validated {
-            println!("  oracle       {}", if v { "agrees" } else { "DISAGREES" });
-        }
+        super::common::print_check(validated, None);
     }
     if validated == Some(false) {
         bail!("the triangle count disagrees with the sequential oracle");

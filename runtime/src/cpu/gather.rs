@@ -60,7 +60,7 @@ fn run_inner<P: GatherProgram, W: Weight>(
     initial: Option<Vec<P::State>>,
 ) -> Result<GatherRun<P::State>> {
     let n = g.num_vertices();
-    crate::gpu::gather::check_initial::<P>(initial.as_deref(), n)?;
+    crate::gather::check_initial::<P>(initial.as_deref(), n)?;
     let r = opts.resolve::<P>(n)?;
     let out_w = weights_of::<P, W>(g.csr())?;
     let csc = g.csc();

@@ -73,11 +73,7 @@ pub fn run<P: GatherProgram, W: Weight>(
     }
     let n = g.num_vertices();
     // Validates the options the same way the round engines do.
-    if opts.gauss_seidel {
-        return Err(crate::error::Error::InvalidArgument(
-            "Gauss–Seidel rounds run on the CPU engine (asynchronous runs have no rounds)".into(),
-        ));
-    }
+    opts.rounds_only("asynchronous runs have no rounds")?;
     opts.resolve::<P>(n)?;
     let out_w = weights_of::<P, W>(g.csr())?;
     let csc = g.csc();

@@ -304,12 +304,8 @@ impl Device {
     ) -> Result<GpuGatherRun<P::State>> {
         gopts.validate()?;
         let n = g.num_vertices();
-        check_initial::<P>(initial, n)?;
-        if opts.gauss_seidel {
-            return Err(crate::error::Error::InvalidArgument(
-                "Gauss–Seidel rounds run on the CPU engine (the GPU runs Jacobi rounds)".into(),
-            ));
-        }
+        crate::gather::check_initial::<P>(initial, n)?;
+        opts.rounds_only("the GPU runs Jacobi rounds")?;
         let r = opts.resolve::<P>(n)?;
         let (csr, csc) = (g.csr(), g.csc());
         let (out_w, in_w) = (weights_of::<P, W>(csr)?, weights_of::<P, W>(csc)?);
@@ -414,21 +410,6 @@ impl Device {
             report,
             round_ms: x.round_ms,
         })
-    }
-}
-
-/// Refuses initial states that do not cover the graph's vertices.
-pub(crate) fn check_initial<P: GatherProgram>(
-    initial: Option<&[P::State]>,
-    n: usize,
-) -> Result<()> {
-    match initial {
-        Some(s) if s.len() != n => Err(Error::InvalidArgument(format!(
-            "program `{}`: {} initial states for {n} vertices",
-            P::NAME,
-            s.len()
-        ))),
-        _ => Ok(()),
     }
 }
 
@@ -638,12 +619,8 @@ fn emulate_inner<P: GatherProgram, W: Weight>(
 ) -> Result<GpuGatherRun<P::State>> {
     gopts.validate()?;
     let n = g.num_vertices();
-    check_initial::<P>(initial, n)?;
-    if opts.gauss_seidel {
-        return Err(crate::error::Error::InvalidArgument(
-            "Gauss–Seidel rounds run on the CPU engine (the GPU runs Jacobi rounds)".into(),
-        ));
-    }
+    crate::gather::check_initial::<P>(initial, n)?;
+    opts.rounds_only("the GPU runs Jacobi rounds")?;
     let r = opts.resolve::<P>(n)?;
     let (csr, csc) = (g.csr(), g.csc());
     let out_w = weights_of::<P, W>(csr)?;
