@@ -36,6 +36,13 @@ pub enum BuildError {
         looked_for: PathBuf,
     },
 
+    /// `rust-src` was missing and adding it (`rustup component add`) failed.
+    #[error(
+        "toolchain `{toolchain}` has no rust-src and adding it failed ({detail}); add it \
+         with `rustup component add rust-src --toolchain {toolchain}`"
+    )]
+    RustSrcAddFailed { toolchain: String, detail: String },
+
     /// The kernel crate failed to compile; `diagnostics` are rustc's own messages
     /// (warnings and the expected link-step failure removed).
     #[error("kernel crate {crate_name} failed to compile for nvptx64:\n{diagnostics}")]
@@ -75,6 +82,7 @@ impl BuildError {
                 | BuildError::RustupMissing { .. }
                 | BuildError::ToolchainMissing { .. }
                 | BuildError::RustSrcMissing { .. }
+                | BuildError::RustSrcAddFailed { .. }
         )
     }
 

@@ -16,7 +16,9 @@
 //!
 //! What it takes care of:
 //! * the toolchain: nightly with `rust-src` (for `-Zbuild-std=core`), checked first;
-//!   when missing, a typed [`BuildError`] the host turns into a warning;
+//!   a missing `rust-src` is added (`rustup component add`; `VERTEX_NO_INSTALL=1`
+//!   prevents it), a missing nightly is never installed: that, or a failed add, is a
+//!   typed [`BuildError`] the host turns into a warning;
 //! * the link step: rustc's PTX comes from `--emit=asm`; the `llvm-bitcode-linker`
 //!   that the target wants is not installed, so the link failure is expected and
 //!   ignored — but only when a fresh `.s` exists and no other error was reported;
@@ -181,6 +183,10 @@ impl NvptxBuilder {
     pub fn build(&self) -> Result<PtxArtifact, BuildError> {
         self.directive(&format!("rerun-if-env-changed={SKIP_ENV}"));
         self.directive(&format!("rerun-if-env-changed={ARCH_ENV}"));
+        self.directive(&format!(
+            "rerun-if-env-changed={}",
+            toolchain::NO_INSTALL_ENV
+        ));
         if std::env::var(SKIP_ENV).is_ok_and(|v| !v.is_empty() && v != "0") {
             return Err(BuildError::Skipped { var: SKIP_ENV });
         }
@@ -201,7 +207,20 @@ impl NvptxBuilder {
             crate_dir.join("src").display()
         ));
 
-        let tc = match toolchain::detect(&self.toolchain) {
+        let detected = match toolchain::detect(&self.toolchain) {
+            Err(BuildError::RustSrcMissing { .. }) if toolchain::may_add_rust_src() => {
+                self.directive(&format!(
+                    "warning=adding rust-src to toolchain `{}` to build the GPU kernels \
+                     ({}=1 stops this)",
+                    self.toolchain,
+                    toolchain::NO_INSTALL_ENV
+                ));
+                toolchain::add_rust_src(&self.toolchain)
+                    .and_then(|()| toolchain::detect(&self.toolchain))
+            }
+            r => r,
+        };
+        let tc = match detected {
             Ok(tc) => tc,
             Err(e) => {
                 if let Some(marker) = toolchain::install_marker(&e) {

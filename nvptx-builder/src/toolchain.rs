@@ -81,6 +81,37 @@ pub fn detect(toolchain: &str) -> Result<Toolchain, BuildError> {
     })
 }
 
+/// Set to anything but `0` or empty: never add `rust-src` by itself (see
+/// [`add_rust_src`]).
+pub const NO_INSTALL_ENV: &str = "VERTEX_NO_INSTALL";
+
+/// Whether the builder may add a missing `rust-src` ([`NO_INSTALL_ENV`] unset).
+pub fn may_add_rust_src() -> bool {
+    std::env::var(NO_INSTALL_ENV).map_or(true, |v| v.is_empty() || v == "0")
+}
+
+/// Adds the `rust-src` component to an installed `toolchain`.
+///
+/// Why a build adds it: a newcomer's first `cargo run --release` on a GPU machine
+/// with nightly should produce kernels, not a warning to go and run rustup. Only
+/// this component (source of `core`, tens of MB) is ever added, never a whole
+/// toolchain; [`NO_INSTALL_ENV`] turns it off (offline or managed machines).
+pub fn add_rust_src(toolchain: &str) -> Result<(), BuildError> {
+    let failed = |detail: String| BuildError::RustSrcAddFailed {
+        toolchain: toolchain.to_string(),
+        detail,
+    };
+    let out = Command::new("rustup")
+        .args(["component", "add", "rust-src", "--toolchain", toolchain])
+        .env("RUSTUP_AUTO_INSTALL", "0")
+        .output()
+        .map_err(|e| failed(e.to_string()))?;
+    if !out.status.success() {
+        return Err(failed(first_line(&String::from_utf8_lossy(&out.stderr))));
+    }
+    Ok(())
+}
+
 /// Where a missing toolchain or rust-src would appear once installed; a build
 /// script watches it so that installing one re-runs the build.
 pub fn install_marker(err: &BuildError) -> Option<PathBuf> {
@@ -107,6 +138,18 @@ fn first_line(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn adding_rust_src_to_a_missing_toolchain_fails_typed() {
+        if Command::new("rustup").arg("--version").output().is_err() {
+            return;
+        }
+        let err = add_rust_src("no-such-toolchain-xyz").unwrap_err();
+        assert!(
+            matches!(err, BuildError::RustSrcAddFailed { .. }) && err.is_environmental(),
+            "got {err}"
+        );
+    }
 
     #[test]
     fn missing_toolchain_is_typed() {

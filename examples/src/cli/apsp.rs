@@ -62,6 +62,25 @@ pub struct ApspArgs {
     pub memory_budget_mib: u64,
 }
 
+impl ApspArgs {
+    /// The summary of `graph` by blocked Floyd–Warshall, on the GPU when one is
+    /// usable (the demo's all-pairs step).
+    pub fn summary(graph: &str) -> Self {
+        ApspArgs {
+            graph: graph.into(),
+            backend: "auto".into(),
+            algorithm: "fw".into(),
+            output: None,
+            json: false,
+            symmetrize: false,
+            element: "auto".into(),
+            tile: runtime::apsp::fw_cpu::DEFAULT_TILE,
+            next_hop: false,
+            memory_budget_mib: 8192,
+        }
+    }
+}
+
 #[derive(Args, Debug)]
 pub struct PathArgs {
     /// File or generator spec.

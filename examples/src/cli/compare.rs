@@ -9,9 +9,11 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context};
 use clap::Args;
-use runtime::cpu::compare::{compare, parse_schedule, Comparison, CpuRunner, Runner};
+use runtime::cpu::compare::{compare, parse_schedule, Comparison, CpuRunner, Runner, Unavailable};
 use runtime::cpu::topology::Topology;
 use runtime::cpu::{AsyncOptions, CpuOptions, Direction};
+use runtime::gpu::compare::GpuRunner;
+use runtime::gpu::{Device, GpuProgram};
 use runtime::graph::Graph;
 use runtime::load::{load_graph, weight_kind_of, LoadOptions};
 use runtime::program::{Schedule, VertexProgram};
@@ -34,8 +36,9 @@ pub struct CompareArgs {
     /// Thread counts to try, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "1,2")]
     pub threads: Vec<usize>,
-    /// Schedules to compare, comma-separated (sync, async, obim).
-    #[arg(long, value_delimiter = ',', default_value = "sync,async,obim")]
+    /// Schedules to compare, comma-separated: sync, async, obim (CPU) and gpu (the
+    /// program's generated kernels; a row saying why when no GPU is usable).
+    #[arg(long, value_delimiter = ',', default_value = "sync,async,obim,gpu")]
     pub schedules: Vec<String>,
     /// Runs per configuration; the best time is reported.
     #[arg(long, default_value_t = 3)]
@@ -91,16 +94,29 @@ pub fn run(a: CompareArgs) -> anyhow::Result<()> {
     }
 }
 
-/// Builds the runners: every schedule × every thread count. (A GPU column would be
-/// pushed here as one more `Box<dyn Runner<P>>`.)
-fn runners<P: VertexProgram>(
+/// Builds the runners: every CPU schedule × every thread count, and the GPU (one
+/// column, the graph uploaded once) when asked for.
+fn runners<P: GpuProgram>(
     a: &CompareArgs,
     topology: Option<Topology>,
+    g: &Graph<<P as VertexProgram>::Weight>,
+    source: u32,
 ) -> anyhow::Result<Vec<Box<dyn Runner<P>>>> {
     let mut out: Vec<Box<dyn Runner<P>>> = Vec::new();
     for s in &a.schedules {
-        let schedule = parse_schedule(s)
-            .with_context(|| format!("unknown schedule `{s}`: expected sync, async or obim"))?;
+        if s.trim() == "gpu" {
+            out.push(match gpu_runner::<P>(g, source) {
+                Ok(r) => Box::new(r),
+                Err(reason) => Box::new(Unavailable {
+                    name: "gpu".into(),
+                    reason,
+                }),
+            });
+            continue;
+        }
+        let schedule = parse_schedule(s).with_context(|| {
+            format!("unknown schedule `{s}`: expected sync, async, obim or gpu")
+        })?;
         for &t in &a.threads {
             if t == 0 {
                 bail!("--threads: thread counts must be at least 1");
@@ -123,20 +139,32 @@ fn runners<P: VertexProgram>(
     Ok(out)
 }
 
-fn go<P: VertexProgram>(
+/// The GPU column, or why there is none.
+fn gpu_runner<P: GpuProgram>(
+    g: &Graph<<P as VertexProgram>::Weight>,
+    source: u32,
+) -> Result<GpuRunner, String> {
+    if P::gpu_ptx().is_none() {
+        return Err(format!("no GPU kernels: {}", P::gpu_ptx_status()));
+    }
+    let dev = Device::open(0).map_err(|e| e.to_string())?;
+    GpuRunner::new::<P>(dev, g, source).map_err(|e| e.to_string())
+}
+
+fn go<P: GpuProgram>(
     a: &CompareArgs,
-    adapt: impl Fn(Graph<P::Weight>) -> Graph<P::Weight>,
+    adapt: impl Fn(Graph<<P as VertexProgram>::Weight>) -> Graph<<P as VertexProgram>::Weight>,
 ) -> anyhow::Result<()> {
     let mut opts = LoadOptions::default();
     let file_weighted = weight_kind_of(&a.graph)?.is_some();
-    if P::WEIGHTED {
+    if <P as VertexProgram>::WEIGHTED {
         if let Some((lo, hi)) = a.weights {
             opts.random_weights = Some((lo, hi, 1));
-        } else if !file_weighted || P::NAME == "reliability" {
+        } else if !file_weighted || <P as VertexProgram>::NAME == "reliability" {
             if !a.json {
                 eprintln!(
                     "{}: using random weights 1..255 (--weights to choose)",
-                    P::NAME
+                    <P as VertexProgram>::NAME
                 );
             }
             opts.random_weights = Some((1, 255, 1));
@@ -144,19 +172,19 @@ fn go<P: VertexProgram>(
     } else {
         opts.ignore_weights = true;
     }
-    if P::NAME == "cc" {
+    if <P as VertexProgram>::NAME == "cc" {
         // Label propagation finds weakly connected components only on an undirected graph.
         opts.symmetrize = true;
     }
-    let loaded =
-        load_graph::<P::Weight>(&a.graph, &opts).with_context(|| format!("loading {}", a.graph))?;
+    let loaded = load_graph::<<P as VertexProgram>::Weight>(&a.graph, &opts)
+        .with_context(|| format!("loading {}", a.graph))?;
     let g = adapt(loaded.graph);
     let n = g.num_vertices();
     let source = match a.source {
         Some(s) => s,
         None => (0..n as u32).find(|&v| g.csr().degree(v) > 0).unwrap_or(0),
     };
-    if P::NEEDS_SOURCE && source as usize >= n {
+    if <P as VertexProgram>::NEEDS_SOURCE && source as usize >= n {
         bail!(
             "source vertex {source} is out of range: the graph has {n} vertices (ids are 0-based)"
         );
@@ -168,11 +196,11 @@ fn go<P: VertexProgram>(
             Topology::system().map_or("?".into(), |t| format!("{} ({})", t.describe(), t.origin()))
         }
     };
-    let runners = runners::<P>(a, topology)?;
+    let runners = runners::<P>(a, topology, &g, source)?;
     if !a.json {
         println!(
             "{} on {} ({} vertices, {} edges) from {source}; topology {shown_topology}, best of {}",
-            P::NAME,
+            <P as VertexProgram>::NAME,
             a.graph,
             human_count(n as u64),
             human_count(g.num_edges()),
@@ -185,7 +213,8 @@ fn go<P: VertexProgram>(
             let t = r
                 .time_s
                 .map_or("n/a".into(), |t| format!("{:.2} ms", t * 1e3));
-            eprintln!("  {} x{}: {t}", r.schedule, r.threads.unwrap_or(0));
+            let threads = r.threads.map_or(String::new(), |t| format!(" x{t}"));
+            eprintln!("  {}{threads}: {t}", r.schedule);
         }
     });
     if !a.json {
@@ -200,7 +229,7 @@ fn go<P: VertexProgram>(
     if a.json {
         print_json(&json!({
             "graph": a.graph,
-            "weights": P::WEIGHTED.then_some(opts.random_weights.map(|w| [w.0, w.1])).flatten(),
+            "weights": <P as VertexProgram>::WEIGHTED.then_some(opts.random_weights.map(|w| [w.0, w.1])).flatten(),
             "comparison": c,
         }))?;
     }
@@ -260,7 +289,8 @@ fn print_table(c: &Comparison) {
         );
     }
     println!(
-        "useful work: {} edges out of {} reached vertices; redundant = relaxations beyond that",
+        "work: an ideal run relaxes each reached vertex's out-edges once ({} edges of {} vertices); \
+         `redundant` is what a run relaxed beyond that (bottom-up rounds test fewer)",
         human_count(c.useful_work),
         human_count(c.reached)
     );

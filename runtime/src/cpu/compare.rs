@@ -29,6 +29,11 @@ pub trait Runner<P: VertexProgram>: Send + Sync {
     fn unsupported(&self) -> Option<String> {
         None
     }
+    /// Whether the report's `edges_relaxed` is counted (the GPU kernels do not
+    /// count: their column shows no work figures).
+    fn counts_edges(&self) -> bool {
+        true
+    }
     fn run(&self, g: &Graph<P::Weight>, source: u32) -> Result<RunResult<P::State>>;
 }
 
@@ -54,6 +59,28 @@ impl<P: VertexProgram> Runner<P> for CpuRunner {
     }
     fn run(&self, g: &Graph<P::Weight>, source: u32) -> Result<RunResult<P::State>> {
         super::run::<P>(g, source, self.schedule, &self.opts, &self.aopts)
+    }
+}
+
+/// A column that cannot run here (no GPU, no kernels): its row shows why.
+#[derive(Clone, Debug)]
+pub struct Unavailable {
+    pub name: String,
+    pub reason: String,
+}
+
+impl<P: VertexProgram> Runner<P> for Unavailable {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+    fn threads(&self) -> Option<usize> {
+        None
+    }
+    fn unsupported(&self) -> Option<String> {
+        Some(self.reason.clone())
+    }
+    fn run(&self, _g: &Graph<P::Weight>, _source: u32) -> Result<RunResult<P::State>> {
+        Err(crate::error::Error::InvalidArgument(self.reason.clone()))
     }
 }
 
@@ -90,8 +117,9 @@ pub struct Row {
     pub redundant: Option<u64>,
     /// `edges_relaxed / useful work` (1.0 = no wasted relaxation).
     pub work_ratio: Option<f64>,
-    /// Time of the 1-thread-fewest sync row with the same thread count divided by
-    /// this row's time (> 1: faster than sync).
+    /// Time of the sync row with the same thread count (for a runner without
+    /// threads, the GPU: the fastest sync row) divided by this row's time (> 1:
+    /// faster than sync).
     pub speedup_vs_sync: Option<f64>,
     /// Whether the states equal the reference's.
     pub agrees: Option<bool>,
@@ -164,7 +192,7 @@ pub fn compare<P: VertexProgram>(
             }
             if let (Some(b), None) = (best, &row.error) {
                 row.time_s = Some(b.report.time.as_secs_f64());
-                row.edges_relaxed = Some(b.report.edges_relaxed);
+                row.edges_relaxed = r.counts_edges().then_some(b.report.edges_relaxed);
                 match &reference {
                     None => {
                         row.agrees = Some(true);
@@ -189,10 +217,18 @@ pub fn compare<P: VertexProgram>(
             rows[i].redundant = Some(e.saturating_sub(useful_work));
             rows[i].work_ratio = (useful_work > 0).then(|| e as f64 / useful_work as f64);
         }
-        let sync_time = rows
-            .iter()
-            .find(|r| r.schedule == "sync" && r.threads == rows[i].threads)
-            .and_then(|r| r.time_s);
+        let sync_time = match rows[i].threads {
+            Some(t) => rows
+                .iter()
+                .find(|r| r.schedule == "sync" && r.threads == Some(t))
+                .and_then(|r| r.time_s),
+            // A back end without threads (the GPU) is measured against sync's best.
+            None => rows
+                .iter()
+                .filter(|r| r.schedule == "sync")
+                .filter_map(|r| r.time_s)
+                .min_by(f64::total_cmp),
+        };
         if let (Some(s), Some(t)) = (sync_time, rows[i].time_s) {
             rows[i].speedup_vs_sync = (t > 0.0).then(|| s / t);
         }

@@ -10,6 +10,7 @@
 //! * [`bfs`](mod@bfs) — [`Device`], [`DeviceGraph`], [`GpuBfsOptions`], [`GpuBfsResult`].
 //! * [`emulate`] — the same kernels on the host over a simulated grid (CI tests).
 //! * [`cc`](mod@cc) — connected components by Afforest, on the device or emulated.
+//! * [`compare`](mod@compare) — the GPU as a column of `vertex compare`.
 //! * [`tc`] — triangle counting over the degree-ordered graph.
 //! * [`bench`](mod@bench) — balanced vs naive and the `max_edge_count` sweep (JSON + SVG).
 //!
@@ -30,6 +31,7 @@ pub mod apsp;
 pub mod bench;
 pub mod bfs;
 pub mod cc;
+pub mod compare;
 pub mod cuda;
 pub mod direction;
 mod driver;

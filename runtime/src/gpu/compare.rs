@@ -1,0 +1,99 @@
+//! The GPU as one more column of a comparison ([`crate::cpu::compare`]): the same
+//! program, its generated kernels, checked against the same reference run as the
+//! CPU schedules.
+//!
+//! The graph is uploaded once, when the runner is made, so the column's time is
+//! the traversal alone (CUDA events), as the CPU columns' times are; uploading is
+//! a cost a user pays once per graph, not per run.
+
+use std::time::Duration;
+
+use super::bfs::{BfsKernel, Device, DeviceGraph};
+use super::program::{gpu_delta, GpuProgram, ProgramKernels, ProgramOptions};
+use crate::cpu::compare::Runner;
+use crate::cpu::{RunReport, RunResult};
+use crate::error::{Error, Result};
+use crate::graph::Graph;
+use crate::program::VertexProgram;
+
+/// A program's kernels on one device, with one graph already uploaded.
+pub struct GpuRunner {
+    dev: Device,
+    kernels: ProgramKernels,
+    graph: DeviceGraph,
+    /// `(vertices, edges)` of the uploaded graph: a run on another graph is refused.
+    shape: (usize, u64),
+    opts: ProgramOptions,
+    name: String,
+}
+
+impl GpuRunner {
+    /// Loads `P`'s kernels on `dev` and uploads `g` (with in-edges, so the direction
+    /// kernel can go bottom-up). The direction kernel runs; programs with a priority
+    /// (SSSP) get near-far buckets of width [`gpu_delta`] from `source`.
+    pub fn new<P: GpuProgram>(
+        dev: Device,
+        g: &Graph<<P as VertexProgram>::Weight>,
+        source: u32,
+    ) -> Result<Self> {
+        let kernels = dev.load_program::<P>()?;
+        let graph = dev.upload_traversal(g, <P as VertexProgram>::WEIGHTED)?;
+        let delta = <P as VertexProgram>::HAS_PRIORITY.then(|| gpu_delta::<P>(g, source));
+        let opts = ProgramOptions {
+            kernel: BfsKernel::Direction,
+            delta,
+            ..ProgramOptions::default()
+        };
+        Ok(GpuRunner {
+            name: "gpu".into(),
+            shape: (g.num_vertices(), g.num_edges()),
+            dev,
+            kernels,
+            graph,
+            opts,
+        })
+    }
+
+    /// The device's name, for the comparison's header.
+    pub fn device_name(&self) -> &str {
+        &self.dev.info().name
+    }
+}
+
+impl<P: GpuProgram> Runner<P> for GpuRunner {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+    fn threads(&self) -> Option<usize> {
+        None
+    }
+    fn counts_edges(&self) -> bool {
+        false // the kernels do not count relaxations
+    }
+    fn run(
+        &self,
+        g: &Graph<<P as VertexProgram>::Weight>,
+        source: u32,
+    ) -> Result<RunResult<<P as VertexProgram>::State>> {
+        if (g.num_vertices(), g.num_edges()) != self.shape {
+            return Err(Error::InvalidArgument(format!(
+                "this GPU runner holds a graph of {} vertices and {} edges, not the one given",
+                self.shape.0, self.shape.1
+            )));
+        }
+        let r = self
+            .dev
+            .run_program::<P>(&self.kernels, &self.graph, source, &self.opts)?;
+        Ok(RunResult {
+            states: r.states,
+            report: RunReport {
+                threads: 0,
+                time: Duration::from_secs_f64(r.time_ms.max(0.0) * 1e-3),
+                rounds: u64::from(r.num_levels),
+                pull_rounds: r.directions.iter().filter(|l| l.bottom_up).count() as u64,
+                delta: self.opts.delta,
+                ..RunReport::default()
+            },
+        })
+    }
+}
