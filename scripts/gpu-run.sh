@@ -33,6 +33,14 @@
 #   gap       the GAP kernels beyond BFS/SSSP/PR (bc, cc --algorithm afforest, tc): GPU vs the oracles, compute-sanitizer memcheck + racecheck,
 #             then ours (CPU, GPU) vs gapbs on the same .sg files ($GAP_GRAPHS,
 #             default "kron:20 grid:1000x1000"; written by the cpu step's --work or here)
+#   demo      the first command a newcomer runs (`vertex`, the demo: GPU column included),
+#             `vertex compare` with the GPU column on Kronecker 20, and compute-sanitizer
+#             memcheck on the compare GPU runner
+#   benchgap  `vertex bench gap` on $BENCHGAP_GRAPHS (default "kron:20"), threads
+#             $BENCHGAP_THREADS (default 1,2,4,8,16), $BENCHGAP_TRIALS trials (default 3),
+#             kernels $BENCHGAP_KERNELS (default all six), label $BENCHGAP_LABEL; its JSON
+#             and SVG go straight to $OUT (rewritten after every row, so a cut-off call
+#             keeps what it measured)
 #   profile   Nsight Compute on the BFS level kernels (direction + balanced), Graph500 scale
 #             $PROFILE_SCALE (default 22), 2 roots: per-launch duration, throughput,
 #             occupancy, warp stalls as CSV (profile-*.csv) and a per-launch summary
@@ -278,6 +286,29 @@ for step in "${steps[@]}"; do
                 done
                 [ "$bad" = 0 ]
             } 2>&1 | tee "$OUTDIR/gap.log"
+            rc=${PIPESTATUS[0]}
+            ;;
+        demo)
+            {
+                bad=0
+                "$B/vertex" || bad=1
+                "$B/vertex" compare sssp kron:20 --threads 1,"$(nproc)" --repeats 3 || bad=1
+                "$B/vertex" compare bfs kron:20 --threads "$(nproc)" --schedules sync,gpu --repeats 3 || bad=1
+                if [ -n "$SAN" ]; then
+                    "$SAN" --tool memcheck --error-exitcode 3 "$B/vertex" compare sssp kron:10 \
+                        --threads 1 --schedules sync,gpu --repeats 1 || bad=1
+                fi
+                [ "$bad" = 0 ]
+            } 2>&1 | tee "$OUTDIR/demo.log"
+            rc=${PIPESTATUS[0]}
+            ;;
+        benchgap)
+            dest=${OUT:-$OUTDIR}
+            "$B/vertex" bench gap ${BENCHGAP_GRAPHS:-kron:20} --gapbs "$B/gapbs" \
+                --threads "${BENCHGAP_THREADS:-1,2,4,8,16}" --trials "${BENCHGAP_TRIALS:-3}" \
+                --kernels "${BENCHGAP_KERNELS:-bfs,sssp,pr,cc,bc,tc}" \
+                --label "${BENCHGAP_LABEL:-h100}" --out "$dest" --work /tmp/gapwork \
+                2>&1 | tee "$OUTDIR/benchgap-${BENCHGAP_LABEL:-h100}.log"
             rc=${PIPESTATUS[0]}
             ;;
         profile)

@@ -261,6 +261,15 @@ fn print_table(c: &Comparison) {
             continue;
         }
         let Some(rep) = &r.report else { continue };
+        // Work counters exist on CPU rows only (the GPU row has no thread count).
+        let on_cpu = r.threads.is_some();
+        let counted = |x: u64| {
+            if on_cpu {
+                human_count(x)
+            } else {
+                "-".to_string()
+            }
+        };
         let rounds = match (rep.schedule, rep.delta) {
             (Some(Schedule::Obim), Some(d)) => format!("{}b Δ{d}", rep.rounds),
             (Some(Schedule::Async), _) => "-".into(),
@@ -272,15 +281,15 @@ fn print_table(c: &Comparison) {
             threads,
             r.time_s.unwrap_or(0.0) * 1e3,
             r.speedup_vs_sync.map_or("-".into(), |s| format!("{s:.2}x")),
-            human_count(rep.edges_relaxed),
+            r.edges_relaxed.map_or("-".into(), human_count),
             r.work_ratio.map_or("-".into(), |w| format!(
                 "{:.1}%",
                 (w - 1.0).max(0.0) * 100.0
             )),
             rounds,
-            human_count(rep.updates),
-            human_count(rep.stale_tasks),
-            human_count(rep.steals),
+            counted(rep.updates),
+            counted(rep.stale_tasks),
+            counted(rep.steals),
             match r.agrees {
                 Some(true) => "yes",
                 Some(false) => "NO",
