@@ -2,6 +2,9 @@
 //! as a user would write their own. One file per program, each opening with the
 //! method it implements and ending with its oracle test.
 //!
+//! New to vertex? Start at [`vertex_dsl`]'s front page: adding the crate, the
+//! `build.rs` line, and a program of your own from end to end.
+//!
 //! The crate is compiled twice: for the host (the CLI and the CPU engines use it)
 //! and for `nvptx64-nvidia-cuda` (the same operators become GPU kernels).
 //!
