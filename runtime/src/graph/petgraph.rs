@@ -8,7 +8,7 @@
 //!
 //! * `Graph::<W>::try_from(&g)` for `petgraph::Graph` (`DiGraph`, `UnGraph`),
 //!   `StableGraph` and `Csr`, when the edge weight converts to `W` without loss
-//!   ([`IntoWeight`]: `()` gives an unweighted graph; `u8`, `u16`, `u32`, `i32`,
+//!   ([`ToWeight`]: `()` gives an unweighted graph; `u8`, `u16`, `u32`, `i32`,
 //!   `f32`, ... widen to the `W` that can hold them);
 //! * [`from_petgraph`] for any edge weight, through a closure, returning the
 //!   graph together with its [`NodeMap`].
@@ -80,35 +80,35 @@ mod sealed {
 /// for every primitive number that `W: From` accepts (`u8 → u32`, `u32 → u64`,
 /// `i16 → f32`, `f32 → f64`, ...). Lossy conversions (`f64 → u32`, `u64 → u32`) are
 /// left to a closure in [`from_petgraph`], where the rounding is the caller's choice.
-pub trait IntoWeight<W: Weight> {
+pub trait ToWeight<W: Weight> {
     /// `false` only for `()`: the graph carries no weight array.
     const WEIGHTED: bool = true;
     /// The weight as `W`.
-    fn into_weight(&self) -> W;
+    fn to_weight(&self) -> W;
 }
 
-impl<W: Weight> IntoWeight<W> for () {
+impl<W: Weight> ToWeight<W> for () {
     const WEIGHTED: bool = false;
-    fn into_weight(&self) -> W {
+    fn to_weight(&self) -> W {
         W::ONE
     }
 }
 
-macro_rules! into_weight {
+macro_rules! to_weight {
     ($w:ty: $($s:ty),*) => {$(
-        impl IntoWeight<$w> for $s {
-            fn into_weight(&self) -> $w {
+        impl ToWeight<$w> for $s {
+            fn to_weight(&self) -> $w {
                 <$w>::from(*self)
             }
         }
     )*};
 }
-into_weight!(u32: u8, u16, u32);
-into_weight!(u64: u8, u16, u32, u64);
-into_weight!(i32: u8, u16, i8, i16, i32);
-into_weight!(i64: u8, u16, u32, i8, i16, i32, i64);
-into_weight!(f32: u8, u16, i8, i16, f32);
-into_weight!(f64: u8, u16, u32, i8, i16, i32, f32, f64);
+to_weight!(u32: u8, u16, u32);
+to_weight!(u64: u8, u16, u32, u64);
+to_weight!(i32: u8, u16, i8, i16, i32);
+to_weight!(i64: u8, u16, u32, i8, i16, i32, i64);
+to_weight!(f32: u8, u16, i8, i16, f32);
+to_weight!(f64: u8, u16, u32, i8, i16, i32, f32, f64);
 
 /// A petgraph graph the import reads: `Graph`, `StableGraph` or `Csr`, with any
 /// node weight, edge type and index type.
@@ -397,17 +397,17 @@ where
 macro_rules! try_from_petgraph {
     ($pg:ident) => {
         /// Imports the petgraph graph (see the [module docs](self) for the id
-        /// mapping); the edge weight converts through [`IntoWeight`].
+        /// mapping); the edge weight converts through [`ToWeight`].
         impl<N, E, Ty, Ix, W> TryFrom<&$pg<N, E, Ty, Ix>> for Graph<W>
         where
             Ty: EdgeType,
             Ix: IndexType,
             W: Weight,
-            E: IntoWeight<W>,
+            E: ToWeight<W>,
         {
             type Error = Error;
             fn try_from(g: &$pg<N, E, Ty, Ix>) -> Result<Self> {
-                Ok(import(g, E::WEIGHTED, E::into_weight)?.graph)
+                Ok(import(g, E::WEIGHTED, E::to_weight)?.graph)
             }
         }
     };
