@@ -17,7 +17,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let expect = [0, 1, 2, 3, u32::MAX, 1, 2, 3];
     let show = |s: &[u32]| {
         s.iter()
-            .map(|&h| if h == u32::MAX { "-".to_string() } else { h.to_string() })
+            .map(|&h| {
+                if h == u32::MAX {
+                    "-".to_string()
+                } else {
+                    h.to_string()
+                }
+            })
             .collect::<Vec<_>>()
             .join(" ")
     };
