@@ -9,7 +9,8 @@
 # Steps: (a) make sure nightly has rust-src (needed by -Zbuild-std=core),
 # (b) install ptxas from the PyPI wheel nvidia-cuda-nvcc-cu12 into the cache (once),
 # (c) build the PTX through nvptx-builder (the same code path as runtime/build.rs)
-# and assemble it. Exits non-zero on any failure.
+# and assemble it: kernels-rs, the shipped programs, and the program-crate template
+# (templates/program-crate). Exits non-zero on any failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -86,4 +87,15 @@ PY
 # shipped programs (the examples crate compiled for nvptx64).
 check_crate kernels-rs kernels
 check_crate examples programs
+
+# The program-crate template, as a user builds it: a copy outside the workspace
+# tree's members (under target/, its path dependencies made absolute, the
+# workspace's Cargo.lock for the same dependency versions), never built in place.
+TEMPLATE=$ROOT/target/ptx-check/program-crate
+rm -rf "$TEMPLATE"
+mkdir -p "$TEMPLATE"
+cp -r "$ROOT/templates/program-crate/build.rs" "$ROOT/templates/program-crate/src" "$TEMPLATE/"
+sed "s|path = \"\.\./\.\./|path = \"$ROOT/|" "$ROOT/templates/program-crate/Cargo.toml" >"$TEMPLATE/Cargo.toml"
+cp "$ROOT/Cargo.lock" "$TEMPLATE/Cargo.lock"
+check_crate "$TEMPLATE" template
 echo "ptx-check: ok"

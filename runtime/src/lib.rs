@@ -3,6 +3,10 @@
 //!
 //! Start at [`graph`] (CSR/CSC and the builder), [`formats`] (readers and writers,
 //! including the `.vgr` snapshot) and [`generate`] (Kronecker, uniform, grid).
+//!
+//! Cargo feature `petgraph`: `graph::petgraph` converts to and from petgraph's
+//! `Graph`, `StableGraph` and `Csr` (the optional dependency exists only so that
+//! graphs users already keep in petgraph reach the engines without a file).
 
 pub mod apsp;
 pub mod bench;
@@ -23,3 +27,8 @@ pub mod tc;
 pub mod validate;
 
 pub use error::{Error, Result};
+
+/// The petgraph crate the conversions in `graph::petgraph` are written against:
+/// use this re-export so that your graph types and ours agree on its version.
+#[cfg(feature = "petgraph")]
+pub use petgraph;

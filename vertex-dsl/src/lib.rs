@@ -1,6 +1,91 @@
 //! vertex: write a graph algorithm once, as vertex operators in plain Rust, and run
 //! it on the CPU (rayon engines) and the GPU (the same code compiled to PTX).
 //!
+//! This page is where to start: adding the crate, a program of your own from end to
+//! end, then the two program kinds — [push programs](#the-model)
+//! ([`program::VertexProgram`]) and [gather/apply
+//! programs](#gatherapply-programs-pagerank-k-core-several-fields-per-vertex)
+//! ([`kernels::gather::GatherProgram`]) — and [how to run them](#running-it).
+//!
+//! # Getting started: a program crate of your own
+//!
+//! `templates/program-crate` in the repository is this whole section as a crate to
+//! copy (CI builds a copy outside the workspace and runs it). By hand:
+//!
+//! **1. Dependencies** (`Cargo.toml`): `vertex-dsl`, and `nvptx-builder` for the
+//! build script that compiles your programs for the GPU.
+//!
+//! ```toml
+//! [dependencies]
+//! vertex-dsl = { git = "https://example.invalid/vertex" }
+//! # or from a checkout:  vertex-dsl = { path = "../vertex/vertex-dsl" }
+//! # petgraph graphs in:  vertex-dsl = { ..., features = ["petgraph"] }
+//!
+//! [build-dependencies]
+//! nvptx-builder = { git = "https://example.invalid/vertex" }
+//! # or from a checkout:  nvptx-builder = { path = "../vertex/nvptx-builder" }
+//! ```
+//!
+//! **2. `build.rs`**, one line: it compiles the crate's `#[vertex_program]`s to PTX
+//! with `cargo +nightly` (`rustup component add rust-src --toolchain nightly`) and
+//! embeds it. Without nightly the crate still builds and runs on the CPU; the GPU
+//! path then returns an error saying why.
+//!
+//! ```ignore
+//! fn main() {
+//!     nvptx_builder::build_programs();
+//! }
+//! ```
+//!
+//! **3. `src/lib.rs`**: the programs, under the attribute the PTX build needs
+//! (`#![no_std]` and `abi_ptx` only when compiled for the GPU):
+//!
+//! ```ignore
+//! #![cfg_attr(target_arch = "nvptx64", no_std, feature(abi_ptx))]
+//! ```
+//!
+//! **4. Run it**: a program, a graph, the CPU, then the GPU when there is one.
+//!
+//! ```
+//! use vertex_dsl::prelude::*;
+//!
+//! /// Hop-limited reachability: hops from the source, but nothing beyond MAX_HOPS.
+//! #[vertex_program(combine = min)]
+//! pub mod within_hops {
+//!     pub type State = u32; // hops; u32::MAX = out of reach
+//!     pub const MAX_HOPS: u32 = 2;
+//!     pub fn init(v: u32, source: u32) -> State {
+//!         if v == source { 0 } else { u32::MAX }
+//!     }
+//!     pub fn relax(hops: State) -> Option<State> {
+//!         if hops < MAX_HOPS { Some(hops + 1) } else { None }
+//!     }
+//! }
+//!
+//! fn main() -> Result<(), vertex_dsl::runtime::Error> {
+//!     // The path 0 -> 1 -> 2 -> 3 -> 4.
+//!     let el = EdgeList::<u32> {
+//!         num_vertices: 5,
+//!         edges: vec![[0, 1], [1, 2], [2, 3], [3, 4]],
+//!         weights: None,
+//!     };
+//!     let g = build(&el, BuildOptions::default())?;
+//!     let cpu = run_cpu::<within_hops::Program>(&g, 0)?;
+//!     assert_eq!(cpu.states, [0, 1, 2, u32::MAX, u32::MAX]);
+//!     match run_gpu::<within_hops::Program>(&g, 0) {
+//!         Ok(gpu) => assert_eq!(gpu.states, cpu.states),
+//!         // No GPU or driver here, or no PTX (this snippet has no build.rs).
+//!         Err(e) => println!("GPU skipped: {e}"),
+//!     }
+//!     Ok(())
+//! }
+//! ```
+//!
+//! Graphs come from files and generators ([`runtime::load`],
+//! [`runtime::generate`]), from edge lists ([`prelude::build`]), or — with the
+//! `petgraph` feature — from petgraph (`runtime::graph::petgraph`; the
+//! `vertex-examples` front page runs the shipped SSSP on a petgraph graph).
+//!
 //! # The model
 //!
 //! A program is a module under `#[vertex_program]` holding:
@@ -151,6 +236,11 @@ pub use kernels_rs as kernels;
 #[cfg(not(target_arch = "nvptx64"))]
 pub use runtime;
 
+/// petgraph, the version the conversions in `runtime::graph::petgraph` use (feature
+/// `petgraph`): build your petgraph graphs with it and `Graph::try_from` accepts them.
+#[cfg(all(feature = "petgraph", not(target_arch = "nvptx64")))]
+pub use runtime::petgraph;
+
 /// The program trait and its building blocks (host side).
 #[cfg(not(target_arch = "nvptx64"))]
 pub use runtime::program;
@@ -194,6 +284,9 @@ pub mod prelude {
     pub use crate::{run_cpu, run_gpu};
     /// What gather/apply operators know about their vertex and round.
     pub use kernels_rs::gather::Ctx;
+    /// Graph ↔ petgraph conversions (feature `petgraph`).
+    #[cfg(all(feature = "petgraph", not(target_arch = "nvptx64")))]
+    pub use runtime::graph::petgraph::{from_petgraph, to_petgraph};
     #[cfg(not(target_arch = "nvptx64"))]
     pub use runtime::graph::{build, BuildOptions, EdgeList, Graph};
 }

@@ -4,6 +4,8 @@ mod buf;
 mod builder;
 mod csr;
 mod edge_list;
+#[cfg(feature = "petgraph")]
+pub mod petgraph;
 mod stats;
 mod weight;
 

@@ -1,0 +1,94 @@
+//! A program crate outside this workspace, made the way a user makes one: copy
+//! `templates/program-crate` to a temporary directory, point its path dependencies
+//! at this checkout, `cargo run` it, and check what its CPU path prints (its GPU
+//! path runs too: on a machine without a GPU it must say why it skipped).
+//!
+//! Cost: the build shares this workspace's target directory, so the dependencies
+//! `cargo test` has already compiled are reused; a fresh target costs a full build
+//! of the runtime's dependencies. Its PTX is assembled by `scripts/ptx-check.sh`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+/// The workspace root (this crate's parent directory).
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ has a parent")
+        .to_path_buf()
+}
+
+/// The target directory this test binary was built in (`<target>/<profile>/deps/
+/// <test>`), so the template reuses the artifacts already there; `CARGO_TARGET_DIR`
+/// wins when set, as it does for cargo itself.
+fn target_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("CARGO_TARGET_DIR") {
+        return PathBuf::from(d);
+    }
+    let exe = std::env::current_exe().expect("test binary path");
+    exe.ancestors()
+        .nth(3)
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| root().join("target"))
+}
+
+/// Copies the template to `dst`, with its `../../` path dependencies made absolute.
+fn instantiate(dst: &Path) {
+    let src = root().join("templates/program-crate");
+    std::fs::create_dir_all(dst.join("src")).unwrap();
+    for f in ["build.rs", "src/lib.rs", "src/main.rs"] {
+        std::fs::copy(src.join(f), dst.join(f)).unwrap();
+    }
+    let manifest = std::fs::read_to_string(src.join("Cargo.toml")).unwrap();
+    let filled = manifest.replace(
+        "path = \"../../",
+        &format!("path = \"{}/", root().display()),
+    );
+    assert_ne!(filled, manifest, "the template's path dependencies moved");
+    std::fs::write(dst.join("Cargo.toml"), filled).unwrap();
+    // The workspace's lock file: the same dependency versions (so compiled
+    // artifacts are shared, and no registry lookup is needed).
+    std::fs::copy(root().join("Cargo.lock"), dst.join("Cargo.lock")).unwrap();
+}
+
+#[test]
+fn template_program_crate_builds_and_runs_outside_the_workspace() {
+    let tmp = tempfile::tempdir().unwrap();
+    let krate = tmp.path().join("my-programs");
+    assert!(
+        !krate.starts_with(root()),
+        "the copy must be outside the workspace"
+    );
+    instantiate(&krate);
+
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let t0 = Instant::now();
+    let out = Command::new(cargo)
+        .arg("run")
+        .arg("--manifest-path")
+        .arg(krate.join("Cargo.toml"))
+        .arg("--target-dir")
+        .arg(target_dir())
+        .arg("--quiet")
+        .env_remove("CARGO_TARGET_DIR")
+        .env_remove("RUSTFLAGS")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    eprintln!(
+        "template crate built and ran in {:.1}s\n{stdout}{stderr}",
+        t0.elapsed().as_secs_f64()
+    );
+    assert!(out.status.success(), "cargo run failed:\n{stderr}");
+    assert!(
+        stdout.lines().any(|l| l == "cpu: 0 1 2 3 - 1 2 3"),
+        "unexpected CPU output:\n{stdout}"
+    );
+    let gpu = stdout.lines().find(|l| l.starts_with("gpu: "));
+    assert!(
+        gpu.is_some_and(|l| l == "gpu: 0 1 2 3 - 1 2 3" || l.starts_with("gpu: skipped (")),
+        "the GPU path must run or say why not:\n{stdout}"
+    );
+}
