@@ -11,12 +11,13 @@ use std::time::Instant;
 
 use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
-use runtime::cpu::{sync, CpuOptions};
+use runtime::cpu::compare::schedule_name;
+use runtime::cpu::{auto, AsyncOptions, CpuOptions};
 use runtime::gpu::program::GpuProgram;
 use runtime::gpu::{BfsKernel, Device, ProgramOptions};
 use runtime::graph::{Graph, WeightKind};
 use runtime::load::{load_graph, weight_kind_of, LoadOptions};
-use runtime::program::VertexProgram;
+use runtime::program::{Schedule, VertexProgram};
 use serde::Serialize;
 use vertex_examples::programs::{bfs, cc, sssp, widest};
 
@@ -33,15 +34,32 @@ pub enum Backend {
     Auto,
 }
 
+/// `--schedule` of the program commands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ScheduleArg {
+    /// [`runtime::cpu::auto::choose`]: obim for programs with a priority, async for
+    /// BFS-like programs on high-diameter graphs, sync otherwise.
+    Auto,
+    Sync,
+    Async,
+    Obim,
+}
+
 /// Options shared by every program command.
 #[derive(Args, Debug, Clone)]
 pub struct RunArgs {
     /// Graph file or generator spec (kron:S or kron:S:E, uniform:N:M, grid:WxH).
     #[arg(default_value = "kron:16")]
     pub graph: String,
-    /// Source vertex (0-based); ignored by programs where every vertex starts.
-    #[arg(long, short, default_value_t = 0)]
-    pub source: u32,
+    /// Source vertex (0-based; default: the first vertex with out-edges, which the
+    /// output names); ignored by programs where every vertex starts.
+    #[arg(long, short)]
+    pub source: Option<u32>,
+    /// CPU schedule: auto (picked from the program and the graph; the output says
+    /// which and why), sync, async or obim.
+    #[arg(long, value_enum, default_value_t = ScheduleArg::Auto)]
+    pub schedule: ScheduleArg,
     #[arg(long, value_enum, default_value_t = Backend::Auto)]
     pub backend: Backend,
     /// CPU worker threads (default: all cores).
@@ -55,8 +73,9 @@ pub struct RunArgs {
     /// Edges per GPU thread (balanced) or per work item (direction).
     #[arg(long, default_value_t = runtime::gpu::bfs::DEFAULT_MAX_EDGE_COUNT)]
     pub max_edge_count: u64,
-    /// Direction kernel, programs with a priority (SSSP): near-far bucket width,
-    /// a number or `auto` (from the weights and degree).
+    /// Programs with a priority (SSSP): bucket width, a number or `auto` (from the
+    /// weights and degree): the GPU direction kernel's near-far buckets, the CPU
+    /// obim schedule's buckets.
     #[arg(long)]
     pub delta: Option<String>,
     /// GPUs (> 1: direction kernels on a 1-D partition, NCCL between levels).
@@ -84,7 +103,13 @@ struct Summary {
     vertices: usize,
     edges: u64,
     source: Option<u32>,
+    /// How the source was chosen when none was given.
+    source_note: Option<String>,
     backend: &'static str,
+    /// The CPU schedule that ran (CPU backend).
+    schedule: Option<&'static str>,
+    /// Why `--schedule auto` picked it.
+    schedule_note: Option<String>,
     backend_note: Option<String>,
     /// Traversal only (no loading): CUDA events on the GPU, wall clock on the CPU.
     time_s: f64,
@@ -358,16 +383,28 @@ where
     let load_s = secs(t_load.elapsed());
     let g = &loaded.graph;
     let n = g.num_vertices();
-    if P::NEEDS_SOURCE && a.source as usize >= n {
+    let (source, source_note) = match a.source {
+        Some(s) => (s, None),
+        None if !P::NEEDS_SOURCE => (0, None),
+        None => match (0..n as u32).find(|&v| g.csr().degree(v) > 0) {
+            Some(v) => (
+                v,
+                Some(format!(
+                    "vertex {v}, the first with out-edges (--source to choose)"
+                )),
+            ),
+            None => (0, Some("vertex 0: the graph has no edges".to_string())),
+        },
+    };
+    if P::NEEDS_SOURCE && source as usize >= n {
         bail!(
-            "source vertex {} is out of range: the graph has {n} vertices (ids are 0-based)",
-            a.source
+            "source vertex {source} is out of range: the graph has {n} vertices (ids are 0-based)"
         );
     }
 
     let delta = match a.delta.as_deref() {
         None => None,
-        Some("auto") => Some(runtime::gpu::program::gpu_delta::<P>(g, a.source)),
+        Some("auto") => Some(runtime::gpu::program::gpu_delta::<P>(g, source)),
         Some(d) => Some(
             d.parse::<u64>()
                 .ok()
@@ -385,34 +422,68 @@ where
         delta,
         ..ProgramOptions::default()
     };
-    let (states, time_s, rounds, backend) = match &gpu {
+    // --delta N is the obim bucket width too (`auto` leaves it to the engine).
+    let cpu_delta = delta.filter(|_| a.delta.as_deref() != Some("auto"));
+    let (states, time_s, rounds, backend, ran) = match &gpu {
         Some(_) if a.gpus > 1 => {
             let multi = runtime::gpu::multi::MultiGpu::open(a.gpus)?;
             let k = multi.load_program::<P>()?;
             let mg = multi.upload(g, P::WEIGHTED)?;
-            let r = multi.run_program::<P>(&k, &mg, a.source, &po)?;
-            (r.states, r.time_ms * 1e-3, r.levels.len() as u64, "gpus")
+            let r = multi.run_program::<P>(&k, &mg, source, &po)?;
+            (
+                r.states,
+                r.time_ms * 1e-3,
+                r.levels.len() as u64,
+                "gpus",
+                None,
+            )
         }
         Some((dev, k)) => {
             // With in-edges, so that the direction kernel can go bottom-up.
             let dg = dev.upload_traversal(g, P::WEIGHTED)?;
-            let r = dev.run_program::<P>(k, &dg, a.source, &po)?;
-            (r.states, r.time_ms * 1e-3, u64::from(r.num_levels), "gpu")
+            let r = dev.run_program::<P>(k, &dg, source, &po)?;
+            (
+                r.states,
+                r.time_ms * 1e-3,
+                u64::from(r.num_levels),
+                "gpu",
+                None,
+            )
         }
         None => {
             let co = CpuOptions {
                 threads: a.threads,
                 ..CpuOptions::default()
             };
-            let r = sync::run::<P>(g, a.source, &co)?;
-            (r.states, secs(r.report.time), r.report.rounds, "cpu")
+            let (schedule, why) = match a.schedule {
+                ScheduleArg::Auto => {
+                    let c = auto::choose::<P>(g, source);
+                    (c.schedule, Some(c.reason))
+                }
+                ScheduleArg::Sync => (Schedule::Sync, None),
+                ScheduleArg::Async => (Schedule::Async, None),
+                ScheduleArg::Obim => (Schedule::Obim, None),
+            };
+            let aopts = AsyncOptions {
+                delta: cpu_delta,
+                ..AsyncOptions::default()
+            };
+            let r = runtime::cpu::run::<P>(g, source, schedule, &co, &aopts)?;
+            let rounds = r.report.rounds;
+            (
+                r.states,
+                secs(r.report.time),
+                rounds,
+                "cpu",
+                Some((schedule_name(schedule), why)),
+            )
         }
     };
 
     let unreached = if P::NEEDS_SOURCE {
         // Every vertex but the source starts at this value; it stays if unreached.
-        let other = if a.source == 0 && n > 1 { 1 } else { 0 };
-        Some(<P as VertexProgram>::init(other, a.source))
+        let other = if source == 0 && n > 1 { 1 } else { 0 };
+        Some(<P as VertexProgram>::init(other, source))
     } else {
         None
     };
@@ -432,7 +503,7 @@ where
         .reduce(|x, y| if y > x { y } else { x })
         .map(|m| m.to_string());
     let validated = if a.validate {
-        Some(oracle(g, a.source) == states)
+        Some(oracle(g, source) == states)
     } else {
         None
     };
@@ -453,8 +524,11 @@ where
         graph: loaded.source.clone(),
         vertices: n,
         edges: csr.num_edges(),
-        source: P::NEEDS_SOURCE.then_some(a.source),
+        source: P::NEEDS_SOURCE.then_some(source),
+        source_note,
         backend,
+        schedule: ran.as_ref().map(|r| r.0),
+        schedule_note: ran.and_then(|r| r.1),
         backend_note: note,
         time_s,
         load_s,
@@ -476,7 +550,16 @@ where
             summary.program, summary.graph, n, summary.edges, backend
         );
         if let Some(s) = summary.source {
-            println!("  source       {s}");
+            match &summary.source_note {
+                Some(why) => println!("  source       {why}"),
+                None => println!("  source       {s}"),
+            }
+        }
+        if let Some(s) = summary.schedule {
+            match &summary.schedule_note {
+                Some(why) => println!("  schedule     {s} (auto: {why})"),
+                None => println!("  schedule     {s}"),
+            }
         }
         println!("  time         {:.6} s ({} rounds)", time_s, rounds);
         println!("  reached      {reached} vertices");

@@ -12,6 +12,7 @@
 //!
 //! [`VertexProgram`]: crate::program::VertexProgram
 
+pub mod auto;
 pub mod bag;
 pub mod barrier;
 pub mod compare;
