@@ -53,6 +53,7 @@ pub mod direction;
 pub mod entry;
 pub mod frontier;
 pub mod gather;
+pub mod intersect;
 #[cfg(test)]
 mod lockstep;
 pub mod program;

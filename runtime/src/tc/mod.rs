@@ -32,12 +32,17 @@ use rayon::prelude::*;
 use crate::error::{Error, Result};
 use crate::graph::{Graph, Weight};
 
+pub mod program;
+
 /// The degree-ordered graph: ids are ranks, `targets[offsets[r]..offsets[r+1]]`
 /// are `r`'s higher-ranked neighbours, ascending and distinct.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Oriented {
     pub offsets: Vec<u64>,
     pub targets: Vec<u32>,
+    /// Rank → the graph's vertex id; empty when the ranks are the ids (no
+    /// degree ordering), which saves programs that report per vertex a renaming.
+    pub ids: Vec<u32>,
 }
 
 impl Oriented {
@@ -147,7 +152,8 @@ pub fn orient<W: Weight>(g: &Graph<W>) -> Result<Oriented> {
     check_undirected(g)?;
     let csr = g.csr();
     let n = csr.num_vertices();
-    let order: Vec<u32> = if worth_ranking_by_degree(csr) {
+    let ranked = worth_ranking_by_degree(csr);
+    let order: Vec<u32> = if ranked {
         let mut order: Vec<u32> = (0..n as u32).collect();
         order.par_sort_unstable_by_key(|&v| (csr.degree(v), v));
         order
@@ -228,7 +234,12 @@ pub fn orient<W: Weight>(g: &Graph<W>) -> Result<Oriented> {
         }
         targets.truncate(offsets[n] as usize);
     }
-    Ok(Oriented { offsets, targets })
+    let ids = if ranked { order } else { Vec::new() };
+    Ok(Oriented {
+        offsets,
+        targets,
+        ids,
+    })
 }
 
 /// Oriented edges per rayon task in [`count_oriented`] (at least).
