@@ -345,7 +345,11 @@ mod tests {
         ];
         let sum = |a: u64, x: u32| a + u64::from(x);
         for s in shorts {
-            let expect: u64 = s.iter().filter(|x| long.contains(x)).map(|&x| u64::from(x)).sum();
+            let expect: u64 = s
+                .iter()
+                .filter(|x| long.contains(x))
+                .map(|&x| u64::from(x))
+                .sum();
             assert_eq!(intersect_fold(s, &long, 0, sum), expect);
             assert_eq!(intersect_fold(&long, s, 0, sum), expect);
             assert_eq!(merge_fold(s, &long, 0, sum), expect);

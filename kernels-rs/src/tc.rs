@@ -26,8 +26,8 @@ use crate::skeleton::CsrView;
 use crate::thread::ThreadCtx;
 use crate::warp::Warp;
 
-pub use crate::intersect::{source_of, GALLOP_RATIO};
 use crate::intersect::{gallop_fold, intersect_fold, merge_fold};
+pub use crate::intersect::{source_of, GALLOP_RATIO};
 
 /// Number of values common to two sorted, duplicate-free lists
 /// ([`intersect_fold`]: merge, or gallop when one is [`GALLOP_RATIO`] times longer).

@@ -109,13 +109,11 @@ fn degrees(o: &Oriented) -> Vec<u32> {
     let n = o.num_vertices();
     let mut lower = vec![0u32; n];
     let cells = u32::atomics_from_mut(&mut lower);
-    o.targets
-        .par_chunks(1 << 16)
-        .for_each(|c| {
-            for &w in c {
-                u32::fetch_add(&cells[w as usize], 1);
-            }
-        });
+    o.targets.par_chunks(1 << 16).for_each(|c| {
+        for &w in c {
+            u32::fetch_add(&cells[w as usize], 1);
+        }
+    });
     lower
         .par_iter()
         .enumerate()
