@@ -14,9 +14,15 @@
 //!    ([`kernels_rs::tc::triangles_at`]: a merge, or galloping search when one
 //!    list is 16× longer). The GPU kernel runs the very same function per edge.
 //!
-//! gapbs relabels only when its sampled degree distribution looks skewed; we
-//! always orient, because the rank order is what makes each triangle counted once
-//! (no `u > v > w` id test), and the rename is a small part of the time.
+//! Like gapbs, we rank by degree only when a sampled degree distribution looks
+//! skewed (`worth_ranking_by_degree`, gapbs's `WorthRelabelling`); otherwise
+//! the rank is the id, which still keeps each edge once (towards the higher id)
+//! and so counts each triangle once, without the sort. [`Oriented::ids`] keeps
+//! the renaming for programs that report per vertex.
+//!
+//! [`program`] is the same engine for DSL intersection programs
+//! (`#[vertex_program(intersect = ..)]`): [`orient`] shared, the user's operator
+//! at every common neighbour in place of the count's `+1`.
 //!
 //! Parallelism: the oriented edge array is cut into equal chunks (rayon tasks),
 //! each of which finds its first row by binary search over the offsets; balancing
