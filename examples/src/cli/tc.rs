@@ -64,7 +64,7 @@ struct Summary {
 /// Whether `spec` is undirected as stored (generators, `symmetric` Matrix
 /// Market and METIS files, symmetric snapshots), so the output can say when we
 /// symmetrized a directed input. Reads headers only.
-fn source_is_symmetric(spec: &str) -> anyhow::Result<bool> {
+pub(super) fn source_is_symmetric(spec: &str) -> anyhow::Result<bool> {
     if runtime::generate::GenSpec::parse(spec).is_some() {
         return Ok(true);
     }
