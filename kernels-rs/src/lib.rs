@@ -24,7 +24,9 @@
 //! one-thread [`direction::plan_level`] that picks each level's direction on the
 //! device so the host need not wait between levels) and the Graph500 tree check
 //! ([`tree_check`]). Triangle counting ([`tc`]) runs one thread per edge of a
-//! degree-ordered graph. Both share long adjacency rows across a
+//! degree-ordered graph; intersection programs ([`intersect`],
+//! `#[vertex_program(intersect = ..)]`) generalize it: the same per-edge
+//! intersection calls the program's operator at every common neighbour. Both share long adjacency rows across a
 //! warp through [`warp::Warp`] (vote and shuffle); in the host emulator a warp is
 //! one lane ([`warp::SoloLane`]), and the crate's tests also run them with real
 //! 32-lane warps of OS threads in lockstep.
@@ -53,6 +55,7 @@ pub mod direction;
 pub mod entry;
 pub mod frontier;
 pub mod gather;
+pub mod intersect;
 #[cfg(test)]
 mod lockstep;
 pub mod program;

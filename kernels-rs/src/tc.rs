@@ -26,77 +26,26 @@ use crate::skeleton::CsrView;
 use crate::thread::ThreadCtx;
 use crate::warp::Warp;
 
-/// Above this length ratio the shorter list is galloped into the longer one
-/// (`O(s log(l/s))`) instead of merged (`O(s + l)`).
-pub const GALLOP_RATIO: usize = 16;
+use crate::intersect::{gallop_fold, intersect_fold, merge_fold};
+pub use crate::intersect::{source_of, GALLOP_RATIO};
 
-/// Number of values common to two sorted, duplicate-free lists.
-///
-/// Merges when the lengths are comparable, gallops (exponential then binary
-/// search, resuming where the last search ended) when one is at least
-/// [`GALLOP_RATIO`] times longer.
+/// Number of values common to two sorted, duplicate-free lists
+/// ([`intersect_fold`]: merge, or gallop when one is [`GALLOP_RATIO`] times longer).
 #[inline(always)]
 pub fn intersect_count(a: &[u32], b: &[u32]) -> u64 {
-    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
-    if short.is_empty() {
-        return 0;
-    }
-    // Disjoint ranges (common when rows are short): nothing to scan.
-    if short[short.len() - 1] < long[0] || long[long.len() - 1] < short[0] {
-        return 0;
-    }
-    if long.len() / GALLOP_RATIO >= short.len() {
-        gallop_count(short, long)
-    } else {
-        merge_count(short, long)
-    }
+    intersect_fold(a, b, 0, |c, _| c + 1)
 }
 
 /// Linear merge of two sorted lists.
 #[inline(always)]
 pub fn merge_count(a: &[u32], b: &[u32]) -> u64 {
-    let (mut i, mut j, mut count) = (0usize, 0usize, 0u64);
-    while i < a.len() && j < b.len() {
-        let (x, y) = (a[i], b[j]);
-        count += u64::from(x == y);
-        i += usize::from(x <= y);
-        j += usize::from(y <= x);
-    }
-    count
+    merge_fold(a, b, 0, |c, _| c + 1)
 }
 
 /// Every entry of `short` searched in `long`, galloping from the previous hit.
 #[inline(always)]
 pub fn gallop_count(short: &[u32], long: &[u32]) -> u64 {
-    let (mut lo, mut count) = (0usize, 0u64);
-    for &x in short {
-        // Invariant: every entry of `long` before `lo` is < x.
-        let mut bound = 1usize;
-        while lo + bound < long.len() && long[lo + bound] < x {
-            bound *= 2;
-        }
-        // The first entry >= x is in long[lo + bound/2 ..= lo + bound] (or past the end).
-        let start = lo + bound / 2;
-        let end = (lo + bound + 1).min(long.len());
-        let at = start + long[start..end].partition_point(|&y| y < x);
-        if at < long.len() && long[at] == x {
-            count += 1;
-            lo = at + 1;
-        } else {
-            lo = at;
-        }
-        if lo >= long.len() {
-            break;
-        }
-    }
-    count
-}
-
-/// The row holding edge index `e`: the last `u` with `offsets[u] <= e` (rows
-/// may be empty, so this is the one whose range contains `e`).
-#[inline(always)]
-pub fn source_of(offsets: &[u64], e: u64) -> u32 {
-    (offsets.partition_point(|&o| o <= e) - 1) as u32
+    gallop_fold(short, long, 0, |c, _| c + 1)
 }
 
 /// One triangle count over an oriented CSR.
@@ -112,11 +61,7 @@ pub struct TriangleCount<'a> {
 /// both ends, so each triangle is seen at exactly one edge).
 #[inline(always)]
 pub fn triangles_at(g: &CsrView<'_>, u: u32, e: usize) -> u64 {
-    let (offsets, targets) = (g.offsets, g.targets);
-    let v = targets[e] as usize;
-    let tail = &targets[e + 1..offsets[u as usize + 1] as usize];
-    let row_v = &targets[offsets[v] as usize..offsets[v + 1] as usize];
-    intersect_count(tail, row_v)
+    crate::intersect::fold_edge(g, u, e, 0, |c, _, _, _| c + 1)
 }
 
 impl TriangleCount<'_> {
@@ -166,14 +111,5 @@ mod tests {
             assert_eq!(merge_count(s, &long), expect);
             assert_eq!(gallop_count(s, &long), expect);
         }
-    }
-
-    #[test]
-    fn source_of_skips_empty_rows() {
-        let offsets = [0u64, 2, 2, 2, 5];
-        assert_eq!(source_of(&offsets, 0), 0);
-        assert_eq!(source_of(&offsets, 1), 0);
-        assert_eq!(source_of(&offsets, 2), 3);
-        assert_eq!(source_of(&offsets, 4), 3);
     }
 }

@@ -27,6 +27,8 @@ pub struct Program {
     pub reduce: Option<ItemFn>,
     pub max_rounds: Option<ItemConst>,
     pub tolerance: Option<ItemConst>,
+    /// Intersection programs.
+    pub common: Option<ItemFn>,
 }
 
 impl Program {
@@ -70,6 +72,7 @@ impl Program {
             reduce: None,
             max_rounds: None,
             tolerance: None,
+            common: None,
         };
         for item in items {
             match item {
@@ -90,6 +93,7 @@ impl Program {
                 Item::Fn(f) if f.sig.ident == "reduce" => p.reduce = Some(f.clone()),
                 Item::Const(c) if c.ident == "MAX_ROUNDS" => p.max_rounds = Some(c.clone()),
                 Item::Const(c) if c.ident == "TOLERANCE" => p.tolerance = Some(c.clone()),
+                Item::Fn(f) if f.sig.ident == "common" => p.common = Some(f.clone()),
                 _ => {}
             }
         }

@@ -77,9 +77,19 @@ pub enum DirectionKind {
     Auto,
 }
 
+/// Where an intersection program's values go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PerKind {
+    Graph,
+    Vertex,
+}
+
 /// Parsed attribute arguments, each with the span it came from.
 #[derive(Default)]
 pub struct Attrs {
+    /// `intersect = ..`: the program is an intersection (triangle) program.
+    pub intersect: Option<(CombineKind, Span)>,
+    pub per: Option<(PerKind, Span)>,
     /// `gather = ..`: the program is a gather/apply program.
     pub gather: Option<(CombineKind, Span)>,
     pub reduce: Option<(ReduceKind, Span)>,
@@ -128,7 +138,7 @@ impl Parse for ArgList {
     }
 }
 
-const KEYS: &str = "`combine = min|max|or|and|sum|custom`, `schedule(sync, async, obim)`, `idempotent`, `semiring`, or for gather/apply programs `gather = sum|min|max|or|and|custom`, `reduce = sum|min|max`, `direction = push|pull|auto`";
+const KEYS: &str = "`combine = min|max|or|and|sum|custom`, `schedule(sync, async, obim)`, `idempotent`, `semiring`, or for gather/apply programs `gather = sum|min|max|or|and|custom`, `reduce = sum|min|max`, `direction = push|pull|auto`, or for intersection programs `intersect = sum|min|max|or|and|custom`, `per = graph|vertex`";
 
 impl Attrs {
     pub fn parse(cx: &Ctxt, tokens: proc_macro2::TokenStream) -> Attrs {
@@ -170,6 +180,38 @@ impl Attrs {
                             format!(
                                 "unknown gather `{v}`: expected sum, min, max, or, and or custom"
                             ),
+                        ),
+                    }
+                }
+                Arg::Value(k, v) if k == "intersect" => {
+                    if attrs.intersect.is_some() {
+                        cx.error_spanned_by(&k, "`intersect` is given twice");
+                        continue;
+                    }
+                    match CombineKind::parse(&v.to_string()) {
+                        Some(c) => attrs.intersect = Some((c, v.span())),
+                        None => cx.error_spanned_by(
+                            &v,
+                            format!(
+                                "unknown intersect `{v}`: expected sum, min, max, or, and or custom"
+                            ),
+                        ),
+                    }
+                }
+                Arg::Value(k, v) if k == "per" => {
+                    let per = match v.to_string().as_str() {
+                        "graph" => Some(PerKind::Graph),
+                        "vertex" => Some(PerKind::Vertex),
+                        _ => None,
+                    };
+                    match per {
+                        Some(_) if attrs.per.is_some() => {
+                            cx.error_spanned_by(&k, "`per` is given twice")
+                        }
+                        Some(p) => attrs.per = Some((p, k.span())),
+                        None => cx.error_spanned_by(
+                            &v,
+                            format!("unknown per `{v}`: expected graph or vertex"),
                         ),
                     }
                 }

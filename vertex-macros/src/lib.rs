@@ -4,13 +4,17 @@
 //! Pipeline (as in serde_derive): `attr` parses the attribute, `ast` splits the
 //! module into roles (State, Weight, init, relax, combine, priority), `check`
 //! enforces every rule with a span (all errors reported together via `ctxt`),
-//! and `expand` writes the code. See the `vertex-dsl` crate docs for the user
+//! and `expand` writes the code. Three program kinds, by attribute: push
+//! (`combine = ..`: `check`, `expand::{cpu, gpu}`), gather/apply (`gather = ..`:
+//! `check_gather`, `expand::gather`) and intersection (`intersect = ..`:
+//! `check_intersect`, `expand::intersect`). See the `vertex-dsl` crate docs for the user
 //! guide.
 
 mod ast;
 mod attr;
 mod check;
 mod check_gather;
+mod check_intersect;
 mod ctxt;
 mod expand;
 
@@ -44,6 +48,23 @@ fn vertex_program_impl(
     let attrs = attr::Attrs::parse(&cx, attr);
     let item: syn::Item = syn::parse2(item)?;
     let program = ast::Program::from_item(&cx, attrs, item);
+    if let Some(p) = program.as_ref().filter(|p| p.attrs.intersect.is_some()) {
+        let checked = check_intersect::check(&cx, p);
+        cx.check()?;
+        return match checked {
+            Some(c) => Ok(expand::intersect::expand(p, &c)),
+            None => Err(syn::Error::new(
+                proc_macro2::Span::call_site(),
+                "invalid vertex program",
+            )),
+        };
+    }
+    if let Some((_, span)) = program.as_ref().and_then(|p| p.attrs.per) {
+        cx.syn_error(syn::Error::new(
+            span,
+            "`per` belongs to intersection programs: add `intersect = sum|min|max|or|and|custom`",
+        ));
+    }
     if let Some(p) = program.as_ref().filter(|p| p.attrs.gather.is_some()) {
         let checked = check_gather::check(&cx, p);
         cx.check()?;

@@ -15,6 +15,7 @@ mod demo;
 mod gather;
 mod gen;
 mod info;
+mod lcc;
 mod report;
 mod run;
 mod tc;
@@ -77,6 +78,9 @@ pub enum Command {
     PrDelta(gather::GatherArgs),
     /// Triangle count (gapbs tc); the input is made undirected first.
     Tc(tc::TcArgs),
+    /// Local clustering coefficient of every vertex (triangles through it over
+    /// its neighbour pairs); the input is made undirected first.
+    Lcc(lcc::LccArgs),
 }
 
 /// Runs the parsed command line.
@@ -100,6 +104,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Bc(a)) => bc::bc_cmd(a),
         Some(Command::PrDelta(a)) => gather::pr_delta_cmd(a),
         Some(Command::Tc(a)) => tc::tc_cmd(a),
+        Some(Command::Lcc(a)) => lcc::lcc_cmd(a),
     }
 }
 

@@ -1,4 +1,8 @@
-//! `vertex tc GRAPH`: triangle counting (gapbs `tc`) on the CPU or the GPU.
+//! `vertex tc GRAPH`: triangle counting (gapbs `tc`) on the CPU or the GPU, by
+//! the DSL program `programs::triangles` (an intersection program: the engine
+//! in `runtime::tc::program` and the macro's GPU kernel); `--library` runs the
+//! hand-written count (`runtime::tc::count`, the library GPU kernel) instead, to
+//! compare the two.
 //!
 //! Triangles are defined on undirected graphs, so the input is always made
 //! undirected here (both directions, no self loops, no parallel edges), as
@@ -16,6 +20,7 @@ use serde::Serialize;
 
 use super::common::KernelArgs;
 use super::report::{print_json, secs};
+use vertex_examples::programs::triangles::Program as Triangles;
 
 /// Options of `vertex tc`.
 #[derive(Args, Debug, Clone)]
@@ -26,6 +31,10 @@ pub struct TcArgs {
     pub graph: String,
     #[command(flatten)]
     pub common: KernelArgs,
+    /// Run the hand-written library count instead of the DSL program (for
+    /// comparisons; same results).
+    #[arg(long, hide = true)]
+    pub library: bool,
 }
 
 #[derive(Serialize)]
@@ -55,7 +64,7 @@ struct Summary {
 /// Whether `spec` is undirected as stored (generators, `symmetric` Matrix
 /// Market and METIS files, symmetric snapshots), so the output can say when we
 /// symmetrized a directed input. Reads headers only.
-fn source_is_symmetric(spec: &str) -> anyhow::Result<bool> {
+pub(super) fn source_is_symmetric(spec: &str) -> anyhow::Result<bool> {
     if runtime::generate::GenSpec::parse(spec).is_some() {
         return Ok(true);
     }
@@ -94,8 +103,8 @@ pub fn tc_cmd(a: TcArgs) -> anyhow::Result<()> {
             a.graph
         );
     }
-    let (triangles, orient_s, count_s, upload_s, backend, threads) = match &dev {
-        Some(d) => {
+    let (triangles, orient_s, count_s, upload_s, backend, threads) = match (&dev, a.library) {
+        (Some(d), true) => {
             let r = d.triangle_count(g)?;
             (
                 r.triangles,
@@ -106,10 +115,32 @@ pub fn tc_cmd(a: TcArgs) -> anyhow::Result<()> {
                 None,
             )
         }
-        None => {
+        (Some(d), false) => {
+            let r = d.run_intersect::<Triangles, _>(g)?;
+            (
+                r.run.total,
+                secs(r.run.orient_time),
+                secs(r.run.count_time),
+                Some(secs(r.upload_time)),
+                "gpu",
+                None,
+            )
+        }
+        (None, true) => {
             let r = runtime::tc::count(g, a.common.threads)?;
             (
                 r.triangles,
+                secs(r.orient_time),
+                secs(r.count_time),
+                None,
+                "cpu",
+                Some(r.threads),
+            )
+        }
+        (None, false) => {
+            let r = runtime::tc::program::run::<Triangles, _>(g, a.common.threads)?;
+            (
+                r.total,
                 secs(r.orient_time),
                 secs(r.count_time),
                 None,

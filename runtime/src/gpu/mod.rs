@@ -38,6 +38,7 @@ mod driver;
 pub mod dsl_bench;
 pub mod emulate;
 pub mod gather;
+pub mod intersect;
 pub mod multi;
 mod plot;
 pub mod program;

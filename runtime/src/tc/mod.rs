@@ -14,9 +14,15 @@
 //!    ([`kernels_rs::tc::triangles_at`]: a merge, or galloping search when one
 //!    list is 16× longer). The GPU kernel runs the very same function per edge.
 //!
-//! gapbs relabels only when its sampled degree distribution looks skewed; we
-//! always orient, because the rank order is what makes each triangle counted once
-//! (no `u > v > w` id test), and the rename is a small part of the time.
+//! Like gapbs, we rank by degree only when a sampled degree distribution looks
+//! skewed (`worth_ranking_by_degree`, gapbs's `WorthRelabelling`); otherwise
+//! the rank is the id, which still keeps each edge once (towards the higher id)
+//! and so counts each triangle once, without the sort. [`Oriented::ids`] keeps
+//! the renaming for programs that report per vertex.
+//!
+//! [`program`] is the same engine for DSL intersection programs
+//! (`#[vertex_program(intersect = ..)]`): [`orient`] shared, the user's operator
+//! at every common neighbour in place of the count's `+1`.
 //!
 //! Parallelism: the oriented edge array is cut into equal chunks (rayon tasks),
 //! each of which finds its first row by binary search over the offsets; balancing
@@ -32,12 +38,17 @@ use rayon::prelude::*;
 use crate::error::{Error, Result};
 use crate::graph::{Graph, Weight};
 
+pub mod program;
+
 /// The degree-ordered graph: ids are ranks, `targets[offsets[r]..offsets[r+1]]`
 /// are `r`'s higher-ranked neighbours, ascending and distinct.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Oriented {
     pub offsets: Vec<u64>,
     pub targets: Vec<u32>,
+    /// Rank → the graph's vertex id; empty when the ranks are the ids (no
+    /// degree ordering), which saves programs that report per vertex a renaming.
+    pub ids: Vec<u32>,
 }
 
 impl Oriented {
@@ -147,7 +158,8 @@ pub fn orient<W: Weight>(g: &Graph<W>) -> Result<Oriented> {
     check_undirected(g)?;
     let csr = g.csr();
     let n = csr.num_vertices();
-    let order: Vec<u32> = if worth_ranking_by_degree(csr) {
+    let ranked = worth_ranking_by_degree(csr);
+    let order: Vec<u32> = if ranked {
         let mut order: Vec<u32> = (0..n as u32).collect();
         order.par_sort_unstable_by_key(|&v| (csr.degree(v), v));
         order
@@ -228,7 +240,12 @@ pub fn orient<W: Weight>(g: &Graph<W>) -> Result<Oriented> {
         }
         targets.truncate(offsets[n] as usize);
     }
-    Ok(Oriented { offsets, targets })
+    let ids = if ranked { order } else { Vec::new() };
+    Ok(Oriented {
+        offsets,
+        targets,
+        ids,
+    })
 }
 
 /// Oriented edges per rayon task in [`count_oriented`] (at least).

@@ -6,6 +6,7 @@
 pub mod cpu;
 pub mod gather;
 pub mod gpu;
+pub mod intersect;
 
 use proc_macro2::TokenStream;
 use quote::quote;

@@ -1,0 +1,375 @@
+//! Intersection programs: an operator over the common neighbours of an edge's two
+//! endpoints, i.e. over the triangles of an undirected graph (triangle counting,
+//! per-vertex triangle counts for the local clustering coefficient).
+//!
+//! # Why a program kind of its own
+//! Push and gather/apply programs combine values along single edges; a triangle
+//! needs three. The work is the intersection of two sorted neighbour lists, and
+//! the way to do it fast is well known and the same for every such program
+//! (Schank & Wagner 2005, gapbs `tc.cc`): orient every undirected edge towards
+//! the endpoint of higher rank (degree, then id, when the degrees are skewed), so
+//! every row is `O(√m)` long and every triangle `a < b < c` is met exactly once,
+//! at the oriented edge `a → b`, as the element `c` common to `a`'s row after `b`
+//! and `b`'s row. An [`IntersectProgram`] says only what one triangle is worth
+//! ([`IntersectProgram::common`]), how values reduce ([`IntersectProgram::combine`]),
+//! and where they go ([`Per`]); the engines own the orientation, the intersection
+//! (merge, or galloping when one list is [`GALLOP_RATIO`] times longer) and the
+//! reduction.
+//!
+//! # The kernel
+//! [`Intersect::run`] is what one GPU thread does: a grid-stride loop over oriented
+//! edges, [`fold_edge`] per edge (the function the CPU engine runs too), and
+//! * [`Per::Graph`]: a thread-local reduction, combined atomically into the one
+//!   result word once per thread at the end;
+//! * [`Per::Vertex`]: each triangle's value combined atomically into the slots of
+//!   its three corners.
+//!
+//! Vertex ids the user sees are the graph's own: the kernel maps ranks back
+//! through the orientation's `ids` array (empty when the orientation kept ids).
+
+use crate::skeleton::CsrView;
+use crate::thread::ThreadCtx;
+use crate::word::{slice, StateWord};
+
+/// Above this length ratio the shorter list is galloped into the longer one
+/// (`O(s log(l/s))`) instead of merged (`O(s + l)`).
+pub const GALLOP_RATIO: usize = 16;
+
+/// What `#[vertex_program(intersect = ..)]` modules see without importing anything.
+pub mod prelude {
+    pub use super::Ctx;
+}
+
+/// What `apply` knows about a vertex of a per-vertex intersection program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
+pub struct Ctx {
+    /// The vertex (0-based, the graph's own id).
+    pub vertex: u32,
+    /// Distinct neighbours other than the vertex itself (parallel edges and self
+    /// loops do not count, as they do not make triangles).
+    pub degree: u32,
+    /// Vertices in the graph.
+    pub num_vertices: u32,
+}
+
+/// Where the values of triangles go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Per {
+    /// One value for the whole graph (triangle counting).
+    Graph,
+    /// One value per vertex: every triangle's value goes to each of its three
+    /// corners (local clustering coefficient).
+    Vertex,
+}
+
+/// An intersection program. Implemented by `#[vertex_program(intersect = ..)]`.
+pub trait IntersectProgram: Copy + Send + Sync + 'static {
+    /// What a triangle is worth, and what is reduced: one atomic word.
+    type Acc: StateWord;
+    /// The per-vertex result of [`Per::Vertex`] programs (`Acc` unless the program
+    /// has an `apply`).
+    type State: Copy + Send + Sync + 'static;
+    /// The module name; the kernel is named after it.
+    const NAME: &'static str;
+    const PER: Per;
+    /// The value of the triangle `{u, v, w}` (graph ids), met once, at the edge
+    /// `(u, v)` of its two lowest-ranked corners, `w` being their common neighbour.
+    fn common(u: u32, v: u32, w: u32) -> Self::Acc;
+    /// The value of no triangle.
+    fn identity() -> Self::Acc;
+    /// `a ⊕ b` (associative and commutative).
+    fn combine(a: Self::Acc, b: Self::Acc) -> Self::Acc;
+    /// `slot ⊕= v` atomically.
+    fn combine_atomic(slot: &<Self::Acc as StateWord>::Atomic, v: Self::Acc);
+    /// [`Per::Vertex`]: a vertex's result from its reduced value (run on the host
+    /// after the intersections, on either back end).
+    fn apply(ctx: Ctx, acc: Self::Acc) -> Self::State;
+
+    /// The PTX module with this program's kernel, if its crate built one.
+    fn gpu_ptx() -> Option<&'static str> {
+        None
+    }
+    /// Why [`Self::gpu_ptx`] is `None`, if known.
+    fn gpu_ptx_status() -> &'static str {
+        "the crate defining this program has no `build.rs` calling `nvptx_builder::build_programs()`"
+    }
+}
+
+/// Folds `f` over the values common to two sorted, duplicate-free lists.
+///
+/// Merges when the lengths are comparable, gallops (exponential then binary
+/// search, resuming where the last search ended) when one is at least
+/// [`GALLOP_RATIO`] times longer.
+#[inline(always)]
+pub fn intersect_fold<A>(a: &[u32], b: &[u32], acc: A, f: impl FnMut(A, u32) -> A) -> A {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    if short.is_empty() {
+        return acc;
+    }
+    // Disjoint ranges (common when rows are short): nothing to scan.
+    if short[short.len() - 1] < long[0] || long[long.len() - 1] < short[0] {
+        return acc;
+    }
+    if long.len() / GALLOP_RATIO >= short.len() {
+        gallop_fold(short, long, acc, f)
+    } else {
+        merge_fold(short, long, acc, f)
+    }
+}
+
+/// Linear merge of two sorted lists, `f` at every common value.
+#[inline(always)]
+pub fn merge_fold<A>(a: &[u32], b: &[u32], mut acc: A, mut f: impl FnMut(A, u32) -> A) -> A {
+    let (mut i, mut j) = (0usize, 0usize);
+    while i < a.len() && j < b.len() {
+        let (x, y) = (a[i], b[j]);
+        if x == y {
+            acc = f(acc, x);
+        }
+        i += usize::from(x <= y);
+        j += usize::from(y <= x);
+    }
+    acc
+}
+
+/// Every entry of `short` searched in `long`, galloping from the previous hit.
+#[inline(always)]
+pub fn gallop_fold<A>(
+    short: &[u32],
+    long: &[u32],
+    mut acc: A,
+    mut f: impl FnMut(A, u32) -> A,
+) -> A {
+    let mut lo = 0usize;
+    for &x in short {
+        // Invariant: every entry of `long` before `lo` is < x.
+        let mut bound = 1usize;
+        while lo + bound < long.len() && long[lo + bound] < x {
+            bound *= 2;
+        }
+        // The first entry >= x is in long[lo + bound/2 ..= lo + bound] (or past the end).
+        let start = lo + bound / 2;
+        let end = (lo + bound + 1).min(long.len());
+        let at = start + long[start..end].partition_point(|&y| y < x);
+        if at < long.len() && long[at] == x {
+            acc = f(acc, x);
+            lo = at + 1;
+        } else {
+            lo = at;
+        }
+        if lo >= long.len() {
+            break;
+        }
+    }
+    acc
+}
+
+/// The row holding edge index `e`: the last `u` with `offsets[u] <= e` (rows
+/// may be empty, so this is the one whose range contains `e`).
+#[inline(always)]
+pub fn source_of(offsets: &[u64], e: u64) -> u32 {
+    (offsets.partition_point(|&o| o <= e) - 1) as u32
+}
+
+/// Folds `f(acc, u, v, w)` (ranks) over the triangles closed by oriented edge `e`
+/// of row `u` of the oriented graph `g`: `v` is `e`'s target and `w` runs over the
+/// entries common to `u`'s row after `e` and `v`'s row (all of higher rank than
+/// both, so each triangle is met at exactly one edge).
+#[inline(always)]
+pub fn fold_edge<A>(
+    g: &CsrView<'_>,
+    u: u32,
+    e: usize,
+    acc: A,
+    mut f: impl FnMut(A, u32, u32, u32) -> A,
+) -> A {
+    let (offsets, targets) = (g.offsets, g.targets);
+    let v = targets[e];
+    let tail = &targets[e + 1..offsets[u as usize + 1] as usize];
+    let row_v = &targets[offsets[v as usize] as usize..offsets[v as usize + 1] as usize];
+    intersect_fold(tail, row_v, acc, |a, w| f(a, u, v, w))
+}
+
+/// Rank → graph id, through the orientation's renaming (empty: ids are ranks).
+#[derive(Clone, Copy, Debug)]
+pub struct Ids<'a>(pub &'a [u32]);
+
+impl Ids<'_> {
+    /// The graph id of rank `r`. Never panics, so when a program ignores ids the
+    /// compiler drops the load.
+    #[inline(always)]
+    pub fn id(&self, r: u32) -> u32 {
+        self.0.get(r as usize).copied().unwrap_or(r)
+    }
+}
+
+/// One run of an intersection program over an oriented graph: the kernel's
+/// buffers.
+pub struct Intersect<'a, P: IntersectProgram> {
+    /// The oriented graph (rows sorted, ranks as ids).
+    pub graph: CsrView<'a>,
+    pub ids: Ids<'a>,
+    /// [`Per::Graph`]: one slot; [`Per::Vertex`]: one slot per rank. Filled with
+    /// the identity by the host.
+    pub acc: &'a [<P::Acc as StateWord>::Atomic],
+}
+
+impl<P: IntersectProgram> Intersect<'_, P> {
+    /// What one thread does: a grid-stride loop over oriented edges (see the
+    /// module docs for where values go).
+    #[inline(always)]
+    pub fn run(&self, t: ThreadCtx) {
+        let m = self.graph.targets.len() as u64;
+        let ids = self.ids;
+        let mut e = t.global();
+        match P::PER {
+            Per::Graph => {
+                let mut local = P::identity();
+                while e < m {
+                    let u = source_of(self.graph.offsets, e);
+                    local = fold_edge(&self.graph, u, e as usize, local, |a, u, v, w| {
+                        P::combine(a, P::common(ids.id(u), ids.id(v), ids.id(w)))
+                    });
+                    e += t.stride();
+                }
+                if local != P::identity() {
+                    P::combine_atomic(&self.acc[0], local);
+                }
+            }
+            Per::Vertex => {
+                while e < m {
+                    let u = source_of(self.graph.offsets, e);
+                    fold_edge(&self.graph, u, e as usize, (), |(), u, v, w| {
+                        let x = P::common(ids.id(u), ids.id(v), ids.id(w));
+                        for r in [u, v, w] {
+                            P::combine_atomic(&self.acc[r as usize], x);
+                        }
+                    });
+                    e += t.stride();
+                }
+            }
+        }
+    }
+}
+
+/// The body of a program's intersection kernel ([`intersect_kernel!`](crate::intersect_kernel)).
+///
+/// # Safety
+/// `offsets`/`targets` an oriented CSR (`n + 1`, `m` entries, rows sorted,
+/// targets `< n`) as `runtime::tc::orient` builds it; `ids` `ids_len` entries
+/// (0 or `n`); `acc` `acc_len` cells (1 or `n`, as `P::PER`), only accessed
+/// atomically meanwhile.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub unsafe fn intersect_body<P: IntersectProgram>(
+    t: ThreadCtx,
+    n: u64,
+    m: u64,
+    offsets: *const u64,
+    targets: *const u32,
+    ids: *const u32,
+    ids_len: u64,
+    acc: *mut P::Acc,
+    acc_len: u64,
+) {
+    // SAFETY: the caller's contract.
+    let k = unsafe {
+        Intersect::<P> {
+            graph: CsrView {
+                offsets: slice(offsets, n as usize + 1),
+                targets: slice(targets, m as usize),
+            },
+            ids: Ids(slice(ids, ids_len as usize)),
+            acc: P::Acc::atomics_from_raw(acc, acc_len as usize),
+        }
+    };
+    k.run(t)
+}
+
+/// Defines a program's intersection kernel under `$name` (parameters `n, m,
+/// offsets, targets, ids, ids_len, acc, acc_len`; see
+/// [`intersect_body`](crate::intersect::intersect_body)).
+#[macro_export]
+macro_rules! intersect_kernel {
+    ($prog:ty => $name:ident) => {
+        #[cfg(target_arch = "nvptx64")]
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "ptx-kernel" fn $name(
+            n: u64,
+            m: u64,
+            offsets: *const u64,
+            targets: *const u32,
+            ids: *const u32,
+            ids_len: u64,
+            acc: *mut <$prog as $crate::intersect::IntersectProgram>::Acc,
+            acc_len: u64,
+        ) {
+            // SAFETY: the host launches with buffers matching `intersect_body`.
+            unsafe {
+                $crate::intersect::intersect_body::<$prog>(
+                    $crate::ThreadCtx::current(),
+                    n,
+                    m,
+                    offsets,
+                    targets,
+                    ids,
+                    ids_len,
+                    acc,
+                    acc_len,
+                )
+            }
+        }
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn naive(a: &[u32], b: &[u32]) -> u64 {
+        a.iter().filter(|x| b.contains(x)).count() as u64
+    }
+
+    #[test]
+    fn merge_and_gallop_visit_the_common_values() {
+        let long: [u32; 40] = core::array::from_fn(|i| 3 * i as u32 + 1);
+        let shorts: [&[u32]; 6] = [
+            &[],
+            &[0],
+            &[1],
+            &[4, 5, 118],
+            &[1, 2, 3, 4, 200],
+            &[119, 120, 121],
+        ];
+        let sum = |a: u64, x: u32| a + u64::from(x);
+        for s in shorts {
+            let expect: u64 = s
+                .iter()
+                .filter(|x| long.contains(x))
+                .map(|&x| u64::from(x))
+                .sum();
+            assert_eq!(intersect_fold(s, &long, 0, sum), expect);
+            assert_eq!(intersect_fold(&long, s, 0, sum), expect);
+            assert_eq!(merge_fold(s, &long, 0, sum), expect);
+            assert_eq!(gallop_fold(s, &long, 0, sum), expect);
+            assert_eq!(intersect_fold(s, &long, 0, |c, _| c + 1), naive(s, &long));
+        }
+    }
+
+    #[test]
+    fn source_of_skips_empty_rows() {
+        let offsets = [0u64, 2, 2, 2, 5];
+        assert_eq!(source_of(&offsets, 0), 0);
+        assert_eq!(source_of(&offsets, 1), 0);
+        assert_eq!(source_of(&offsets, 2), 3);
+        assert_eq!(source_of(&offsets, 4), 3);
+    }
+
+    #[test]
+    fn ids_map_ranks_or_keep_them() {
+        assert_eq!(Ids(&[]).id(7), 7);
+        assert_eq!(Ids(&[2, 0, 1]).id(0), 2);
+    }
+}
