@@ -30,7 +30,7 @@
 #             here with nvcc) vs gapbs `pr` on all cores, on the same .sg files
 #   prsync    sync vs data-driven PageRank on the CPU (vertex compare pr), Kronecker 20
 #             and the 1000² grid
-#   gap       the GAP kernels beyond BFS/SSSP/PR (bc, cc --algorithm afforest, tc): GPU vs the oracles, compute-sanitizer memcheck + racecheck,
+#   gap       the GAP kernels beyond BFS/SSSP/PR (bc, cc --algorithm afforest, tc, lcc): GPU vs the oracles, compute-sanitizer memcheck + racecheck,
 #             then ours (CPU, GPU) vs gapbs on the same .sg files ($GAP_GRAPHS,
 #             default "kron:20 grid:1000x1000"; written by the cpu step's --work or here)
 #   demo      the first command a newcomer runs (`vertex`, the demo: GPU column included),
@@ -234,6 +234,7 @@ for step in "${steps[@]}"; do
                     "$B/vertex" bc "$g" --backend gpu --validate --sources 2 --json || bad=1
                     "$B/vertex" cc "$g" --backend gpu --validate --json || bad=1
                     "$B/vertex" tc "$g" --backend gpu --validate --json || bad=1
+                    "$B/vertex" lcc "$g" --backend gpu --validate --json || bad=1
                 done
                 # Weak components of a directed file (each kron edge stored once).
                 "$B/vertex" convert kron:16 /tmp/k16.el >/dev/null && \
@@ -251,6 +252,9 @@ for step in "${steps[@]}"; do
                             --backend gpu --validate || bad=1
                         echo "--- compute-sanitizer --tool $tool vertex tc"
                         "$SAN" --tool "$tool" --error-exitcode 3 "$B/vertex" tc kron:10 \
+                            --backend gpu --validate || bad=1
+                        echo "--- compute-sanitizer --tool $tool vertex lcc"
+                        "$SAN" --tool "$tool" --error-exitcode 3 "$B/vertex" lcc kron:10 \
                             --backend gpu --validate || bad=1
                     done
                 else
