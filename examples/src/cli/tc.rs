@@ -39,26 +39,114 @@ pub struct TcArgs {
 
 #[derive(Serialize)]
 struct Summary {
-    program: &'static str,
-    graph: String,
-    vertices: usize,
-    /// Stored directed edges of the undirected graph (each edge twice).
-    edges: u64,
-    /// Whether the input was directed and symmetrized here.
-    symmetrized: bool,
-    backend: &'static str,
-    backend_note: Option<String>,
-    threads: Option<usize>,
+    #[serde(flatten)]
+    run: Shared,
     triangles: u64,
-    /// Orientation plus counting (as gapbs times its relabel and count), seconds.
-    time_s: f64,
-    orient_s: f64,
-    /// CPU: the intersections; GPU: the kernel (CUDA events).
-    count_s: f64,
-    /// GPU only: copying the oriented graph to the device.
-    upload_s: Option<f64>,
-    load_s: f64,
+    #[serde(flatten)]
+    times: Times,
     validated: Option<bool>,
+}
+
+/// What `vertex tc` and `vertex lcc` report alike (flattened into their JSON).
+#[derive(Serialize)]
+pub(super) struct Shared {
+    pub program: &'static str,
+    pub graph: String,
+    pub vertices: usize,
+    /// Stored directed edges of the undirected graph (each edge twice).
+    pub edges: u64,
+    /// Whether the input was directed and symmetrized here.
+    pub symmetrized: bool,
+    pub backend: &'static str,
+    pub backend_note: Option<String>,
+    pub threads: Option<usize>,
+}
+
+/// Timings of an intersection run, seconds.
+#[derive(Serialize)]
+pub(super) struct Times {
+    /// Orientation plus counting (as gapbs times its relabel and count).
+    pub time_s: f64,
+    pub orient_s: f64,
+    /// CPU: the intersections (and `apply`); GPU: the kernel (CUDA events).
+    pub count_s: f64,
+    /// GPU only: copying the oriented graph to the device.
+    pub upload_s: Option<f64>,
+    pub load_s: f64,
+}
+
+impl Times {
+    pub fn new(orient_s: f64, count_s: f64, upload_s: Option<f64>, load_s: f64) -> Self {
+        Times {
+            time_s: orient_s + count_s,
+            orient_s,
+            count_s,
+            upload_s,
+            load_s,
+        }
+    }
+}
+
+/// The text output's head: what ran where, the result line, the timings.
+pub(super) fn print_text(run: &Shared, result: &str, t: &Times) {
+    println!(
+        "{} on {} ({} vertices, {} undirected edges), {} backend{}",
+        run.program,
+        run.graph,
+        run.vertices,
+        run.edges / 2,
+        run.backend,
+        run.threads
+            .map_or(String::new(), |t| format!(", {t} threads"))
+    );
+    println!("  {result}");
+    println!(
+        "  time         {:.6} s (orient {:.6} s, count {:.6} s)",
+        t.time_s, t.orient_s, t.count_s
+    );
+    if let Some(u) = t.upload_s {
+        println!("  upload       {u:.6} s");
+    }
+}
+
+/// The GPU `--backend` picks (if any), with its note, and the graph made
+/// undirected (both directions, no self loops or parallel edges).
+pub(super) struct Undirected {
+    pub dev: Option<Device>,
+    pub note: Option<String>,
+    pub loaded: runtime::load::Loaded<u32>,
+    pub symmetrized: bool,
+    pub load_s: f64,
+}
+
+pub(super) fn open_undirected(graph: &str, common: &KernelArgs) -> anyhow::Result<Undirected> {
+    let (dev, note) = super::common::pick_gpu(common.backend, || {
+        Device::open(0).map(|d| (d, ())).map_err(|e| e.to_string())
+    })?;
+    if let (Some(n), false) = (&note, common.json) {
+        eprintln!("{n}");
+    }
+    let t_load = Instant::now();
+    let symmetrized = !source_is_symmetric(graph).with_context(|| format!("loading {graph}"))?;
+    let lo = LoadOptions {
+        ignore_weights: true,
+        build: Some(BuildOptions::undirected()),
+        symmetrize: true,
+        ..LoadOptions::default()
+    };
+    let loaded = load_graph::<u32>(graph, &lo).with_context(|| format!("loading {graph}"))?;
+    if symmetrized && !common.json {
+        eprintln!(
+            "{graph}: directed input made undirected (both directions, no self loops or parallel edges)"
+        );
+    }
+    Ok(Undirected {
+        dev: dev.map(|(d, ())| d),
+        note,
+        loaded,
+        symmetrized,
+        load_s: secs(t_load.elapsed()),
+    })
 }
 
 /// Whether `spec` is undirected as stored (generators, `symmetric` Matrix
@@ -77,33 +165,9 @@ pub(super) fn source_is_symmetric(spec: &str) -> anyhow::Result<bool> {
 }
 
 pub fn tc_cmd(a: TcArgs) -> anyhow::Result<()> {
-    let (dev, note) = super::common::pick_gpu(a.common.backend, || {
-        Device::open(0).map(|d| (d, ())).map_err(|e| e.to_string())
-    })?;
-    let dev = dev.map(|(d, ())| d);
-    if let (Some(n), false) = (&note, a.common.json) {
-        eprintln!("{n}");
-    }
-    let t_load = Instant::now();
-    let symmetrized =
-        !source_is_symmetric(&a.graph).with_context(|| format!("loading {}", a.graph))?;
-    let lo = LoadOptions {
-        ignore_weights: true,
-        build: Some(BuildOptions::undirected()),
-        symmetrize: true,
-        ..LoadOptions::default()
-    };
-    let loaded =
-        load_graph::<u32>(&a.graph, &lo).with_context(|| format!("loading {}", a.graph))?;
-    let load_s = secs(t_load.elapsed());
-    let g = &loaded.graph;
-    if symmetrized && !a.common.json {
-        eprintln!(
-            "{}: directed input made undirected (both directions, no self loops or parallel edges)",
-            a.graph
-        );
-    }
-    let (triangles, orient_s, count_s, upload_s, backend, threads) = match (&dev, a.library) {
+    let u = open_undirected(&a.graph, &a.common)?;
+    let g = &u.loaded.graph;
+    let (triangles, orient_s, count_s, upload_s, backend, threads) = match (&u.dev, a.library) {
         (Some(d), true) => {
             let r = d.triangle_count(g)?;
             (
@@ -154,41 +218,24 @@ pub fn tc_cmd(a: TcArgs) -> anyhow::Result<()> {
         .validate
         .then(|| runtime::oracle::triangles(g.csr()) == triangles);
     let s = Summary {
-        program: "tc",
-        graph: loaded.source.clone(),
-        vertices: g.num_vertices(),
-        edges: g.num_edges(),
-        symmetrized,
-        backend,
-        backend_note: note,
-        threads,
+        run: Shared {
+            program: "tc",
+            graph: u.loaded.source.clone(),
+            vertices: g.num_vertices(),
+            edges: g.num_edges(),
+            symmetrized: u.symmetrized,
+            backend,
+            backend_note: u.note,
+            threads,
+        },
         triangles,
-        time_s: orient_s + count_s,
-        orient_s,
-        count_s,
-        upload_s,
-        load_s,
+        times: Times::new(orient_s, count_s, upload_s, u.load_s),
         validated,
     };
     if a.common.json {
         print_json(&s)?;
     } else {
-        println!(
-            "tc on {} ({} vertices, {} undirected edges), {} backend{}",
-            s.graph,
-            s.vertices,
-            s.edges / 2,
-            backend,
-            threads.map_or(String::new(), |t| format!(", {t} threads"))
-        );
-        println!("  triangles    {}", s.triangles);
-        println!(
-            "  time         {:.6} s (orient {:.6} s, count {:.6} s)",
-            s.time_s, s.orient_s, s.count_s
-        );
-        if let Some(u) = s.upload_s {
-            println!("  upload       {u:.6} s");
-        }
+        print_text(&s.run, &format!("triangles    {}", s.triangles), &s.times);
         super::common::print_check(validated, None);
     }
     if validated == Some(false) {
