@@ -13,6 +13,8 @@
 //!   runs empty, a dense round refreshes the global reduction and applies every
 //!   vertex with the identity.
 //!
+//! * Level sweeps run one round per level of a schedule built once ([`sweep`]).
+//!
 //! Invariant: between rounds every accumulator holds the identity (apply resets the
 //! ones it read), so push rounds never clear the whole array.
 
@@ -29,6 +31,8 @@ use crate::gather::{
     Resolved, StopReason,
 };
 use crate::graph::{Graph, Weight};
+
+mod sweep;
 
 /// Vertices per rayon task in the vertex passes: small enough to balance skewed
 /// degrees, large enough to keep scheduling overhead off the per-edge loop.
@@ -77,7 +81,9 @@ fn run_inner<P: GatherProgram, W: Weight>(
             r,
             initial: initial.as_deref(),
         };
-        if P::FRONTIER {
+        if P::LEVELS {
+            e.run_sweep()
+        } else if P::FRONTIER {
             e.run_frontier()
         } else if opts.gauss_seidel {
             e.run_dense_in_place()

@@ -7,6 +7,10 @@
 //! the next round's direction and whether to stop, by the same rules as the CPU
 //! engine ([`crate::gather`]), so both back ends run the same rounds.
 //!
+//! Level sweeps ([`GatherProgram::level`]) run from a [`Sweep`] built on the host
+//! and uploaded once (`order` and `rank`): one `sweep` launch per level, all queued
+//! without reading anything back, each over that level's vertices only.
+//!
 //! [`GatherExec`] is the launcher both the device ([`Device::run_gather`]) and the
 //! host emulator ([`emulate`]) implement; `drive` is the round loop over it.
 
@@ -21,7 +25,10 @@ use super::bfs::Device;
 use super::cuda::{cuda_err, DevBuf, Gpu};
 use super::emulate::{emulated_grid, launch};
 use crate::error::{Error, Result};
-use crate::gather::{weights_of, GatherOptions, GatherProgram, GatherReport, Resolved, StopReason};
+use crate::gather::{
+    init_states, weights_of, GatherOptions, GatherProgram, GatherReport, Resolved, StopReason,
+    Sweep,
+};
 use crate::graph::{Csr, Graph, Weight};
 
 /// Launch settings of a GPU gather run.
@@ -85,6 +92,65 @@ pub trait GatherExec {
     fn advance(&mut self) -> Result<()>;
     /// Marks the end of a round (timing).
     fn end_round(&mut self) -> Result<()>;
+    /// Level sweeps: keeps the schedule's `order` and `rank` for [`Self::sweep`].
+    fn load_sweep(&mut self, s: &Sweep) -> Result<()>;
+    /// Level sweeps: round `m.round`, applying `order[lo..hi]`.
+    fn sweep(&mut self, lo: u64, hi: u64, m: Mode) -> Result<()>;
+}
+
+/// The schedule of a level sweep from its initial states (`initial`, else `init`
+/// evaluated on the host); `None` for other programs.
+fn sweep_of<P: GatherProgram, W: Weight>(
+    g: &Graph<W>,
+    initial: Option<&[P::State]>,
+    source: u32,
+) -> Option<Sweep> {
+    if !P::LEVELS {
+        return None;
+    }
+    Some(match initial {
+        Some(s) => Sweep::build::<P>(s),
+        None => Sweep::build::<P>(&init_states::<P, W>(g.csr(), g.csc(), source)),
+    })
+}
+
+/// The rounds of a level sweep over `x` (see the module docs).
+fn drive_sweep<P: GatherProgram>(
+    x: &mut impl GatherExec,
+    r: &Resolved,
+    s: &Sweep,
+    in_offsets: &[u64],
+) -> Result<GatherReport> {
+    let mut report = GatherReport::empty();
+    let start = Instant::now();
+    x.load_sweep(s)?;
+    x.init()?;
+    report.stop = StopReason::Quiescent;
+    for round in 0..s.rounds() {
+        if round as u32 >= r.max_rounds {
+            report.stop = StopReason::MaxRounds;
+            break;
+        }
+        let mode = Mode {
+            frontier: false,
+            round: round as u32,
+            global: P::REDUCE.identity(),
+        };
+        x.sweep(s.starts[round] as u64, s.starts[round + 1] as u64, mode)?;
+        x.end_round()?;
+        report.rounds = round as u32 + 1;
+        report.applies += s.level(round).len() as u64;
+        if round > 0 {
+            report.edges_gathered += s
+                .level(round)
+                .iter()
+                .map(|&v| in_offsets[v as usize + 1] - in_offsets[v as usize])
+                .sum::<u64>();
+        }
+    }
+    report.reduced = P::REDUCE.identity();
+    report.time = start.elapsed();
+    Ok(report)
 }
 
 /// The round loop (see the module docs): the CPU engine's rules over launches.
@@ -171,15 +237,16 @@ pub fn chunk_owners(offsets: &[u64], mec: u64) -> Vec<u32> {
 }
 
 /// Kernel names of gather program `name`, as the macro generates them.
-pub fn kernel_names(name: &str) -> [String; 6] {
-    ["init", "emit", "pull", "push", "apply", "refresh"].map(|k| format!("vx_{name}_ga_{k}"))
+pub fn kernel_names(name: &str) -> [String; 7] {
+    ["init", "emit", "pull", "push", "apply", "refresh", "sweep"]
+        .map(|k| format!("vx_{name}_ga_{k}"))
 }
 
 /// A gather program's kernels, loaded.
 pub struct GatherKernels {
     _module: Arc<CudaModule>,
-    f: [CudaFunction; 6],
-    names: [String; 6],
+    f: [CudaFunction; 7],
+    names: [String; 7],
 }
 
 /// Device buffers of one run.
@@ -204,6 +271,8 @@ struct DeviceExec<'a> {
     round_ms: Vec<f64>,
     /// Tally slots the last tallying launch wrote.
     slots: usize,
+    /// A level sweep's `order` and `rank`, uploaded once.
+    sweep: Option<(DevBuf<u32>, DevBuf<u32>)>,
 }
 
 /// Raw addresses of a run's arrays (device or host).
@@ -250,7 +319,7 @@ impl Device {
         })?;
         let module = self.gpu.load_module(ptx, P::NAME)?;
         let names = kernel_names(P::NAME);
-        let mut f = Vec::with_capacity(6);
+        let mut f = Vec::with_capacity(7);
         for name in &names {
             f.push(
                 module
@@ -258,7 +327,7 @@ impl Device {
                     .map_err(cuda_err(&format!("cuModuleGetFunction({name})")))?,
             );
         }
-        let f: [CudaFunction; 6] = f
+        let f: [CudaFunction; 7] = f
             .try_into()
             .map_err(|_| Error::InvalidArgument("kernel count".into()))?;
         Ok(GatherKernels {
@@ -393,9 +462,13 @@ impl Device {
             round_start: None,
             round_ms: Vec::new(),
             slots: 0,
+            sweep: None,
         };
         self.gpu.sync("gather buffer allocation")?;
-        let mut report = drive::<P>(&mut x.with_kind(P::REDUCE), &r, m)?;
+        let mut report = match sweep_of::<P, W>(g, initial, r.source) {
+            Some(s) => drive_sweep::<P>(&mut x.with_kind(P::REDUCE), &r, &s, csc.offsets())?,
+            None => drive::<P>(&mut x.with_kind(P::REDUCE), &r, m)?,
+        };
         self.gpu.sync("gather rounds")?;
         report.time = std::time::Duration::from_secs_f64(x.round_ms.iter().sum::<f64>() / 1e3);
         let mut bytes = vec![0u8; n * state_size];
@@ -437,7 +510,7 @@ fn states_from_bytes<P: GatherProgram>(bytes: &[u8]) -> Vec<P::State> {
 }
 
 impl DeviceExec<'_> {
-    fn launch(&mut self, i: usize, work: u64, mode: Mode, extra: Extra) -> Result<()> {
+    fn launch(&mut self, i: usize, work: u64, mode: Mode, extra: Extra<'_>) -> Result<()> {
         let (frontier, received, next) = self.ptr.for_mode(self.frontier_program, mode);
         let p = &self.ptr;
         let tally_len = self.tally.len as u64;
@@ -465,9 +538,17 @@ impl DeviceExec<'_> {
             .arg(&mode.round)
             .arg(&self.source)
             .arg(&mode.global);
-        let (sv, nchunks, all);
+        let (sv, nchunks, all, order, rank);
         match extra {
             Extra::None => {}
+            Extra::Sweep(lo, hi) => {
+                let (o, rk) = self
+                    .sweep
+                    .as_ref()
+                    .ok_or_else(|| Error::InvalidArgument("sweep launched before load_sweep".into()))?;
+                (order, rank) = (o.ptr, rk.ptr);
+                b.arg(&order).arg(&rank).arg(lo).arg(hi);
+            }
             Extra::Chunks(push) => {
                 let s = if push { &self.sv_out } else { &self.sv_in };
                 (sv, nchunks) = (s.ptr, s.len as u64);
@@ -502,10 +583,12 @@ impl DeviceExec<'_> {
 }
 
 #[derive(Clone, Copy)]
-enum Extra {
+enum Extra<'a> {
     None,
     Chunks(bool),
     All(bool),
+    /// A sweep round's `lo, hi` (the buffers are the run's).
+    Sweep(&'a u64, &'a u64),
 }
 
 /// The device executor is generic over nothing: the reduce kind comes with it.
@@ -579,6 +662,18 @@ impl GatherExec for WithKind<'_, '_> {
         self.x.round_start = Some(end);
         Ok(())
     }
+    fn load_sweep(&mut self, s: &Sweep) -> Result<()> {
+        // An empty sweep still passes valid pointers.
+        let order = if s.order.is_empty() { &[0u32][..] } else { &s.order };
+        self.x.sweep = Some((
+            self.x.gpu.upload(order, "sweep order")?,
+            self.x.gpu.upload(&s.rank, "sweep ranks")?,
+        ));
+        Ok(())
+    }
+    fn sweep(&mut self, lo: u64, hi: u64, m: Mode) -> Result<()> {
+        self.x.launch(6, hi - lo, m, Extra::Sweep(&lo, &hi))
+    }
 }
 
 impl<'a> DeviceExec<'a> {
@@ -631,7 +726,10 @@ fn emulate_inner<P: GatherProgram, W: Weight>(
         x.state.copy_from_slice(states);
         x.preset = true;
     }
-    let report = drive::<P>(&mut x, &r, g.num_edges())?;
+    let report = match sweep_of::<P, W>(g, initial, r.source) {
+        Some(s) => drive_sweep::<P>(&mut x, &r, &s, csc.offsets())?,
+        None => drive::<P>(&mut x, &r, g.num_edges())?,
+    };
     Ok(GpuGatherRun {
         states: x.state,
         report,
@@ -666,6 +764,8 @@ struct HostExec<'a, P: GatherProgram> {
     source: u32,
     /// Whether `state` holds the caller's initial states.
     preset: bool,
+    /// A level sweep's `order` and `rank`.
+    sweep: (Vec<u32>, Vec<u32>),
 }
 
 impl<'a, P: GatherProgram> HostExec<'a, P> {
@@ -717,6 +817,7 @@ impl<'a, P: GatherProgram> HostExec<'a, P> {
             slots: 0,
             source: u32::MAX,
             preset: false,
+            sweep: (Vec::new(), Vec::new()),
         }
     }
 
@@ -850,6 +951,16 @@ impl<P: GatherProgram> GatherExec for HostExec<'_, P> {
         self.round_ms
             .push(self.round_start.elapsed().as_secs_f64() * 1e3);
         self.round_start = Instant::now();
+        Ok(())
+    }
+    fn load_sweep(&mut self, s: &Sweep) -> Result<()> {
+        self.sweep = (s.order.clone(), s.rank.clone());
+        Ok(())
+    }
+    fn sweep(&mut self, lo: u64, hi: u64, m: Mode) -> Result<()> {
+        let (order, rank) = std::mem::take(&mut self.sweep);
+        self.run(hi - lo, m, |r, t| r.sweep(t, &order, &rank, lo, hi));
+        self.sweep = (order, rank);
         Ok(())
     }
 }
