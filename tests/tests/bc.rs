@@ -94,9 +94,19 @@ fn brandes_sweep_in_both_directions() {
                     ..opts
                 };
                 let deps = bc::deps_from_paths(&fwd.states);
-                let back = runtime::cpu::gather::run_from::<bc::bc_deps::Program, _>(&g, &opts, deps)?;
-                let depth = fwd.states.iter().map(|p| p.depth).filter(|&d| d != u32::MAX).max();
-                assert_eq!(back.report.rounds, depth.map_or(0, |d| d + 1), "one round per level");
+                let back =
+                    runtime::cpu::gather::run_from::<bc::bc_deps::Program, _>(&g, &opts, deps)?;
+                let depth = fwd
+                    .states
+                    .iter()
+                    .map(|p| p.depth)
+                    .filter(|&d| d != u32::MAX)
+                    .max();
+                assert_eq!(
+                    back.report.rounds,
+                    depth.map_or(0, |d| d + 1),
+                    "one round per level"
+                );
                 Ok(back.states)
             })
             .unwrap();

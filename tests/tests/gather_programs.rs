@@ -351,7 +351,10 @@ fn level_sums_oracle(g: &Graph<u32>) -> (Vec<u64>, u32) {
     )
     .unwrap()
     .states;
-    let level: Vec<u32> = states.iter().map(|&s| level_sums::Program::level(s)).collect();
+    let level: Vec<u32> = states
+        .iter()
+        .map(|&s| level_sums::Program::level(s))
+        .collect();
     let mut levels: Vec<u32> = level.iter().copied().filter(|&l| l != u32::MAX).collect();
     levels.sort_unstable_by(|a, b| b.cmp(a));
     levels.dedup();
@@ -378,7 +381,19 @@ fn level_sweeps_match_their_definition() {
     let graphs = [
         generated("kron:9"),
         generated("grid:12x7"),
-        directed(9, &[[0, 1], [1, 2], [2, 0], [2, 3], [0, 2], [4, 8], [8, 5], [5, 6]]),
+        directed(
+            9,
+            &[
+                [0, 1],
+                [1, 2],
+                [2, 0],
+                [2, 3],
+                [0, 2],
+                [4, 8],
+                [8, 5],
+                [5, 6],
+            ],
+        ),
     ];
     for g in &graphs {
         let (expect, rounds) = level_sums_oracle(g);

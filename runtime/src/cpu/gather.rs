@@ -11,7 +11,9 @@
 //!   vertices are applied. A large frontier pulls: every vertex walks its in-edges,
 //!   skipping sources outside the frontier, and applies at once. When the frontier
 //!   runs empty, a dense round refreshes the global reduction and applies every
-//!   vertex with the identity.
+//!   vertex with the identity. A push round costs its frontier's edges; small ones
+//!   run on the calling thread with reused buffers (a BFS level of a grid is a few
+//!   thousand edges, less than the dispatches and allocations of a parallel round).
 //!
 //! * Level sweeps run one round per level of a schedule built once ([`sweep`]).
 //!
@@ -37,6 +39,13 @@ mod sweep;
 /// Vertices per rayon task in the vertex passes: small enough to balance skewed
 /// degrees, large enough to keep scheduling overhead off the per-edge loop.
 const GRAIN: usize = 1024;
+
+/// Frontier-driven rounds with fewer frontier vertices than this, and fewer of
+/// their out-edges than [`SERIAL_EDGES`], push on the calling thread: on
+/// high-diameter graphs most rounds are that small, and four rayon dispatches plus
+/// two allocations would cost more than the round.
+const SERIAL_FRONTIER: usize = 4096;
+const SERIAL_EDGES: u64 = 16 * 1024;
 
 /// Runs `P` on `g`.
 pub fn run<P: GatherProgram, W: Weight>(
@@ -497,6 +506,9 @@ impl<P: GatherProgram> Engine<'_, P> {
             .collect();
         let mut report = GatherReport::empty();
         let mut round = 0u32;
+        // Small rounds' buffers, reused: the vertices that received a value, and
+        // the previous frontier's storage for the next one.
+        let (mut touched, mut spare) = (Vec::new(), Vec::new());
         loop {
             if round >= self.r.max_rounds {
                 report.stop = StopReason::MaxRounds;
@@ -526,15 +538,66 @@ impl<P: GatherProgram> Engine<'_, P> {
                     break;
                 }
             } else {
-                let fe: u64 = frontier
-                    .par_iter()
-                    .map(|&u| self.out_offsets[u as usize + 1] - self.out_offsets[u as usize])
-                    .sum();
-                frontier.par_iter().with_min_len(GRAIN).for_each(|&u| {
+                let small = frontier.len() < SERIAL_FRONTIER;
+                let out_degree =
+                    |&u: &u32| self.out_offsets[u as usize + 1] - self.out_offsets[u as usize];
+                let emit = |&u: &u32| {
                     let u = u as usize;
                     msg.set(u, P::emit(self.ctx(u, round, global), state.get(u)));
-                });
-                if self.r.push(false, fe, m) {
+                };
+                let fe: u64 = if small {
+                    frontier.iter().for_each(emit);
+                    frontier.iter().map(out_degree).sum()
+                } else {
+                    frontier.par_iter().with_min_len(GRAIN).for_each(emit);
+                    frontier.par_iter().map(out_degree).sum()
+                };
+                if self.r.push(false, fe, m) && small && fe < SERIAL_EDGES {
+                    // A small round on this thread: no dispatch, no allocation.
+                    report.push_rounds += 1;
+                    report.edges_gathered += fe;
+                    touched.clear();
+                    for &u in &frontier {
+                        let u = u as usize;
+                        let mu = msg.get(u);
+                        let (lo, hi) = (
+                            self.out_offsets[u] as usize,
+                            self.out_offsets[u + 1] as usize,
+                        );
+                        for e in lo..hi {
+                            let v = self.out_targets[e] as usize;
+                            if P::ACCEPTS && !P::accepts(state.get(v)) {
+                                continue;
+                            }
+                            // One thread: plain loads and stores, no read-modify-write
+                            // instructions (they cost more than the rest of the edge).
+                            let old = P::Acc::load(&acc[v]);
+                            P::Acc::store(
+                                &acc[v],
+                                P::combine(old, P::gather(mu, self.out_weight(e))),
+                            );
+                            let (word, bit) = (&received[v / 32], 1u32 << (v % 32));
+                            let w = word.load(Relaxed);
+                            if w & bit == 0 {
+                                word.store(w | bit, Relaxed);
+                                touched.push(v as u32);
+                            }
+                        }
+                    }
+                    report.applies += touched.len() as u64;
+                    let mut nx = std::mem::take(&mut spare);
+                    nx.clear();
+                    for &v in &touched {
+                        let v = v as usize;
+                        received[v / 32].store(0, Relaxed);
+                        let a = P::Acc::load(&acc[v]);
+                        P::Acc::store(&acc[v], P::identity());
+                        if self.apply_one(&state, v, a, round, global) {
+                            nx.push(v as u32);
+                        }
+                    }
+                    next = nx;
+                } else if self.r.push(false, fe, m) {
                     report.push_rounds += 1;
                     report.edges_gathered += fe;
                     let touched: Vec<u32> = frontier
@@ -613,7 +676,7 @@ impl<P: GatherProgram> Engine<'_, P> {
                 }
                 report.rounds = round + 1;
             }
-            frontier = next;
+            spare = std::mem::replace(&mut frontier, next);
             round += 1;
         }
         report.reduced = global;

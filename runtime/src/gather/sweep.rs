@@ -29,7 +29,11 @@ const COUNT_SPAN: usize = 4;
 impl Sweep {
     /// Groups the vertices by `P::level` of `states` (see the module docs).
     pub fn build<P: GatherProgram>(states: &[P::State]) -> Sweep {
-        let levels: Vec<u32> = states.par_iter().with_min_len(4096).map(|&s| P::level(s)).collect();
+        let levels: Vec<u32> = states
+            .par_iter()
+            .with_min_len(4096)
+            .map(|&s| P::level(s))
+            .collect();
         Sweep::from_levels(&levels)
     }
 
@@ -72,7 +76,13 @@ impl Sweep {
         let rank: Vec<u32> = levels
             .par_iter()
             .with_min_len(4096)
-            .map(|&l| if l == u32::MAX { u32::MAX } else { round_of[l as usize] })
+            .map(|&l| {
+                if l == u32::MAX {
+                    u32::MAX
+                } else {
+                    round_of[l as usize]
+                }
+            })
             .collect();
         let mut order = vec![0u32; *starts.last().unwrap_or(&0)];
         for (v, &l) in levels.iter().enumerate() {

@@ -259,8 +259,8 @@ struct DeviceExec<'a> {
     m: u64,
     bufs: Vec<DevBuf<u8>>,
     ptr: Ptrs,
-    sv_in: DevBuf<u32>,
-    sv_out: DevBuf<u32>,
+    sv_in: &'a DevBuf<u32>,
+    sv_out: &'a DevBuf<u32>,
     tally: DevBuf<u64>,
     frontier_program: bool,
     /// The run's source vertex (`u32::MAX`: none).
@@ -337,7 +337,66 @@ impl Device {
         })
     }
 
-    /// Runs `P` on `g` (uploads the CSR and the CSC, plus weights if `P` reads them).
+    /// Uploads `g` for gather runs ([`Device::run_gather_on`]): the CSR and the
+    /// CSC (one copy when `g` is symmetric), their weights when `weights`, and the
+    /// chunk owners of `gopts`'s edge chunks. Upload once, run many times: a
+    /// multi-source kernel (Brandes) then copies no graph per source or phase.
+    pub fn upload_gather_graph<'g, W: Weight>(
+        &self,
+        g: &'g Graph<W>,
+        gopts: &GatherGpuOptions,
+        weights: bool,
+    ) -> Result<GatherGraph<'g, W>> {
+        gopts.validate()?;
+        let n = g.num_vertices();
+        let (csr, csc) = (g.csr(), g.csc());
+        let m = g.num_edges();
+        let wsize = if weights { std::mem::size_of::<W>() } else { 0 };
+        let sym = g.is_symmetric();
+        let sv_in = chunk_owners(csc.offsets(), gopts.max_edge_count);
+        let sv_out = chunk_owners(csr.offsets(), gopts.max_edge_count);
+        self.gpu.check_fits(
+            "gather graph (CSR + CSC, chunk owners)",
+            (n as u64 + 1) * 8 * 2
+                + m * (4 + wsize as u64) * if sym { 1 } else { 2 }
+                + 4 * (sv_in.len() + sv_out.len()) as u64,
+        )?;
+        let up = |bytes: &[u8], what: &str| self.gpu.upload::<u8>(bytes, what);
+        let mut bufs = Vec::new();
+        let mut ptr = Ptrs::default();
+        let mut put = |b: DevBuf<u8>| -> u64 {
+            let p = b.ptr;
+            bufs.push(b);
+            p
+        };
+        ptr.out_offsets = put(up(bytemuck::cast_slice(csr.offsets()), "CSR offsets")?);
+        ptr.out_targets = put(up(bytemuck::cast_slice(csr.targets()), "CSR targets")?);
+        if let Some(w) = csr.weights().filter(|_| weights) {
+            ptr.out_weights = put(up(bytemuck::cast_slice(w), "CSR weights")?);
+        }
+        if sym {
+            (ptr.in_offsets, ptr.in_sources, ptr.in_weights) =
+                (ptr.out_offsets, ptr.out_targets, ptr.out_weights);
+        } else {
+            ptr.in_offsets = put(up(bytemuck::cast_slice(csc.offsets()), "CSC offsets")?);
+            ptr.in_sources = put(up(bytemuck::cast_slice(csc.targets()), "CSC sources")?);
+            if let Some(w) = csc.weights().filter(|_| weights) {
+                ptr.in_weights = put(up(bytemuck::cast_slice(w), "CSC weights")?);
+            }
+        }
+        Ok(GatherGraph {
+            g,
+            gopts: *gopts,
+            weights,
+            _bufs: bufs,
+            ptr,
+            sv_in: self.gpu.upload(&sv_in, "SV (in-edges)")?,
+            sv_out: self.gpu.upload(&sv_out, "SV (out-edges)")?,
+        })
+    }
+
+    /// Runs `P` on `g` (uploads it first: [`Device::upload_gather_graph`], with
+    /// weights if `P` reads them).
     pub fn run_gather<P: GatherProgram, W: Weight>(
         &self,
         k: &GatherKernels,
@@ -345,7 +404,8 @@ impl Device {
         opts: &GatherOptions,
         gopts: &GatherGpuOptions,
     ) -> Result<GpuGatherRun<P::State>> {
-        self.run_gather_inner::<P, W>(k, g, opts, gopts, None)
+        let gg = self.upload_gather_graph(g, gopts, P::WEIGHTED)?;
+        self.run_gather_inner::<P, W>(k, &gg, opts, None)
     }
 
     /// [`Device::run_gather`] from the caller's states instead of `init` (one per
@@ -360,76 +420,67 @@ impl Device {
         gopts: &GatherGpuOptions,
         initial: &[P::State],
     ) -> Result<GpuGatherRun<P::State>> {
-        self.run_gather_inner::<P, W>(k, g, opts, gopts, Some(initial))
+        let gg = self.upload_gather_graph(g, gopts, P::WEIGHTED)?;
+        self.run_gather_inner::<P, W>(k, &gg, opts, Some(initial))
+    }
+
+    /// [`Device::run_gather`] (`initial: None`) or [`Device::run_gather_from`] on a
+    /// graph already on the device.
+    pub fn run_gather_on<P: GatherProgram, W: Weight>(
+        &self,
+        k: &GatherKernels,
+        gg: &GatherGraph<'_, W>,
+        opts: &GatherOptions,
+        initial: Option<&[P::State]>,
+    ) -> Result<GpuGatherRun<P::State>> {
+        self.run_gather_inner::<P, W>(k, gg, opts, initial)
     }
 
     fn run_gather_inner<P: GatherProgram, W: Weight>(
         &self,
         k: &GatherKernels,
-        g: &Graph<W>,
+        gg: &GatherGraph<'_, W>,
         opts: &GatherOptions,
-        gopts: &GatherGpuOptions,
         initial: Option<&[P::State]>,
     ) -> Result<GpuGatherRun<P::State>> {
-        gopts.validate()?;
+        let g = gg.g;
+        let gopts = &gg.gopts;
         let n = g.num_vertices();
         crate::gather::check_initial::<P>(initial, n)?;
         opts.rounds_only("the GPU runs Jacobi rounds")?;
         let r = opts.resolve::<P>(n)?;
-        let (csr, csc) = (g.csr(), g.csc());
-        let (out_w, in_w) = (weights_of::<P, W>(csr)?, weights_of::<P, W>(csc)?);
+        let csc = g.csc();
+        // Checks the graph carries weights of `P`'s type.
+        let (_, _) = (weights_of::<P, W>(g.csr())?, weights_of::<P, W>(csc)?);
+        if P::WEIGHTED && !gg.weights {
+            return Err(Error::InvalidArgument(format!(
+                "program `{}` reads edge weights: upload the graph with its weights",
+                P::NAME
+            )));
+        }
         let m = g.num_edges();
         let words = n.div_ceil(32);
         let state_size = std::mem::size_of::<P::State>();
         let msg_size = std::mem::size_of::<P::Msg>();
         let acc_size = std::mem::size_of::<P::Acc>();
-        let wsize = if P::WEIGHTED {
-            std::mem::size_of::<W>()
-        } else {
-            0
-        };
-        let sym = g.is_symmetric();
-        let graph_bytes = (n as u64 + 1) * 8 * 2 + m * (4 + wsize as u64) * if sym { 1 } else { 2 };
-        let sv_in = chunk_owners(csc.offsets(), gopts.max_edge_count);
-        let sv_out = chunk_owners(csr.offsets(), gopts.max_edge_count);
         let cfg = self.gpu.resident_grid(n as u64, gopts.block_size);
         let slots = (cfg.grid_dim.0 as usize * gopts.block_size as usize)
             .div_ceil(32)
             .max(1);
         self.gpu.check_fits(
-            &format!(
-                "`{}`: graph (CSR + CSC), state, messages, accumulators, bitmaps",
-                P::NAME
-            ),
-            graph_bytes
-                + (n * (state_size + msg_size + acc_size)) as u64
+            &format!("`{}`: state, messages, accumulators, bitmaps", P::NAME),
+            (n * (state_size + msg_size + acc_size)) as u64
                 + 3 * 4 * words as u64
-                + 4 * (sv_in.len() + sv_out.len()) as u64
                 + 8 * (slots * TALLY_WORDS) as u64,
         )?;
         let up = |bytes: &[u8], what: &str| self.gpu.upload::<u8>(bytes, what);
         let mut bufs = Vec::new();
-        let mut ptr = Ptrs::default();
+        let mut ptr = gg.ptr;
         let mut put = |b: DevBuf<u8>| -> u64 {
             let p = b.ptr;
             bufs.push(b);
             p
         };
-        ptr.out_offsets = put(up(bytemuck::cast_slice(csr.offsets()), "CSR offsets")?);
-        ptr.out_targets = put(up(bytemuck::cast_slice(csr.targets()), "CSR targets")?);
-        if let Some(w) = csr.weights().filter(|_| out_w.is_some()) {
-            ptr.out_weights = put(up(bytemuck::cast_slice(w), "CSR weights")?);
-        }
-        if sym {
-            (ptr.in_offsets, ptr.in_sources, ptr.in_weights) =
-                (ptr.out_offsets, ptr.out_targets, ptr.out_weights);
-        } else {
-            ptr.in_offsets = put(up(bytemuck::cast_slice(csc.offsets()), "CSC offsets")?);
-            ptr.in_sources = put(up(bytemuck::cast_slice(csc.targets()), "CSC sources")?);
-            if let Some(w) = csc.weights().filter(|_| in_w.is_some()) {
-                ptr.in_weights = put(up(bytemuck::cast_slice(w), "CSC weights")?);
-            }
-        }
         let alloc = |bytes: usize, what: &str| self.gpu.alloc::<u8>(bytes, what);
         ptr.state = match initial {
             Some(states) => put(up(state_bytes::<P>(states), "initial state")?),
@@ -451,8 +502,8 @@ impl Device {
             m,
             bufs,
             ptr,
-            sv_in: self.gpu.upload(&sv_in, "SV (in-edges)")?,
-            sv_out: self.gpu.upload(&sv_out, "SV (out-edges)")?,
+            sv_in: &gg.sv_in,
+            sv_out: &gg.sv_out,
             tally: self
                 .gpu
                 .alloc::<u64>(slots * TALLY_WORDS, "round tallies")?,
@@ -483,6 +534,28 @@ impl Device {
             report,
             round_ms: x.round_ms,
         })
+    }
+}
+
+/// A graph uploaded for gather runs ([`Device::upload_gather_graph`]), with the
+/// host graph it mirrors (level sweeps build their schedule from it).
+pub struct GatherGraph<'g, W: Weight> {
+    g: &'g Graph<W>,
+    gopts: GatherGpuOptions,
+    /// Whether the weights were uploaded.
+    weights: bool,
+    /// Owns the graph's device arrays (freed on drop).
+    _bufs: Vec<DevBuf<u8>>,
+    /// The graph's addresses; the per-run arrays are filled in by each run.
+    ptr: Ptrs,
+    sv_in: DevBuf<u32>,
+    sv_out: DevBuf<u32>,
+}
+
+impl<W: Weight> GatherGraph<'_, W> {
+    /// The host graph.
+    pub fn graph(&self) -> &Graph<W> {
+        self.g
     }
 }
 
@@ -542,15 +615,14 @@ impl DeviceExec<'_> {
         match extra {
             Extra::None => {}
             Extra::Sweep(lo, hi) => {
-                let (o, rk) = self
-                    .sweep
-                    .as_ref()
-                    .ok_or_else(|| Error::InvalidArgument("sweep launched before load_sweep".into()))?;
+                let (o, rk) = self.sweep.as_ref().ok_or_else(|| {
+                    Error::InvalidArgument("sweep launched before load_sweep".into())
+                })?;
                 (order, rank) = (o.ptr, rk.ptr);
                 b.arg(&order).arg(&rank).arg(lo).arg(hi);
             }
             Extra::Chunks(push) => {
-                let s = if push { &self.sv_out } else { &self.sv_in };
+                let s = if push { self.sv_out } else { self.sv_in };
                 (sv, nchunks) = (s.ptr, s.len as u64);
                 b.arg(&sv).arg(&nchunks).arg(&self.mec);
             }
@@ -664,7 +736,11 @@ impl GatherExec for WithKind<'_, '_> {
     }
     fn load_sweep(&mut self, s: &Sweep) -> Result<()> {
         // An empty sweep still passes valid pointers.
-        let order = if s.order.is_empty() { &[0u32][..] } else { &s.order };
+        let order = if s.order.is_empty() {
+            &[0u32][..]
+        } else {
+            &s.order
+        };
         self.x.sweep = Some((
             self.x.gpu.upload(order, "sweep order")?,
             self.x.gpu.upload(&s.rank, "sweep ranks")?,
