@@ -13,14 +13,15 @@
 //! chosen per round by the direction setting (auto: pull unless pushing walks
 //! under a quarter of the edges). Levels of under [`SERIAL_EDGES`]
 //! edges run on the calling thread: on high-diameter graphs (grids) most levels are
-//! small, and a rayon dispatch would cost more than the level.
+//! small, and a rayon dispatch would cost more than the level; their pulls
+//! prefetch ahead ([`super::prefetch_walk`]), as a level's vertices are scattered.
 
 use std::time::Instant;
 
 use kernels_rs::StateWord;
 use rayon::prelude::*;
 
-use super::{Cells, Engine};
+use super::{prefetch, prefetch_walk, Cells, Engine};
 use crate::gather::{GatherProgram, GatherReport, GatherRun, StopReason, Sweep};
 
 /// Levels whose gather walks fewer edges than this run serially.
@@ -78,6 +79,16 @@ impl<P: GatherProgram> Engine<'_, P> {
                     0
                 });
                 edges
+            } else if small(cur, self.in_offsets) {
+                let mut edges = 0;
+                for (i, &v) in cur.iter().enumerate() {
+                    prefetch_walk(cur, i, self.in_offsets, self.in_sources, |u| {
+                        prefetch(&sweep.rank, u);
+                        prefetch(&msg.0, u);
+                    });
+                    edges += round.pull(v);
+                }
+                edges
             } else {
                 each(cur, self.in_offsets, |v| round.pull(v))
             };
@@ -104,14 +115,19 @@ impl<P: GatherProgram> Engine<'_, P> {
     }
 }
 
+/// Whether a level of `vs` is small enough to run on the calling thread. A
+/// level's size in edges is known only after walking it; its vertex count times
+/// the graph's mean degree is the guess that decides.
+fn small(vs: &[u32], offsets: &[u64]) -> bool {
+    let n = offsets.len().saturating_sub(1).max(1) as u64;
+    let mean = offsets.last().copied().unwrap_or(0) / n + 1;
+    (vs.len() as u64).saturating_mul(mean) < SERIAL_EDGES
+}
+
 /// `body(v)` (returning the edges it walked) for each of `vs`, in parallel unless
 /// the level is small; returns the edges walked.
 fn each(vs: &[u32], offsets: &[u64], body: impl Fn(u32) -> u64 + Sync) -> u64 {
-    // A level's size in edges is known only after walking it; its vertex count
-    // times the graph's mean degree is the guess that decides.
-    let n = offsets.len().saturating_sub(1).max(1) as u64;
-    let mean = offsets.last().copied().unwrap_or(0) / n + 1;
-    if vs.len() as u64 * mean < SERIAL_EDGES {
+    if small(vs, offsets) {
         vs.iter().map(|&v| body(v)).sum()
     } else {
         vs.par_iter().with_min_len(32).map(|&v| body(v)).sum()
