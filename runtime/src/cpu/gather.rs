@@ -15,7 +15,8 @@
 //!   run on the calling thread with reused buffers (a BFS level of a grid is a few
 //!   thousand edges, less than the dispatches and allocations of a parallel round).
 //!
-//! * Level sweeps run one round per level of a schedule built once ([`sweep`]).
+//! * Level sweeps run one round per level of a schedule built once
+//!   ([`crate::gather::Sweep`]; the rounds are in this module's `sweep` child).
 //!
 //! Invariant: between rounds every accumulator holds the identity (apply resets the
 //! ones it read), so push rounds never clear the whole array.
