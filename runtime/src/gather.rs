@@ -196,15 +196,26 @@ impl Resolved {
         }
     }
 
-    /// Whether a level sweep's round pushes from the previous level (`push_edges`
-    /// out-edges) instead of pulling over the current level's `pull_edges`
-    /// in-edges. Auto pulls unless pushing walks under a quarter of the edges:
-    /// a pull needs no atomics and sums in a fixed order.
-    pub(crate) fn sweep_push(&self, push_edges: u64, pull_edges: u64) -> bool {
+    /// Whether a level sweep's round pushes from the previous level (`prev`
+    /// vertices) instead of pulling over the current one's (`cur`). Auto pulls
+    /// (no atomics, sums in a fixed order) unless the previous level is under a
+    /// quarter of the current one in vertices and, by `edges()` (its out-edges,
+    /// the current level's in-edges; only counted then), in edges.
+    pub(crate) fn sweep_push(
+        &self,
+        prev: usize,
+        cur: usize,
+        edges: impl FnOnce() -> (u64, u64),
+    ) -> bool {
         match self.direction {
             Direction::Push => true,
             Direction::Pull => false,
-            Direction::Auto => push_edges.saturating_mul(4) < pull_edges,
+            Direction::Auto => {
+                prev.saturating_mul(4) < cur && {
+                    let (push_edges, pull_edges) = edges();
+                    push_edges.saturating_mul(4) < pull_edges
+                }
+            }
         }
     }
 

@@ -9,7 +9,9 @@
 //!
 //! Level sweeps ([`GatherProgram::level`]) run from a [`Sweep`] built on the host
 //! and uploaded once (`order` and `rank`): one `sweep` launch per level, all queued
-//! without reading anything back, each over that level's vertices only.
+//! without reading anything back, each over that level's vertices only (always a
+//! pull, one thread per vertex: no atomics, and a level's vertices are known; the
+//! direction option applies to the CPU's sweeps).
 //!
 //! [`GatherExec`] is the launcher both the device ([`Device::run_gather`]) and the
 //! host emulator ([`emulate`]) implement; `drive` is the round loop over it.

@@ -10,11 +10,15 @@
 //! * pushes: each previous-level vertex walks its out-edges and combines into the
 //!   accumulators of current-level targets, then the level applies and emits,
 //!
-//! chosen per round by the direction setting (auto: pull unless pushing walks
-//! under a quarter of the edges). Levels of under [`SERIAL_EDGES`]
-//! edges run on the calling thread: on high-diameter graphs (grids) most levels are
-//! small, and a rayon dispatch would cost more than the level; their pulls
-//! prefetch ahead ([`super::prefetch_walk`]), as a level's vertices are scattered.
+//! chosen per round by the direction setting (auto: pull unless the previous
+//! level is under a quarter of this one, in vertices and in edges). Levels of
+//! under [`SERIAL_EDGES`] edges run on the calling thread: on high-diameter graphs
+//! (grids) most levels are small, and a rayon dispatch would cost more than the
+//! level; their pulls prefetch ahead ([`super::prefetch_walk`]), as a level's
+//! vertices are scattered over the graph's arrays.
+//!
+//! The first round's level (the highest) applies with the identity: it has no
+//! level before it. The rounds are the sweep's; `MAX_ROUNDS` may cut them short.
 
 use std::time::Instant;
 
@@ -53,11 +57,13 @@ impl<P: GatherProgram> Engine<'_, P> {
             }
             let cur = sweep.level(r);
             let prev: &[u32] = if r > 0 { sweep.level(r - 1) } else { &[] };
-            let push = r > 0 && {
-                let pull_edges = self.edges_of(cur, self.in_offsets);
-                let push_edges = self.edges_of(prev, self.out_offsets);
-                self.r.sweep_push(push_edges, pull_edges)
-            };
+            let push = r > 0
+                && self.r.sweep_push(prev.len(), cur.len(), || {
+                    (
+                        self.edges_of(prev, self.out_offsets),
+                        self.edges_of(cur, self.in_offsets),
+                    )
+                });
             let round = Round {
                 e: self,
                 state: &state,
