@@ -26,6 +26,20 @@
 //!   reduction of `reduce(s, s)` over all vertices, and every vertex is applied with
 //!   the identity accumulator; the run ends when such a round activates nothing.
 //!
+//! A third kind, the **level sweep** (Brandes's backward phase), defines
+//! [`GatherProgram::level`] instead of `active`: the engine groups the vertices by
+//! `level(s)` of their initial states once (a counting sort; `u32::MAX` = no level,
+//! the vertex takes no part), then runs one round per non-empty level, highest
+//! first. Round `r` applies exactly the vertices of the `r`-th level, each
+//! reducing `gather` over its in-edges whose source belongs to the level applied
+//! in round `r - 1` (round 0 applies with the identity); `emit` is called on each
+//! vertex right after its apply. So a round costs the edges of two levels, not of
+//! the graph, and no round is spent discovering which level comes next: the
+//! schedule is known from the start. This is the shape of every dependency
+//! accumulation over a level DAG (a BFS's shortest-path DAG walked backwards, or
+//! forwards with the levels negated). A level sweep has no `active`, no `accepts`
+//! and no global reduction ([`Ctx::global`] stays the reduction's identity).
+//!
 //! Step 2 runs *pull* (each vertex walks its in-edges; no atomics) or *push* (each
 //! frontier vertex walks its out-edges and combines atomically into `acc`), chosen
 //! per round from the frontier's size; both give the same accumulators for a
@@ -35,7 +49,8 @@
 //! [`Round`] holds one round's buffers; its methods are what one GPU thread does
 //! in a launch: [`Round::init`], [`Round::emit`], [`Round::pull`] and
 //! [`Round::push`] (edge-chunk balanced over the CSC or the CSR, seed 000's `SV`),
-//! and [`Round::apply`], which also reduces per warp. [`gather_kernels!`](crate::gather_kernels) makes the
+//! and [`Round::apply`], which also reduces per warp; [`Round::sweep`] runs one
+//! level of a level sweep. [`gather_kernels!`](crate::gather_kernels) makes the
 //! PTX entry points; the host emulator calls the same methods.
 
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
@@ -196,6 +211,15 @@ pub trait GatherProgram: Copy + Send + Sync + 'static {
     fn priority(ctx: Ctx, acc: Self::Acc) -> u32 {
         let _ = (ctx, acc);
         0
+    }
+    /// Whether the program defines [`Self::level`] (a level sweep).
+    const LEVELS: bool = false;
+    /// Level sweeps: the level of a vertex with initial state `state` (`u32::MAX`:
+    /// none, the vertex is never applied). Levels run highest first, one round
+    /// each (see the module docs).
+    fn level(state: Self::State) -> u32 {
+        let _ = state;
+        u32::MAX
     }
 
     /// The PTX module with this program's kernels, if its crate built one.
@@ -556,6 +580,45 @@ impl<'a, P: GatherProgram> Round<'a, P> {
         self.write_tally(t, red, changed, activated, activated_edges);
     }
 
+    /// One round of a level sweep: applies the vertices `order[lo..hi]` (one thread
+    /// each), each reducing `gather` over its in-edges whose source has rank
+    /// `round - 1` (applied in the previous round; round 0 gathers nothing), then
+    /// emits its message. `rank[v]` is the round that applies `v` (`u32::MAX`:
+    /// none). No tally: a sweep's rounds are known in advance, so the host queues
+    /// them all without reading anything back.
+    #[inline(always)]
+    pub fn sweep(&self, t: ThreadCtx, order: &[u32], rank: &[u32], lo: u64, hi: u64) {
+        let prev = self.round.wrapping_sub(1);
+        let mut i = lo + t.global();
+        while i < hi {
+            let v = order[i as usize] as usize;
+            let mut acc = P::identity();
+            if self.round > 0 {
+                let (from, to) = (self.in_offsets[v] as usize, self.in_offsets[v + 1] as usize);
+                let mut k = from;
+                while k < to {
+                    let u = self.in_sources[k] as usize;
+                    if rank[u] == prev {
+                        // SAFETY: `u` was applied last round; this launch writes only
+                        // messages of this round's vertices, never `msg[u]`.
+                        let m = unsafe { *self.msg[u].get() };
+                        acc = P::combine(acc, P::gather(m, self.in_weight(k)));
+                    }
+                    k += 1;
+                }
+            }
+            let ctx = self.ctx(v);
+            // SAFETY: `v` appears once in `order`: this thread is its only reader
+            // and writer in this launch.
+            unsafe {
+                let new = P::apply(ctx, *self.state[v].get(), acc);
+                *self.state[v].get() = new;
+                *self.msg[v].get() = P::emit(ctx, new);
+            }
+            i += t.stride();
+        }
+    }
+
     /// Dense rounds of frontier-driven programs: the reduction of `reduce(s, s)`
     /// over all vertices (the next round's [`Ctx::global`]).
     #[inline(always)]
@@ -713,11 +776,12 @@ impl<P: GatherProgram> RawRound<P> {
 }
 
 /// The gather/apply kernels of a program: `$init`, `$emit`, `$pull`, `$push`,
-/// `$apply`, `$refresh`, each taking a [`RawRound`]'s fields (plus `sv, nchunks,
-/// mec` for the gathers, `all` for apply).
+/// `$apply`, `$refresh`, `$sweep`, each taking a [`RawRound`]'s fields (plus `sv,
+/// nchunks, mec` for the gathers, `all` for apply, `order, rank, lo, hi` for a
+/// sweep round).
 #[macro_export]
 macro_rules! gather_kernels {
-    ($prog:ty => $init:ident, $emit:ident, $pull:ident, $push:ident, $apply:ident, $refresh:ident) => {
+    ($prog:ty => $init:ident, $emit:ident, $pull:ident, $push:ident, $apply:ident, $refresh:ident, $sweep:ident) => {
         $crate::__gather_kernel!($prog, $init, |r, t, preset| r.init(t, preset != 0), [preset: u32]);
         $crate::__gather_kernel!($prog, $emit, |r, t| r.emit(t), []);
         $crate::__gather_kernel!($prog, $pull, |r, t, sv, nchunks, mec| {
@@ -730,6 +794,14 @@ macro_rules! gather_kernels {
         }, [sv: *const u32, nchunks: u64, mec: u64]);
         $crate::__gather_kernel!($prog, $apply, |r, t, all| r.apply(t, all != 0), [all: u32]);
         $crate::__gather_kernel!($prog, $refresh, |r, t| r.refresh(t), []);
+        $crate::__gather_kernel!($prog, $sweep, |r, t, order, rank, lo, hi| {
+            // SAFETY: `order` holds at least `hi` entries and `rank` `n` (host
+            // contract: a `Sweep` of this graph).
+            let (order, rank) = unsafe {
+                ($crate::word::slice(order, hi as usize), $crate::word::slice(rank, r.n as usize))
+            };
+            r.sweep(t, order, rank, lo, hi)
+        }, [order: *const u32, rank: *const u32, lo: u64, hi: u64]);
     };
 }
 

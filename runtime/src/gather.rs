@@ -12,6 +12,9 @@ pub use kernels_rs::gather::{Ctx, Direction, GatherKind, GatherProgram, ReduceKi
 use crate::error::{Error, Result};
 use crate::graph::{Csr, Weight};
 
+mod sweep;
+pub use sweep::Sweep;
+
 /// Settings of one run; `None` fields take the program's defaults.
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct GatherOptions {
@@ -157,9 +160,9 @@ impl GatherOptions {
             (false, None) => u32::MAX,
         };
         if self.gauss_seidel {
-            if P::FRONTIER {
+            if P::FRONTIER || P::LEVELS {
                 return Err(Error::InvalidArgument(format!(
-                    "program `{}` is frontier-driven; Gauss–Seidel rounds are for dense programs",
+                    "program `{}` is frontier-driven or a level sweep; Gauss–Seidel rounds are for dense programs",
                     P::NAME
                 )));
             }
@@ -190,6 +193,29 @@ impl Resolved {
             Direction::Push => true,
             Direction::Pull => false,
             Direction::Auto => !dense_program && frontier_edges.saturating_mul(PUSH_SHARE) < m,
+        }
+    }
+
+    /// Whether a level sweep's round pushes from the previous level (`prev`
+    /// vertices) instead of pulling over the current one's (`cur`). Auto pulls
+    /// (no atomics, sums in a fixed order) unless the previous level is under a
+    /// quarter of the current one in vertices and, by `edges()` (its out-edges,
+    /// the current level's in-edges; only counted then), in edges.
+    pub(crate) fn sweep_push(
+        &self,
+        prev: usize,
+        cur: usize,
+        edges: impl FnOnce() -> (u64, u64),
+    ) -> bool {
+        match self.direction {
+            Direction::Push => true,
+            Direction::Pull => false,
+            Direction::Auto => {
+                prev.saturating_mul(4) < cur && {
+                    let (push_edges, pull_edges) = edges();
+                    push_edges.saturating_mul(4) < pull_edges
+                }
+            }
         }
     }
 
@@ -253,6 +279,33 @@ pub(crate) fn degree(offsets: &[u64], v: usize) -> u32 {
         (Some(&lo), Some(&hi)) => (hi - lo).min(u32::MAX as u64) as u32,
         _ => 0,
     }
+}
+
+/// `P::init` of every vertex, on the host: what the GPU runners build a level
+/// sweep's schedule from when the states start on the device.
+pub(crate) fn init_states<P: GatherProgram, W: Weight>(
+    csr: &Csr<W>,
+    csc: &Csr<W>,
+    source: u32,
+) -> Vec<P::State> {
+    use rayon::prelude::*;
+    let n = csr.num_vertices();
+    (0..n)
+        .into_par_iter()
+        .with_min_len(4096)
+        .map(|v| {
+            P::init(Ctx {
+                vertex: v as u32,
+                out_degree: degree(csr.offsets(), v),
+                in_degree: degree(csc.offsets(), v),
+                num_vertices: n as u32,
+                num_edges: csr.num_edges(),
+                round: 0,
+                source,
+                global: P::REDUCE.identity(),
+            })
+        })
+        .collect()
 }
 
 /// Refuses initial states ([`crate::cpu::gather::run_from`] and its GPU twins) that

@@ -1,6 +1,7 @@
 //! Gather/apply programs (PageRank, k-core) on the CPU engine and through the GPU
 //! kernels' host emulation, against the sequential oracles, on generated graphs,
-//! directed edge lists, isolated vertices and edge cases.
+//! directed edge lists, isolated vertices and edge cases; a level sweep against
+//! its definition.
 
 use runtime::cpu::gather as cpu;
 use runtime::cpu::gather_async::{self, AsyncOrder};
@@ -289,6 +290,141 @@ fn gpu_kernels_emulated_match_the_oracles() {
                     assert_eq!(&got, cores, "{gopts:?} {direction:?}");
                 }
             }
+        }
+    }
+}
+
+/// A level sweep that is not Brandes: levels with gaps and vertices without one;
+/// each vertex sums `1 + x` over its in-neighbours of the previous (non-empty)
+/// level, doubles it and adds its id mod 3 and the round.
+#[vertex_dsl::vertex_program(gather = sum)]
+mod level_sums {
+    #[repr(C)]
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub struct S {
+        pub x: u64,
+        pub level: u32,
+        pub _pad: u32,
+    }
+    pub type State = S;
+    pub type Msg = u64;
+    pub type Acc = u64;
+
+    pub fn init(ctx: Ctx) -> State {
+        S {
+            x: 0,
+            level: if ctx.vertex % 7 == 3 {
+                u32::MAX
+            } else {
+                (ctx.vertex * 13) % 5 * 2
+            },
+            _pad: 0,
+        }
+    }
+    pub fn level(s: State) -> u32 {
+        s.level
+    }
+    pub fn emit(s: State) -> Msg {
+        s.x + 1
+    }
+    pub fn gather(m: Msg) -> Acc {
+        m
+    }
+    pub fn apply(ctx: Ctx, s: State, a: Acc) -> State {
+        S {
+            x: a.wrapping_mul(2) + (ctx.vertex % 3) as u64 + ctx.round as u64,
+            ..s
+        }
+    }
+}
+
+/// The sweep's definition, sequentially: levels highest first, each vertex
+/// gathering from the level applied just before its own.
+fn level_sums_oracle(g: &Graph<u32>) -> (Vec<u64>, u32) {
+    use runtime::gather::GatherProgram;
+    let states = runtime::cpu::gather::run::<level_sums::Program, _>(
+        g,
+        &GatherOptions {
+            max_rounds: Some(1),
+            ..Default::default()
+        },
+    )
+    .unwrap()
+    .states;
+    let level: Vec<u32> = states
+        .iter()
+        .map(|&s| level_sums::Program::level(s))
+        .collect();
+    let mut levels: Vec<u32> = level.iter().copied().filter(|&l| l != u32::MAX).collect();
+    levels.sort_unstable_by(|a, b| b.cmp(a));
+    levels.dedup();
+    let (off, src) = (g.csc().offsets(), g.csc().targets());
+    let mut x = vec![0u64; level.len()];
+    for (r, &l) in levels.iter().enumerate() {
+        for v in (0..level.len()).filter(|&v| level[v] == l) {
+            let mut acc = 0u64;
+            if r > 0 {
+                for &u in &src[off[v] as usize..off[v + 1] as usize] {
+                    if level[u as usize] == levels[r - 1] {
+                        acc = acc.wrapping_add(x[u as usize] + 1);
+                    }
+                }
+            }
+            x[v] = acc.wrapping_mul(2) + (v % 3) as u64 + r as u64;
+        }
+    }
+    (x, levels.len() as u32)
+}
+
+#[test]
+fn level_sweeps_match_their_definition() {
+    let graphs = [
+        generated("kron:9"),
+        generated("grid:12x7"),
+        directed(
+            9,
+            &[
+                [0, 1],
+                [1, 2],
+                [2, 0],
+                [2, 3],
+                [0, 2],
+                [4, 8],
+                [8, 5],
+                [5, 6],
+            ],
+        ),
+    ];
+    for g in &graphs {
+        let (expect, rounds) = level_sums_oracle(g);
+        for direction in [Direction::Push, Direction::Pull, Direction::Auto] {
+            for threads in [Some(1), Some(3)] {
+                let opts = GatherOptions {
+                    direction: Some(direction),
+                    threads,
+                    ..Default::default()
+                };
+                let out = cpu::run::<level_sums::Program, _>(g, &opts).unwrap();
+                let got: Vec<u64> = out.states.iter().map(|s| s.x).collect();
+                assert_eq!(got, expect, "{direction:?} {threads:?}");
+                assert_eq!(out.report.rounds, rounds);
+                assert_eq!(out.report.stop, StopReason::Quiescent);
+                if direction == Direction::Push && rounds > 1 {
+                    assert_eq!(out.report.push_rounds, rounds - 1);
+                }
+            }
+        }
+        for (gopts, max_blocks) in gpu_variants() {
+            let out = gpu::emulate::<level_sums::Program, _>(
+                g,
+                &GatherOptions::default(),
+                &gopts,
+                max_blocks,
+            )
+            .unwrap();
+            let got: Vec<u64> = out.states.iter().map(|s| s.x).collect();
+            assert_eq!(got, expect, "{gopts:?}");
+            assert_eq!(out.report.rounds, rounds);
         }
     }
 }

@@ -31,6 +31,8 @@ pub struct GatherChecked {
     pub priority_arity: Option<usize>,
     /// The program defines `accepts(state)`.
     pub accepts: bool,
+    /// The program defines `level(state)` (a level sweep).
+    pub level: bool,
 }
 
 const INTEGER: &[&str] = &["u32", "i32", "u64", "i64"];
@@ -260,6 +262,22 @@ pub fn check(cx: &Ctxt, p: &Program) -> Option<GatherChecked> {
         }
         check_fn(cx, f, &[1], "fn accepts(state: State) -> bool", Ret::Bool)
     });
+    // A level sweep's frontiers are its levels, known from the start.
+    let level = p.level.as_ref().and_then(|f| {
+        if let Some(a) = &p.active {
+            cx.error_spanned_by(
+                &a.sig.ident,
+                "a level sweep (`fn level`) applies each level once, highest first, and sends from the level applied last; its frontiers are its levels, so it has no `active`: remove one of the two",
+            );
+        }
+        if let Some((_, span)) = p.attrs.reduce {
+            cx.syn_error(syn::Error::new(
+                span,
+                "a level sweep (`fn level`) applies each vertex once and has no per-round global reduction: remove `reduce = ..`",
+            ));
+        }
+        check_fn(cx, f, &[1], "fn level(state: State) -> u32", Ret::U32)
+    });
     let reduce_arity = p.reduce.as_ref().and_then(|f| {
         check_fn(
             cx,
@@ -340,6 +358,7 @@ pub fn check(cx: &Ctxt, p: &Program) -> Option<GatherChecked> {
         asynchronous,
         priority_arity,
         accepts: accepts.is_some(),
+        level: level.is_some(),
     })
 }
 

@@ -9,7 +9,7 @@ use std::time::Instant;
 use anyhow::{bail, Context};
 use clap::Args;
 use runtime::gather::GatherOptions;
-use runtime::gpu::gather::GatherGpuOptions;
+use runtime::gpu::gather::{GatherGpuOptions, GatherGraph};
 use runtime::gpu::Device;
 use runtime::graph::{BuildOptions, Graph};
 use runtime::load::{load_graph, LoadOptions};
@@ -79,26 +79,47 @@ pub(super) fn load_kernels(
     Ok([f, b])
 }
 
-/// Scores from `sources` on the GPU (`t`: the transposed graph of a directed `g`).
+/// `g` and, when directed, its transpose `t`, on the device for both phases.
+pub(super) struct BcGraphs<'g> {
+    fwd: GatherGraph<'g, u32>,
+    back: Option<GatherGraph<'g, u32>>,
+}
+
+impl<'g> BcGraphs<'g> {
+    /// Uploads `g` and `t` once, for every source and both phases.
+    pub(super) fn upload(
+        dev: &Device,
+        g: &'g Graph<u32>,
+        t: Option<&'g Graph<u32>>,
+    ) -> runtime::Result<Self> {
+        let go = GatherGpuOptions::default();
+        Ok(BcGraphs {
+            fwd: dev.upload_gather_graph(g, &go, false)?,
+            back: t
+                .map(|t| dev.upload_gather_graph(t, &go, false))
+                .transpose()?,
+        })
+    }
+}
+
+/// Scores from `sources` on the GPU, on graphs already uploaded.
 pub(super) fn gpu_scores(
     dev: &Device,
     k: &[runtime::gpu::gather::GatherKernels; 2],
-    g: &Graph<u32>,
-    t: Option<&Graph<u32>>,
+    gs: &BcGraphs<'_>,
     sources: &[u32],
 ) -> runtime::Result<Vec<f64>> {
-    let go = GatherGpuOptions::default();
-    bc::scores(g.num_vertices(), sources, |s| {
+    let back = gs.back.as_ref().unwrap_or(&gs.fwd);
+    bc::scores(gs.fwd.graph().num_vertices(), sources, |s| {
         let opts = GatherOptions {
             source: Some(s),
             ..Default::default()
         };
-        let fwd = dev.run_gather::<bc::bc_paths::Program, u32>(&k[0], g, &opts, &go)?;
+        let fwd = dev.run_gather_on::<bc::bc_paths::Program, u32>(&k[0], &gs.fwd, &opts, None)?;
         let deps = bc::deps_from_paths(&fwd.states);
-        let back = t.unwrap_or(g);
         let opts = GatherOptions::default();
         Ok(dev
-            .run_gather_from::<bc::bc_deps::Program, u32>(&k[1], back, &opts, &go, &deps)?
+            .run_gather_on::<bc::bc_deps::Program, u32>(&k[1], back, &opts, Some(&deps))?
             .states)
     })
 }
@@ -152,7 +173,10 @@ pub fn bc_cmd(a: BcArgs) -> anyhow::Result<()> {
     let load_s = secs(t_load.elapsed());
     let t_run = Instant::now();
     let (scores, backend) = match &gpu {
-        Some((dev, k)) => (gpu_scores(dev, k, g, transposed.as_ref(), &sources)?, "gpu"),
+        Some((dev, k)) => {
+            let gs = BcGraphs::upload(dev, g, transposed.as_ref())?;
+            (gpu_scores(dev, k, &gs, &sources)?, "gpu")
+        }
         None => (
             bc::cpu(g, transposed.as_ref(), &sources, a.common.threads)?,
             "cpu",

@@ -456,15 +456,21 @@ impl GapKernel for Bc<'_> {
     fn gpu(&mut self, dev: &Device) -> anyhow::Result<(String, Timed)> {
         let k = super::bc::load_kernels(dev)?;
         let (g, tr) = (&self.gg.g, self.transposed.as_ref());
-        super::bc::gpu_scores(dev, &k, g, tr, &self.gg.roots[..1])?;
+        // The graph goes to the device once, outside the timing (gapbs's times
+        // exclude loading too); each run still copies its states in and out.
+        let gs = super::bc::BcGraphs::upload(dev, g, tr)?;
+        super::bc::gpu_scores(dev, &k, &gs, &self.gg.roots[..1])?;
         let r = per_root(&self.gg.roots, |i, r| {
             median_of(self.p.trials, || {
                 let t = Instant::now();
-                let s = super::bc::gpu_scores(dev, &k, g, tr, &[r])?;
+                let s = super::bc::gpu_scores(dev, &k, &gs, &[r])?;
                 Ok((t.elapsed().as_secs_f64(), Self::agrees(&s, &self.expect[i])))
             })
         })?;
-        Ok(("bc gather programs (wall time, uploads included)".into(), r))
+        Ok((
+            "bc gather programs (wall time, graph uploaded once, untimed)".into(),
+            r,
+        ))
     }
 
     fn gapbs_input(&self) -> (&Path, Vec<String>) {

@@ -11,11 +11,12 @@
 //!   whose path count is the sum of its in-neighbours' counts in the frontier
 //!   (exactly the vertices of depth `r`).
 //! * [`bc_deps`] on the transposed graph (same graph when undirected), started from
-//!   the forward phase's states ([`runtime::cpu::gather::run_from`]): a dense round
-//!   finds the deepest pending level (the global max of pending depths) and puts it
-//!   in the frontier; the next round sends `(1 + δ)/σ` from that level along
-//!   transposed edges, i.e. to predecessors, which add `σ·Σ` to their δ. Two rounds
-//!   per level; a level is finished before the one above it starts.
+//!   the forward phase's states ([`runtime::cpu::gather::run_from`]): a *level
+//!   sweep* (`fn level` = the depth), so the engine groups the vertices by depth
+//!   once and runs one round per level, deepest first. In the round of depth `d`
+//!   each vertex of depth `d` sums `(1 + δ)/σ` over its transposed in-edges from
+//!   depth `d + 1`, i.e. over its successors on shortest paths, and takes `σ·Σ` as
+//!   its δ: gapbs's pull over successors, at the cost of two levels per round.
 //!
 //! Path counts are `f64` as in gapbs (`CountT = double`): on graphs with
 //! astronomically many shortest paths (large grids) they overflow alike.
@@ -76,18 +77,20 @@ pub mod bc_paths {
     }
 }
 
-/// Backward phase: dependencies, deepest level first (run on the transposed graph).
-#[vertex_program(gather = sum, reduce = max)]
+/// Backward phase: dependencies, deepest level first (run on the transposed graph):
+/// a level sweep over the BFS depths, so each level is one round over its own
+/// vertices and edges.
+#[vertex_program(gather = sum)]
 pub mod bc_deps {
     #[repr(C)]
     #[derive(Clone, Copy, Debug, PartialEq)]
     pub struct Deps {
         pub sigma: f64,
-        /// The dependency accumulated so far (final once `done`).
+        /// The dependency (final once the vertex's level has run).
         pub delta: f64,
+        /// BFS depth, or `UNREACHED` (no level: takes no part).
         pub depth: u32,
-        /// 0 while the vertex's level waits; 1 once its level has been sent.
-        pub done: u32,
+        pub _pad: u32,
     }
     pub type State = Deps;
     pub type Msg = f64;
@@ -97,39 +100,23 @@ pub mod bc_deps {
         Deps {
             sigma: 0.0,
             delta: 0.0,
-            depth: 0,
-            done: 1,
+            depth: u32::MAX,
+            _pad: 0,
         } // runs start from `bc_paths`'s states
+    }
+    pub fn level(s: State) -> u32 {
+        s.depth
     }
     pub fn emit(s: State) -> Msg {
         (1.0 + s.delta) / s.sigma
     }
     pub fn gather(share: Msg) -> Acc {
-        share
+        share // from the successors: in-neighbours one level deeper
     }
-    pub fn apply(ctx: Ctx, s: State, share: Acc) -> State {
-        if s.done != 0 {
-            s
-        } else if s.depth as f64 == ctx.global {
-            Deps { done: 1, ..s } // a dense round: the deepest pending level goes next
-        } else {
-            Deps {
-                delta: s.delta + s.sigma * share,
-                ..s
-            }
-        }
-    }
-    pub fn active(old: State, new: State) -> bool {
-        old.done == 0 && new.done != 0
-    }
-    pub fn accepts(s: State) -> bool {
-        s.done == 0
-    }
-    pub fn reduce(_old: State, s: State) -> f64 {
-        if s.done == 0 {
-            s.depth as f64
-        } else {
-            f64::NEG_INFINITY
+    pub fn apply(_ctx: Ctx, s: State, shares: Acc) -> State {
+        Deps {
+            delta: s.sigma * shares,
+            ..s
         }
     }
 }
@@ -142,8 +129,8 @@ mod host {
     use runtime::gather::GatherOptions;
     use runtime::graph::{Graph, Weight};
 
-    /// The backward phase's starting states: reached vertices wait for their level,
-    /// the others take no part.
+    /// The backward phase's starting states: reached vertices wait for their level
+    /// (their depth), the others (`UNREACHED`, no level) take no part.
     pub fn deps_from_paths(paths: &[bc_paths::Paths]) -> Vec<bc_deps::Deps> {
         paths
             .iter()
@@ -151,7 +138,7 @@ mod host {
                 sigma: p.sigma,
                 delta: 0.0,
                 depth: p.depth,
-                done: (p.depth == bc_paths::UNREACHED) as u32,
+                _pad: 0,
             })
             .collect()
     }

@@ -11,7 +11,12 @@
 //!   vertices are applied. A large frontier pulls: every vertex walks its in-edges,
 //!   skipping sources outside the frontier, and applies at once. When the frontier
 //!   runs empty, a dense round refreshes the global reduction and applies every
-//!   vertex with the identity.
+//!   vertex with the identity. A push round costs its frontier's edges; small ones
+//!   run on the calling thread with reused buffers (a BFS level of a grid is a few
+//!   thousand edges, less than the dispatches and allocations of a parallel round).
+//!
+//! * Level sweeps run one round per level of a schedule built once
+//!   ([`crate::gather::Sweep`]; the rounds are in this module's `sweep` child).
 //!
 //! Invariant: between rounds every accumulator holds the identity (apply resets the
 //! ones it read), so push rounds never clear the whole array.
@@ -30,9 +35,18 @@ use crate::gather::{
 };
 use crate::graph::{Graph, Weight};
 
+mod sweep;
+
 /// Vertices per rayon task in the vertex passes: small enough to balance skewed
 /// degrees, large enough to keep scheduling overhead off the per-edge loop.
 const GRAIN: usize = 1024;
+
+/// Frontier-driven rounds with fewer frontier vertices than this, and fewer of
+/// their out-edges than [`SERIAL_EDGES`], push on the calling thread: on
+/// high-diameter graphs most rounds are that small, and four rayon dispatches plus
+/// two allocations would cost more than the round.
+const SERIAL_FRONTIER: usize = 4096;
+const SERIAL_EDGES: u64 = 16 * 1024;
 
 /// Runs `P` on `g`.
 pub fn run<P: GatherProgram, W: Weight>(
@@ -75,9 +89,11 @@ fn run_inner<P: GatherProgram, W: Weight>(
             in_weights: in_w,
             n,
             r,
-            initial: initial.as_deref(),
+            initial: std::sync::Mutex::new(initial),
         };
-        if P::FRONTIER {
+        if P::LEVELS {
+            e.run_sweep()
+        } else if P::FRONTIER {
             e.run_frontier()
         } else if opts.gauss_seidel {
             e.run_dense_in_place()
@@ -99,8 +115,9 @@ struct Engine<'a, P: GatherProgram> {
     in_weights: Option<&'a [P::Weight]>,
     n: usize,
     r: Resolved,
-    /// The caller's initial states ([`run_from`]), else `init` gives them.
-    initial: Option<&'a [P::State]>,
+    /// The caller's initial states ([`run_from`]), else `init` gives them; taken
+    /// (not copied) by the run.
+    initial: std::sync::Mutex<Option<Vec<P::State>>>,
 }
 
 /// A vector written at disjoint indices by parallel tasks.
@@ -271,8 +288,8 @@ impl<P: GatherProgram> Engine<'_, P> {
     }
 
     fn init(&self) -> Cells<P::State> {
-        if let Some(states) = self.initial {
-            return Cells::new(states.to_vec());
+        if let Some(states) = self.initial.lock().ok().and_then(|mut s| s.take()) {
+            return Cells::new(states);
         }
         Cells::new(
             (0..self.n)
@@ -491,6 +508,9 @@ impl<P: GatherProgram> Engine<'_, P> {
             .collect();
         let mut report = GatherReport::empty();
         let mut round = 0u32;
+        // Small rounds' buffers, reused: the vertices that received a value, and
+        // the previous frontier's storage for the next one.
+        let (mut touched, mut spare) = (Vec::new(), Vec::new());
         loop {
             if round >= self.r.max_rounds {
                 report.stop = StopReason::MaxRounds;
@@ -511,7 +531,11 @@ impl<P: GatherProgram> Engine<'_, P> {
                 next = (0..n as u32)
                     .into_par_iter()
                     .with_min_len(GRAIN)
-                    .filter(|&v| self.apply_one(&state, v as usize, P::identity(), round, global))
+                    .filter(|&v| {
+                        // A vertex that accepts nothing stays as it is (its promise).
+                        (!P::ACCEPTS || P::accepts(state.get(v as usize)))
+                            && self.apply_one(&state, v as usize, P::identity(), round, global)
+                    })
                     .collect();
                 report.rounds = round + 1;
                 report.applies += n as u64;
@@ -520,15 +544,69 @@ impl<P: GatherProgram> Engine<'_, P> {
                     break;
                 }
             } else {
-                let fe: u64 = frontier
-                    .par_iter()
-                    .map(|&u| self.out_offsets[u as usize + 1] - self.out_offsets[u as usize])
-                    .sum();
-                frontier.par_iter().with_min_len(GRAIN).for_each(|&u| {
+                let small = frontier.len() < SERIAL_FRONTIER;
+                let out_degree =
+                    |&u: &u32| self.out_offsets[u as usize + 1] - self.out_offsets[u as usize];
+                let emit = |&u: &u32| {
                     let u = u as usize;
                     msg.set(u, P::emit(self.ctx(u, round, global), state.get(u)));
-                });
-                if self.r.push(false, fe, m) {
+                };
+                let fe: u64 = if small {
+                    frontier.iter().for_each(emit);
+                    frontier.iter().map(out_degree).sum()
+                } else {
+                    frontier.par_iter().with_min_len(GRAIN).for_each(emit);
+                    frontier.par_iter().map(out_degree).sum()
+                };
+                if self.r.push(false, fe, m) && small && fe < SERIAL_EDGES {
+                    // A small round on this thread: no dispatch, no allocation.
+                    report.push_rounds += 1;
+                    report.edges_gathered += fe;
+                    touched.clear();
+                    for (i, &u) in frontier.iter().enumerate() {
+                        prefetch_walk(&frontier, i, self.out_offsets, self.out_targets, |v| {
+                            prefetch(&state.0, v);
+                        });
+                        let u = u as usize;
+                        let mu = msg.get(u);
+                        let (lo, hi) = (
+                            self.out_offsets[u] as usize,
+                            self.out_offsets[u + 1] as usize,
+                        );
+                        for e in lo..hi {
+                            let v = self.out_targets[e] as usize;
+                            if P::ACCEPTS && !P::accepts(state.get(v)) {
+                                continue;
+                            }
+                            // One thread: plain loads and stores, no read-modify-write
+                            // instructions (they cost more than the rest of the edge).
+                            let old = P::Acc::load(&acc[v]);
+                            P::Acc::store(
+                                &acc[v],
+                                P::combine(old, P::gather(mu, self.out_weight(e))),
+                            );
+                            let (word, bit) = (&received[v / 32], 1u32 << (v % 32));
+                            let w = word.load(Relaxed);
+                            if w & bit == 0 {
+                                word.store(w | bit, Relaxed);
+                                touched.push(v as u32);
+                            }
+                        }
+                    }
+                    report.applies += touched.len() as u64;
+                    let mut nx = std::mem::take(&mut spare);
+                    nx.clear();
+                    for &v in &touched {
+                        let v = v as usize;
+                        received[v / 32].store(0, Relaxed);
+                        let a = P::Acc::load(&acc[v]);
+                        P::Acc::store(&acc[v], P::identity());
+                        if self.apply_one(&state, v, a, round, global) {
+                            nx.push(v as u32);
+                        }
+                    }
+                    next = nx;
+                } else if self.r.push(false, fe, m) {
                     report.push_rounds += 1;
                     report.edges_gathered += fe;
                     let touched: Vec<u32> = frontier
@@ -607,7 +685,7 @@ impl<P: GatherProgram> Engine<'_, P> {
                 }
                 report.rounds = round + 1;
             }
-            frontier = next;
+            spare = std::mem::replace(&mut frontier, next);
             round += 1;
         }
         report.reduced = global;
@@ -633,6 +711,56 @@ impl<P: GatherProgram> Engine<'_, P> {
         let new = P::apply(ctx, old, acc);
         state.set(v, new);
         P::active(ctx, old, new)
+    }
+}
+
+/// A hint to bring `slice[i]` into the cache (nothing if `i` is out of range).
+#[inline(always)]
+fn prefetch<T>(slice: &[T], i: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(x) = slice.get(i) {
+        // SAFETY: a prefetch is a hint that never faults; the address is a live
+        // element's.
+        unsafe {
+            std::arch::x86_64::_mm_prefetch(
+                x as *const T as *const i8,
+                std::arch::x86_64::_MM_HINT_T0,
+            )
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (slice, i);
+}
+
+/// Staged prefetches for a serial walk over the edges of `vs`, called at step `i`:
+/// the offsets of `vs[i + 16]`, the neighbour list of `vs[i + 8]` (its offsets
+/// fetched 8 steps ago) and, through `per_neighbour`, the per-vertex data of the
+/// first neighbours of `vs[i + 4]`. A walk over a scattered list (a BFS level of a
+/// grid: every vertex on another row) otherwise waits for three dependent cache
+/// misses per vertex, one after another; staged, the misses of 16 vertices
+/// overlap.
+#[inline(always)]
+fn prefetch_walk(
+    vs: &[u32],
+    i: usize,
+    offsets: &[u64],
+    neighbours: &[u32],
+    per_neighbour: impl Fn(usize),
+) {
+    if let Some(&w) = vs.get(i + 16) {
+        prefetch(offsets, w as usize);
+    }
+    if let Some(&w) = vs.get(i + 8) {
+        prefetch(neighbours, offsets[w as usize] as usize);
+    }
+    if let Some(&w) = vs.get(i + 4) {
+        let (lo, hi) = (
+            offsets[w as usize] as usize,
+            offsets[w as usize + 1] as usize,
+        );
+        for &x in &neighbours[lo..hi.min(lo + 8)] {
+            per_neighbour(x as usize);
+        }
     }
 }
 

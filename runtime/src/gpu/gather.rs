@@ -7,22 +7,31 @@
 //! the next round's direction and whether to stop, by the same rules as the CPU
 //! engine ([`crate::gather`]), so both back ends run the same rounds.
 //!
+//! Level sweeps ([`GatherProgram::level`]) run from a [`Sweep`] built on the host
+//! and uploaded once (`order` and `rank`): one `sweep` launch per level, all queued
+//! without reading anything back, each over that level's vertices only (always a
+//! pull, one thread per vertex: no atomics, and a level's vertices are known; the
+//! direction option applies to the CPU's sweeps).
+//!
 //! [`GatherExec`] is the launcher both the device ([`Device::run_gather`]) and the
-//! host emulator ([`emulate`]) implement; `drive` is the round loop over it.
+//! host emulator ([`emulate`], in the `host` child module) implement; `drive` and
+//! `drive_sweep` are the round loops over it.
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use cudarc::driver::{CudaFunction, CudaModule, PushKernelArg};
-use kernels_rs::gather::{fold_tallies, RawRound, Tally, TALLY_WORDS};
+use kernels_rs::gather::{fold_tallies, Tally, TALLY_WORDS};
 use rayon::prelude::*;
 
 use super::bfs::Device;
 use super::cuda::{cuda_err, DevBuf, Gpu};
-use super::emulate::{emulated_grid, launch};
 use crate::error::{Error, Result};
-use crate::gather::{weights_of, GatherOptions, GatherProgram, GatherReport, Resolved, StopReason};
-use crate::graph::{Csr, Graph, Weight};
+use crate::gather::{
+    init_states, weights_of, GatherOptions, GatherProgram, GatherReport, Resolved, StopReason,
+    Sweep,
+};
+use crate::graph::{Graph, Weight};
 
 /// Launch settings of a GPU gather run.
 #[derive(Clone, Copy, Debug, serde::Serialize)]
@@ -85,6 +94,65 @@ pub trait GatherExec {
     fn advance(&mut self) -> Result<()>;
     /// Marks the end of a round (timing).
     fn end_round(&mut self) -> Result<()>;
+    /// Level sweeps: keeps the schedule's `order` and `rank` for [`Self::sweep`].
+    fn load_sweep(&mut self, s: &Sweep) -> Result<()>;
+    /// Level sweeps: round `m.round`, applying `order[lo..hi]`.
+    fn sweep(&mut self, lo: u64, hi: u64, m: Mode) -> Result<()>;
+}
+
+/// The schedule of a level sweep from its initial states (`initial`, else `init`
+/// evaluated on the host); `None` for other programs.
+fn sweep_of<P: GatherProgram, W: Weight>(
+    g: &Graph<W>,
+    initial: Option<&[P::State]>,
+    source: u32,
+) -> Option<Sweep> {
+    if !P::LEVELS {
+        return None;
+    }
+    Some(match initial {
+        Some(s) => Sweep::build::<P>(s),
+        None => Sweep::build::<P>(&init_states::<P, W>(g.csr(), g.csc(), source)),
+    })
+}
+
+/// The rounds of a level sweep over `x` (see the module docs).
+fn drive_sweep<P: GatherProgram>(
+    x: &mut impl GatherExec,
+    r: &Resolved,
+    s: &Sweep,
+    in_offsets: &[u64],
+) -> Result<GatherReport> {
+    let mut report = GatherReport::empty();
+    let start = Instant::now();
+    x.load_sweep(s)?;
+    x.init()?;
+    report.stop = StopReason::Quiescent;
+    for round in 0..s.rounds() {
+        if round as u32 >= r.max_rounds {
+            report.stop = StopReason::MaxRounds;
+            break;
+        }
+        let mode = Mode {
+            frontier: false,
+            round: round as u32,
+            global: P::REDUCE.identity(),
+        };
+        x.sweep(s.starts[round] as u64, s.starts[round + 1] as u64, mode)?;
+        x.end_round()?;
+        report.rounds = round as u32 + 1;
+        report.applies += s.level(round).len() as u64;
+        if round > 0 {
+            report.edges_gathered += s
+                .level(round)
+                .iter()
+                .map(|&v| in_offsets[v as usize + 1] - in_offsets[v as usize])
+                .sum::<u64>();
+        }
+    }
+    report.reduced = P::REDUCE.identity();
+    report.time = start.elapsed();
+    Ok(report)
 }
 
 /// The round loop (see the module docs): the CPU engine's rules over launches.
@@ -171,15 +239,16 @@ pub fn chunk_owners(offsets: &[u64], mec: u64) -> Vec<u32> {
 }
 
 /// Kernel names of gather program `name`, as the macro generates them.
-pub fn kernel_names(name: &str) -> [String; 6] {
-    ["init", "emit", "pull", "push", "apply", "refresh"].map(|k| format!("vx_{name}_ga_{k}"))
+pub fn kernel_names(name: &str) -> [String; 7] {
+    ["init", "emit", "pull", "push", "apply", "refresh", "sweep"]
+        .map(|k| format!("vx_{name}_ga_{k}"))
 }
 
 /// A gather program's kernels, loaded.
 pub struct GatherKernels {
     _module: Arc<CudaModule>,
-    f: [CudaFunction; 6],
-    names: [String; 6],
+    f: [CudaFunction; 7],
+    names: [String; 7],
 }
 
 /// Device buffers of one run.
@@ -192,8 +261,8 @@ struct DeviceExec<'a> {
     m: u64,
     bufs: Vec<DevBuf<u8>>,
     ptr: Ptrs,
-    sv_in: DevBuf<u32>,
-    sv_out: DevBuf<u32>,
+    sv_in: &'a DevBuf<u32>,
+    sv_out: &'a DevBuf<u32>,
     tally: DevBuf<u64>,
     frontier_program: bool,
     /// The run's source vertex (`u32::MAX`: none).
@@ -204,6 +273,8 @@ struct DeviceExec<'a> {
     round_ms: Vec<f64>,
     /// Tally slots the last tallying launch wrote.
     slots: usize,
+    /// A level sweep's `order` and `rank`, uploaded once.
+    sweep: Option<(DevBuf<u32>, DevBuf<u32>)>,
 }
 
 /// Raw addresses of a run's arrays (device or host).
@@ -250,7 +321,7 @@ impl Device {
         })?;
         let module = self.gpu.load_module(ptx, P::NAME)?;
         let names = kernel_names(P::NAME);
-        let mut f = Vec::with_capacity(6);
+        let mut f = Vec::with_capacity(7);
         for name in &names {
             f.push(
                 module
@@ -258,7 +329,7 @@ impl Device {
                     .map_err(cuda_err(&format!("cuModuleGetFunction({name})")))?,
             );
         }
-        let f: [CudaFunction; 6] = f
+        let f: [CudaFunction; 7] = f
             .try_into()
             .map_err(|_| Error::InvalidArgument("kernel count".into()))?;
         Ok(GatherKernels {
@@ -268,7 +339,66 @@ impl Device {
         })
     }
 
-    /// Runs `P` on `g` (uploads the CSR and the CSC, plus weights if `P` reads them).
+    /// Uploads `g` for gather runs ([`Device::run_gather_on`]): the CSR and the
+    /// CSC (one copy when `g` is symmetric), their weights when `weights`, and the
+    /// chunk owners of `gopts`'s edge chunks. Upload once, run many times: a
+    /// multi-source kernel (Brandes) then copies no graph per source or phase.
+    pub fn upload_gather_graph<'g, W: Weight>(
+        &self,
+        g: &'g Graph<W>,
+        gopts: &GatherGpuOptions,
+        weights: bool,
+    ) -> Result<GatherGraph<'g, W>> {
+        gopts.validate()?;
+        let n = g.num_vertices();
+        let (csr, csc) = (g.csr(), g.csc());
+        let m = g.num_edges();
+        let wsize = if weights { std::mem::size_of::<W>() } else { 0 };
+        let sym = g.is_symmetric();
+        let sv_in = chunk_owners(csc.offsets(), gopts.max_edge_count);
+        let sv_out = chunk_owners(csr.offsets(), gopts.max_edge_count);
+        self.gpu.check_fits(
+            "gather graph (CSR + CSC, chunk owners)",
+            (n as u64 + 1) * 8 * 2
+                + m * (4 + wsize as u64) * if sym { 1 } else { 2 }
+                + 4 * (sv_in.len() + sv_out.len()) as u64,
+        )?;
+        let up = |bytes: &[u8], what: &str| self.gpu.upload::<u8>(bytes, what);
+        let mut bufs = Vec::new();
+        let mut ptr = Ptrs::default();
+        let mut put = |b: DevBuf<u8>| -> u64 {
+            let p = b.ptr;
+            bufs.push(b);
+            p
+        };
+        ptr.out_offsets = put(up(bytemuck::cast_slice(csr.offsets()), "CSR offsets")?);
+        ptr.out_targets = put(up(bytemuck::cast_slice(csr.targets()), "CSR targets")?);
+        if let Some(w) = csr.weights().filter(|_| weights) {
+            ptr.out_weights = put(up(bytemuck::cast_slice(w), "CSR weights")?);
+        }
+        if sym {
+            (ptr.in_offsets, ptr.in_sources, ptr.in_weights) =
+                (ptr.out_offsets, ptr.out_targets, ptr.out_weights);
+        } else {
+            ptr.in_offsets = put(up(bytemuck::cast_slice(csc.offsets()), "CSC offsets")?);
+            ptr.in_sources = put(up(bytemuck::cast_slice(csc.targets()), "CSC sources")?);
+            if let Some(w) = csc.weights().filter(|_| weights) {
+                ptr.in_weights = put(up(bytemuck::cast_slice(w), "CSC weights")?);
+            }
+        }
+        Ok(GatherGraph {
+            g,
+            gopts: *gopts,
+            weights,
+            _bufs: bufs,
+            ptr,
+            sv_in: self.gpu.upload(&sv_in, "SV (in-edges)")?,
+            sv_out: self.gpu.upload(&sv_out, "SV (out-edges)")?,
+        })
+    }
+
+    /// Runs `P` on `g` (uploads it first: [`Device::upload_gather_graph`], with
+    /// weights if `P` reads them).
     pub fn run_gather<P: GatherProgram, W: Weight>(
         &self,
         k: &GatherKernels,
@@ -276,7 +406,8 @@ impl Device {
         opts: &GatherOptions,
         gopts: &GatherGpuOptions,
     ) -> Result<GpuGatherRun<P::State>> {
-        self.run_gather_inner::<P, W>(k, g, opts, gopts, None)
+        let gg = self.upload_gather_graph(g, gopts, P::WEIGHTED)?;
+        self.run_gather_inner::<P, W>(k, &gg, opts, None)
     }
 
     /// [`Device::run_gather`] from the caller's states instead of `init` (one per
@@ -291,76 +422,67 @@ impl Device {
         gopts: &GatherGpuOptions,
         initial: &[P::State],
     ) -> Result<GpuGatherRun<P::State>> {
-        self.run_gather_inner::<P, W>(k, g, opts, gopts, Some(initial))
+        let gg = self.upload_gather_graph(g, gopts, P::WEIGHTED)?;
+        self.run_gather_inner::<P, W>(k, &gg, opts, Some(initial))
+    }
+
+    /// [`Device::run_gather`] (`initial: None`) or [`Device::run_gather_from`] on a
+    /// graph already on the device.
+    pub fn run_gather_on<P: GatherProgram, W: Weight>(
+        &self,
+        k: &GatherKernels,
+        gg: &GatherGraph<'_, W>,
+        opts: &GatherOptions,
+        initial: Option<&[P::State]>,
+    ) -> Result<GpuGatherRun<P::State>> {
+        self.run_gather_inner::<P, W>(k, gg, opts, initial)
     }
 
     fn run_gather_inner<P: GatherProgram, W: Weight>(
         &self,
         k: &GatherKernels,
-        g: &Graph<W>,
+        gg: &GatherGraph<'_, W>,
         opts: &GatherOptions,
-        gopts: &GatherGpuOptions,
         initial: Option<&[P::State]>,
     ) -> Result<GpuGatherRun<P::State>> {
-        gopts.validate()?;
+        let g = gg.g;
+        let gopts = &gg.gopts;
         let n = g.num_vertices();
         crate::gather::check_initial::<P>(initial, n)?;
         opts.rounds_only("the GPU runs Jacobi rounds")?;
         let r = opts.resolve::<P>(n)?;
-        let (csr, csc) = (g.csr(), g.csc());
-        let (out_w, in_w) = (weights_of::<P, W>(csr)?, weights_of::<P, W>(csc)?);
+        let csc = g.csc();
+        // Checks the graph carries weights of `P`'s type.
+        let (_, _) = (weights_of::<P, W>(g.csr())?, weights_of::<P, W>(csc)?);
+        if P::WEIGHTED && !gg.weights {
+            return Err(Error::InvalidArgument(format!(
+                "program `{}` reads edge weights: upload the graph with its weights",
+                P::NAME
+            )));
+        }
         let m = g.num_edges();
         let words = n.div_ceil(32);
         let state_size = std::mem::size_of::<P::State>();
         let msg_size = std::mem::size_of::<P::Msg>();
         let acc_size = std::mem::size_of::<P::Acc>();
-        let wsize = if P::WEIGHTED {
-            std::mem::size_of::<W>()
-        } else {
-            0
-        };
-        let sym = g.is_symmetric();
-        let graph_bytes = (n as u64 + 1) * 8 * 2 + m * (4 + wsize as u64) * if sym { 1 } else { 2 };
-        let sv_in = chunk_owners(csc.offsets(), gopts.max_edge_count);
-        let sv_out = chunk_owners(csr.offsets(), gopts.max_edge_count);
         let cfg = self.gpu.resident_grid(n as u64, gopts.block_size);
         let slots = (cfg.grid_dim.0 as usize * gopts.block_size as usize)
             .div_ceil(32)
             .max(1);
         self.gpu.check_fits(
-            &format!(
-                "`{}`: graph (CSR + CSC), state, messages, accumulators, bitmaps",
-                P::NAME
-            ),
-            graph_bytes
-                + (n * (state_size + msg_size + acc_size)) as u64
+            &format!("`{}`: state, messages, accumulators, bitmaps", P::NAME),
+            (n * (state_size + msg_size + acc_size)) as u64
                 + 3 * 4 * words as u64
-                + 4 * (sv_in.len() + sv_out.len()) as u64
                 + 8 * (slots * TALLY_WORDS) as u64,
         )?;
         let up = |bytes: &[u8], what: &str| self.gpu.upload::<u8>(bytes, what);
         let mut bufs = Vec::new();
-        let mut ptr = Ptrs::default();
+        let mut ptr = gg.ptr;
         let mut put = |b: DevBuf<u8>| -> u64 {
             let p = b.ptr;
             bufs.push(b);
             p
         };
-        ptr.out_offsets = put(up(bytemuck::cast_slice(csr.offsets()), "CSR offsets")?);
-        ptr.out_targets = put(up(bytemuck::cast_slice(csr.targets()), "CSR targets")?);
-        if let Some(w) = csr.weights().filter(|_| out_w.is_some()) {
-            ptr.out_weights = put(up(bytemuck::cast_slice(w), "CSR weights")?);
-        }
-        if sym {
-            (ptr.in_offsets, ptr.in_sources, ptr.in_weights) =
-                (ptr.out_offsets, ptr.out_targets, ptr.out_weights);
-        } else {
-            ptr.in_offsets = put(up(bytemuck::cast_slice(csc.offsets()), "CSC offsets")?);
-            ptr.in_sources = put(up(bytemuck::cast_slice(csc.targets()), "CSC sources")?);
-            if let Some(w) = csc.weights().filter(|_| in_w.is_some()) {
-                ptr.in_weights = put(up(bytemuck::cast_slice(w), "CSC weights")?);
-            }
-        }
         let alloc = |bytes: usize, what: &str| self.gpu.alloc::<u8>(bytes, what);
         ptr.state = match initial {
             Some(states) => put(up(state_bytes::<P>(states), "initial state")?),
@@ -382,8 +504,8 @@ impl Device {
             m,
             bufs,
             ptr,
-            sv_in: self.gpu.upload(&sv_in, "SV (in-edges)")?,
-            sv_out: self.gpu.upload(&sv_out, "SV (out-edges)")?,
+            sv_in: &gg.sv_in,
+            sv_out: &gg.sv_out,
             tally: self
                 .gpu
                 .alloc::<u64>(slots * TALLY_WORDS, "round tallies")?,
@@ -393,9 +515,13 @@ impl Device {
             round_start: None,
             round_ms: Vec::new(),
             slots: 0,
+            sweep: None,
         };
         self.gpu.sync("gather buffer allocation")?;
-        let mut report = drive::<P>(&mut x.with_kind(P::REDUCE), &r, m)?;
+        let mut report = match sweep_of::<P, W>(g, initial, r.source) {
+            Some(s) => drive_sweep::<P>(&mut x.with_kind(P::REDUCE), &r, &s, csc.offsets())?,
+            None => drive::<P>(&mut x.with_kind(P::REDUCE), &r, m)?,
+        };
         self.gpu.sync("gather rounds")?;
         report.time = std::time::Duration::from_secs_f64(x.round_ms.iter().sum::<f64>() / 1e3);
         let mut bytes = vec![0u8; n * state_size];
@@ -410,6 +536,28 @@ impl Device {
             report,
             round_ms: x.round_ms,
         })
+    }
+}
+
+/// A graph uploaded for gather runs ([`Device::upload_gather_graph`]), with the
+/// host graph it mirrors (level sweeps build their schedule from it).
+pub struct GatherGraph<'g, W: Weight> {
+    g: &'g Graph<W>,
+    gopts: GatherGpuOptions,
+    /// Whether the weights were uploaded.
+    weights: bool,
+    /// Owns the graph's device arrays (freed on drop).
+    _bufs: Vec<DevBuf<u8>>,
+    /// The graph's addresses; the per-run arrays are filled in by each run.
+    ptr: Ptrs,
+    sv_in: DevBuf<u32>,
+    sv_out: DevBuf<u32>,
+}
+
+impl<W: Weight> GatherGraph<'_, W> {
+    /// The host graph.
+    pub fn graph(&self) -> &Graph<W> {
+        self.g
     }
 }
 
@@ -437,7 +585,7 @@ fn states_from_bytes<P: GatherProgram>(bytes: &[u8]) -> Vec<P::State> {
 }
 
 impl DeviceExec<'_> {
-    fn launch(&mut self, i: usize, work: u64, mode: Mode, extra: Extra) -> Result<()> {
+    fn launch(&mut self, i: usize, work: u64, mode: Mode, extra: Extra<'_>) -> Result<()> {
         let (frontier, received, next) = self.ptr.for_mode(self.frontier_program, mode);
         let p = &self.ptr;
         let tally_len = self.tally.len as u64;
@@ -465,11 +613,18 @@ impl DeviceExec<'_> {
             .arg(&mode.round)
             .arg(&self.source)
             .arg(&mode.global);
-        let (sv, nchunks, all);
+        let (sv, nchunks, all, order, rank);
         match extra {
             Extra::None => {}
+            Extra::Sweep(lo, hi) => {
+                let (o, rk) = self.sweep.as_ref().ok_or_else(|| {
+                    Error::InvalidArgument("sweep launched before load_sweep".into())
+                })?;
+                (order, rank) = (o.ptr, rk.ptr);
+                b.arg(&order).arg(&rank).arg(lo).arg(hi);
+            }
             Extra::Chunks(push) => {
-                let s = if push { &self.sv_out } else { &self.sv_in };
+                let s = if push { self.sv_out } else { self.sv_in };
                 (sv, nchunks) = (s.ptr, s.len as u64);
                 b.arg(&sv).arg(&nchunks).arg(&self.mec);
             }
@@ -502,10 +657,12 @@ impl DeviceExec<'_> {
 }
 
 #[derive(Clone, Copy)]
-enum Extra {
+enum Extra<'a> {
     None,
     Chunks(bool),
     All(bool),
+    /// A sweep round's `lo, hi` (the buffers are the run's).
+    Sweep(&'a u64, &'a u64),
 }
 
 /// The device executor is generic over nothing: the reduce kind comes with it.
@@ -579,6 +736,22 @@ impl GatherExec for WithKind<'_, '_> {
         self.x.round_start = Some(end);
         Ok(())
     }
+    fn load_sweep(&mut self, s: &Sweep) -> Result<()> {
+        // An empty sweep still passes valid pointers.
+        let order = if s.order.is_empty() {
+            &[0u32][..]
+        } else {
+            &s.order
+        };
+        self.x.sweep = Some((
+            self.x.gpu.upload(order, "sweep order")?,
+            self.x.gpu.upload(&s.rank, "sweep ranks")?,
+        ));
+        Ok(())
+    }
+    fn sweep(&mut self, lo: u64, hi: u64, m: Mode) -> Result<()> {
+        self.x.launch(6, hi - lo, m, Extra::Sweep(&lo, &hi))
+    }
 }
 
 impl<'a> DeviceExec<'a> {
@@ -587,269 +760,5 @@ impl<'a> DeviceExec<'a> {
     }
 }
 
-/// Runs the program's GPU kernels on the host (see [`super::emulate`]): the same
-/// kernel bodies and round loop as the device, over a simulated grid of at most
-/// `max_blocks` blocks (so grid-stride loops run too).
-pub fn emulate<P: GatherProgram, W: Weight>(
-    g: &Graph<W>,
-    opts: &GatherOptions,
-    gopts: &GatherGpuOptions,
-    max_blocks: u32,
-) -> Result<GpuGatherRun<P::State>> {
-    emulate_inner::<P, W>(g, opts, gopts, max_blocks, None)
-}
-
-/// [`emulate`] from the caller's states (see [`Device::run_gather_from`]).
-pub fn emulate_from<P: GatherProgram, W: Weight>(
-    g: &Graph<W>,
-    opts: &GatherOptions,
-    gopts: &GatherGpuOptions,
-    max_blocks: u32,
-    initial: &[P::State],
-) -> Result<GpuGatherRun<P::State>> {
-    emulate_inner::<P, W>(g, opts, gopts, max_blocks, Some(initial))
-}
-
-fn emulate_inner<P: GatherProgram, W: Weight>(
-    g: &Graph<W>,
-    opts: &GatherOptions,
-    gopts: &GatherGpuOptions,
-    max_blocks: u32,
-    initial: Option<&[P::State]>,
-) -> Result<GpuGatherRun<P::State>> {
-    gopts.validate()?;
-    let n = g.num_vertices();
-    crate::gather::check_initial::<P>(initial, n)?;
-    opts.rounds_only("the GPU runs Jacobi rounds")?;
-    let r = opts.resolve::<P>(n)?;
-    let (csr, csc) = (g.csr(), g.csc());
-    let out_w = weights_of::<P, W>(csr)?;
-    let in_w = weights_of::<P, W>(csc)?;
-    let mut x = HostExec::<P>::new(csr, csc, out_w, in_w, gopts, max_blocks);
-    x.source = r.source;
-    if let Some(states) = initial {
-        x.state.copy_from_slice(states);
-        x.preset = true;
-    }
-    let report = drive::<P>(&mut x, &r, g.num_edges())?;
-    Ok(GpuGatherRun {
-        states: x.state,
-        report,
-        round_ms: x.round_ms,
-    })
-}
-
-/// Host buffers of an emulated run.
-struct HostExec<'a, P: GatherProgram> {
-    out_offsets: &'a [u64],
-    out_targets: &'a [u32],
-    out_weights: Option<&'a [P::Weight]>,
-    in_offsets: &'a [u64],
-    in_sources: &'a [u32],
-    in_weights: Option<&'a [P::Weight]>,
-    state: Vec<P::State>,
-    msg: Vec<P::Msg>,
-    acc: Vec<P::Acc>,
-    bitmaps: [Vec<u32>; 3],
-    /// Which of `bitmaps` is the frontier, received, next.
-    roles: [usize; 3],
-    tally: Vec<u64>,
-    sv_in: Vec<u32>,
-    sv_out: Vec<u32>,
-    mec: u64,
-    block: u32,
-    max_blocks: u32,
-    round_start: Instant,
-    round_ms: Vec<f64>,
-    slots: usize,
-    /// The run's source vertex (`u32::MAX`: none).
-    source: u32,
-    /// Whether `state` holds the caller's initial states.
-    preset: bool,
-}
-
-impl<'a, P: GatherProgram> HostExec<'a, P> {
-    fn new<W: Weight>(
-        csr: &'a Csr<W>,
-        csc: &'a Csr<W>,
-        out_weights: Option<&'a [P::Weight]>,
-        in_weights: Option<&'a [P::Weight]>,
-        gopts: &GatherGpuOptions,
-        max_blocks: u32,
-    ) -> Self {
-        let n = csr.num_vertices();
-        let words = n.div_ceil(32);
-        let grid = emulated_grid(n as u64, gopts.block_size, max_blocks);
-        // The emulator's warps are one lane wide: a tally slot per thread.
-        let slots = grid as usize * gopts.block_size as usize;
-        // Placeholder values, overwritten by the init kernel before any read.
-        let zero_ctx = kernels_rs::gather::Ctx {
-            vertex: 0,
-            out_degree: 0,
-            in_degree: 0,
-            num_vertices: n as u32,
-            num_edges: csr.num_edges(),
-            round: 0,
-            source: u32::MAX,
-            global: 0.0,
-        };
-        let s0 = P::init(zero_ctx);
-        HostExec {
-            out_offsets: csr.offsets(),
-            out_targets: csr.targets(),
-            out_weights,
-            in_offsets: csc.offsets(),
-            in_sources: csc.targets(),
-            in_weights,
-            state: vec![s0; n],
-            msg: vec![P::emit(zero_ctx, s0); n],
-            acc: vec![P::identity(); n],
-            bitmaps: [vec![0; words], vec![0; words], vec![0; words]],
-            roles: [0, 1, 2],
-            tally: vec![0; slots * TALLY_WORDS],
-            sv_in: chunk_owners(csc.offsets(), gopts.max_edge_count),
-            sv_out: chunk_owners(csr.offsets(), gopts.max_edge_count),
-            mec: gopts.max_edge_count,
-            block: gopts.block_size,
-            max_blocks,
-            round_start: Instant::now(),
-            round_ms: Vec::new(),
-            slots: 0,
-            source: u32::MAX,
-            preset: false,
-        }
-    }
-
-    fn raw(&mut self, mode: Mode) -> RawRound<P> {
-        let n = self.state.len();
-        let [f, r, nx] = self.roles;
-        let bm = |i: usize, on: bool, s: &mut Self| {
-            if on && P::FRONTIER {
-                s.bitmaps[i].as_mut_ptr()
-            } else {
-                std::ptr::null_mut()
-            }
-        };
-        let frontier = bm(f, mode.frontier, self);
-        let received = bm(r, true, self);
-        let next = bm(nx, true, self);
-        let w = |o: Option<&[P::Weight]>| o.map_or(std::ptr::null(), |w| w.as_ptr());
-        RawRound {
-            n: n as u64,
-            m: self.out_targets.len() as u64,
-            out_offsets: self.out_offsets.as_ptr(),
-            out_targets: self.out_targets.as_ptr(),
-            out_weights: w(self.out_weights),
-            in_offsets: self.in_offsets.as_ptr(),
-            in_sources: self.in_sources.as_ptr(),
-            in_weights: w(self.in_weights),
-            state: self.state.as_mut_ptr(),
-            msg: self.msg.as_mut_ptr(),
-            acc: self.acc.as_mut_ptr(),
-            frontier,
-            received,
-            next,
-            tally: self.tally.as_mut_ptr(),
-            tally_len: self.tally.len() as u64,
-            round: mode.round,
-            source: self.source,
-            global: mode.global,
-        }
-    }
-
-    /// Runs `body` over an emulated grid for `work` items.
-    fn run(
-        &mut self,
-        work: u64,
-        mode: Mode,
-        body: impl Fn(&kernels_rs::gather::Round<'_, P>, kernels_rs::ThreadCtx) + Sync,
-    ) {
-        let raw = Shared(self.raw(mode));
-        let grid = emulated_grid(work, self.block, self.max_blocks);
-        self.slots = kernels_rs::gather::tally_slots(u64::from(grid) * u64::from(self.block))
-            .min(self.tally.len() / TALLY_WORDS);
-        launch(grid, self.block, |t| {
-            let raw = &raw;
-            // SAFETY: the pointers address this executor's live buffers of the
-            // lengths `RawRound::round` expects; the kernels' access rules (one
-            // writer per vertex, atomics elsewhere) make concurrent threads sound.
-            let r = unsafe { raw.0.round() };
-            body(&r, t)
-        });
-    }
-
-    fn tally(&mut self) -> Tally {
-        fold_tallies(P::REDUCE, &self.tally[..self.slots * TALLY_WORDS])
-    }
-}
-
-/// A [`RawRound`] shared by the emulated threads.
-struct Shared<P: GatherProgram>(RawRound<P>);
-// SAFETY: the kernels only touch the pointees through atomics or disjoint writes.
-unsafe impl<P: GatherProgram> Sync for Shared<P> {}
-// SAFETY: as above.
-unsafe impl<P: GatherProgram> Send for Shared<P> {}
-
-impl<P: GatherProgram> GatherExec for HostExec<'_, P> {
-    fn init(&mut self) -> Result<Tally> {
-        self.round_start = Instant::now();
-        let n = self.state.len() as u64;
-        let mode = Mode {
-            frontier: false,
-            round: 0,
-            global: P::REDUCE.identity(),
-        };
-        let preset = self.preset;
-        self.run(n, mode, |r, t| r.init(t, preset));
-        Ok(self.tally())
-    }
-    fn emit(&mut self, m: Mode) -> Result<()> {
-        let n = self.state.len() as u64;
-        self.run(n, m, |r, t| r.emit(t));
-        Ok(())
-    }
-    fn gather(&mut self, push: bool, m: Mode) -> Result<()> {
-        let sv = if push {
-            std::mem::take(&mut self.sv_out)
-        } else {
-            std::mem::take(&mut self.sv_in)
-        };
-        let mec = self.mec;
-        self.run(sv.len() as u64, m, |r, t| {
-            if push {
-                r.push(t, &sv, mec)
-            } else {
-                r.pull(t, &sv, mec)
-            }
-        });
-        if push {
-            self.sv_out = sv;
-        } else {
-            self.sv_in = sv;
-        }
-        Ok(())
-    }
-    fn apply(&mut self, all: bool, m: Mode) -> Result<Tally> {
-        let n = self.state.len() as u64;
-        self.run(n, m, |r, t| r.apply(t, all));
-        Ok(self.tally())
-    }
-    fn refresh(&mut self, m: Mode) -> Result<f64> {
-        let n = self.state.len() as u64;
-        self.run(n, m, |r, t| r.refresh(t));
-        Ok(self.tally().reduced)
-    }
-    fn advance(&mut self) -> Result<()> {
-        let [f, r, nx] = self.roles;
-        self.roles = [nx, r, f];
-        self.bitmaps[f].iter_mut().for_each(|w| *w = 0);
-        self.bitmaps[r].iter_mut().for_each(|w| *w = 0);
-        Ok(())
-    }
-    fn end_round(&mut self) -> Result<()> {
-        self.round_ms
-            .push(self.round_start.elapsed().as_secs_f64() * 1e3);
-        self.round_start = Instant::now();
-        Ok(())
-    }
-}
+mod host;
+pub use host::{emulate, emulate_from};

@@ -1,7 +1,7 @@
 //! Expansion of a gather/apply program: one `GatherProgram` impl (the trait lives
 //! in kernels-rs, so the same impl serves the host engines and the GPU kernels) and,
 //! for the crate's nvptx64 build, the kernel entry points
-//! `vx_<module>_ga_{init,emit,pull,push,apply,refresh}`.
+//! `vx_<module>_ga_{init,emit,pull,push,apply,refresh,sweep}`.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -52,7 +52,7 @@ pub fn expand(p: &Program, c: &GatherChecked) -> TokenStream {
         }
     );
     let frontier = c.active_arity.is_some();
-    let max_rounds = match (&p.max_rounds, frontier) {
+    let max_rounds = match (&p.max_rounds, frontier || c.level) {
         (Some(_), _) => quote!(MAX_ROUNDS),
         (None, true) => quote!(u32::MAX),
         (None, false) => quote!(100),
@@ -140,6 +140,15 @@ pub fn expand(p: &Program, c: &GatherChecked) -> TokenStream {
             true
         })
     };
+    let has_level = c.level;
+    let level = if c.level {
+        quote!(level(state))
+    } else {
+        quote!({
+            let _ = state;
+            u32::MAX
+        })
+    };
     let priority = match c.priority_arity {
         Some(2) => quote!(priority(ctx, acc)),
         Some(_) => quote!({
@@ -152,7 +161,7 @@ pub fn expand(p: &Program, c: &GatherChecked) -> TokenStream {
         }),
     };
     let (ptx, ptx_status) = super::cpu::ptx_of_crate();
-    let names: Vec<_> = ["init", "emit", "pull", "push", "apply", "refresh"]
+    let names: Vec<_> = ["init", "emit", "pull", "push", "apply", "refresh", "sweep"]
         .iter()
         .map(|s| format_ident!("vx_{}_ga_{}", name, s))
         .collect();
@@ -184,6 +193,7 @@ pub fn expand(p: &Program, c: &GatherChecked) -> TokenStream {
                 const DIRECTION: #g::Direction = #g::Direction::#direction;
                 const ASYNC: bool = #asynchronous;
                 const ACCEPTS: bool = #has_accepts;
+                const LEVELS: bool = #has_level;
 
                 #[inline(always)]
                 fn init(ctx: #g::Ctx) -> #state {
@@ -224,6 +234,10 @@ pub fn expand(p: &Program, c: &GatherChecked) -> TokenStream {
                 #[inline(always)]
                 fn accepts(state: #state) -> bool {
                     #accepts
+                }
+                #[inline(always)]
+                fn level(state: #state) -> u32 {
+                    #level
                 }
                 #[inline(always)]
                 fn priority(ctx: #g::Ctx, acc: #acc) -> u32 {
