@@ -42,11 +42,23 @@ mod sweep;
 const GRAIN: usize = 1024;
 
 /// Frontier-driven rounds with fewer frontier vertices than this, and fewer of
-/// their out-edges than [`SERIAL_EDGES`], push on the calling thread: on
+/// their out-edges than [`serial_edges`], push on the calling thread: on
 /// high-diameter graphs most rounds are that small, and four rayon dispatches plus
 /// two allocations would cost more than the round.
 const SERIAL_FRONTIER: usize = 4096;
-const SERIAL_EDGES: u64 = 16 * 1024;
+
+/// Rounds (and sweep levels) walking fewer edges than this run on the calling
+/// thread: 16 Ki by default; the environment variable `VERTEX_SERIAL_EDGES`
+/// overrides it, to find the crossover on a given machine (`bench gap` on grids).
+pub(crate) fn serial_edges() -> u64 {
+    static EDGES: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *EDGES.get_or_init(|| {
+        std::env::var("VERTEX_SERIAL_EDGES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(16 * 1024)
+    })
+}
 
 /// Runs `P` on `g`.
 pub fn run<P: GatherProgram, W: Weight>(
@@ -558,7 +570,7 @@ impl<P: GatherProgram> Engine<'_, P> {
                     frontier.par_iter().with_min_len(GRAIN).for_each(emit);
                     frontier.par_iter().map(out_degree).sum()
                 };
-                if self.r.push(false, fe, m) && small && fe < SERIAL_EDGES {
+                if self.r.push(false, fe, m) && small && fe < serial_edges() {
                     // A small round on this thread: no dispatch, no allocation.
                     report.push_rounds += 1;
                     report.edges_gathered += fe;

@@ -12,7 +12,7 @@
 //!
 //! chosen per round by the direction setting (auto: pull unless the previous
 //! level is under a quarter of this one, in vertices and in edges). Levels of
-//! under [`SERIAL_EDGES`] edges run on the calling thread: on high-diameter graphs
+//! under [`serial_edges`](super::serial_edges) edges run on the calling thread: on high-diameter graphs
 //! (grids) most levels are small, and a rayon dispatch would cost more than the
 //! level; their pulls prefetch ahead ([`super::prefetch_walk`]), as a level's
 //! vertices are scattered over the graph's arrays.
@@ -27,9 +27,6 @@ use rayon::prelude::*;
 
 use super::{prefetch, prefetch_walk, Cells, Engine};
 use crate::gather::{GatherProgram, GatherReport, GatherRun, StopReason, Sweep};
-
-/// Levels whose gather walks fewer edges than this run serially.
-const SERIAL_EDGES: u64 = 16 * 1024;
 
 impl<P: GatherProgram> Engine<'_, P> {
     /// Runs a level sweep from `init` (or the caller's states).
@@ -127,7 +124,7 @@ impl<P: GatherProgram> Engine<'_, P> {
 fn small(vs: &[u32], offsets: &[u64]) -> bool {
     let n = offsets.len().saturating_sub(1).max(1) as u64;
     let mean = offsets.last().copied().unwrap_or(0) / n + 1;
-    (vs.len() as u64).saturating_mul(mean) < SERIAL_EDGES
+    (vs.len() as u64).saturating_mul(mean) < super::serial_edges()
 }
 
 /// `body(v)` (returning the edges it walked) for each of `vs`, in parallel unless
