@@ -254,19 +254,41 @@ impl GapKernel for Sssp<'_> {
         let (g, _) = self.graph()?;
         let k = dev.load_program::<sssp::sssp::Program>()?;
         let dg = dev.upload_traversal(g, true)?;
-        let po = ProgramOptions {
-            kernel: BfsKernel::Direction,
-            delta: Some(self.delta),
-            ..ProgramOptions::default()
-        };
-        dev.run_program::<sssp::sssp::Program>(&k, &dg, self.gg.roots[0], &po)?;
-        let r = per_root(&self.gg.roots, |i, r| {
-            median_of(self.p.trials, || {
-                let run = dev.run_program::<sssp::sssp::Program>(&k, &dg, r, &po)?;
-                Ok((run.time_ms / 1e3, run.states == self.expect[i]))
-            })
-        })?;
-        Ok((format!("sssp program, near-far Δ{}", self.delta), r))
+        // Both GPU strategies, the faster kept (as the CPU side keeps its best
+        // schedule): edge chunks win on Kronecker and grids today, near-far buckets
+        // do less work (issue 19 is about making them win).
+        let strategies = [
+            (
+                "sssp program, edge chunks".to_string(),
+                ProgramOptions::default(),
+            ),
+            (
+                format!("sssp program, near-far Δ{}", self.delta),
+                ProgramOptions {
+                    kernel: BfsKernel::Direction,
+                    delta: Some(self.delta),
+                    ..ProgramOptions::default()
+                },
+            ),
+        ];
+        let mut best: Option<(String, Timed)> = None;
+        for (name, po) in strategies {
+            dev.run_program::<sssp::sssp::Program>(&k, &dg, self.gg.roots[0], &po)?;
+            let r = per_root(&self.gg.roots, |i, r| {
+                median_of(self.p.trials, || {
+                    let run = dev.run_program::<sssp::sssp::Program>(&k, &dg, r, &po)?;
+                    Ok((run.time_ms / 1e3, run.states == self.expect[i]))
+                })
+            })?;
+            // A wrong answer is never the best: it is reported as it is.
+            if !r.1 {
+                return Ok((name, r));
+            }
+            if best.as_ref().is_none_or(|b| r.0 < b.1 .0) {
+                best = Some((name, r));
+            }
+        }
+        best.ok_or_else(|| anyhow::anyhow!("no GPU SSSP strategy ran"))
     }
 
     fn gapbs_input(&self) -> (&Path, Vec<String>) {

@@ -100,12 +100,11 @@ fn runners<P: GpuProgram>(
     a: &CompareArgs,
     topology: Option<Topology>,
     g: &Graph<<P as VertexProgram>::Weight>,
-    source: u32,
 ) -> anyhow::Result<Vec<Box<dyn Runner<P>>>> {
     let mut out: Vec<Box<dyn Runner<P>>> = Vec::new();
     for s in &a.schedules {
         if s.trim() == "gpu" {
-            out.push(match gpu_runner::<P>(g, source) {
+            out.push(match gpu_runner::<P>(g) {
                 Ok(r) => Box::new(r),
                 Err(reason) => Box::new(Unavailable {
                     name: "gpu".into(),
@@ -140,15 +139,12 @@ fn runners<P: GpuProgram>(
 }
 
 /// The GPU column, or why there is none.
-fn gpu_runner<P: GpuProgram>(
-    g: &Graph<<P as VertexProgram>::Weight>,
-    source: u32,
-) -> Result<GpuRunner, String> {
+fn gpu_runner<P: GpuProgram>(g: &Graph<<P as VertexProgram>::Weight>) -> Result<GpuRunner, String> {
     if P::gpu_ptx().is_none() {
         return Err(format!("no GPU kernels: {}", P::gpu_ptx_status()));
     }
     let dev = Device::open(0).map_err(|e| e.to_string())?;
-    GpuRunner::new::<P>(dev, g, source).map_err(|e| e.to_string())
+    GpuRunner::new::<P>(dev, g).map_err(|e| e.to_string())
 }
 
 fn go<P: GpuProgram>(
@@ -196,7 +192,7 @@ fn go<P: GpuProgram>(
             Topology::system().map_or("?".into(), |t| format!("{} ({})", t.describe(), t.origin()))
         }
     };
-    let runners = runners::<P>(a, topology, &g, source)?;
+    let runners = runners::<P>(a, topology, &g)?;
     if !a.json {
         println!(
             "{} on {} ({} vertices, {} edges) from {source}; topology {shown_topology}, best of {}",

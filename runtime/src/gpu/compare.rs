@@ -9,7 +9,7 @@
 use std::time::Duration;
 
 use super::bfs::{BfsKernel, Device, DeviceGraph};
-use super::program::{gpu_delta, GpuProgram, ProgramKernels, ProgramOptions};
+use super::program::{GpuProgram, ProgramKernels, ProgramOptions};
 use crate::cpu::compare::Runner;
 use crate::cpu::{RunReport, RunResult};
 use crate::error::{Error, Result};
@@ -29,20 +29,23 @@ pub struct GpuRunner {
 
 impl GpuRunner {
     /// Loads `P`'s kernels on `dev` and uploads `g` (with in-edges, so the direction
-    /// kernel can go bottom-up). The direction kernel runs; programs with a priority
-    /// (SSSP) get near-far buckets of width [`gpu_delta`] from `source`.
+    /// kernel can go bottom-up).
     pub fn new<P: GpuProgram>(
         dev: Device,
         g: &Graph<<P as VertexProgram>::Weight>,
-        source: u32,
     ) -> Result<Self> {
         let kernels = dev.load_program::<P>()?;
         let graph = dev.upload_traversal(g, <P as VertexProgram>::WEIGHTED)?;
-        let delta = <P as VertexProgram>::HAS_PRIORITY.then(|| gpu_delta::<P>(g, source));
-        let opts = ProgramOptions {
-            kernel: BfsKernel::Direction,
-            delta,
-            ..ProgramOptions::default()
+        // Programs with a priority (SSSP): edge-chunk passes, 4-5x faster than the
+        // near-far buckets on Kronecker and grids on the H100 (`docs/results/h100/
+        // gpu-sssp.json`); the others: the direction-optimizing work list.
+        let opts = if <P as VertexProgram>::HAS_PRIORITY {
+            ProgramOptions::default()
+        } else {
+            ProgramOptions {
+                kernel: BfsKernel::Direction,
+                ..ProgramOptions::default()
+            }
         };
         Ok(GpuRunner {
             name: "gpu".into(),
