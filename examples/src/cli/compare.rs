@@ -13,7 +13,7 @@ use runtime::cpu::compare::{compare, parse_schedule, Comparison, CpuRunner, Runn
 use runtime::cpu::topology::Topology;
 use runtime::cpu::{AsyncOptions, CpuOptions, Direction};
 use runtime::gpu::compare::GpuRunner;
-use runtime::gpu::{Device, GpuProgram};
+use runtime::gpu::GpuProgram;
 use runtime::graph::Graph;
 use runtime::load::{load_graph, weight_kind_of, LoadOptions};
 use runtime::program::{Schedule, VertexProgram};
@@ -140,11 +140,8 @@ fn runners<P: GpuProgram>(
 
 /// The GPU column, or why there is none.
 fn gpu_runner<P: GpuProgram>(g: &Graph<<P as VertexProgram>::Weight>) -> Result<GpuRunner, String> {
-    if P::gpu_ptx().is_none() {
-        return Err(format!("no GPU kernels: {}", P::gpu_ptx_status()));
-    }
-    let dev = Device::open(0).map_err(|e| e.to_string())?;
-    GpuRunner::new::<P>(dev, g).map_err(|e| e.to_string())
+    let (dev, kernels) = super::run::open_gpu::<P>()?;
+    GpuRunner::new::<P>(dev, kernels, g).map_err(|e| e.to_string())
 }
 
 fn go<P: GpuProgram>(

@@ -37,16 +37,7 @@ impl Default for DemoArgs {
 
 /// The GPU's name, or why it cannot run the programs here.
 fn gpu_status() -> Result<String, String> {
-    use runtime::program::VertexProgram;
-    if bfs::Program::gpu_ptx().is_none() {
-        return Err(format!(
-            "the programs were built without GPU kernels ({})",
-            bfs::Program::gpu_ptx_status()
-        ));
-    }
-    runtime::gpu::Device::open(0)
-        .map(|d| d.info().name.clone())
-        .map_err(|e| e.to_string())
+    super::run::open_gpu::<bfs::Program>().map(|(d, _)| d.info().name.clone())
 }
 
 pub fn run(a: DemoArgs) -> anyhow::Result<()> {

@@ -320,7 +320,8 @@ pub fn sssp_cmd(a: RunArgs) -> anyhow::Result<()> {
 }
 
 /// Why the GPU cannot be used, or the opened device with the program's kernels.
-fn open_gpu<P: GpuProgram>() -> Result<(Device, runtime::gpu::program::ProgramKernels), String> {
+pub(super) fn open_gpu<P: GpuProgram>(
+) -> Result<(Device, runtime::gpu::program::ProgramKernels), String> {
     if P::gpu_ptx().is_none() {
         return Err(format!("no GPU kernels: {}", P::gpu_ptx_status()));
     }

@@ -28,13 +28,13 @@ pub struct GpuRunner {
 }
 
 impl GpuRunner {
-    /// Loads `P`'s kernels on `dev` and uploads `g` (with in-edges, so the direction
-    /// kernel can go bottom-up).
+    /// Takes `P`'s kernels loaded on `dev` (`Device::load_program`) and uploads `g`
+    /// (with in-edges, so the direction kernel can go bottom-up).
     pub fn new<P: GpuProgram>(
         dev: Device,
+        kernels: ProgramKernels,
         g: &Graph<<P as VertexProgram>::Weight>,
     ) -> Result<Self> {
-        let kernels = dev.load_program::<P>()?;
         let graph = dev.upload_traversal(g, <P as VertexProgram>::WEIGHTED)?;
         // Programs with a priority (SSSP): edge-chunk passes, 4-5x faster than the
         // near-far buckets on Kronecker and grids on the H100 (`docs/results/h100/
