@@ -54,6 +54,17 @@ B=$(cd "$(dirname "$0")" && pwd)
 BIN=$B/vertex-gpu-bench
 if [ -n "${OUT:-}" ]; then OUTDIR=/tmp/gpu-out; else OUTDIR=$PWD/gpu-out; fi
 mkdir -p "$OUTDIR"
+# One `vertex ... --json` object from stdin: appended to $1 as one line, and a
+# one-line summary printed (program, kernel, time, rounds, validation).
+jline() {
+    python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+open(sys.argv[1], "a").write(json.dumps(d) + "\n")
+print("   %s %s: %.3f ms, %s rounds, validated %s" % (d["program"], d.get("kernel"),
+      d["time_s"] * 1e3, d["rounds"], d["validated"]))
+sys.exit(0 if d["validated"] else 1)' "$1"
+}
 pack() { [ -n "${OUT:-}" ] && tar czf "$OUT/results.tgz" -C "$OUTDIR" . ; true; }
 export VERTEX_GIT_REV=$(cat "$B/GIT_REV" 2>/dev/null || echo unknown)
 export RUST_BACKTRACE=1
@@ -314,6 +325,37 @@ for step in "${steps[@]}"; do
                 --label "${BENCHGAP_LABEL:-h100}" --out "$dest" --work /tmp/gapwork \
                 2>&1 | tee "$OUTDIR/benchgap-${BENCHGAP_LABEL:-h100}.log"
             rc=${PIPESTATUS[0]}
+            ;;
+        resident)
+            # Issue 19: the device-resident kernel. Sanitizers on small graphs, then
+            # each kernel on the grids and Kronecker (every run --validate'd against
+            # the CPU oracle), then a Δ sweep for the resident buckets.
+            rc=0
+            V="$B/vertex"
+            if [ -n "$SAN" ] && [ "${RESIDENT_SAN:-1}" = 1 ]; then
+                for tool in memcheck racecheck; do
+                    for cmd in "bfs grid:60x60" "bfs kron:10" "sssp grid:60x60 --delta 300" \
+                               "sssp kron:10 --delta 50" "widest grid:40x40" "cc grid:40x40 --algorithm label"; do
+                        "$SAN" --tool "$tool" --error-exitcode 3 $V $cmd --backend gpu --kernel resident \
+                            --validate >>"$OUTDIR/resident-san.log" 2>&1 || { echo "SAN FAIL $tool $cmd"; rc=1; }
+                    done
+                done 2>&1 | tee -a "$OUTDIR/resident.log"
+                grep -c "ERROR SUMMARY: 0 errors" "$OUTDIR/resident-san.log"; grep "ERROR SUMMARY: [1-9]" "$OUTDIR/resident-san.log" | head -3
+            fi
+            for g in ${RESIDENT_GRAPHS:-grid:1000x1000 kron:20}; do
+                for prog in bfs sssp; do
+                    for k in auto resident direction balanced; do
+                        echo "--- $prog $g --kernel $k" | tee -a "$OUTDIR/resident.log"
+                        $V $prog $g --backend gpu --kernel $k --validate --json \
+                            2>>"$OUTDIR/resident.log" | jline "$OUTDIR/resident-runs.jsonl" || rc=1
+                    done
+                done
+                for d in ${RESIDENT_DELTAS:-64 256 1024 4096 16384}; do
+                    echo "--- sssp $g --kernel resident --delta $d" | tee -a "$OUTDIR/resident.log"
+                    $V sssp $g --backend gpu --kernel resident --delta $d --validate --json \
+                        2>>"$OUTDIR/resident.log" | jline "$OUTDIR/resident-runs.jsonl" || rc=1
+                done
+            done
             ;;
         profile)
             NCU=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -n1 || true)

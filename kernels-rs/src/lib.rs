@@ -59,6 +59,7 @@ pub mod intersect;
 #[cfg(test)]
 mod lockstep;
 pub mod program;
+pub mod resident;
 pub mod skeleton;
 pub mod tc;
 pub mod thread;

@@ -308,7 +308,7 @@ fn kernel_name(k: BfsKernel) -> String {
 fn default_mec(k: BfsKernel) -> u64 {
     match k {
         BfsKernel::Direction => runtime::gpu::direction::DEFAULT_CHUNK,
-        BfsKernel::Balanced | BfsKernel::Naive => 64,
+        _ => 64,
     }
 }
 

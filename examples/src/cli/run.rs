@@ -65,10 +65,12 @@ pub struct RunArgs {
     /// CPU worker threads (default: all cores).
     #[arg(long)]
     pub threads: Option<usize>,
-    /// GPU level kernel: naive (seed 000 full scan), balanced (seed 000 edge
-    /// chunks) or direction (frontier work list, bottom-up for BFS-like programs,
-    /// near-far buckets with --delta).
-    #[arg(long, default_value = "balanced")]
+    /// GPU kernel: auto (picked from the program and the graph; the output says
+    /// which and why), naive (seed 000 full scan), balanced (seed 000 edge
+    /// chunks), direction (frontier work list, bottom-up for BFS-like programs,
+    /// near-far buckets with --delta) or resident (one persistent launch with
+    /// frontier queues and device-side buckets: high-diameter graphs).
+    #[arg(long, default_value = "auto")]
     pub kernel: BfsKernel,
     /// Edges per GPU thread (balanced) or per work item (direction).
     #[arg(long, default_value_t = runtime::gpu::bfs::DEFAULT_MAX_EDGE_COUNT)]
@@ -110,6 +112,13 @@ struct Summary {
     schedule: Option<&'static str>,
     /// Why `--schedule auto` picked it.
     schedule_note: Option<String>,
+    /// The GPU kernel that ran (GPU backend).
+    kernel: Option<&'static str>,
+    /// Why `--kernel auto` picked it.
+    kernel_note: Option<String>,
+    /// The resident kernel's rounds by width (GPU, `--kernel resident`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    resident: Option<runtime::gpu::resident::ResidentStats>,
     backend_note: Option<String>,
     /// Traversal only (no loading): CUDA events on the GPU, wall clock on the CPU.
     time_s: f64,
@@ -413,18 +422,23 @@ where
                 .with_context(|| format!("--delta {d}: expected a positive integer or `auto`"))?,
         ),
     };
+    let (kernel, kernel_note, delta) = match (&gpu, a.kernel) {
+        (Some(_), _) if a.gpus > 1 => (BfsKernel::Direction, None, delta),
+        (Some(_), BfsKernel::Auto) => {
+            let c = runtime::gpu::auto::choose::<P>(g, source);
+            (c.kernel, Some(c.reason), delta.or(c.delta))
+        }
+        (_, k) => (k, None, delta),
+    };
     let po = ProgramOptions {
-        kernel: if a.gpus > 1 {
-            BfsKernel::Direction
-        } else {
-            a.kernel
-        },
+        kernel,
         max_edge_count: a.max_edge_count,
         delta,
         ..ProgramOptions::default()
     };
     // --delta N is the obim bucket width too (`auto` leaves it to the engine).
     let cpu_delta = delta.filter(|_| a.delta.as_deref() != Some("auto"));
+    let mut resident = None;
     let (states, time_s, rounds, backend, ran) = match &gpu {
         Some(_) if a.gpus > 1 => {
             let multi = runtime::gpu::multi::MultiGpu::open(a.gpus)?;
@@ -443,6 +457,7 @@ where
             // With in-edges, so that the direction kernel can go bottom-up.
             let dg = dev.upload_traversal(g, P::WEIGHTED)?;
             let r = dev.run_program::<P>(k, &dg, source, &po)?;
+            resident = r.resident;
             (
                 r.states,
                 r.time_ms * 1e-3,
@@ -530,6 +545,9 @@ where
         backend,
         schedule: ran.as_ref().map(|r| r.0),
         schedule_note: ran.and_then(|r| r.1),
+        kernel: (backend != "cpu").then(|| kernel.name()),
+        kernel_note,
+        resident,
         backend_note: note,
         time_s,
         load_s,
@@ -560,6 +578,12 @@ where
             match &summary.schedule_note {
                 Some(why) => println!("  schedule     {s} (auto: {why})"),
                 None => println!("  schedule     {s}"),
+            }
+        }
+        if let Some(k) = summary.kernel {
+            match &summary.kernel_note {
+                Some(why) => println!("  kernel       {k} (auto: {why})"),
+                None => println!("  kernel       {k}"),
             }
         }
         println!("  time         {:.6} s ({} rounds)", time_s, rounds);

@@ -24,6 +24,25 @@ pub enum BfsKernel {
     /// chunks (`max_edge_count` edges each), bottom-up when the frontier is large
     /// (see [`super::direction`]).
     Direction,
+    /// One persistent cooperative launch runs every level on the device, with
+    /// compacted frontier queues and device-side near-far buckets (see
+    /// [`super::resident`]): the strategy for high-diameter graphs. Programs only.
+    Resident,
+    /// Picked from the program and the graph ([`super::auto`]).
+    Auto,
+}
+
+impl BfsKernel {
+    /// The name the command line takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            BfsKernel::Naive => "naive",
+            BfsKernel::Balanced => "balanced",
+            BfsKernel::Direction => "direction",
+            BfsKernel::Resident => "resident",
+            BfsKernel::Auto => "auto",
+        }
+    }
 }
 
 impl std::str::FromStr for BfsKernel {
@@ -33,8 +52,10 @@ impl std::str::FromStr for BfsKernel {
             "naive" => Ok(BfsKernel::Naive),
             "balanced" => Ok(BfsKernel::Balanced),
             "direction" => Ok(BfsKernel::Direction),
+            "resident" => Ok(BfsKernel::Resident),
+            "auto" => Ok(BfsKernel::Auto),
             _ => Err(Error::InvalidArgument(format!(
-                "unknown BFS kernel `{s}` (expected naive, balanced or direction)"
+                "unknown GPU kernel `{s}` (expected auto, naive, balanced, direction or resident)"
             ))),
         }
     }
@@ -96,6 +117,21 @@ impl Default for GpuBfsOptions {
 }
 
 impl GpuBfsOptions {
+    /// The options the built-in BFS kernels run: `auto` is the direction kernel
+    /// (Graph500's choice); the resident kernel exists for programs only.
+    pub(crate) fn builtin(&self) -> Result<GpuBfsOptions> {
+        match self.kernel {
+            BfsKernel::Auto => Ok(GpuBfsOptions {
+                kernel: BfsKernel::Direction,
+                ..*self
+            }),
+            BfsKernel::Resident => Err(Error::InvalidArgument(
+                "the resident kernel runs #[vertex_program] programs (e.g. `vertex bfs --kernel resident`), not the built-in BFS kernels".into(),
+            )),
+            _ => Ok(*self),
+        }
+    }
+
     /// Checks the settings against a graph.
     pub fn validate(&self) -> Result<()> {
         validate_launch(
@@ -437,6 +473,7 @@ impl Device {
 
     /// BFS from `source` on an uploaded graph.
     pub fn bfs(&self, g: &DeviceGraph, source: u32, opts: &GpuBfsOptions) -> Result<GpuBfsResult> {
+        let opts = &opts.builtin()?;
         opts.validate()?;
         if u64::from(source) >= g.n {
             return Err(Error::InvalidArgument(format!(

@@ -8,7 +8,7 @@
 
 use std::time::Duration;
 
-use super::bfs::{BfsKernel, Device, DeviceGraph};
+use super::bfs::{Device, DeviceGraph};
 use super::program::{GpuProgram, ProgramKernels, ProgramOptions};
 use crate::cpu::compare::Runner;
 use crate::cpu::{RunReport, RunResult};
@@ -36,16 +36,17 @@ impl GpuRunner {
         g: &Graph<<P as VertexProgram>::Weight>,
     ) -> Result<Self> {
         let graph = dev.upload_traversal(g, <P as VertexProgram>::WEIGHTED)?;
-        // Programs with a priority (SSSP): edge-chunk passes, 4-5x faster than the
-        // near-far buckets on Kronecker and grids on the H100 (`docs/results/h100/
-        // gpu-sssp.json`); the others: the direction-optimizing work list.
-        let opts = if <P as VertexProgram>::HAS_PRIORITY {
-            ProgramOptions::default()
-        } else {
-            ProgramOptions {
-                kernel: BfsKernel::Direction,
-                ..ProgramOptions::default()
-            }
+        // `--kernel auto`'s pick, probed from the first vertex with out-edges:
+        // resident queues on high-diameter graphs, else direction for BFS-like
+        // programs and edge chunks for the rest (see `super::auto`).
+        let from = (0..g.num_vertices() as u32)
+            .find(|&v| g.csr().degree(v) > 0)
+            .unwrap_or(0);
+        let choice = super::auto::choose::<P>(g, from);
+        let opts = ProgramOptions {
+            kernel: choice.kernel,
+            delta: choice.delta,
+            ..ProgramOptions::default()
         };
         Ok(GpuRunner {
             name: "gpu".into(),

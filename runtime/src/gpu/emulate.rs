@@ -204,6 +204,7 @@ pub fn bfs<W: Weight>(
     opts: &GpuBfsOptions,
     max_blocks: u32,
 ) -> Result<GpuBfsResult> {
+    let opts = &opts.builtin()?;
     opts.validate()?;
     let n = graph.num_vertices();
     if source as usize >= n {
@@ -218,6 +219,12 @@ pub fn bfs<W: Weight>(
         BfsKernel::Naive => 0,
         // In-edges unknown from a bare CSR: top-down levels only.
         BfsKernel::Direction => return direction_emulated(graph, None, source, opts, max_blocks),
+        BfsKernel::Resident | BfsKernel::Auto => {
+            return Err(Error::InvalidArgument(format!(
+                "kernel `{}` is not a built-in BFS kernel",
+                opts.kernel.name()
+            )))
+        }
     } as usize;
     let mut exec = HostExec {
         offsets: graph.offsets(),

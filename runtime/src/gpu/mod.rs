@@ -11,6 +11,9 @@
 //! * [`emulate`] — the same kernels on the host over a simulated grid (CI tests).
 //! * [`cc`](mod@cc) — connected components by Afforest, on the device or emulated.
 //! * [`compare`](mod@compare) — the GPU as a column of `vertex compare`.
+//! * [`resident`] — the device-resident traversal: one cooperative launch, frontier
+//!   queues, device-side buckets (high-diameter graphs).
+//! * [`auto`](mod@auto) — `--kernel auto`: the strategy picked from the program and the graph.
 //! * [`tc`] — triangle counting over the degree-ordered graph.
 //! * [`bench`](mod@bench) — balanced vs naive and the `max_edge_count` sweep (JSON + SVG).
 //!
@@ -28,6 +31,7 @@
 //! ```
 
 pub mod apsp;
+pub mod auto;
 pub mod bench;
 pub mod bfs;
 pub mod cc;
@@ -43,6 +47,7 @@ pub mod multi;
 mod plot;
 pub mod program;
 pub mod ptx;
+pub mod resident;
 pub mod tc;
 pub mod tree_check;
 

@@ -13,6 +13,8 @@ fn color(k: BfsKernel) -> usize {
         BfsKernel::Naive => 0,
         BfsKernel::Balanced => 1,
         BfsKernel::Direction => 2,
+        BfsKernel::Resident => 3,
+        BfsKernel::Auto => 4,
     }
 }
 
@@ -35,6 +37,7 @@ pub fn all(report: &BenchReport, dir: &Path) -> Result<Vec<PathBuf>> {
                     }
                     BfsKernel::Naive => "naive (full scan)".to_string(),
                     BfsKernel::Direction => "direction-optimizing".to_string(),
+                    k => k.name().to_string(),
                 };
                 (
                     name,

@@ -120,10 +120,13 @@ pub struct ProgramRun<S> {
     pub parents: Option<Vec<u32>>,
     /// Direction kernel: what each level did (empty for the seed 000 kernels).
     pub directions: Vec<LevelLog>,
+    /// Resident kernel: its rounds by width, and the launch shape.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resident: Option<super::resident::ResidentStats>,
 }
 
 /// Kernel names of program `name`, as the macro generates them.
-pub fn kernel_names(name: &str) -> [String; 8] {
+pub fn kernel_names(name: &str) -> [String; 9] {
     [
         format!("vx_{name}_init"),
         format!("vx_{name}_naive"),
@@ -133,6 +136,7 @@ pub fn kernel_names(name: &str) -> [String; 8] {
         format!("vx_{name}_td_relax"),
         format!("vx_{name}_bottom_up"),
         format!("vx_{name}_td_select"),
+        format!("vx_{name}_resident"),
     ]
 }
 
@@ -178,7 +182,7 @@ pub(crate) fn relax_unit<P: GpuProgram>(
     <P as VertexProgram>::relax(s, <<P as VertexProgram>::Weight as Weight>::ONE)
 }
 
-fn check_run<P: GpuProgram>(n: u64, source: u32, weighted_graph: bool) -> Result<()> {
+pub(crate) fn check_run<P: GpuProgram>(n: u64, source: u32, weighted_graph: bool) -> Result<()> {
     if P::NEEDS_SOURCE && u64::from(source) >= n {
         return Err(Error::InvalidArgument(format!(
             "source vertex {source} is out of range: the graph has {n} vertices (ids are 0-based)"
@@ -221,7 +225,8 @@ pub struct ProgramKernels {
     td_relax: CudaFunction,
     bottom_up: CudaFunction,
     td_select: CudaFunction,
-    names: [String; 8],
+    resident: CudaFunction,
+    names: [String; 9],
 }
 
 impl ProgramKernels {
@@ -239,6 +244,9 @@ impl ProgramKernels {
     }
     pub(crate) fn bottom_up_fn(&self) -> &CudaFunction {
         &self.bottom_up
+    }
+    pub(crate) fn resident_fn(&self) -> &CudaFunction {
+        &self.resident
     }
 }
 
@@ -268,6 +276,7 @@ impl Device {
             td_relax: f(5)?,
             bottom_up: f(6)?,
             td_select: f(7)?,
+            resident: f(8)?,
             _module: module,
             names,
         })
@@ -284,8 +293,17 @@ impl Device {
     ) -> Result<ProgramRun<<P as VertexProgram>::State>> {
         opts.validate()?;
         check_run::<P>(g.n, source, g.weights.is_some())?;
-        if opts.kernel == BfsKernel::Direction {
-            return self.run_program_direction::<P>(k, g, source, opts);
+        match opts.kernel {
+            BfsKernel::Direction => return self.run_program_direction::<P>(k, g, source, opts),
+            BfsKernel::Resident => return self.run_program_resident::<P>(k, g, source, opts),
+            BfsKernel::Auto => {
+                let opts = ProgramOptions {
+                    kernel: super::auto::without_graph::<P>(),
+                    ..*opts
+                };
+                return self.run_program::<P>(k, g, source, &opts);
+            }
+            BfsKernel::Naive | BfsKernel::Balanced => {}
         }
         if opts.parents {
             return Err(Error::InvalidArgument(
@@ -353,6 +371,7 @@ impl Device {
             wall_ms,
             parents: None,
             directions: Vec::new(),
+            resident: None,
         })
     }
 
@@ -466,6 +485,7 @@ impl Device {
             wall_ms,
             parents,
             directions: log,
+            resident: None,
         })
     }
 }
@@ -732,6 +752,24 @@ pub fn emulate<P: GpuProgram>(
         BfsKernel::Direction => {
             return emulate_direction_csr::<P>(csr, None, source, opts, max_blocks)
         }
+        BfsKernel::Resident => {
+            return super::resident::emulate_resident::<P>(
+                csr,
+                source,
+                opts,
+                max_blocks.clamp(1, 4),
+                4,
+                64,
+                16,
+            )
+        }
+        BfsKernel::Auto => {
+            let opts = ProgramOptions {
+                kernel: super::auto::without_graph::<P>(),
+                ..*opts
+            };
+            return emulate::<P>(csr, source, &opts, max_blocks);
+        }
     } as usize;
     if opts.parents {
         return Err(Error::InvalidArgument(
@@ -765,6 +803,7 @@ pub fn emulate<P: GpuProgram>(
         wall_ms: time_ms,
         parents: None,
         directions: Vec::new(),
+        resident: None,
     })
 }
 
@@ -860,5 +899,6 @@ fn emulate_direction_csr<P: GpuProgram>(
         wall_ms: time_ms,
         parents,
         directions: log,
+        resident: None,
     })
 }

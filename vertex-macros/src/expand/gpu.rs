@@ -6,7 +6,8 @@
 //! runs the very kernel bodies over a simulated grid, which is how tests without a
 //! GPU cover a program's GPU path. Entry points are named `vx_<module>_init`,
 //! `vx_<module>_naive`, `vx_<module>_balanced`, `vx_<module>_build_sv` and the
-//! direction-optimizing kernels `vx_<module>_{td_chunks,td_select,td_relax,bottom_up}`; the
+//! direction-optimizing kernels `vx_<module>_{td_chunks,td_select,td_relax,bottom_up}` and the
+//! device-resident `vx_<module>_resident`; the
 //! host runtime loads them by that convention.
 
 use proc_macro2::TokenStream;
@@ -80,6 +81,7 @@ pub fn kernel_entry_points(p: &Program, c: &Checked) -> TokenStream {
     let naive_k = format_ident!("vx_{}_naive", name);
     let balanced_k = format_ident!("vx_{}_balanced", name);
     let sv_k = format_ident!("vx_{}_build_sv", name);
+    let resident_k = format_ident!("vx_{}_resident", name);
     quote! {
         impl #k::Program for Program {
             type State = #state;
@@ -117,5 +119,6 @@ pub fn kernel_entry_points(p: &Program, c: &Checked) -> TokenStream {
         #k::ptx_kernels!(Program => #init_k, #naive_k, #balanced_k);
         #k::sv_kernel!(#sv_k);
         #k::direction_kernels!(Program => #td_chunks_k, #td_select_k, #td_relax_k, #bottom_up_k);
+        #k::resident_kernel!(Program => #resident_k);
     }
 }

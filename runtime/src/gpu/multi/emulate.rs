@@ -188,5 +188,6 @@ pub fn emulate_multi<P: GpuProgram>(
         wall_ms: time_ms,
         parents: out_parents,
         directions: log,
+        resident: None,
     })
 }

@@ -1,0 +1,95 @@
+//! `--kernel auto`: the GPU strategy picked from the program and the graph, so no
+//! user lands on the slow path by default.
+//!
+//! What decides (measured on the H100, `docs/results/h100/`):
+//! * a **high-diameter** graph (the CPU's bounded BFS [`probe`] walks its 24
+//!   levels and the frontier is still going: grids, roads, meshes): the
+//!   **resident** kernel. Thousands of small levels cost a launch and a host
+//!   round trip each under the level kernels; one persistent launch pays a
+//!   barrier instead. Programs with a priority get device-side near-far buckets
+//!   with Δ from [`super::program::gpu_delta`] times
+//!   [`super::resident::RESIDENT_DELTA_FACTOR`].
+//! * a low-diameter graph and a BFS-like program (one source, unweighted, min/max):
+//!   the **direction**-optimizing kernel (bottom-up levels over the big frontiers).
+//! * otherwise the **balanced** edge-chunk kernel (SSSP on Kronecker: 4–5× faster
+//!   than near-far buckets, `docs/results/h100/gpu-sssp.json`).
+//! * a program whose `combine` is not idempotent (a sum) always gets the balanced
+//!   kernel: the queue-based kernels could add a contribution twice.
+
+use super::bfs::BfsKernel;
+use super::program::{gpu_delta, uniform_frontier, GpuProgram};
+use crate::cpu::auto::{probe, Probe};
+use crate::graph::Graph;
+use crate::program::VertexProgram;
+
+/// The kernel `auto` picked, the bucket width it brings, and why.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct KernelChoice {
+    pub kernel: BfsKernel,
+    /// Near-far bucket width for the resident kernel (programs with a priority).
+    pub delta: Option<u64>,
+    pub reason: String,
+    /// The diameter probe, when the choice made one.
+    pub probe: Option<Probe>,
+}
+
+/// Picks the GPU kernel for `P` on `g` from `source` (see the module docs).
+pub fn choose<P: GpuProgram>(g: &Graph<<P as VertexProgram>::Weight>, source: u32) -> KernelChoice {
+    if !<P as VertexProgram>::IDEMPOTENT {
+        return KernelChoice {
+            kernel: BfsKernel::Balanced,
+            delta: None,
+            reason: "the combine is not idempotent: edge-chunk levels".into(),
+            probe: None,
+        };
+    }
+    let from = if P::NEEDS_SOURCE {
+        source
+    } else {
+        (0..g.num_vertices() as u32)
+            .find(|&v| g.csr().degree(v) > 0)
+            .unwrap_or(0)
+    };
+    let p = probe(g, from);
+    if p.high_diameter {
+        let delta = <P as VertexProgram>::HAS_PRIORITY.then(|| {
+            gpu_delta::<P>(g, source).saturating_mul(super::resident::RESIDENT_DELTA_FACTOR)
+        });
+        return KernelChoice {
+            kernel: BfsKernel::Resident,
+            delta,
+            reason: format!(
+                "high diameter ({} levels reached only {} vertices): one resident launch, \
+                 frontier queues{}",
+                p.levels,
+                p.reached,
+                if delta.is_some() {
+                    ", device-side buckets"
+                } else {
+                    ""
+                }
+            ),
+            probe: Some(p),
+        };
+    }
+    let kernel = without_graph::<P>();
+    KernelChoice {
+        kernel,
+        delta: None,
+        reason: match kernel {
+            BfsKernel::Direction => "low diameter: direction-optimizing levels".into(),
+            _ => "low diameter: edge-chunk levels".into(),
+        },
+        probe: Some(p),
+    }
+}
+
+/// What `auto` means when the graph is not at hand (a run on an uploaded graph
+/// only): direction for BFS-like programs, edge chunks for the rest.
+pub(crate) fn without_graph<P: GpuProgram>() -> BfsKernel {
+    if uniform_frontier::<P>() {
+        BfsKernel::Direction
+    } else {
+        BfsKernel::Balanced
+    }
+}

@@ -1,0 +1,414 @@
+//! The device-resident traversal ([`kernels_rs::resident`]) from the host: one
+//! cooperative launch per run, on the device or emulated.
+//!
+//! The kernel keeps the whole level loop on the device, so it is the strategy for
+//! graphs with many small levels (roads, grids, meshes): a level costs its
+//! frontier plus a barrier, not a launch, a graph scan and a host round trip.
+//! [`super::auto`] picks it for such graphs; `--kernel resident` forces it.
+//!
+//! Sizes: the grid is what the device holds at once (a cooperative launch
+//! refuses more), blocks of [`BLOCK`] threads (fewer if the program's kernel
+//! needs more registers), a shared append buffer of [`SMEM_WORDS`] words per
+//! block, and rounds of at most [`small_max`] vertices run on one block.
+
+use std::time::Instant;
+
+use cudarc::driver::{LaunchConfig, PushKernelArg};
+use kernels_rs::resident::{self as k, Team, CTL_WORDS};
+use kernels_rs::ThreadCtx;
+
+use super::bfs::{Device, DeviceGraph};
+use super::cuda::{cuda_err, DevBuf, Gpu};
+use super::program::{check_run, GpuProgram, ProgramKernels, ProgramOptions, ProgramRun};
+use crate::error::{Error, Result};
+use crate::graph::Csr;
+use crate::program::VertexProgram;
+
+/// Threads per block of the resident kernel (halved while the device cannot hold
+/// one such block of the program's kernel).
+pub const BLOCK: u32 = 512;
+
+/// Words of each block's shared append buffer (16 KiB with the header).
+pub const SMEM_WORDS: u32 = 4096;
+
+/// Default largest round run by one block: about four vertices per thread of a
+/// [`BLOCK`]-thread block. Measured on the H100 (grid 1000²); see the docs.
+pub const DEFAULT_SMALL_MAX: u32 = 2048;
+
+/// The one-block round limit: [`DEFAULT_SMALL_MAX`] unless the environment
+/// variable `VERTEX_RESIDENT_SMALL` says otherwise (for measuring the crossover).
+pub fn small_max() -> u32 {
+    std::env::var("VERTEX_RESIDENT_SMALL")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(DEFAULT_SMALL_MAX)
+}
+
+/// The resident kernel's bucket width over [`super::program::gpu_delta`]: a
+/// round costs a barrier whatever its size, so wide buckets (fewer rounds, some
+/// re-relaxed vertices) win. Grid 1000², weights 1..255, on the H100: Δ ≈ 200
+/// took 3,953 rounds and 62.7 ms, Δ 4,096 2,200 rounds and 43.7 ms, Δ 16,384
+/// 2,100 rounds and 41.8 ms (`docs/results/h100/resident/`).
+pub const RESIDENT_DELTA_FACTOR: u64 = 64;
+
+/// What the resident kernel did, read back from its control words.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ResidentStats {
+    /// Rounds in all (levels, plus bucket splits).
+    pub rounds: u32,
+    /// Rounds run by block 0 alone (small frontiers).
+    pub small_rounds: u32,
+    /// Rounds run by the whole grid.
+    pub wide_rounds: u32,
+    /// Far-pile splits (bucketed programs).
+    pub splits: u32,
+    pub blocks: u32,
+    pub threads_per_block: u32,
+}
+
+impl ResidentStats {
+    fn from_ctl(ctl: &[u32], blocks: u32, threads_per_block: u32) -> Self {
+        ResidentStats {
+            rounds: ctl[k::ROUNDS],
+            small_rounds: ctl[k::SMALL_ROUNDS],
+            wide_rounds: ctl[k::WIDE_ROUNDS],
+            splits: ctl[k::SPLITS],
+            blocks,
+            threads_per_block,
+        }
+    }
+}
+
+/// The bucket width the kernel takes (`0` = no far pile): the options' Δ for
+/// programs with a priority, clamped to the priority's range.
+fn kernel_delta<P: GpuProgram>(opts: &ProgramOptions) -> u32 {
+    super::program::bucket_delta::<P>(opts).map_or(0, |d| d.clamp(1, u64::from(u32::MAX)) as u32)
+}
+
+/// The first queue and the control block: the source (or every vertex, for
+/// programs where every vertex starts) and the first bucket's limit.
+fn initial<P: GpuProgram>(n: usize, source: u32, delta: u32) -> (Vec<u32>, [u32; CTL_WORDS]) {
+    let queue: Vec<u32> = if P::NEEDS_SOURCE {
+        vec![source]
+    } else {
+        (0..n as u32).collect()
+    };
+    let mut ctl = [0u32; CTL_WORDS];
+    ctl[k::LEN] = queue.len() as u32;
+    ctl[k::MIN_PRIORITY] = u32::MAX;
+    ctl[k::CURSOR + 2] = if delta == 0 || !P::NEEDS_SOURCE {
+        u32::MAX
+    } else {
+        let p0 = <P as VertexProgram>::priority(super::program::source_state::<P>(source));
+        (p0 / delta)
+            .checked_add(1)
+            .and_then(|b| b.checked_mul(delta))
+            .unwrap_or(u32::MAX)
+    };
+    (queue, ctl)
+}
+
+fn run_of<S>(
+    states: Vec<S>,
+    parents: Option<Vec<u32>>,
+    stats: ResidentStats,
+    time_ms: f64,
+    wall_ms: f64,
+) -> ProgramRun<S> {
+    ProgramRun {
+        states,
+        num_levels: stats.rounds,
+        launched_levels: 1,
+        syncs: 1,
+        time_ms,
+        wall_ms,
+        parents,
+        directions: Vec::new(),
+        resident: Some(stats),
+    }
+}
+
+/// The queues hand a vertex's current state on once per improvement, which is
+/// right only for idempotent combines; parents only for BFS-like programs.
+fn check_parents<P: GpuProgram>(opts: &ProgramOptions) -> Result<()> {
+    if !<P as VertexProgram>::IDEMPOTENT {
+        return Err(Error::InvalidArgument(format!(
+            "program `{}`: the resident kernel needs an idempotent combine (min, max, or, and)",
+            P::NAME
+        )));
+    }
+    if opts.parents && !super::program::uniform_frontier::<P>() {
+        return Err(Error::InvalidArgument(format!(
+            "program `{}`: parents are only recorded for BFS-like programs (one source, unweighted, min/max)",
+            P::NAME
+        )));
+    }
+    Ok(())
+}
+
+impl Device {
+    /// [`super::BfsKernel::Resident`]: the whole run in one cooperative launch.
+    pub(crate) fn run_program_resident<P: GpuProgram>(
+        &self,
+        kern: &ProgramKernels,
+        g: &DeviceGraph,
+        source: u32,
+        opts: &ProgramOptions,
+    ) -> Result<ProgramRun<<P as VertexProgram>::State>> {
+        check_parents::<P>(opts)?;
+        let n = g.n as usize;
+        let state_size = std::mem::size_of::<<P as VertexProgram>::State>();
+        let delta = kernel_delta::<P>(opts);
+        let piles = if delta > 0 { 3 } else { 0 };
+        let words = 3 + piles + usize::from(opts.parents);
+        self.gpu.check_fits(
+            &format!("`{}` state, queues and stamps", P::NAME),
+            DevBuf::<u8>::bytes_for(n * state_size) + words as u64 * DevBuf::<u32>::bytes_for(n),
+        )?;
+        let f = kern.resident_fn();
+        let smem_bytes = (SMEM_WORDS as usize + k::SMEM_HEADER) * 4;
+        let (block, per_sm) = self.resident_shape(f, smem_bytes)?;
+        let blocks = per_sm * self.gpu.info.multiprocessors.max(1);
+        let (queue, ctl0) = initial::<P>(n, source, delta);
+        let state = self.gpu.alloc::<u8>(n * state_size, "program state")?;
+        let parents = match opts.parents {
+            true => Some(self.gpu.alloc::<u32>(n, "parents")?),
+            false => None,
+        };
+        let mut q0 = self.gpu.alloc::<u32>(n, "resident queue")?;
+        self.gpu.write(&mut q0, &queue, "resident queue")?;
+        let q1 = self.gpu.alloc::<u32>(n, "resident queue")?;
+        let stamps = self.gpu.alloc::<u32>(n, "resident stamps")?;
+        let pile_len = if delta > 0 { n } else { 0 };
+        let far0 = self.gpu.alloc::<u32>(pile_len, "far pile")?;
+        let far1 = self.gpu.alloc::<u32>(pile_len, "far pile")?;
+        let in_far = self.gpu.alloc::<u32>(pile_len, "far flags")?;
+        let ctl = self.gpu.upload(&ctl0, "resident control")?;
+        self.gpu.sync("resident buffer allocation")?;
+
+        let wall = Instant::now();
+        let start = self.gpu.record()?;
+        let (nn, pptr) = (g.n, parents.as_ref().map_or(0, |p| p.ptr));
+        let cfg = Gpu::grid_for(g.n, 256);
+        let mut b = self.gpu.stream.launch_builder(kern.init_fn());
+        b.arg(&nn).arg(&source).arg(&state.ptr).arg(&pptr);
+        // SAFETY: `init(n, source, state, parents)` as in kernels_rs::entry::init;
+        // `state` holds n states, `parents` n words or null.
+        unsafe { b.launch(cfg) }.map_err(cuda_err("cuLaunchKernel(init)"))?;
+        let weights = g.weights.as_ref().map_or(0, |w| w.ptr);
+        let small = small_max();
+        let mut b = self.gpu.stream.launch_builder(f);
+        b.arg(&g.n)
+            .arg(&g.m)
+            .arg(&g.offsets.ptr)
+            .arg(&g.targets.ptr)
+            .arg(&weights)
+            .arg(&state.ptr)
+            .arg(&pptr)
+            .arg(&q0.ptr)
+            .arg(&q1.ptr)
+            .arg(&stamps.ptr)
+            .arg(&far0.ptr)
+            .arg(&far1.ptr)
+            .arg(&in_far.ptr)
+            .arg(&ctl.ptr)
+            .arg(&delta)
+            .arg(&small);
+        let cfg = LaunchConfig {
+            grid_dim: (blocks, 1, 1),
+            block_dim: (block, 1, 1),
+            shared_mem_bytes: smem_bytes as u32,
+        };
+        // SAFETY: the parameter list of kernels_rs::resident_kernel!, every pointer
+        // into a live buffer of the documented length (far piles n words when
+        // delta > 0); a cooperative launch of at most the co-resident grid.
+        unsafe { b.launch_cooperative(cfg) }
+            .map_err(cuda_err("cuLaunchCooperativeKernel(resident)"))?;
+        let end = self.gpu.record()?;
+        self.gpu.sync("resident kernel")?;
+        let wall_ms = wall.elapsed().as_secs_f64() * 1e3;
+        let time_ms = Gpu::elapsed_ms(&start, &end)?;
+        let mut ctl_out = [0u32; CTL_WORDS];
+        self.gpu.download(&ctl, &mut ctl_out, "resident control")?;
+        let mut states = vec![<<P as VertexProgram>::State as bytemuck::Zeroable>::zeroed(); n];
+        self.gpu.download(
+            &state,
+            bytemuck::cast_slice_mut(&mut states),
+            "program state",
+        )?;
+        let parents = match &parents {
+            Some(p) => {
+                let mut out = vec![0u32; n];
+                self.gpu.download(p, &mut out, "parents")?;
+                Some(out)
+            }
+            None => None,
+        };
+        let stats = ResidentStats::from_ctl(&ctl_out, blocks, block);
+        Ok(run_of(states, parents, stats, time_ms, wall_ms))
+    }
+
+    /// Block size and co-resident blocks per multiprocessor for the resident
+    /// kernel: [`BLOCK`] threads, halved until the device holds one block.
+    fn resident_shape(&self, f: &cudarc::driver::CudaFunction, smem: usize) -> Result<(u32, u32)> {
+        let mut block = BLOCK;
+        while block >= 32 {
+            let per_sm = f
+                .occupancy_max_active_blocks_per_multiprocessor(block, smem, None)
+                .map_err(cuda_err(
+                    "cuOccupancyMaxActiveBlocksPerMultiprocessor(resident)",
+                ))?;
+            if per_sm > 0 {
+                return Ok((block, per_sm));
+            }
+            block /= 2;
+        }
+        Err(Error::GpuUnavailable(
+            "the resident kernel does not fit one block of 32 threads on this device".into(),
+        ))
+    }
+}
+
+/// The emulator's [`Team`]: one OS thread per simulated GPU thread, a
+/// `std::sync::Barrier` per block and one for the grid.
+struct HostTeam<'a> {
+    ctx: ThreadCtx,
+    block: &'a std::sync::Barrier,
+    grid: &'a std::sync::Barrier,
+}
+
+impl Team for HostTeam<'_> {
+    fn ctx(&self) -> ThreadCtx {
+        self.ctx
+    }
+    fn sync_block(&self) {
+        self.block.wait();
+    }
+    fn sync_grid(
+        &self,
+        _count: &std::sync::atomic::AtomicU32,
+        _gen: &std::sync::atomic::AtomicU32,
+    ) {
+        self.grid.wait();
+    }
+}
+
+/// Runs the resident kernel of `P` on the host: `blocks × threads` OS threads
+/// (keep it small, e.g. 2 × 4), `smem_words` words of append buffer per block
+/// (small values exercise the overflow path), and a one-block round limit of
+/// `small` vertices (`0`: every round uses the whole grid).
+pub fn emulate_resident<P: GpuProgram>(
+    csr: &Csr<<P as VertexProgram>::Weight>,
+    source: u32,
+    opts: &ProgramOptions,
+    blocks: u32,
+    threads: u32,
+    smem_words: u32,
+    small: u32,
+) -> Result<ProgramRun<<P as VertexProgram>::State>> {
+    let n = csr.num_vertices();
+    check_run::<P>(n as u64, source, csr.weights().is_some())?;
+    check_parents::<P>(opts)?;
+    if blocks == 0 || threads == 0 {
+        return Err(Error::InvalidArgument(
+            "the emulated resident grid needs at least one block of one thread".into(),
+        ));
+    }
+    let delta = kernel_delta::<P>(opts);
+    let (queue, ctl0) = initial::<P>(n, source, delta);
+    let mut states: Vec<<P as VertexProgram>::State> = (0..n as u32)
+        .map(|v| <P as VertexProgram>::init(v, source))
+        .collect();
+    let mut parents = opts.parents.then(|| {
+        (0..n as u32)
+            .map(|v| if v == source { source } else { u32::MAX })
+            .collect::<Vec<u32>>()
+    });
+    let mut q0 = vec![0u32; n.max(1)];
+    q0[..queue.len()].copy_from_slice(&queue);
+    let mut q1 = vec![0u32; n.max(1)];
+    let mut stamps = vec![0u32; n.max(1)];
+    let pile_len = if delta > 0 { n.max(1) } else { 1 };
+    let (mut far0, mut far1, mut in_far) = (
+        vec![0u32; pile_len],
+        vec![0u32; pile_len],
+        vec![0u32; pile_len],
+    );
+    let mut ctl = ctl0;
+    let mut smem = vec![0u32; (blocks * (smem_words + k::SMEM_HEADER as u32)) as usize];
+    let weights: *const <P as kernels_rs::Program>::Weight = match (P::WEIGHTED, csr.weights()) {
+        (true, Some(w)) => w.as_ptr().cast(),
+        _ => std::ptr::null(),
+    };
+    use super::emulate::SharedPtr as S;
+    let ptrs = (
+        S(csr.offsets().as_ptr() as *mut u64),
+        S(csr.targets().as_ptr() as *mut u32),
+        S(weights as *mut <P as kernels_rs::Program>::Weight),
+        S(states.as_mut_ptr() as *mut <P as kernels_rs::Program>::State),
+        S(parents
+            .as_mut()
+            .map_or(std::ptr::null_mut(), |p| p.as_mut_ptr())),
+        [S(q0.as_mut_ptr()), S(q1.as_mut_ptr())],
+        S(stamps.as_mut_ptr()),
+        [S(far0.as_mut_ptr()), S(far1.as_mut_ptr())],
+        S(in_far.as_mut_ptr()),
+        S(ctl.as_mut_ptr()),
+        S(smem.as_mut_ptr()),
+    );
+    let m = csr.num_edges();
+    let grid_barrier = std::sync::Barrier::new((blocks * threads) as usize);
+    let block_barriers: Vec<std::sync::Barrier> = (0..blocks)
+        .map(|_| std::sync::Barrier::new(threads as usize))
+        .collect();
+    let per_block = smem_words + k::SMEM_HEADER as u32;
+    let t0 = Instant::now();
+    std::thread::scope(|scope| {
+        for b in 0..blocks {
+            for t in 0..threads {
+                let team = HostTeam {
+                    ctx: ThreadCtx {
+                        thread_idx: t,
+                        block_idx: b,
+                        block_dim: threads,
+                        grid_dim: blocks,
+                    },
+                    block: &block_barriers[b as usize],
+                    grid: &grid_barrier,
+                };
+                let p = ptrs;
+                scope.spawn(move || {
+                    let p = p;
+                    // SAFETY: every buffer outlives the scope and has the lengths of
+                    // the kernel's contract (n entries, or one when empty; far piles
+                    // n when delta > 0); the kernel touches shared words only
+                    // through atomics; each block's smem slice is its own.
+                    unsafe {
+                        k::resident::<P>(
+                            &team,
+                            n as u64,
+                            m,
+                            p.0.get(),
+                            p.1.get(),
+                            p.2.get(),
+                            p.3.get(),
+                            p.4.get(),
+                            [p.5[0].get(), p.5[1].get()],
+                            p.6.get(),
+                            [p.7[0].get(), p.7[1].get()],
+                            p.8.get(),
+                            p.9.get(),
+                            delta,
+                            small,
+                            p.10.get().add((b * per_block) as usize),
+                            per_block,
+                        )
+                    }
+                });
+            }
+        }
+    });
+    let time_ms = t0.elapsed().as_secs_f64() * 1e3;
+    let stats = ResidentStats::from_ctl(&ctl, blocks, threads);
+    Ok(run_of(states, parents, stats, time_ms, time_ms))
+}
