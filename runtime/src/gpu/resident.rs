@@ -249,9 +249,14 @@ impl Device {
     }
 
     /// Block size and co-resident blocks per multiprocessor for the resident
-    /// kernel: [`BLOCK`] threads, halved until the device holds one block.
+    /// kernel: [`BLOCK`] threads (or `VERTEX_RESIDENT_BLOCK`, a multiple of 32, for
+    /// measuring), halved until the device holds one block.
     fn resident_shape(&self, f: &cudarc::driver::CudaFunction, smem: usize) -> Result<(u32, u32)> {
-        let mut block = BLOCK;
+        let mut block = std::env::var("VERTEX_RESIDENT_BLOCK")
+            .ok()
+            .and_then(|s| s.parse::<u32>().ok())
+            .filter(|b| (32..=1024).contains(b) && b % 32 == 0)
+            .unwrap_or(BLOCK);
         while block >= 32 {
             let per_sm = f
                 .occupancy_max_active_blocks_per_multiprocessor(block, smem, None)
