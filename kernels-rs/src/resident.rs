@@ -127,7 +127,15 @@ pub struct Resident<'a, P: Program> {
     pub delta: u32,
     /// Rounds with at most this many vertices run on block 0 alone.
     pub small_max: u32,
+    /// Stamp appended vertices so each is queued once per round. Only programs
+    /// whose every candidate in a round is the same value under an atomic
+    /// min/max (BFS-like) may go without: there a vertex has one winner per
+    /// round, so the queue (`n` entries) cannot overflow.
+    pub dedup: bool,
 }
+
+/// Edges whose combines one thread issues together (see `expand`).
+pub const GROUP: usize = 4;
 
 /// Who runs a round: thread `me` of `size`, `first` clears the ring slots.
 #[derive(Clone, Copy)]
@@ -289,24 +297,35 @@ impl<P: Program> Resident<'_, P> {
         while i < u64::from(queued) {
             let v = queue[i as usize].load(Relaxed) as usize;
             let s = P::State::load(&self.state[v]);
-            for e in offsets[v] as usize..offsets[v + 1] as usize {
-                let Some(cand) = P::relax(s, self.weights[e], r) else {
-                    continue;
-                };
-                let k = self.graph.targets[e] as usize;
-                if !P::combine(&self.state[k], cand) {
-                    continue;
+            let (mut e, end) = (offsets[v] as usize, offsets[v + 1] as usize);
+            // Edges in groups of `GROUP`: the group's combines are issued before
+            // any result is used, so a round's chain pays one atomic round trip
+            // per group, not per edge (a grid vertex: one group).
+            while e < end {
+                let mut won = [None::<(usize, P::State)>; GROUP];
+                for (j, slot) in won.iter_mut().enumerate() {
+                    if e + j < end {
+                        if let Some(cand) = P::relax(s, self.weights[e + j], r) {
+                            let k = self.graph.targets[e + j] as usize;
+                            if P::combine(&self.state[k], cand) {
+                                *slot = Some((k, cand));
+                            }
+                        }
+                    }
                 }
-                if let Some(p) = self.parents {
-                    p[k].store(v as u32, Relaxed);
+                for (k, cand) in won.into_iter().flatten() {
+                    if let Some(p) = self.parents {
+                        p[k].store(v as u32, Relaxed);
+                    }
+                    if self.near(P::priority(cand), c.limit) {
+                        self.append_once(k, r, smem);
+                    } else if self.in_far[k].swap(1, Relaxed) == 0 {
+                        let pile = c.far as usize;
+                        let at = self.ctl[FAR_LEN + pile].fetch_add(1, Relaxed);
+                        self.far[pile][at as usize].store(k as u32, Relaxed);
+                    }
                 }
-                if self.near(P::priority(cand), c.limit) {
-                    self.append_once(k, r, smem);
-                } else if self.in_far[k].swap(1, Relaxed) == 0 {
-                    let pile = c.far as usize;
-                    let at = self.ctl[FAR_LEN + pile].fetch_add(1, Relaxed);
-                    self.far[pile][at as usize].store(k as u32, Relaxed);
-                }
+                e += GROUP;
             }
             i += crew.size;
         }
@@ -380,7 +399,9 @@ impl<P: Program> Resident<'_, P> {
     fn append_once(&self, k: usize, r: u32, smem: &[AtomicU32]) {
         // One exchange, no read first: a winner of `combine` is rarely stamped
         // already, and a read would add a round trip to every round's chain.
-        if self.stamps[k].swap(r.wrapping_add(1), Relaxed) == r.wrapping_add(1) {
+        // Without `dedup` (BFS-like programs: one winner per vertex and round)
+        // no stamp at all.
+        if self.dedup && self.stamps[k].swap(r.wrapping_add(1), Relaxed) == r.wrapping_add(1) {
             return;
         }
         let buffered = smem[0].fetch_add(1, Relaxed) as usize;
@@ -515,6 +536,7 @@ pub unsafe fn resident<P: Program>(
     ctl: *mut u32,
     delta: u32,
     small_max: u32,
+    dedup: u32,
     smem: *mut u32,
     smem_len: u32,
 ) {
@@ -545,6 +567,7 @@ pub unsafe fn resident<P: Program>(
             ctl: u32::atomics_from_raw(ctl, CTL_WORDS),
             delta,
             small_max,
+            dedup: dedup != 0,
         }
     };
     // SAFETY: as above, the block's own shared words.
@@ -554,7 +577,7 @@ pub unsafe fn resident<P: Program>(
 
 /// The resident kernel of program `$prog`, named `$name`: parameters `(n, m,
 /// offsets, targets, weights, state, parents, queue0, queue1, stamps, far0, far1,
-/// in_far, ctl, delta, small_max)`; dynamic shared memory sizes the append buffer.
+/// in_far, ctl, delta, small_max, dedup)`; dynamic shared memory sizes the append buffer.
 #[macro_export]
 macro_rules! resident_kernel {
     ($prog:ty => $name:ident) => {
@@ -577,6 +600,7 @@ macro_rules! resident_kernel {
             ctl: *mut u32,
             delta: u32,
             small_max: u32,
+            dedup: u32,
         ) {
             let (smem, smem_len) = $crate::resident::block_smem();
             // SAFETY: the host launches cooperatively with buffers matching the
@@ -598,6 +622,7 @@ macro_rules! resident_kernel {
                     ctl,
                     delta,
                     small_max,
+                    dedup,
                     smem,
                     smem_len,
                 )
