@@ -134,9 +134,6 @@ pub struct Resident<'a, P: Program> {
     pub dedup: bool,
 }
 
-/// Edges whose combines one thread issues together (see `expand`).
-pub const GROUP: usize = 4;
-
 /// Who runs a round: thread `me` of `size`, `first` clears the ring slots.
 #[derive(Clone, Copy)]
 struct Crew {
@@ -291,45 +288,55 @@ impl<P: Program> Resident<'_, P> {
         wide: bool,
     ) -> u32 {
         let r = c.round;
-        let queue = self.queues[(r % 2) as usize];
+        let queue = self.queue(r);
         let offsets = self.graph.offsets;
         let mut i = crew.me;
         while i < u64::from(queued) {
             let v = queue[i as usize].load(Relaxed) as usize;
             let s = P::State::load(&self.state[v]);
-            let (mut e, end) = (offsets[v] as usize, offsets[v + 1] as usize);
-            // Edges in groups of `GROUP`: the group's combines are issued before
-            // any result is used, so a round's chain pays one atomic round trip
-            // per group, not per edge (a grid vertex: one group).
-            while e < end {
-                let mut won = [None::<(usize, P::State)>; GROUP];
-                for (j, slot) in won.iter_mut().enumerate() {
-                    if e + j < end {
-                        if let Some(cand) = P::relax(s, self.weights[e + j], r) {
-                            let k = self.graph.targets[e + j] as usize;
-                            if P::combine(&self.state[k], cand) {
-                                *slot = Some((k, cand));
-                            }
-                        }
-                    }
+            for e in offsets[v] as usize..offsets[v + 1] as usize {
+                let Some(cand) = P::relax(s, self.weights[e], r) else {
+                    continue;
+                };
+                let k = self.graph.targets[e] as usize;
+                if !P::combine(&self.state[k], cand) {
+                    continue;
                 }
-                for (k, cand) in won.into_iter().flatten() {
-                    if let Some(p) = self.parents {
-                        p[k].store(v as u32, Relaxed);
-                    }
-                    if self.near(P::priority(cand), c.limit) {
-                        self.append_once(k, r, smem);
-                    } else if self.in_far[k].swap(1, Relaxed) == 0 {
-                        let pile = c.far as usize;
-                        let at = self.ctl[FAR_LEN + pile].fetch_add(1, Relaxed);
-                        self.far[pile][at as usize].store(k as u32, Relaxed);
-                    }
+                if let Some(p) = self.parents {
+                    p[k].store(v as u32, Relaxed);
                 }
-                e += GROUP;
+                if self.near(P::priority(cand), c.limit) {
+                    self.append_once(k, r, smem);
+                } else if self.in_far[k].swap(1, Relaxed) == 0 {
+                    let pile = c.far as usize;
+                    let at = self.ctl[FAR_LEN + pile].fetch_add(1, Relaxed);
+                    self.pile(pile as u32)[at as usize].store(k as u32, Relaxed);
+                }
             }
             i += crew.size;
         }
         self.flush(r, team, smem, wide)
+    }
+
+    /// Round `r`'s queue. A branch, not `queues[r % 2]`: a dynamic index into an
+    /// array of slices puts the array in local memory, on every round's path.
+    #[inline(always)]
+    fn queue(&self, r: u32) -> &[AtomicU32] {
+        if r % 2 == 0 {
+            self.queues[0]
+        } else {
+            self.queues[1]
+        }
+    }
+
+    /// Far pile `i` (see [`Self::queue`]).
+    #[inline(always)]
+    fn pile(&self, i: u32) -> &[AtomicU32] {
+        if i % 2 == 0 {
+            self.far[0]
+        } else {
+            self.far[1]
+        }
     }
 
     /// Whether a state of priority `p` belongs to the queue under `limit`.
@@ -351,7 +358,7 @@ impl<P: Program> Resident<'_, P> {
         wide: bool,
         sync: &impl Fn(),
     ) -> (u32, u32) {
-        let pile = self.far[c.far as usize];
+        let pile = self.pile(c.far);
         let keep = (c.far ^ 1) as usize;
         if crew.first {
             self.ctl[FAR_LEN + keep].store(0, Relaxed);
@@ -380,7 +387,7 @@ impl<P: Program> Resident<'_, P> {
                 self.append_once(v as usize, c.round, smem);
             } else {
                 let at = self.ctl[FAR_LEN + keep].fetch_add(1, Relaxed);
-                self.far[keep][at as usize].store(v, Relaxed);
+                self.pile(keep as u32)[at as usize].store(v, Relaxed);
             }
             i += crew.size;
         }
@@ -404,12 +411,16 @@ impl<P: Program> Resident<'_, P> {
         if self.dedup && self.stamps[k].swap(r.wrapping_add(1), Relaxed) == r.wrapping_add(1) {
             return;
         }
+        // The next round reads `k`'s row bounds first; a row of a vertex just
+        // reached is rarely cached, so start that DRAM read now (L2 prefetch,
+        // no result to wait for).
+        prefetch_l2(&self.graph.offsets[k]);
         let buffered = smem[0].fetch_add(1, Relaxed) as usize;
         if SMEM_HEADER + buffered < smem.len() {
             smem[SMEM_HEADER + buffered].store(k as u32, Relaxed);
         } else {
             let at = self.ctl[LEN + ((r + 1) % 3) as usize].fetch_add(1, Relaxed);
-            self.queues[((r + 1) % 2) as usize][at as usize].store(k as u32, Relaxed);
+            self.queue(r + 1)[at as usize].store(k as u32, Relaxed);
         }
     }
 
@@ -438,7 +449,7 @@ impl<P: Program> Resident<'_, P> {
         } else {
             count - n
         } as usize;
-        let queue = self.queues[((r + 1) % 2) as usize];
+        let queue = self.queue(r + 1);
         let mut i = t.thread_idx;
         while i < n {
             let v = smem[SMEM_HEADER + i as usize].load(Relaxed);
@@ -458,6 +469,18 @@ impl<P: Program> Resident<'_, P> {
             count
         }
     }
+}
+
+/// Starts loading `x`'s line into the L2 (GPU); nothing on the host.
+#[inline(always)]
+fn prefetch_l2<T>(x: &T) {
+    #[cfg(target_arch = "nvptx64")]
+    // SAFETY: a prefetch of a valid reference's address has no effect on memory.
+    unsafe {
+        core::arch::asm!("prefetch.global.L2 [{}];", in(reg64) x as *const T as u64, options(nostack, readonly))
+    };
+    #[cfg(not(target_arch = "nvptx64"))]
+    let _ = x;
 }
 
 /// The GPU's [`Team`]: `bar.sync` and a counter/generation grid barrier.

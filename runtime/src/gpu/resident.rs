@@ -34,8 +34,9 @@ pub const BLOCK: u32 = 1024;
 pub const SMEM_WORDS: u32 = 4096;
 
 /// Default largest round run by one block: about four vertices per thread of a
-/// [`BLOCK`]-thread block. Measured on the H100 (grid 1000²); see the docs.
-pub const DEFAULT_SMALL_MAX: u32 = 2048;
+/// [`BLOCK`]-thread block: a grid barrier costs about as much as a few
+/// more vertices per thread. Measured on the H100 (`docs/results/h100/resident/`).
+pub const DEFAULT_SMALL_MAX: u32 = 4096;
 
 /// The one-block round limit: [`DEFAULT_SMALL_MAX`] unless the environment
 /// variable `VERTEX_RESIDENT_SMALL` says otherwise (for measuring the crossover).
