@@ -33,10 +33,11 @@ pub const BLOCK: u32 = 1024;
 /// Words of each block's shared append buffer (16 KiB with the header).
 pub const SMEM_WORDS: u32 = 4096;
 
-/// Default largest round run by one block: about four vertices per thread of a
-/// [`BLOCK`]-thread block: a grid barrier costs about as much as a few
-/// more vertices per thread. Measured on the H100 (`docs/results/h100/resident/`).
-pub const DEFAULT_SMALL_MAX: u32 = 4096;
+/// Default largest round run by one block: two vertices per thread of a
+/// [`BLOCK`]-thread block. Grid 1000² on the H100: BFS 12.8 / 12.4 / 12.3 ms and
+/// SSSP 32.4 / 37.3 / 53.9 ms with 2,048 / 4,096 / 8,192
+/// (`docs/results/h100/resident/run4`).
+pub const DEFAULT_SMALL_MAX: u32 = 2048;
 
 /// The one-block round limit: [`DEFAULT_SMALL_MAX`] unless the environment
 /// variable `VERTEX_RESIDENT_SMALL` says otherwise (for measuring the crossover).
