@@ -140,6 +140,8 @@ struct Crew {
     me: u64,
     size: u64,
     first: bool,
+    /// The whole grid (grid barriers), or block 0 alone (block barriers).
+    wide: bool,
 }
 
 impl<P: Program> Resident<'_, P> {
@@ -154,11 +156,13 @@ impl<P: Program> Resident<'_, P> {
             me: t.global(),
             size: t.stride(),
             first: t.global() == 0,
+            wide: true,
         };
         let block = Crew {
             me: t.thread_idx as u64,
             size: t.block_dim as u64,
             first: t.thread_idx == 0,
+            wide: false,
         };
         // Dynamic shared memory starts undefined.
         if block.first {
@@ -175,7 +179,7 @@ impl<P: Program> Resident<'_, P> {
                 team.sync_grid(&self.ctl[BAR_COUNT], &self.ctl[BAR_GEN]);
                 if t.block_idx == 0 {
                     while !c.done && self.work(&c) <= u64::from(self.small_max) {
-                        self.round(&mut c, block, team, smem, false);
+                        self.round(&mut c, block, team, smem);
                         small_rounds += u32::from(!c.done);
                     }
                     phase ^= 1;
@@ -188,7 +192,7 @@ impl<P: Program> Resident<'_, P> {
                 team.sync_grid(&self.ctl[BAR_COUNT], &self.ctl[BAR_GEN]);
                 c = self.read_cursor(phase);
             } else {
-                self.round(&mut c, grid, team, smem, true);
+                self.round(&mut c, grid, team, smem);
                 if grid.first && !c.done {
                     self.ctl[WIDE_ROUNDS].fetch_add(1, Relaxed);
                 }
@@ -232,7 +236,8 @@ impl<P: Program> Resident<'_, P> {
     /// One round by `crew` (block 0, or the grid when `wide`), ending with the
     /// crew's barrier; advances the cursor identically in every crew thread.
     #[inline(always)]
-    fn round(&self, c: &mut Cursor, crew: Crew, team: &impl Team, smem: &[AtomicU32], wide: bool) {
+    fn round(&self, c: &mut Cursor, crew: Crew, team: &impl Team, smem: &[AtomicU32]) {
+        let wide = crew.wide;
         let sync = || {
             if wide {
                 team.sync_grid(&self.ctl[BAR_COUNT], &self.ctl[BAR_GEN]);
@@ -255,11 +260,11 @@ impl<P: Program> Resident<'_, P> {
             self.ctl[LEN + ((r + 2) % 3) as usize].store(0, Relaxed);
         }
         let appended = if queued > 0 {
-            let a = self.expand(c, crew, team, smem, queued, wide);
+            let a = self.expand(c, crew, team, smem, queued);
             sync();
             a
         } else {
-            let (limit, a) = self.split(c, crew, team, smem, far_len, wide, &sync);
+            let (limit, a) = self.split(c, crew, team, smem, far_len, &sync);
             c.limit = limit;
             c.far ^= 1;
             if crew.first {
@@ -285,7 +290,6 @@ impl<P: Program> Resident<'_, P> {
         team: &impl Team,
         smem: &[AtomicU32],
         queued: u32,
-        wide: bool,
     ) -> u32 {
         let r = c.round;
         let queue = self.queue(r);
@@ -315,7 +319,7 @@ impl<P: Program> Resident<'_, P> {
             }
             i += crew.size;
         }
-        self.flush(r, team, smem, wide)
+        self.flush(r, team, smem, crew.wide)
     }
 
     /// Round `r`'s queue. A branch, not `queues[r % 2]`: a dynamic index into an
@@ -355,7 +359,6 @@ impl<P: Program> Resident<'_, P> {
         team: &impl Team,
         smem: &[AtomicU32],
         far_len: u32,
-        wide: bool,
         sync: &impl Fn(),
     ) -> (u32, u32) {
         let pile = self.pile(c.far);
@@ -391,7 +394,7 @@ impl<P: Program> Resident<'_, P> {
             }
             i += crew.size;
         }
-        let appended = self.flush(c.round, team, smem, wide);
+        let appended = self.flush(c.round, team, smem, crew.wide);
         if crew.first {
             // Everyone read the minimum before the last barrier; the next split
             // is at least one round (one barrier) away, after the queue it fed.
