@@ -32,6 +32,7 @@ use core::sync::atomic::{AtomicU32, Ordering};
 use rayon::prelude::*;
 
 use super::frontier::{Bitmap, LocalIds, Queue};
+use super::level::Outcome;
 use super::{check_source, in_pool, unload, CpuOptions, Direction, RunReport, RunResult};
 use crate::error::Result;
 use crate::graph::{Csr, Graph, Weight};
@@ -96,9 +97,27 @@ fn run_in_pool<P: VertexProgram>(
         .into_par_iter()
         .map(|v| P::State::new_atomic(P::init(v, source)))
         .collect();
+    let mut report = RunReport {
+        schedule: Some(Schedule::Sync),
+        ..RunReport::default()
+    };
+    let pull_capable =
+        !P::WEIGHTED && P::IDEMPOTENT && matches!(P::COMBINE, Combine::Min | Combine::Max);
     let mut cur = Queue::new(n);
     let mut next = Queue::new(n);
-    if P::NEEDS_SOURCE {
+    if P::NEEDS_SOURCE && pull_capable {
+        // BFS-like: levels run by a kept team of workers (see `level`).
+        match super::level::run::<P>(g, &cells, source, direction, &mut report) {
+            Outcome::Done => {
+                report.time = t0.elapsed();
+                return RunResult {
+                    states: unload::<P::State>(&cells),
+                    report,
+                };
+            }
+            Outcome::Handover(front) => cur.append(&front),
+        }
+    } else if P::NEEDS_SOURCE {
         cur.append(&[source]);
     } else {
         (0..n as u32)
@@ -111,12 +130,6 @@ fn run_in_pool<P: VertexProgram>(
     let mut next_bits = Bitmap::new(0);
     let mut form = Form::Queue;
     let mut frontier_len = cur.len();
-    let mut report = RunReport {
-        schedule: Some(Schedule::Sync),
-        ..RunReport::default()
-    };
-    let pull_capable =
-        !P::WEIGHTED && P::IDEMPOTENT && matches!(P::COMBINE, Combine::Min | Combine::Max);
     let track_uniform = pull_capable && direction != Direction::Push;
     let mut uniform = if track_uniform {
         uniform_state::<P>(&cells, cur.ids())
