@@ -16,6 +16,11 @@
 //! see an earlier improvement: fewer rounds, same fixpoint). Non-idempotent ones
 //! (e.g. `sum`) push the state each frontier vertex had at the start of the round.
 //!
+//! Single-source programs that can pull (BFS) run their levels in [`super::level`]
+//! instead: one team of workers for the whole run, a spinning barrier per level,
+//! gapbs's sliding queue. The rounds below serve everything else (and take over
+//! from `level` if a program's candidate could improve its own frontier).
+//!
 //! Data layout follows gapbs: push rounds read a queue and append to the next one
 //! through per-worker buffers (one `fetch_add` per buffer); pull rounds read the
 //! frontier as a bitmap and write the next one word by word, and the frontier
