@@ -28,9 +28,9 @@ use runtime::program::{Schedule, VertexProgram};
 use serde::Serialize;
 use vertex_examples::programs::{bfs, sssp};
 
-use super::report::print_json;
 pub(super) use super::bench_cpu_gapbs::gapbs_run;
 use super::bench_cpu_gapbs::{gapbs_best, gapbs_run_in, EnvTimes};
+use super::report::print_json;
 
 #[derive(Args, Debug, Clone)]
 pub struct BenchCpuArgs {

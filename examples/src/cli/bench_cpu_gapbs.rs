@@ -41,7 +41,8 @@ impl OmpEnv {
         match self {
             OmpEnv::Inherited => {}
             OmpEnv::Unset => {
-                cmd.env_remove("OMP_PROC_BIND").env_remove("OMP_WAIT_POLICY");
+                cmd.env_remove("OMP_PROC_BIND")
+                    .env_remove("OMP_WAIT_POLICY");
             }
             OmpEnv::ClosePassive => {
                 cmd.env("OMP_PROC_BIND", "close")
@@ -75,7 +76,16 @@ pub(super) fn gapbs_run(
     extra: &[String],
     verify: bool,
 ) -> anyhow::Result<GapbsRun> {
-    gapbs_run_in(OmpEnv::Inherited, bin, file, root, trials, threads, extra, verify)
+    gapbs_run_in(
+        OmpEnv::Inherited,
+        bin,
+        file,
+        root,
+        trials,
+        threads,
+        extra,
+        verify,
+    )
 }
 
 /// [`gapbs_run`] under the OpenMP setting `env`.
@@ -137,7 +147,6 @@ pub(super) fn gapbs_run_in(
         text,
     })
 }
-
 
 /// gapbs at `threads` under each of [`OmpEnv::COMPARED`]: `time(env)` is the
 /// seconds one setting takes (e.g. the mean over roots of [`gapbs_run_in`]);

@@ -97,8 +97,7 @@ impl SpinBarrier {
     fn sleep(&self, gen: usize) {
         self.sleepers.fetch_add(1, Ordering::SeqCst);
         let mut guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
-        while self.generation.load(Ordering::SeqCst) == gen
-            && !self.poisoned.load(Ordering::SeqCst)
+        while self.generation.load(Ordering::SeqCst) == gen && !self.poisoned.load(Ordering::SeqCst)
         {
             guard = self
                 .wake

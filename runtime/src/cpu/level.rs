@@ -401,46 +401,70 @@ fn pull_words<P: VertexProgram>(
     next: &Bitmap,
     n: usize,
 ) -> (u64, u64) {
-    let offsets = csc.offsets();
-    let sources = csc.targets();
-    let words = front.words();
-    debug_assert!(words.len() * 64 >= n);
     let (mut edges, mut found) = (0u64, 0u64);
     while let Some(r) = slot.grab(PULL_GRAIN_WORDS, next.num_words()) {
         for w in r {
-            let mut bits = 0u64;
-            let lo = w * 64;
-            let hi = (lo + 64).min(n);
-            // Slices of exactly this word's vertices: no bounds checks per vertex.
-            let offs = &offsets[lo..=hi];
-            for (i, cell) in cells[lo..hi].iter().enumerate() {
-                let cur = P::State::load(cell);
-                if combine::<P>(cur, cand) == cur {
-                    continue;
-                }
-                let ins = &sources[offs[i] as usize..offs[i + 1] as usize];
-                let mut tested = ins.len();
-                for (k, &u) in ins.iter().enumerate() {
-                    debug_assert!((u as usize) < n);
-                    // SAFETY: every target of a `Csr` is below its vertex count
-                    // (checked by `Csr::from_parts`, guaranteed by the builder),
-                    // and `front` has a bit for every vertex (`words.len() * 64 >= n`).
-                    let word = unsafe { words.get_unchecked(u as usize / 64) };
-                    if word.load(Ordering::Relaxed) & (1u64 << (u % 64)) != 0 {
-                        tested = k + 1;
-                        // Only this grab writes `v` in a pull level.
-                        P::State::store(cell, combine::<P>(cur, cand));
-                        bits |= 1u64 << i;
-                        found += 1;
-                        break;
-                    }
-                }
-                edges += tested as u64;
-            }
+            let (bits, e, f) = pull_word::<P>(csc, cells, cand, front, w, n);
             next.store_word(w, bits);
+            edges += e;
+            found += f;
         }
     }
     (edges, found)
+}
+
+/// Bottom-up over the 64 vertices of word `w`: each one `cand` can still improve
+/// scans its in-neighbours (`csc`) for a member of `front`, stops at the first,
+/// and takes `cand`. Returns the word of vertices that did, the edges tested and
+/// how many vertices changed. The caller owns word `w` (no one else writes
+/// those vertices' states during the level).
+#[inline]
+pub(super) fn pull_word<P: VertexProgram>(
+    csc: &Csr<P::Weight>,
+    cells: &[<P::State as AtomicState>::Atomic],
+    cand: P::State,
+    front: &Bitmap,
+    w: usize,
+    n: usize,
+) -> (u64, u64, u64) {
+    let offsets = csc.offsets();
+    let sources = csc.targets();
+    let words = front.words();
+    assert!(
+        words.len() * 64 >= n,
+        "the frontier bitmap covers every vertex"
+    );
+    let (mut bits, mut edges, mut found) = (0u64, 0u64, 0u64);
+    let lo = w * 64;
+    let hi = (lo + 64).min(n);
+    // Slices of exactly this word's vertices: no bounds checks per vertex.
+    let offs = &offsets[lo..=hi];
+    for (i, cell) in cells[lo..hi].iter().enumerate() {
+        let cur = P::State::load(cell);
+        if combine::<P>(cur, cand) == cur {
+            continue;
+        }
+        let ins = &sources[offs[i] as usize..offs[i + 1] as usize];
+        let mut tested = ins.len();
+        // gapbs's bottom-up loop: one bitmap test per edge, out at the first hit.
+        for (k, &u) in ins.iter().enumerate() {
+            debug_assert!((u as usize) < n);
+            // SAFETY: every target of a `Csr` is below its vertex count (checked
+            // by `Csr::from_parts`, guaranteed by the builder), `n` is that count
+            // (one cell per vertex), and `words.len() * 64 >= n` was asserted above,
+            // so `u / 64` is a valid word index.
+            let word = unsafe { words.get_unchecked(u as usize / 64) };
+            if word.load(Ordering::Relaxed) & (1u64 << (u % 64)) != 0 {
+                tested = k + 1;
+                P::State::store(cell, combine::<P>(cur, cand));
+                bits |= 1u64 << i;
+                found += 1;
+                break;
+            }
+        }
+        edges += tested as u64;
+    }
+    (bits, edges, found)
 }
 
 #[cfg(test)]

@@ -118,9 +118,7 @@ pub fn run<P: VertexProgram>(
 pub fn cpu_delta<P: VertexProgram>(g: &Graph<P::Weight>, source: u32) -> u64 {
     let d = auto_delta::<P>(g, source);
     match mean_step::<P>(g, source) {
-        Some(step) if super::auto::probe(g, source).high_diameter => {
-            (step.round() as u64).max(d)
-        }
+        Some(step) if super::auto::probe(g, source).high_diameter => (step.round() as u64).max(d),
         _ => d,
     }
 }

@@ -399,40 +399,14 @@ fn pull_round<P: VertexProgram>(
     };
     let n = cells.len();
     let csc = g.csc();
-    let offsets = csc.offsets();
-    let sources = csc.targets();
-    let front = frontier.words();
     (0..next.num_words())
         .into_par_iter()
         .with_min_len(PULL_GRAIN_WORDS)
         .map(|w| {
-            let mut c = Counters::default();
-            let mut bits = 0u64;
-            let lo = w * 64;
-            let hi = (lo + 64).min(n);
-            // Slices of exactly this word's vertices: no bounds checks per vertex.
-            let offs = &offsets[lo..=hi];
-            for (i, cell) in cells[lo..hi].iter().enumerate() {
-                let cur = P::State::load(cell);
-                if combine::<P>(cur, cand) == cur {
-                    continue;
-                }
-                let ins = &sources[offs[i] as usize..offs[i + 1] as usize];
-                // `position`, not a counter in the loop: this loop is most of a pull
-                // round (gapbs's bottom-up loop does only the bitmap test per edge).
-                let found = ins.iter().position(|&u| {
-                    front[u as usize / 64].load(Ordering::Relaxed) & (1u64 << (u % 64)) != 0
-                });
-                c.edges += found.map_or(ins.len(), |k| k + 1) as u64;
-                if found.is_some() {
-                    // Only this task writes `v` in a pull round.
-                    P::State::store(cell, combine::<P>(cur, cand));
-                    bits |= 1u64 << i;
-                    c.updates += 1;
-                }
-            }
+            let (bits, edges, updates) =
+                super::level::pull_word::<P>(csc, cells, cand, frontier, w, n);
             next.store_word(w, bits);
-            c
+            Counters { edges, updates }
         })
         .reduce(Counters::default, |a, b| a + b)
 }
