@@ -16,7 +16,7 @@
 //! see an earlier improvement: fewer rounds, same fixpoint). Non-idempotent ones
 //! (e.g. `sum`) push the state each frontier vertex had at the start of the round.
 //!
-//! Single-source programs that can pull (BFS) run their levels in [`super::level`]
+//! Single-source programs that can pull (BFS) run their levels in the `level` module
 //! instead: one team of workers for the whole run, a spinning barrier per level,
 //! gapbs's sliding queue. The rounds below serve everything else (and take over
 //! from `level` if a program's candidate could improve its own frontier).
