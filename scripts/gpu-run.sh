@@ -23,6 +23,10 @@
 #             validates a few of its runs, then ours on the same file and sources
 #   apsp      blocked/naive GPU Floyd-Warshall: seed 002 sweep, N = 8192/16384 vs add+min peak
 #   cpu       our CPU engines vs gapbs on all the machine's cores ($CPU_ARGS adds options)
+#   cpuvs     issue 20's table: bench-cpu BFS (kron:20, kron:22, grid:1000x1000) and SSSP
+#             (kron:20, grid:1000x1000) at 1,2,4,8,16 threads, gapbs under both OpenMP
+#             settings (unset; close/passive; the best is the ratio's denominator);
+#             4 roots, 3 trials; cut at 530 s (each graph's JSON/SVG is written when done)
 #   gather    gather/apply programs on the GPU (pr, pr-delta, kcore) vs the oracles, and
 #             compute-sanitizer memcheck + racecheck on their kernels
 #   prgpu     GPU PageRank on Kronecker $PR_SCALES (default "22 24") and the 1000² grid:
@@ -175,6 +179,14 @@ for step in "${steps[@]}"; do
             # shellcheck disable=SC2086 # CPU_ARGS is a list of options
             "$B/vertex" bench-cpu --gapbs "$B/gapbs" --out "$OUTDIR" --work /tmp/bench-cpu \
                 ${CPU_ARGS:-} 2>&1 | tee "$OUTDIR/cpu.log"
+            rc=${PIPESTATUS[0]}
+            ;;
+        cpuvs)
+            # shellcheck disable=SC2086 # CPU_ARGS is a list of options
+            timeout 530 "$B/vertex" bench-cpu --gapbs "$B/gapbs" --out "$OUTDIR/cpuvs" \
+                --work /tmp/bench-cpu --bfs kron:20,kron:22,grid:1000x1000 \
+                --sssp kron:20,grid:1000x1000 --pr= --threads 1,2,4,8,16 --roots 4 \
+                --trials 3 --deltas 8,16,32,64,128 ${CPU_ARGS:-} 2>&1 | tee "$OUTDIR/cpuvs.log"
             rc=${PIPESTATUS[0]}
             ;;
         gather)

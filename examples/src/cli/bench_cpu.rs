@@ -16,7 +16,6 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use anyhow::{bail, Context};
 use clap::Args;
@@ -29,6 +28,8 @@ use runtime::program::{Schedule, VertexProgram};
 use serde::Serialize;
 use vertex_examples::programs::{bfs, sssp};
 
+pub(super) use super::bench_cpu_gapbs::gapbs_run;
+use super::bench_cpu_gapbs::{gapbs_best, gapbs_run_in, EnvTimes};
 use super::report::print_json;
 
 #[derive(Args, Debug, Clone)]
@@ -71,7 +72,8 @@ pub struct BenchCpuArgs {
     /// Scratch folder for the graph files handed to gapbs.
     #[arg(long)]
     pub work: Option<PathBuf>,
-    /// Pin our workers to CPUs (gapbs runs with OMP_PROC_BIND unset unless set outside).
+    /// Pin our asynchronous engines' workers to CPUs (gapbs runs both with
+    /// OMP_PROC_BIND/OMP_WAIT_POLICY unset and with close/passive; the faster counts).
     #[arg(long)]
     pub pin: bool,
 }
@@ -83,8 +85,11 @@ pub(super) struct Point {
     pub ours: Vec<(String, f64)>,
     pub ours_best: f64,
     pub ours_best_schedule: String,
-    /// gapbs's median time (none when gapbs was not run).
+    /// gapbs's time: the best of its OpenMP settings (none when gapbs was not run).
     pub gapbs: Option<f64>,
+    /// gapbs's time under each OpenMP setting (bench-cpu; empty elsewhere).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub gapbs_env: EnvTimes,
     /// ours_best / gapbs.
     pub ratio: Option<f64>,
 }
@@ -228,6 +233,9 @@ pub fn run(a: BenchCpuArgs) -> anyhow::Result<()> {
                 p.gapbs.unwrap_or(f64::NAN) * 1e3,
                 p.ratio.unwrap_or(f64::NAN)
             );
+            for (env, t) in &p.gapbs_env {
+                eprintln!("{:>40} gapbs {:>9.2} ms with {env}", "", t * 1e3);
+            }
         }
         if let Detail::PageRank(d) = &j.detail {
             eprintln!("  {:<5} {:<18} {}", j.kernel, j.graph, d.summary());
@@ -402,73 +410,6 @@ pub(super) fn median(mut v: Vec<f64>) -> f64 {
     }
 }
 
-/// What one gapbs invocation printed.
-pub(super) struct GapbsRun {
-    /// Median of its "Trial Time" lines, seconds.
-    pub time: f64,
-    /// Its `-v` verdict (every "Verification" line PASS), if asked.
-    pub verified: Option<bool>,
-    /// Its whole standard output.
-    pub text: String,
-}
-
-/// Runs a gapbs binary on `file` (from `root`, for the kernels that take one).
-pub(super) fn gapbs_run(
-    bin: &Path,
-    file: &Path,
-    root: Option<u32>,
-    trials: usize,
-    threads: usize,
-    extra: &[String],
-    verify: bool,
-) -> anyhow::Result<GapbsRun> {
-    let mut cmd = Command::new(bin);
-    cmd.arg("-f").arg(file);
-    if let Some(r) = root {
-        cmd.arg("-r").arg(r.to_string());
-    }
-    cmd.arg("-n").arg(trials.to_string());
-    cmd.args(extra);
-    if verify {
-        cmd.arg("-v");
-    }
-    cmd.env("OMP_NUM_THREADS", threads.to_string());
-    let out = cmd
-        .output()
-        .with_context(|| format!("running {}", bin.display()))?;
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    if !out.status.success() {
-        bail!(
-            "{} failed ({}): {}{}",
-            bin.display(),
-            out.status,
-            text,
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    let times: Vec<f64> = text
-        .lines()
-        .filter_map(|l| l.strip_prefix("Trial Time:"))
-        .filter_map(|t| t.trim().parse().ok())
-        .collect();
-    if times.is_empty() {
-        bail!(
-            "no `Trial Time` in the output of {}:\n{text}",
-            bin.display()
-        );
-    }
-    let verified = verify.then(|| {
-        text.lines()
-            .filter(|l| l.starts_with("Verification:"))
-            .all(|l| l.contains("PASS"))
-    });
-    Ok(GapbsRun {
-        time: median(times),
-        verified,
-        text,
-    })
-}
-
 /// Runs `f` `trials` times (at least once); returns the median of the seconds
 /// it reports and the last run's result.
 pub(super) fn median_of<T>(
@@ -591,7 +532,7 @@ fn bench_sssp(s: &Setup, spec: &str) -> anyhow::Result<Job> {
         );
         sweep.push((d, ours, theirs));
     }
-    let auto = cpu::obim::auto_delta::<sssp::sssp::Program>(&g, roots[0]);
+    let auto = cpu::obim::cpu_delta::<sssp::sssp::Program>(&g, roots[0]);
     let best = |k: usize| {
         sweep
             .iter()
@@ -737,6 +678,7 @@ where
 {
     let mut checked = true;
     let mut verified = None;
+    let mut env_times = Vec::new();
     let labels: Vec<String> = variants.iter().map(|v| v.label.clone()).collect();
     let points = sweep_threads(
         threads,
@@ -755,23 +697,35 @@ where
             Ok(mean(&per_root))
         },
         |t| {
-            let mut per_root = Vec::new();
-            for (k, &r) in roots.iter().enumerate() {
-                let verify = k == 0 && verified.is_none();
-                let run = gapbs_run(bin, file, Some(r), a.trials, t, extra, verify)?;
-                if run.verified.is_some() {
-                    verified = run.verified;
+            let (best, times) = gapbs_best(|env| {
+                let mut per_root = Vec::new();
+                for (k, &r) in roots.iter().enumerate() {
+                    let verify = k == 0 && verified.is_none();
+                    let run = gapbs_run_in(env, bin, file, Some(r), a.trials, t, extra, verify)?;
+                    if run.verified.is_some() {
+                        verified = run.verified;
+                    }
+                    per_root.push(run.time);
                 }
-                per_root.push(run.time);
-            }
-            Ok(Some(mean(&per_root)))
+                Ok(mean(&per_root))
+            })?;
+            env_times.push(times);
+            Ok(Some(best))
         },
     )?;
     Ok(Measured {
-        points,
+        points: with_env_times(points, env_times),
         checked,
         verified,
     })
+}
+
+/// `points` with gapbs's per-setting times, one entry per point in order.
+pub(super) fn with_env_times(mut points: Vec<Point>, times: Vec<EnvTimes>) -> Vec<Point> {
+    for (p, t) in points.iter_mut().zip(times) {
+        p.gapbs_env = t;
+    }
+    points
 }
 
 pub(super) fn schedule_label(s: Schedule) -> String {
@@ -794,6 +748,7 @@ fn point(threads: usize, ours: Vec<(String, f64)>, gapbs: Option<f64>) -> Point 
         ours_best: best,
         ours_best_schedule: name,
         gapbs,
+        gapbs_env: EnvTimes::new(),
         ratio: gapbs.map(|g| best / g),
     }
 }

@@ -22,8 +22,10 @@ use serde::Serialize;
 use vertex_examples::programs::pagerank;
 
 use super::bench_cpu::{
-    gapbs_run, job, load_unweighted, median_of, sweep_threads, Detail, Job, Measured, Setup,
+    gapbs_run, job, load_unweighted, median_of, sweep_threads, with_env_times, Detail, Job,
+    Measured, Setup,
 };
+use super::bench_cpu_gapbs::{gapbs_best, gapbs_run_in};
 
 /// What a PageRank job records besides the timings.
 #[derive(Serialize)]
@@ -132,6 +134,7 @@ pub(super) fn bench_pr(s: &Setup, spec: &str) -> anyhow::Result<Job> {
     let mut rounds = None;
     let mut ranks = Vec::new();
     let (mut gs_rounds, mut gs_error) = (0u32, 0.0f64);
+    let mut env_times = Vec::new();
     let points = sweep_threads(
         threads,
         &[
@@ -164,11 +167,14 @@ pub(super) fn bench_pr(s: &Setup, spec: &str) -> anyhow::Result<Job> {
             Ok(time)
         },
         |t| {
-            Ok(Some(
-                gapbs_run(bin, &file, None, a.trials, t, &limits, false)?.time,
-            ))
+            let (best, times) = gapbs_best(|env| {
+                Ok(gapbs_run_in(env, bin, &file, None, a.trials, t, &limits, false)?.time)
+            })?;
+            env_times.push(times);
+            Ok(Some(best))
         },
     )?;
+    let points = with_env_times(points, env_times);
 
     let ours_gapbs_error = runtime::oracle::pagerank_residual(g.csr(), &ranks, damping);
     let ours_rounds = rounds.unwrap_or(0);

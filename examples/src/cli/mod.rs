@@ -4,6 +4,7 @@ mod apsp;
 mod bc;
 mod bench;
 mod bench_cpu;
+mod bench_cpu_gapbs;
 mod bench_cpu_pr;
 mod bench_gap;
 mod bench_gap_kernels;

@@ -3,11 +3,18 @@
 //!
 //! `std::sync::Barrier` parks on a futex: a few microseconds per wake-up, paid
 //! twice per bucket pass, and runs have thousands of passes. Here waiters spin
-//! briefly and then yield, so an oversubscribed machine still makes progress.
+//! briefly, then yield a few times, and only then sleep on a condition variable
+//! (as libgomp's default spins and then waits on a futex). Sleeping matters on a
+//! machine shared with other work: a waiter that only yields stays runnable and
+//! takes CPU time from the worker everyone waits for (on a 2-core machine with
+//! other builds running, gapbs under `OMP_WAIT_POLICY=passive` was many times
+//! faster than with spinning waiters). The releasing worker takes the lock only
+//! when someone sleeps.
 //! The barrier can be *poisoned* (a worker panicked in user code): every waiter,
 //! now and later, returns `false` at once instead of waiting forever for it.
 
 use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex, PoisonError};
 
 use crossbeam_utils::CachePadded;
 
@@ -17,12 +24,19 @@ use crossbeam_utils::CachePadded;
 const SPINS: u32 = 2000;
 const SPINS_OVERSUBSCRIBED: u32 = 16;
 
+/// `yield_now` calls after spinning, before a waiter sleeps.
+const YIELDS: u32 = 64;
+
 pub struct SpinBarrier {
     arrived: CachePadded<AtomicUsize>,
     generation: CachePadded<AtomicUsize>,
     poisoned: AtomicBool,
     parties: usize,
     spins: u32,
+    /// Waiters asleep or about to sleep on `wake`.
+    sleepers: CachePadded<AtomicUsize>,
+    lock: Mutex<()>,
+    wake: Condvar,
 }
 
 impl SpinBarrier {
@@ -39,6 +53,9 @@ impl SpinBarrier {
             generation: CachePadded::new(AtomicUsize::new(0)),
             poisoned: AtomicBool::new(false),
             parties: parties.max(1),
+            sleepers: CachePadded::new(AtomicUsize::new(0)),
+            lock: Mutex::new(()),
+            wake: Condvar::new(),
         }
     }
 
@@ -51,7 +68,8 @@ impl SpinBarrier {
             // Reset before releasing: a released worker may arrive at the next
             // barrier at once, and it reads `arrived` after seeing the new generation.
             self.arrived.store(0, Ordering::Relaxed);
-            self.generation.fetch_add(1, Ordering::AcqRel);
+            self.generation.fetch_add(1, Ordering::SeqCst);
+            self.wake_sleepers();
             return !self.poisoned.load(Ordering::Acquire);
         }
         let mut spins = 0u32;
@@ -61,17 +79,47 @@ impl SpinBarrier {
             }
             if spins < self.spins {
                 core::hint::spin_loop();
-                spins += 1;
-            } else {
+            } else if spins < self.spins + YIELDS {
                 std::thread::yield_now();
+            } else {
+                self.sleep(gen);
             }
+            spins = spins.saturating_add(1);
         }
         !self.poisoned.load(Ordering::Acquire)
     }
 
+    /// Sleeps until the generation moves past `gen` or the barrier is poisoned.
+    /// No lost wake-up: the sleeper counts itself before it checks the
+    /// generation, the releaser moves the generation before it reads the count
+    /// (both sequentially consistent), so either the releaser sees the sleeper and
+    /// notifies under the lock, or the sleeper sees the new generation.
+    fn sleep(&self, gen: usize) {
+        self.sleepers.fetch_add(1, Ordering::SeqCst);
+        let mut guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
+        while self.generation.load(Ordering::SeqCst) == gen && !self.poisoned.load(Ordering::SeqCst)
+        {
+            guard = self
+                .wake
+                .wait(guard)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+        drop(guard);
+        self.sleepers.fetch_sub(1, Ordering::SeqCst);
+    }
+
+    /// Wakes the sleepers, if any (after the generation or the poison flag moved).
+    fn wake_sleepers(&self) {
+        if self.sleepers.load(Ordering::SeqCst) > 0 {
+            let _guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
+            self.wake.notify_all();
+        }
+    }
+
     /// Releases every waiter for good (a worker is about to unwind).
     pub fn poison(&self) {
-        self.poisoned.store(true, Ordering::Release);
+        self.poisoned.store(true, Ordering::SeqCst);
+        self.wake_sleepers();
     }
 }
 

@@ -20,6 +20,7 @@ pub mod delta;
 pub mod frontier;
 pub mod gather;
 pub mod gather_async;
+mod level;
 pub mod obim;
 pub mod operator;
 pub mod plot;

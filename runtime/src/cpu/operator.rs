@@ -147,7 +147,7 @@ pub fn check_run<P: VertexProgram>(
 }
 
 /// The bucket width Δ of the priority engines: `aopts.delta`, or derived from the
-/// graph ([`super::obim::auto_delta`]) when not given.
+/// graph ([`super::obim::cpu_delta`]) when not given.
 pub fn resolve_delta<P: VertexProgram>(
     g: &Graph<P::Weight>,
     source: u32,
@@ -158,7 +158,7 @@ pub fn resolve_delta<P: VertexProgram>(
             "delta (bucket width) must be at least 1".into(),
         )),
         Some(d) => Ok(d),
-        None => Ok(super::obim::auto_delta::<P>(g, source)),
+        None => Ok(super::obim::cpu_delta::<P>(g, source)),
     }
 }
 

@@ -16,6 +16,11 @@
 //! see an earlier improvement: fewer rounds, same fixpoint). Non-idempotent ones
 //! (e.g. `sum`) push the state each frontier vertex had at the start of the round.
 //!
+//! Single-source programs that can pull (BFS) run their levels in the `level` module
+//! instead: one team of workers for the whole run, a spinning barrier per level,
+//! gapbs's sliding queue. The rounds below serve everything else (and take over
+//! from `level` if a program's candidate could improve its own frontier).
+//!
 //! Data layout follows gapbs: push rounds read a queue and append to the next one
 //! through per-worker buffers (one `fetch_add` per buffer); pull rounds read the
 //! frontier as a bitmap and write the next one word by word, and the frontier
@@ -32,6 +37,7 @@ use core::sync::atomic::{AtomicU32, Ordering};
 use rayon::prelude::*;
 
 use super::frontier::{Bitmap, LocalIds, Queue};
+use super::level::Outcome;
 use super::{check_source, in_pool, unload, CpuOptions, Direction, RunReport, RunResult};
 use crate::error::Result;
 use crate::graph::{Csr, Graph, Weight};
@@ -96,9 +102,27 @@ fn run_in_pool<P: VertexProgram>(
         .into_par_iter()
         .map(|v| P::State::new_atomic(P::init(v, source)))
         .collect();
+    let mut report = RunReport {
+        schedule: Some(Schedule::Sync),
+        ..RunReport::default()
+    };
+    let pull_capable =
+        !P::WEIGHTED && P::IDEMPOTENT && matches!(P::COMBINE, Combine::Min | Combine::Max);
     let mut cur = Queue::new(n);
     let mut next = Queue::new(n);
-    if P::NEEDS_SOURCE {
+    if P::NEEDS_SOURCE && pull_capable {
+        // BFS-like: levels run by a kept team of workers (see `level`).
+        match super::level::run::<P>(g, &cells, source, direction, &mut report) {
+            Outcome::Done => {
+                report.time = t0.elapsed();
+                return RunResult {
+                    states: unload::<P::State>(&cells),
+                    report,
+                };
+            }
+            Outcome::Handover(front) => cur.append(&front),
+        }
+    } else if P::NEEDS_SOURCE {
         cur.append(&[source]);
     } else {
         (0..n as u32)
@@ -111,12 +135,6 @@ fn run_in_pool<P: VertexProgram>(
     let mut next_bits = Bitmap::new(0);
     let mut form = Form::Queue;
     let mut frontier_len = cur.len();
-    let mut report = RunReport {
-        schedule: Some(Schedule::Sync),
-        ..RunReport::default()
-    };
-    let pull_capable =
-        !P::WEIGHTED && P::IDEMPOTENT && matches!(P::COMBINE, Combine::Min | Combine::Max);
     let track_uniform = pull_capable && direction != Direction::Push;
     let mut uniform = if track_uniform {
         uniform_state::<P>(&cells, cur.ids())
@@ -381,40 +399,14 @@ fn pull_round<P: VertexProgram>(
     };
     let n = cells.len();
     let csc = g.csc();
-    let offsets = csc.offsets();
-    let sources = csc.targets();
-    let front = frontier.words();
     (0..next.num_words())
         .into_par_iter()
         .with_min_len(PULL_GRAIN_WORDS)
         .map(|w| {
-            let mut c = Counters::default();
-            let mut bits = 0u64;
-            let lo = w * 64;
-            let hi = (lo + 64).min(n);
-            // Slices of exactly this word's vertices: no bounds checks per vertex.
-            let offs = &offsets[lo..=hi];
-            for (i, cell) in cells[lo..hi].iter().enumerate() {
-                let cur = P::State::load(cell);
-                if combine::<P>(cur, cand) == cur {
-                    continue;
-                }
-                let ins = &sources[offs[i] as usize..offs[i + 1] as usize];
-                // `position`, not a counter in the loop: this loop is most of a pull
-                // round (gapbs's bottom-up loop does only the bitmap test per edge).
-                let found = ins.iter().position(|&u| {
-                    front[u as usize / 64].load(Ordering::Relaxed) & (1u64 << (u % 64)) != 0
-                });
-                c.edges += found.map_or(ins.len(), |k| k + 1) as u64;
-                if found.is_some() {
-                    // Only this task writes `v` in a pull round.
-                    P::State::store(cell, combine::<P>(cur, cand));
-                    bits |= 1u64 << i;
-                    c.updates += 1;
-                }
-            }
+            let (bits, edges, updates) =
+                super::level::pull_word::<P>(csc, cells, cand, frontier, w, n);
             next.store_word(w, bits);
-            c
+            Counters { edges, updates }
         })
         .reduce(Counters::default, |a, b| a + b)
 }

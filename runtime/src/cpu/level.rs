@@ -1,0 +1,528 @@
+//! Direction-optimizing levels for BFS-like programs, run by a team of workers
+//! kept for the whole traversal — the structure of gapbs `bfs` (one OpenMP team,
+//! a barrier per level) instead of a rayon parallel call per level.
+//!
+//! Why: a level of a 1000² grid holds a few hundred vertices and the grid has
+//! about two thousand levels. Under [`super::sync`]'s generic rounds each level
+//! costs several rayon calls (scout count, push, reduction), and each wakes the
+//! pool's sleeping workers: at two threads that overhead alone made the grid
+//! slower than at one. Here the workers meet at a spinning barrier
+//! ([`SpinBarrier`]) once per level and never sleep in between.
+//!
+//! When it applies: a single-source program that [`super::sync`] may pull
+//! (unweighted, idempotent, `min`/`max` combine). Its frontier is *uniform* (every
+//! member holds the level's state `s`), so a level's candidate is `c = relax(s)`.
+//! While `c` never improves `s` (BFS: `s + 1` does not beat `s`), a vertex changes
+//! at most once in the whole run, so:
+//! * the frontier queue is gapbs's *sliding queue*: one array with a slot per
+//!   vertex, each level's window following the previous one, never reset;
+//! * a push (top-down) level needs no de-duplicating bitmap;
+//! * a pull (bottom-up) level tests each unvisited vertex's in-neighbours against
+//!   the frontier bitmap and stops at the first hit, writing whole words of the
+//!   next bitmap without atomics.
+//!
+//! The first level whose candidate would improve `s` (no shipped program has
+//! one) hands the frontier back to [`super::sync`]'s generic rounds.
+//!
+//! Direction switching follows gapbs: pull once the frontier's out-edges exceed
+//! the unexplored edges / α; keep pulling while the frontier grows or is above
+//! n / β; after pulling, the next scout count starts at 1.
+//!
+//! Protocol. Every worker runs the same loop and takes the same decisions from
+//! values it reads after a barrier. Work inside a phase is handed out in chunks
+//! from a shared cursor (OpenMP's `schedule(dynamic)`). Each phase `p` uses slot
+//! `p % 3` (cursor and sums); worker 0 zeroes slot `(p + 1) % 3` at the start of
+//! phase `p`: every reader of that slot's previous use finished before the barrier
+//! that opened phase `p`, and its next writers start after the barrier that closes
+//! it.
+
+use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+
+use crossbeam_utils::CachePadded;
+
+use super::barrier::SpinBarrier;
+use super::frontier::{Bitmap, LocalIds, Queue};
+use super::operator::combine;
+use super::{Direction, RunReport};
+use crate::graph::{Csr, Graph, Weight};
+use crate::program::{AtomicState, VertexProgram};
+
+const ALPHA: u64 = 15;
+const BETA: u64 = 18;
+
+/// Most frontier vertices per grab in push levels (gapbs's `dynamic, 64`).
+const PUSH_GRAIN: usize = 64;
+
+/// Bitmap words per grab in pull levels (1024 vertices, gapbs's `dynamic, 1024`).
+const PULL_GRAIN_WORDS: usize = 16;
+
+/// Queue ids or bitmap words per grab in the frontier conversions.
+const CONVERT_GRAIN: usize = 1024;
+
+/// What [`run`] left to do.
+pub(super) enum Outcome {
+    /// The traversal is complete.
+    Done,
+    /// A level's candidate would improve the frontier's own state: the generic
+    /// rounds take over from this frontier.
+    Handover(Vec<u32>),
+}
+
+/// One phase's cursor and sums.
+#[derive(Default)]
+struct Slot {
+    cursor: AtomicUsize,
+    /// Vertices that joined the next frontier.
+    found: AtomicU64,
+    /// Out-degrees of those vertices (push levels: Beamer's scout count).
+    scout: AtomicU64,
+}
+
+impl Slot {
+    fn reset(&self) {
+        self.cursor.store(0, Ordering::Relaxed);
+        self.found.store(0, Ordering::Relaxed);
+        self.scout.store(0, Ordering::Relaxed);
+    }
+
+    /// The next chunk `[lo, lo + grain)` of `0..len`, if any is left.
+    #[inline]
+    fn grab(&self, grain: usize, len: usize) -> Option<core::ops::Range<usize>> {
+        let lo = self.cursor.fetch_add(grain, Ordering::Relaxed);
+        (lo < len).then(|| lo..(lo + grain).min(len))
+    }
+}
+
+/// What the team shares.
+struct Shared {
+    /// The sliding queue: every vertex is appended at most once per run.
+    queue: Queue,
+    /// Frontier bitmaps of pull levels, current and next by turns.
+    bits: [Bitmap; 2],
+    slots: [CachePadded<Slot>; 3],
+    barrier: SpinBarrier,
+}
+
+/// Where a worker's copy of the frontier lives.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Form {
+    /// `queue[lo..hi]`.
+    Queue,
+    /// `bits[b]`.
+    Bits,
+}
+
+/// Per-worker result.
+#[derive(Default)]
+struct Tally {
+    edges: u64,
+    updates: u64,
+    rounds: u64,
+    pull_rounds: u64,
+    /// Where the frontier was when a handover was decided (worker 0 only).
+    handover: Option<(Form, core::ops::Range<usize>, usize)>,
+}
+
+/// Runs `P` from `source` on the states `cells` (already initialised) with the
+/// threads of the current rayon pool. The caller checked that `P` is pull-capable
+/// and single-source.
+pub(super) fn run<P: VertexProgram>(
+    g: &Graph<P::Weight>,
+    cells: &[<P::State as AtomicState>::Atomic],
+    source: u32,
+    direction: Direction,
+    report: &mut RunReport,
+) -> Outcome {
+    let n = cells.len();
+    let threads = rayon::current_num_threads();
+    let sh = Shared {
+        queue: Queue::new(n),
+        bits: [Bitmap::new(n), Bitmap::new(n)],
+        slots: Default::default(),
+        barrier: SpinBarrier::new(threads),
+    };
+    sh.queue.append(&[source]);
+    let tallies = rayon::broadcast(|ctx| {
+        let w = Worker::<P> {
+            g,
+            cells,
+            sh: &sh,
+            me: ctx.index(),
+        };
+        // A panic in user code must not leave the other workers at the barrier.
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            w.run(P::State::load(&cells[source as usize]), direction)
+        })) {
+            Ok(t) => t,
+            Err(p) => {
+                sh.barrier.poison();
+                std::panic::resume_unwind(p)
+            }
+        }
+    });
+    report.rounds += tallies[0].rounds;
+    report.pull_rounds += tallies[0].pull_rounds;
+    for t in &tallies {
+        report.edges_relaxed += t.edges;
+        report.updates += t.updates;
+    }
+    match tallies.into_iter().find_map(|t| t.handover) {
+        Some((Form::Queue, window, _)) => {
+            Outcome::Handover(window.map(|i| sh.queue.get(i)).collect())
+        }
+        Some((Form::Bits, _, b)) => Outcome::Handover(sh.bits[b].to_queue()),
+        None => Outcome::Done,
+    }
+}
+
+struct Worker<'a, P: VertexProgram> {
+    g: &'a Graph<P::Weight>,
+    cells: &'a [<P::State as AtomicState>::Atomic],
+    sh: &'a Shared,
+    me: usize,
+}
+
+impl<P: VertexProgram> Worker<'_, P> {
+    /// Opens phase `phase`: worker 0 zeroes the slot the phase after it uses.
+    #[inline]
+    fn open(&self, phase: usize) -> &Slot {
+        if self.me == 0 {
+            self.sh.slots[(phase + 1) % 3].reset();
+        }
+        &self.sh.slots[phase % 3]
+    }
+
+    /// The level loop, from the source's state `s0`. Every worker takes the same
+    /// decisions: they depend only on values read after a barrier.
+    fn run(&self, s0: P::State, direction: Direction) -> Tally {
+        let sh = self.sh;
+        let csr = self.g.csr();
+        let n = self.cells.len();
+        let mut t = Tally::default();
+        let mut phase = 0usize;
+        let mut s = s0;
+        let (mut lo, mut hi) = (0usize, 1usize);
+        let mut form = Form::Queue;
+        let mut b = 0usize;
+        let mut len = 1u64;
+        let mut scout = csr.degree(sh.queue.get(0));
+        let mut edges_to_check = csr.num_edges();
+        let mut pulling = direction == Direction::Pull;
+        let (mut awake, mut old_awake) = (0u64, 0u64);
+        while len > 0 {
+            let Some(cand) = P::relax(s, <P::Weight as Weight>::ONE) else {
+                break; // nothing can change any more
+            };
+            if combine::<P>(s, cand) != s {
+                if self.me == 0 {
+                    t.handover = Some((form, lo..hi, b));
+                }
+                break;
+            }
+            if direction == Direction::Auto {
+                if pulling && !(awake >= old_awake || awake > n as u64 / BETA) {
+                    pulling = false;
+                    scout = 1;
+                }
+                if !pulling {
+                    if scout > edges_to_check / ALPHA {
+                        pulling = true;
+                        awake = len;
+                    } else {
+                        edges_to_check = edges_to_check.saturating_sub(scout);
+                    }
+                }
+            }
+            t.rounds += 1;
+            if pulling {
+                t.pull_rounds += 1;
+                if form == Form::Queue {
+                    if !self.queue_to_bits(&mut phase, lo, hi, b) {
+                        return t;
+                    }
+                    lo = hi;
+                    form = Form::Bits;
+                }
+                let slot = self.open(phase);
+                self.pull(slot, cand, &sh.bits[b], &sh.bits[1 - b], &mut t);
+                if !sh.barrier.wait() {
+                    return t;
+                }
+                phase += 1;
+                b = 1 - b;
+                old_awake = awake;
+                awake = slot.found.load(Ordering::Relaxed);
+                len = awake;
+            } else {
+                if form == Form::Bits {
+                    match self.bits_to_queue(&mut phase, b) {
+                        Some(count) => hi = lo + count,
+                        None => return t,
+                    }
+                    form = Form::Queue;
+                }
+                let slot = self.open(phase);
+                self.push(slot, cand, lo..hi, &mut t);
+                if !sh.barrier.wait() {
+                    return t;
+                }
+                phase += 1;
+                // From the slot, not the queue's tail: a worker already past the
+                // barrier may be appending the next level.
+                len = slot.found.load(Ordering::Relaxed);
+                lo = hi;
+                hi = lo + len as usize;
+                scout = slot.scout.load(Ordering::Relaxed);
+            }
+            s = cand;
+        }
+        t
+    }
+
+    /// Two phases: clear `bits[b]`, then set the bits of `queue[lo..hi]`.
+    fn queue_to_bits(&self, phase: &mut usize, lo: usize, hi: usize, b: usize) -> bool {
+        let sh = self.sh;
+        let bits = &sh.bits[b];
+        let slot = self.open(*phase);
+        while let Some(r) = slot.grab(CONVERT_GRAIN, bits.num_words()) {
+            for w in r {
+                bits.store_word(w, 0);
+            }
+        }
+        *phase += 1;
+        if !sh.barrier.wait() {
+            return false;
+        }
+        let slot = self.open(*phase);
+        while let Some(r) = slot.grab(CONVERT_GRAIN, hi - lo) {
+            for i in r {
+                bits.insert(sh.queue.get(lo + i));
+            }
+        }
+        *phase += 1;
+        sh.barrier.wait()
+    }
+
+    /// One phase: append the set bits of `bits[b]` to the queue; returns how many
+    /// (`None`: the barrier was poisoned).
+    fn bits_to_queue(&self, phase: &mut usize, b: usize) -> Option<usize> {
+        let sh = self.sh;
+        let bits = &sh.bits[b];
+        let slot = self.open(*phase);
+        let mut buf = LocalIds::default();
+        let nw = bits.num_words();
+        let mut count = 0u64;
+        while let Some(r) = slot.grab(CONVERT_GRAIN / 16, nw) {
+            for wi in r {
+                let mut w = bits.word(wi);
+                count += u64::from(w.count_ones());
+                while w != 0 {
+                    let i = wi * 64 + w.trailing_zeros() as usize;
+                    w &= w - 1;
+                    buf.push(&sh.queue, i as u32);
+                }
+            }
+        }
+        buf.flush(&sh.queue);
+        slot.found.fetch_add(count, Ordering::Relaxed);
+        *phase += 1;
+        sh.barrier
+            .wait()
+            .then(|| slot.found.load(Ordering::Relaxed) as usize)
+    }
+
+    /// A top-down level over `queue[window]`: arrivals of `cand` that change a
+    /// state join the queue past the window.
+    fn push(&self, slot: &Slot, cand: P::State, window: core::ops::Range<usize>, t: &mut Tally) {
+        let sh = self.sh;
+        let csr = self.g.csr();
+        let offsets = csr.offsets();
+        let targets = csr.targets();
+        let cells = self.cells;
+        let len = window.len();
+        let threads = rayon::current_num_threads();
+        // Small frontiers (a grid's levels, a Kronecker graph's first hubs) get
+        // small grabs so that every worker has some.
+        let grain = (len / (8 * threads)).clamp(1, PUSH_GRAIN);
+        let mut buf = LocalIds::default();
+        let (mut edges, mut found, mut scout) = (0u64, 0u64, 0u64);
+        while let Some(r) = slot.grab(grain, len) {
+            for i in r {
+                let u = sh.queue.get(window.start + i);
+                let es = &targets[offsets[u as usize] as usize..offsets[u as usize + 1] as usize];
+                edges += es.len() as u64;
+                for &v in es {
+                    debug_assert!((v as usize) < cells.len());
+                    // SAFETY: every target of a `Csr` is below its vertex count
+                    // (checked by `Csr::from_parts`, guaranteed by the builder),
+                    // and `cells` has one entry per vertex.
+                    let cell = unsafe { cells.get_unchecked(v as usize) };
+                    let cur = P::State::load(cell);
+                    if combine::<P>(cur, cand) == cur {
+                        continue;
+                    }
+                    let old = P::State::fetch_combine(cell, P::COMBINE, cand, P::combine);
+                    if combine::<P>(old, cand) != old {
+                        found += 1;
+                        scout += csr.degree(v);
+                        buf.push(&sh.queue, v);
+                    }
+                }
+            }
+        }
+        buf.flush(&sh.queue);
+        slot.found.fetch_add(found, Ordering::Relaxed);
+        slot.scout.fetch_add(scout, Ordering::Relaxed);
+        t.edges += edges;
+        t.updates += found;
+    }
+
+    /// A bottom-up level: every vertex `cand` can still improve looks for a member
+    /// of `front` among its in-neighbours and stops at the first. A grab owns whole
+    /// words of `next`, so they are stored without atomics.
+    fn pull(&self, slot: &Slot, cand: P::State, front: &Bitmap, next: &Bitmap, t: &mut Tally) {
+        let csc = self.g.csc();
+        let n = self.cells.len();
+        let (edges, found) = pull_words::<P>(csc, self.cells, slot, cand, front, next, n);
+        slot.found.fetch_add(found, Ordering::Relaxed);
+        t.edges += edges;
+        t.updates += found;
+    }
+}
+
+/// The body of [`Worker::pull`]: `(edges tested, vertices found)`.
+#[inline]
+fn pull_words<P: VertexProgram>(
+    csc: &Csr<P::Weight>,
+    cells: &[<P::State as AtomicState>::Atomic],
+    slot: &Slot,
+    cand: P::State,
+    front: &Bitmap,
+    next: &Bitmap,
+    n: usize,
+) -> (u64, u64) {
+    let (mut edges, mut found) = (0u64, 0u64);
+    while let Some(r) = slot.grab(PULL_GRAIN_WORDS, next.num_words()) {
+        for w in r {
+            let (bits, e, f) = pull_word::<P>(csc, cells, cand, front, w, n);
+            next.store_word(w, bits);
+            edges += e;
+            found += f;
+        }
+    }
+    (edges, found)
+}
+
+/// Bottom-up over the 64 vertices of word `w`: each one `cand` can still improve
+/// scans its in-neighbours (`csc`) for a member of `front`, stops at the first,
+/// and takes `cand`. Returns the word of vertices that did, the edges tested and
+/// how many vertices changed. The caller owns word `w` (no one else writes
+/// those vertices' states during the level).
+#[inline]
+pub(super) fn pull_word<P: VertexProgram>(
+    csc: &Csr<P::Weight>,
+    cells: &[<P::State as AtomicState>::Atomic],
+    cand: P::State,
+    front: &Bitmap,
+    w: usize,
+    n: usize,
+) -> (u64, u64, u64) {
+    let offsets = csc.offsets();
+    let sources = csc.targets();
+    let words = front.words();
+    assert!(
+        words.len() * 64 >= n,
+        "the frontier bitmap covers every vertex"
+    );
+    let (mut bits, mut edges, mut found) = (0u64, 0u64, 0u64);
+    let lo = w * 64;
+    let hi = (lo + 64).min(n);
+    // Slices of exactly this word's vertices: no bounds checks per vertex.
+    let offs = &offsets[lo..=hi];
+    for (i, cell) in cells[lo..hi].iter().enumerate() {
+        let cur = P::State::load(cell);
+        if combine::<P>(cur, cand) == cur {
+            continue;
+        }
+        let ins = &sources[offs[i] as usize..offs[i + 1] as usize];
+        let mut tested = ins.len();
+        // gapbs's bottom-up loop: one bitmap test per edge, out at the first hit.
+        for (k, &u) in ins.iter().enumerate() {
+            debug_assert!((u as usize) < n);
+            // SAFETY: every target of a `Csr` is below its vertex count (checked
+            // by `Csr::from_parts`, guaranteed by the builder), `n` is that count
+            // (one cell per vertex), and `words.len() * 64 >= n` was asserted above,
+            // so `u / 64` is a valid word index.
+            let word = unsafe { words.get_unchecked(u as usize / 64) };
+            if word.load(Ordering::Relaxed) & (1u64 << (u % 64)) != 0 {
+                tested = k + 1;
+                P::State::store(cell, combine::<P>(cur, cand));
+                bits |= 1u64 << i;
+                found += 1;
+                break;
+            }
+        }
+        edges += tested as u64;
+    }
+    (bits, edges, found)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::cpu::{sync, CpuOptions, Direction};
+    use crate::graph::{build, BuildOptions, EdgeList};
+    use crate::program::{Combine, Schedule, VertexProgram};
+
+    /// A BFS-shaped program whose candidate improves the frontier's own state
+    /// (`relax` counts down under `min`): the team must hand over at once.
+    #[derive(Clone, Copy)]
+    struct Countdown;
+
+    impl VertexProgram for Countdown {
+        type State = u32;
+        type Weight = u32;
+        const NAME: &'static str = "countdown_test";
+        const COMBINE: Combine = Combine::Min;
+        const IDEMPOTENT: bool = true;
+        const WEIGHTED: bool = false;
+        const NEEDS_SOURCE: bool = true;
+        const HAS_PRIORITY: bool = false;
+        const SEMIRING: bool = false;
+        const SCHEDULES: &'static [Schedule] = &[Schedule::Sync];
+        fn init(v: u32, source: u32) -> u32 {
+            if v == source {
+                5
+            } else {
+                u32::MAX
+            }
+        }
+        fn relax(s: u32, _w: u32) -> Option<u32> {
+            s.checked_sub(1)
+        }
+        fn combine(a: u32, b: u32) -> u32 {
+            a.min(b)
+        }
+        fn priority(s: u32) -> u32 {
+            s
+        }
+    }
+
+    #[test]
+    fn a_candidate_that_improves_the_frontier_hands_over() {
+        let mut el = EdgeList::<u32>::new(4);
+        el.edges = vec![[0, 1], [1, 2]];
+        let g = build(&el, BuildOptions::undirected()).unwrap();
+        for d in [Direction::Push, Direction::Pull, Direction::Auto] {
+            for t in [1, 3] {
+                let o = CpuOptions {
+                    threads: Some(t),
+                    direction: d,
+                };
+                let r = sync::run::<Countdown>(&g, 0, &o).unwrap();
+                // Levels alternate between {1} and {0, 2} counting down until 1
+                // holds 0 (whose relax is `None`); vertex 3 is isolated.
+                assert_eq!(r.states, vec![1, 0, 1, u32::MAX], "{d:?} t{t}");
+            }
+        }
+    }
+}
