@@ -16,8 +16,8 @@
 //! * a program whose `combine` is not idempotent (a sum) always gets the balanced
 //!   kernel: the queue-based kernels could add a contribution twice.
 
-use super::bfs::BfsKernel;
-use super::program::{gpu_delta, uniform_frontier, GpuProgram};
+use super::options::BfsKernel;
+use super::program_api::{gpu_delta, uniform_frontier, GpuProgram};
 use crate::cpu::auto::{probe, Probe};
 use crate::graph::Graph;
 use crate::program::VertexProgram;

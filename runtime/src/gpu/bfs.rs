@@ -1,65 +1,25 @@
 //! BFS on the GPU: the seed 000 kernels (naive full scan, edge-chunk balanced)
-//! driven through `driver`, timed with CUDA events.
+//! driven through `driver`, or the direction-optimizing kernel through
+//! [`super::direction`], timed with CUDA events. A front end: the options and
+//! result types of the built-in BFS, and [`Device::bfs`].
+//!
+//! [`Device`], [`DeviceGraph`] ([`super::device`]) and the kernel settings
+//! ([`super::options`]) are re-exported here, where they were first defined.
 
 use std::time::Instant;
 
-use cudarc::driver::{CudaEvent, CudaFunction, PushKernelArg};
+use cudarc::driver::{CudaEvent, PushKernelArg};
 use rayon::prelude::*;
 
-use super::cuda::{DevBuf, DeviceInfo, Gpu};
-use super::direction::{self, DirectionKernels, GpuDirection, LevelLog, Pull};
+use super::cuda::{DevBuf, Gpu};
+use super::direction::{self, DirectionKernels, GpuDirection, LevelLog};
 use super::driver::{self, LevelExec};
 use crate::error::{Error, Result};
-use crate::graph::{Csr, Graph, Weight};
+use crate::graph::{Csr, Weight};
 
-/// Which level kernel to run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum BfsKernel {
-    /// Seed 000 Alg. 2: one thread per vertex, full scan every level.
-    Naive,
-    /// Seed 000 Alg. 3 + 4: one thread per chunk of `max_edge_count` edges.
-    Balanced,
-    /// Direction-optimizing: top-down over a work list of the frontier's edge
-    /// chunks (`max_edge_count` edges each), bottom-up when the frontier is large
-    /// (see [`super::direction`]).
-    Direction,
-    /// One persistent cooperative launch runs every level on the device, with
-    /// compacted frontier queues and device-side near-far buckets (see
-    /// [`super::resident`]): the strategy for high-diameter graphs. Programs only.
-    Resident,
-    /// Picked from the program and the graph ([`super::auto`]).
-    Auto,
-}
-
-impl BfsKernel {
-    /// The name the command line takes.
-    pub fn name(self) -> &'static str {
-        match self {
-            BfsKernel::Naive => "naive",
-            BfsKernel::Balanced => "balanced",
-            BfsKernel::Direction => "direction",
-            BfsKernel::Resident => "resident",
-            BfsKernel::Auto => "auto",
-        }
-    }
-}
-
-impl std::str::FromStr for BfsKernel {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self> {
-        match s {
-            "naive" => Ok(BfsKernel::Naive),
-            "balanced" => Ok(BfsKernel::Balanced),
-            "direction" => Ok(BfsKernel::Direction),
-            "resident" => Ok(BfsKernel::Resident),
-            "auto" => Ok(BfsKernel::Auto),
-            _ => Err(Error::InvalidArgument(format!(
-                "unknown GPU kernel `{s}` (expected auto, naive, balanced, direction or resident)"
-            ))),
-        }
-    }
-}
+pub use super::device::{Device, DeviceGraph};
+use super::options::Pull;
+pub use super::options::{BfsKernel, DEFAULT_LEVELS_PER_SYNC, DEFAULT_MAX_EDGE_COUNT};
 
 /// How a newly reached vertex is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -87,20 +47,6 @@ pub struct GpuBfsOptions {
     /// Whether the direction kernel may go bottom-up.
     pub pull: Pull,
 }
-
-/// Default edges per thread (balanced) or per work item (direction): the best of
-/// the sweep on an H100 (docs/results/h100/gpu-bfs.json: 50.4 vs 42.8 GTEPS at
-/// seed 000's 16, Kronecker 20). One value for the hand kernels, the programs'
-/// kernels and the CLI.
-pub const DEFAULT_MAX_EDGE_COUNT: u64 = 64;
-
-/// Levels launched between two host waits. The balanced/naive kernels read a
-/// ring of level flags once per batch; the direction kernel plans each level's
-/// direction on the device (`kernels_rs::direction::plan_level`), so the host
-/// neither reads counters nor decides between levels. Levels launched past the
-/// end return at once (a few microseconds each). 1 restores one host round trip
-/// per level (the host then chooses the direction).
-pub const DEFAULT_LEVELS_PER_SYNC: u32 = 8;
 
 impl Default for GpuBfsOptions {
     fn default() -> Self {
@@ -134,39 +80,13 @@ impl GpuBfsOptions {
 
     /// Checks the settings against a graph.
     pub fn validate(&self) -> Result<()> {
-        validate_launch(
+        super::options::validate_launch(
             self.kernel,
             self.max_edge_count,
             self.block_size,
             self.levels_per_sync,
         )
     }
-}
-
-/// The launch settings every level-kernel run shares (hand-written BFS and
-/// `#[vertex_program]` kernels alike).
-pub(crate) fn validate_launch(
-    kernel: BfsKernel,
-    max_edge_count: u64,
-    block_size: u32,
-    levels_per_sync: u32,
-) -> Result<()> {
-    if kernel != BfsKernel::Naive && max_edge_count == 0 {
-        return Err(Error::InvalidArgument(
-            "--max-edge-count must be at least 1".into(),
-        ));
-    }
-    if block_size == 0 || block_size > 1024 {
-        return Err(Error::InvalidArgument(format!(
-            "block size {block_size} is not in 1..=1024"
-        )));
-    }
-    if levels_per_sync == 0 || levels_per_sync > 64 {
-        return Err(Error::InvalidArgument(format!(
-            "levels per sync {levels_per_sync} is not in 1..=64"
-        )));
-    }
-    Ok(())
 }
 
 /// Result and timings of one BFS (GPU or emulated).
@@ -224,253 +144,7 @@ pub(crate) fn reach_counts(offsets: &[u64], levels: &[u32]) -> (u64, u64) {
         .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
 }
 
-/// A graph resident on the device (CSR: `u64` offsets, `u32` targets).
-pub struct DeviceGraph {
-    pub(super) n: u64,
-    pub(super) m: u64,
-    pub(super) offsets: DevBuf<u64>,
-    pub(super) targets: DevBuf<u32>,
-    /// Edge weights as bytes (only uploaded for programs that read them).
-    pub(super) weights: Option<DevBuf<u8>>,
-    /// Host copy of the offsets, for counting traversed edges.
-    pub(super) host_offsets: Vec<u64>,
-    /// Where bottom-up levels find in-edges.
-    pub(super) incoming: Incoming,
-}
-
-/// In-edges of a device graph, which bottom-up traversal reads.
-pub(super) enum Incoming {
-    /// Uploaded from a bare CSR: not known (bottom-up is not used).
-    Unknown,
-    /// Symmetric graph: the CSR is its own transpose.
-    Symmetric,
-    /// The transpose, uploaded next to the CSR.
-    Transpose {
-        offsets: DevBuf<u64>,
-        sources: DevBuf<u32>,
-    },
-}
-
-impl DeviceGraph {
-    pub fn num_vertices(&self) -> u64 {
-        self.n
-    }
-    pub fn num_edges(&self) -> u64 {
-        self.m
-    }
-
-    /// Device pointers of the in-edge offsets and sources and their count, if known.
-    pub(super) fn incoming(&self) -> Option<(u64, u64, u64)> {
-        match &self.incoming {
-            Incoming::Unknown => None,
-            Incoming::Symmetric => Some((self.offsets.ptr, self.targets.ptr, self.m)),
-            Incoming::Transpose { offsets, sources } => {
-                Some((offsets.ptr, sources.ptr, sources.len as u64))
-            }
-        }
-    }
-}
-
-/// A GPU with the vertex kernels loaded; reusable across graphs and runs.
-pub struct Device {
-    pub(super) gpu: Gpu,
-    pub(super) k: Kernels,
-}
-
-pub(super) struct Kernels {
-    init: CudaFunction,
-    td_chunks: CudaFunction,
-    td_select: CudaFunction,
-    td_relax: CudaFunction,
-    bottom_up: CudaFunction,
-    build_sv: CudaFunction,
-    pub(super) check_tree: CudaFunction,
-    pub(super) plan: CudaFunction,
-    pub(super) plan_pass: CudaFunction,
-    naive: CudaFunction,
-    balanced: CudaFunction,
-    min_naive: CudaFunction,
-    min_balanced: CudaFunction,
-}
-
 impl Device {
-    /// Opens CUDA device `ordinal` and loads the kernels.
-    pub fn open(ordinal: usize) -> Result<Device> {
-        let ptx = super::ptx::source()?;
-        let gpu = Gpu::open(ordinal, &ptx)?;
-        let k = Kernels {
-            init: gpu.function("bfs_init")?,
-            td_chunks: gpu.function("bfs_td_chunks")?,
-            td_select: gpu.function("bfs_td_select")?,
-            td_relax: gpu.function("bfs_td_relax")?,
-            bottom_up: gpu.function("bfs_bottom_up")?,
-            build_sv: gpu.function("vertex_build_sv")?,
-            check_tree: gpu.function("vertex_check_bfs_tree")?,
-            plan: gpu.function("vertex_plan_level")?,
-            plan_pass: gpu.function("vertex_plan_pass")?,
-            naive: gpu.function("bfs_naive_level")?,
-            balanced: gpu.function("bfs_balanced_level")?,
-            min_naive: gpu.function("bfs_min_naive_level")?,
-            min_balanced: gpu.function("bfs_min_balanced_level")?,
-        };
-        Ok(Device { gpu, k })
-    }
-
-    /// Name, memory and so on.
-    pub fn info(&self) -> &DeviceInfo {
-        &self.gpu.info
-    }
-
-    /// Free device memory in bytes.
-    pub fn free_memory(&self) -> Result<u64> {
-        self.gpu.free_memory()
-    }
-
-    /// Measured device-to-device copy bandwidth, GB/s (see [`Gpu::copy_bandwidth_gbs`]).
-    pub fn copy_bandwidth_gbs(&self) -> Result<f64> {
-        self.gpu.copy_bandwidth_gbs()
-    }
-
-    /// Copies a graph's CSR to the device (weights are not needed by BFS and stay
-    /// behind). Checks free memory first.
-    pub fn upload<W: Weight>(&self, csr: &Csr<W>) -> Result<DeviceGraph> {
-        self.upload_graph(csr, false)
-    }
-
-    /// Like [`Self::upload`], and the edge weights too (for weighted programs).
-    pub fn upload_weighted<W: Weight>(&self, csr: &Csr<W>) -> Result<DeviceGraph> {
-        self.upload_graph(csr, true)
-    }
-
-    /// Checks, before anything is uploaded or allocated, that a direction-optimizing
-    /// traversal of `g` fits: the CSR (and its transpose unless symmetric), state
-    /// and parents, bitmaps and the work list. The error names what was asked for
-    /// and how much is free ([`Error::GpuOutOfMemory`]).
-    pub fn check_traversal_fits<W: Weight>(
-        &self,
-        g: &Graph<W>,
-        state_size: usize,
-        parents: bool,
-        chunk: u64,
-    ) -> Result<()> {
-        let (n, m) = (g.num_vertices() as u64, g.num_edges());
-        self.check_traversal_size_fits(n, m, g.is_symmetric(), state_size, parents, chunk, 0)
-    }
-
-    /// [`Self::check_traversal_fits`] for a graph known by its size only, e.g.
-    /// an upper bound before the graph is generated, so that a run that cannot
-    /// fit stops before minutes of construction; `extra` bytes are added (other
-    /// buffers the caller will hold at the same time).
-    #[allow(clippy::too_many_arguments)]
-    pub fn check_traversal_size_fits(
-        &self,
-        n: u64,
-        m: u64,
-        symmetric: bool,
-        state_size: usize,
-        parents: bool,
-        chunk: u64,
-        extra: u64,
-    ) -> Result<()> {
-        let (nu, mu) = (n as usize, m as usize);
-        let csr = DevBuf::<u64>::bytes_for(nu + 1) + DevBuf::<u32>::bytes_for(mu);
-        let graph = if symmetric { csr } else { 2 * csr };
-        let arrays = DevBuf::<u8>::bytes_for(nu.saturating_mul(state_size))
-            + if parents {
-                DevBuf::<u32>::bytes_for(nu)
-            } else {
-                0
-            }
-            + GpuDirection::bytes(n, m, chunk.max(1), state_size);
-        self.gpu.check_fits(
-            &format!(
-                "a traversal of {n} vertices and {m} edges (graph, state, bitmaps, work list{})",
-                if extra > 0 {
-                    ", validation buffers"
-                } else {
-                    ""
-                }
-            ),
-            graph.saturating_add(arrays).saturating_add(extra),
-        )
-    }
-
-    /// Uploads one part of a multi-GPU partition: its slice of the out-edges (and
-    /// their weights if `weights`) and its vertices' in-edges.
-    pub fn upload_part<W: Weight>(
-        &self,
-        pg: &super::multi::PartGraph<W>,
-        weights: bool,
-    ) -> Result<DeviceGraph> {
-        let n = pg.incoming.num_vertices();
-        let m_in = pg.incoming.num_edges() as usize;
-        self.gpu.check_fits(
-            &format!("in-edges of a graph part ({m_in} edges)"),
-            DevBuf::<u64>::bytes_for(n + 1) + DevBuf::<u32>::bytes_for(m_in),
-        )?;
-        let offsets = self
-            .gpu
-            .upload(pg.incoming.offsets(), "part in-edge offsets")?;
-        let sources = self
-            .gpu
-            .upload(pg.incoming.targets(), "part in-edge sources")?;
-        let mut d = self.upload_graph(&pg.out, weights)?;
-        d.incoming = Incoming::Transpose { offsets, sources };
-        Ok(d)
-    }
-
-    /// Uploads a graph with what direction-optimizing traversal needs: nothing
-    /// more for a symmetric graph, the transpose (in-edges) otherwise; weights too
-    /// if `weights`. Memory is checked for both before anything is allocated.
-    pub fn upload_traversal<W: Weight>(&self, g: &Graph<W>, weights: bool) -> Result<DeviceGraph> {
-        if g.is_symmetric() {
-            let mut d = self.upload_graph(g.csr(), weights)?;
-            d.incoming = Incoming::Symmetric;
-            return Ok(d);
-        }
-        let (n, m) = (g.num_vertices(), g.num_edges() as usize);
-        self.gpu.check_fits(
-            &format!("graph CSR and transpose ({n} vertices, {m} edges)"),
-            2 * (DevBuf::<u64>::bytes_for(n + 1) + DevBuf::<u32>::bytes_for(m)),
-        )?;
-        let csc = g.csc();
-        let offsets = self.gpu.upload(csc.offsets(), "transpose offsets")?;
-        let sources = self.gpu.upload(csc.targets(), "transpose sources")?;
-        let mut d = self.upload_graph(g.csr(), weights)?;
-        d.incoming = Incoming::Transpose { offsets, sources };
-        Ok(d)
-    }
-
-    fn upload_graph<W: Weight>(&self, csr: &Csr<W>, with_weights: bool) -> Result<DeviceGraph> {
-        let n = csr.num_vertices();
-        let m = csr.num_edges() as usize;
-        let weight_bytes = match (with_weights, csr.weights()) {
-            (true, Some(w)) => Some(bytemuck::cast_slice::<W, u8>(w)),
-            _ => None,
-        };
-        let bytes = DevBuf::<u64>::bytes_for(n + 1)
-            + DevBuf::<u32>::bytes_for(m)
-            + weight_bytes.map_or(0, |w| DevBuf::<u8>::bytes_for(w.len()));
-        self.gpu
-            .check_fits(&format!("graph CSR ({n} vertices, {m} edges)"), bytes)?;
-        let offsets = self.gpu.upload(csr.offsets(), "CSR offsets")?;
-        let targets = self.gpu.upload(csr.targets(), "CSR targets")?;
-        let weights = match weight_bytes {
-            Some(w) => Some(self.gpu.upload(w, "edge weights")?),
-            None => None,
-        };
-        self.gpu.sync("graph upload")?;
-        Ok(DeviceGraph {
-            n: n as u64,
-            m: m as u64,
-            offsets,
-            targets,
-            weights,
-            host_offsets: csr.offsets().to_vec(),
-            incoming: Incoming::Unknown,
-        })
-    }
-
     /// BFS from `source` on an uploaded graph.
     pub fn bfs(&self, g: &DeviceGraph, source: u32, opts: &GpuBfsOptions) -> Result<GpuBfsResult> {
         let opts = &opts.builtin()?;

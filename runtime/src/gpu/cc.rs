@@ -16,9 +16,9 @@ use std::time::Instant;
 
 use cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
 
-use super::bfs::{Device, DeviceGraph, Incoming};
 use super::cuda::{cuda_err, DevBuf, Gpu};
-use super::emulate::{emulated_grid, launch, SharedPtr};
+use super::device::{Device, DeviceGraph, Incoming};
+use super::launch::{emulated_grid, launch, SharedPtr};
 use crate::cc::{most_frequent, AfforestOptions};
 use crate::error::{Error, Result};
 use crate::graph::{Graph, Weight};

@@ -8,8 +8,8 @@
 
 use std::time::Duration;
 
-use super::bfs::{Device, DeviceGraph};
-use super::program::{GpuProgram, ProgramKernels, ProgramOptions};
+use super::device::{Device, DeviceGraph};
+use super::program_api::{GpuProgram, ProgramKernels, ProgramOptions};
 use crate::cpu::compare::Runner;
 use crate::cpu::{RunReport, RunResult};
 use crate::error::{Error, Result};

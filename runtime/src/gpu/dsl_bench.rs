@@ -5,8 +5,10 @@
 use std::path::{Path, PathBuf};
 
 use super::bench::{kronecker_csr, pick_roots, HostInfo};
-use super::bfs::{BfsCombine, BfsKernel, Device, GpuBfsOptions};
-use super::program::{GpuProgram, ProgramOptions};
+use super::bfs::{BfsCombine, GpuBfsOptions};
+use super::device::Device;
+use super::options::BfsKernel;
+use super::program_api::{GpuProgram, ProgramOptions};
 use crate::error::{Error, Result};
 use crate::oracle;
 use crate::program::VertexProgram;
@@ -24,7 +26,7 @@ pub struct Side {
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct DslReport {
     pub command: String,
-    pub device: super::DeviceInfo,
+    pub device: super::cuda::DeviceInfo,
     pub host: HostInfo,
     pub scale: u32,
     pub edgefactor: u64,

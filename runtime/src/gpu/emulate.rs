@@ -1,65 +1,25 @@
-//! Host emulation of the GPU kernels: the same kernel bodies, a simulated grid.
+//! The built-in GPU BFS emulated on the host: the same kernel bodies over a
+//! simulated grid ([`launch`], from [`super::launch`]) and the same driver loop as
+//! the device backend (`driver`, or the direction loop of [`super::direction`]).
 //!
-//! [`launch`] runs a kernel body for every thread of a 1-D grid: blocks in
-//! parallel on rayon, the threads of a block one after another. The bodies are
-//! `kernels_rs::entry` functions called with host pointers, exactly as the PTX
-//! entry points call them with device pointers, and they update state with real
-//! `core::sync::atomic` atomics, so races between simulated threads are real
-//! races between OS threads. This is how CI, which has no GPU, tests kernel logic.
-//!
-//! Limits: no shared memory and no intra-block barriers (the seed 000 kernels use
-//! neither); a kernel needing `__syncthreads` would need a different launcher.
-//!
-//! [`bfs`] runs the whole GPU BFS — the same driver loop as the device backend
-//! (`driver`) — on the host.
+//! [`bfs`] runs the seed 000 kernels, [`bfs_direction`] the direction-optimizing
+//! one. [`launch`] and [`emulated_grid`] are re-exported here, where they lived
+//! before [`super::launch`] existed.
 
 use std::time::Instant;
 
 use kernels_rs::bfs::{Bfs, BfsAtomicMin};
 use kernels_rs::entry::{self, RawLevel};
-use kernels_rs::{Program, ThreadCtx};
-use rayon::prelude::*;
+use kernels_rs::Program;
 
-use super::bfs::{reach_counts, BfsCombine, BfsKernel, GpuBfsOptions, GpuBfsResult};
-use super::direction::{self, HostDirection, Pull};
+use super::bfs::{reach_counts, BfsCombine, GpuBfsOptions, GpuBfsResult};
+use super::direction::{self, HostDirection};
 use super::driver::{self, LevelExec};
+use super::launch::SharedPtr;
+pub use super::launch::{emulated_grid, launch};
+use super::options::{BfsKernel, Pull};
 use crate::error::{Error, Result};
 use crate::graph::{Csr, Graph, Weight};
-
-/// Runs `body` once per thread of a grid of `grid` blocks of `block` threads.
-pub fn launch(grid: u32, block: u32, body: impl Fn(ThreadCtx) + Sync) {
-    (0..grid).into_par_iter().for_each(|b| {
-        for t in 0..block {
-            body(ThreadCtx {
-                thread_idx: t,
-                block_idx: b,
-                block_dim: block,
-                grid_dim: grid,
-            });
-        }
-    });
-}
-
-/// Grid size the emulator uses for `work` items: like the GPU's, but capped, so
-/// that the grid-stride loops of the kernels are exercised too.
-pub fn emulated_grid(work: u64, block: u32, max_blocks: u32) -> u32 {
-    (work.div_ceil(block as u64).max(1)).min(max_blocks as u64) as u32
-}
-
-/// A raw pointer that may cross rayon threads. The kernels' contract (disjoint
-/// or atomic access) is what makes sharing it sound.
-#[derive(Clone, Copy)]
-pub(crate) struct SharedPtr<T>(pub(crate) *mut T);
-// SAFETY: kernel bodies only access the pointee through atomics or disjoint writes.
-unsafe impl<T> Send for SharedPtr<T> {}
-// SAFETY: as above.
-unsafe impl<T> Sync for SharedPtr<T> {}
-impl<T> SharedPtr<T> {
-    /// The pointer (a method, so closures capture the whole `Sync` wrapper).
-    pub(crate) fn get(self) -> *mut T {
-        self.0
-    }
-}
 
 /// Host buffers of one emulated BFS.
 struct HostExec<'a> {

@@ -24,8 +24,8 @@ use cudarc::driver::{CudaFunction, CudaModule, PushKernelArg};
 use kernels_rs::gather::{fold_tallies, Tally, TALLY_WORDS};
 use rayon::prelude::*;
 
-use super::bfs::Device;
 use super::cuda::{cuda_err, DevBuf, Gpu};
+use super::device::Device;
 use crate::error::{Error, Result};
 use crate::gather::{
     init_states, weights_of, GatherOptions, GatherProgram, GatherReport, Resolved, StopReason,
@@ -53,8 +53,8 @@ impl Default for GatherGpuOptions {
 
 impl GatherGpuOptions {
     fn validate(&self) -> Result<()> {
-        super::bfs::validate_launch(
-            super::BfsKernel::Balanced,
+        super::options::validate_launch(
+            super::options::BfsKernel::Balanced,
             self.max_edge_count,
             self.block_size,
             1,

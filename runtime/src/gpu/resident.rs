@@ -17,9 +17,9 @@ use cudarc::driver::{LaunchConfig, PushKernelArg};
 use kernels_rs::resident::{self as k, Team, CTL_WORDS};
 use kernels_rs::ThreadCtx;
 
-use super::bfs::{Device, DeviceGraph};
 use super::cuda::{cuda_err, DevBuf, Gpu};
-use super::program::{check_run, GpuProgram, ProgramKernels, ProgramOptions, ProgramRun};
+use super::device::{Device, DeviceGraph};
+use super::program_api::{check_run, GpuProgram, ProgramKernels, ProgramOptions, ProgramRun};
 use crate::error::{Error, Result};
 use crate::graph::Csr;
 use crate::program::VertexProgram;
@@ -86,7 +86,8 @@ impl ResidentStats {
 /// The bucket width the kernel takes (`0` = no far pile): the options' Δ for
 /// programs with a priority, clamped to the priority's range.
 fn kernel_delta<P: GpuProgram>(opts: &ProgramOptions) -> u32 {
-    super::program::bucket_delta::<P>(opts).map_or(0, |d| d.clamp(1, u64::from(u32::MAX)) as u32)
+    super::program_api::bucket_delta::<P>(opts)
+        .map_or(0, |d| d.clamp(1, u64::from(u32::MAX)) as u32)
 }
 
 /// The first queue and the control block: the source (or every vertex, for
@@ -103,7 +104,7 @@ fn initial<P: GpuProgram>(n: usize, source: u32, delta: u32) -> (Vec<u32>, [u32;
     ctl[k::CURSOR + 2] = if delta == 0 || !P::NEEDS_SOURCE {
         u32::MAX
     } else {
-        let p0 = <P as VertexProgram>::priority(super::program::source_state::<P>(source));
+        let p0 = <P as VertexProgram>::priority(super::program_api::source_state::<P>(source));
         (p0 / delta)
             .checked_add(1)
             .and_then(|b| b.checked_mul(delta))
@@ -115,7 +116,7 @@ fn initial<P: GpuProgram>(n: usize, source: u32, delta: u32) -> (Vec<u32>, [u32;
 /// Whether the kernel must stamp appends ([`kernels_rs::resident::Resident::dedup`]):
 /// all but BFS-like programs, whose combines are atomic min/max of one value.
 fn dedup<P: GpuProgram>() -> u32 {
-    u32::from(!super::program::uniform_frontier::<P>())
+    u32::from(!super::program_api::uniform_frontier::<P>())
 }
 
 fn run_of<S>(
@@ -147,7 +148,7 @@ fn check_parents<P: GpuProgram>(opts: &ProgramOptions) -> Result<()> {
             P::NAME
         )));
     }
-    if opts.parents && !super::program::uniform_frontier::<P>() {
+    if opts.parents && !super::program_api::uniform_frontier::<P>() {
         return Err(Error::InvalidArgument(format!(
             "program `{}`: parents are only recorded for BFS-like programs (one source, unweighted, min/max)",
             P::NAME
@@ -357,7 +358,7 @@ pub fn emulate_resident<P: GpuProgram>(
         (true, Some(w)) => w.as_ptr().cast(),
         _ => std::ptr::null(),
     };
-    use super::emulate::SharedPtr as S;
+    use super::launch::SharedPtr as S;
     let ptrs = (
         S(csr.offsets().as_ptr() as *mut u64),
         S(csr.targets().as_ptr() as *mut u32),

@@ -14,9 +14,9 @@ use std::time::{Duration, Instant};
 use cudarc::driver::PushKernelArg;
 use kernels_rs::entry;
 
-use super::bfs::Device;
 use super::cuda::{cuda_err, Gpu};
-use super::emulate::{emulated_grid, launch, SharedPtr};
+use super::device::Device;
+use super::launch::{emulated_grid, launch, SharedPtr};
 use crate::error::Result;
 use crate::graph::{Graph, Weight};
 use crate::tc::{orient, Oriented};

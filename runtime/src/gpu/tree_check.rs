@@ -4,9 +4,9 @@
 //! (scale 27: 2.7 s per tree on 16 cores). The tree the host received is uploaded
 //! back, so what is checked is exactly what is reported.
 
-use super::bfs::{Device, DeviceGraph, Incoming};
 use super::cuda::cuda_err;
-use super::emulate::{emulated_grid, launch, SharedPtr};
+use super::device::{Device, DeviceGraph, Incoming};
+use super::launch::{emulated_grid, launch, SharedPtr};
 use crate::error::{Error, Result};
 use crate::graph::Csr;
 use cudarc::driver::PushKernelArg;

@@ -11,7 +11,7 @@ use super::{
 };
 use crate::error::Result;
 use crate::gather::{weights_of, GatherOptions, GatherProgram, Sweep};
-use crate::gpu::emulate::{emulated_grid, launch};
+use crate::gpu::launch::{emulated_grid, launch};
 use crate::graph::{Csr, Graph, Weight};
 
 /// Runs the program's GPU kernels on the host (see [`crate::gpu::emulate`]): the same

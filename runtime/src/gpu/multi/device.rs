@@ -10,19 +10,19 @@ use std::time::Instant;
 use cudarc::driver::CudaEvent;
 use cudarc::nccl::{self, Comm};
 
-use super::partition::{part_graph, Partition};
+use super::partition::{part_graph, PartGraph, Partition};
 use super::{combine_passes, sum_sizes};
 use crate::error::{Error, Result};
-use crate::gpu::bfs::{Device, DeviceGraph};
 use crate::gpu::cuda::{cuda_err, DevBuf, Gpu};
+use crate::gpu::device::{Device, DeviceGraph, Incoming};
 use crate::gpu::direction::{
     self, initial_size, DirectionExec, DirectionKernels, FrontierSize, GpuDirection, LevelLog, Pass,
 };
-use crate::gpu::program::{
+use crate::gpu::program_api::{
     bucket_delta, direction_mode, relax_unit, source_state, GpuProgram, ProgramKernels,
     ProgramOptions,
 };
-use crate::graph::Graph;
+use crate::graph::{Graph, Weight};
 use crate::program::VertexProgram;
 
 /// GPUs `0..G` of this machine with an NCCL communicator over them.
@@ -406,5 +406,27 @@ impl MultiGpuExec<'_, '_> {
             .zip(marks)
             .map(|(x, a)| x.finish_level(a, swap))
             .collect()
+    }
+}
+
+impl Device {
+    /// Uploads one part of a multi-GPU partition: its slice of the out-edges (and
+    /// their weights if `weights`) and its vertices' in-edges.
+    pub fn upload_part<W: Weight>(&self, pg: &PartGraph<W>, weights: bool) -> Result<DeviceGraph> {
+        let n = pg.incoming.num_vertices();
+        let m_in = pg.incoming.num_edges() as usize;
+        self.gpu.check_fits(
+            &format!("in-edges of a graph part ({m_in} edges)"),
+            DevBuf::<u64>::bytes_for(n + 1) + DevBuf::<u32>::bytes_for(m_in),
+        )?;
+        let offsets = self
+            .gpu
+            .upload(pg.incoming.offsets(), "part in-edge offsets")?;
+        let sources = self
+            .gpu
+            .upload(pg.incoming.targets(), "part in-edge sources")?;
+        let mut d = self.upload_graph(&pg.out, weights)?;
+        d.incoming = Incoming::Transpose { offsets, sources };
+        Ok(d)
     }
 }

@@ -10,7 +10,7 @@ use super::partition::{part_graph, PartGraph, Partition};
 use super::{combine_passes, sum_sizes};
 use crate::error::Result;
 use crate::gpu::direction::{self, initial_size, DirectionExec, FrontierSize, HostDirection, Pass};
-use crate::gpu::program::{
+use crate::gpu::program_api::{
     bucket_delta, direction_mode, relax_unit, source_state, GpuProgram, ProgramOptions, ProgramRun,
 };
 use crate::graph::Graph;
@@ -109,7 +109,7 @@ pub fn emulate_multi<P: GpuProgram>(
 ) -> Result<ProgramRun<<P as VertexProgram>::State>> {
     let n = g.num_vertices();
     let partition = Partition::new(n as u64, gpus)?;
-    crate::gpu::program::check_emulated::<P>(g, source, opts)?;
+    crate::gpu::program_api::check_emulated::<P>(g, source, opts)?;
     let pull = direction_mode::<P>(opts, true)?;
     let uniform = pull.then(|| source_state::<P>(source));
     let graphs: Vec<PartGraph<_>> = (0..gpus)

@@ -2,9 +2,9 @@
 
 use std::path::{Path, PathBuf};
 
-use super::bench::{BenchReport, RunSummary};
-use super::bfs::BfsKernel;
+use super::{BenchReport, RunSummary};
 use crate::error::Result;
+use crate::gpu::options::BfsKernel;
 use crate::plot::{line_chart, Panel, Series};
 
 /// One colour per kernel across the charts.

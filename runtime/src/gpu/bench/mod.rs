@@ -15,10 +15,12 @@ use std::path::{Path, PathBuf};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 
-use super::bfs::{
-    reach_counts, BfsCombine, BfsKernel, Device, DeviceGraph, GpuBfsOptions, GpuBfsResult,
-};
+mod plot;
+
+use super::bfs::{reach_counts, BfsCombine, GpuBfsOptions, GpuBfsResult};
 use super::cuda::DeviceInfo;
+use super::device::{Device, DeviceGraph};
+use super::options::BfsKernel;
 use crate::error::{Error, Result};
 use crate::generate::GenSpec;
 use crate::graph::{build, BuildOptions, Csr, Graph};
@@ -66,7 +68,7 @@ impl Default for BenchConfig {
             levels_per_sync: vec![1, 2, 4, 8],
             seed: 1,
             oracle_roots: 2,
-            direction_chunk: super::direction::DEFAULT_CHUNK,
+            direction_chunk: crate::gpu::direction::DEFAULT_CHUNK,
             sweep_direction_chunks: vec![8, 16, 32, 64, 128, 256],
             cpu_roots: 8,
         }
@@ -581,6 +583,6 @@ pub fn write_report(report: &BenchReport, dir: &Path) -> Result<Vec<PathBuf>> {
         .map_err(|e| Error::InvalidArgument(format!("serialising the report: {e}")))?;
     std::fs::write(&json, text + "\n").map_err(|e| Error::io(&json, e))?;
     let mut out = vec![json];
-    out.extend(super::plot::all(report, dir)?);
+    out.extend(plot::all(report, dir)?);
     Ok(out)
 }

@@ -1,0 +1,106 @@
+//! The settings shared by every level-kernel strategy: which kernel
+//! ([`BfsKernel`]), whether the direction loop may pull ([`Pull`]), the default
+//! chunk size and batch of levels per host wait, and their validation. A leaf
+//! module, so that the BFS, program and gather front ends and the strategies can
+//! all name them without importing each other.
+
+use crate::error::{Error, Result};
+
+/// Which level kernel to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BfsKernel {
+    /// Seed 000 Alg. 2: one thread per vertex, full scan every level.
+    Naive,
+    /// Seed 000 Alg. 3 + 4: one thread per chunk of `max_edge_count` edges.
+    Balanced,
+    /// Direction-optimizing: top-down over a work list of the frontier's edge
+    /// chunks (`max_edge_count` edges each), bottom-up when the frontier is large
+    /// (see [`super::direction`]).
+    Direction,
+    /// One persistent cooperative launch runs every level on the device, with
+    /// compacted frontier queues and device-side near-far buckets (see
+    /// [`super::resident`]): the strategy for high-diameter graphs. Programs only.
+    Resident,
+    /// Picked from the program and the graph ([`super::auto`]).
+    Auto,
+}
+
+impl BfsKernel {
+    /// The name the command line takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            BfsKernel::Naive => "naive",
+            BfsKernel::Balanced => "balanced",
+            BfsKernel::Direction => "direction",
+            BfsKernel::Resident => "resident",
+            BfsKernel::Auto => "auto",
+        }
+    }
+}
+
+impl std::str::FromStr for BfsKernel {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "naive" => Ok(BfsKernel::Naive),
+            "balanced" => Ok(BfsKernel::Balanced),
+            "direction" => Ok(BfsKernel::Direction),
+            "resident" => Ok(BfsKernel::Resident),
+            "auto" => Ok(BfsKernel::Auto),
+            _ => Err(Error::InvalidArgument(format!(
+                "unknown GPU kernel `{s}` (expected auto, naive, balanced, direction or resident)"
+            ))),
+        }
+    }
+}
+
+/// Default edges per thread (balanced) or per work item (direction): the best of
+/// the sweep on an H100 (docs/results/h100/gpu-bfs.json: 50.4 vs 42.8 GTEPS at
+/// seed 000's 16, Kronecker 20). One value for the hand kernels, the programs'
+/// kernels and the CLI.
+pub const DEFAULT_MAX_EDGE_COUNT: u64 = 64;
+
+/// Levels launched between two host waits. The balanced/naive kernels read a
+/// ring of level flags once per batch; the direction kernel plans each level's
+/// direction on the device (`kernels_rs::direction::plan_level`), so the host
+/// neither reads counters nor decides between levels. Levels launched past the
+/// end return at once (a few microseconds each). 1 restores one host round trip
+/// per level (the host then chooses the direction).
+pub const DEFAULT_LEVELS_PER_SYNC: u32 = 8;
+
+/// The launch settings every level-kernel run shares (hand-written BFS and
+/// `#[vertex_program]` kernels alike).
+pub(crate) fn validate_launch(
+    kernel: BfsKernel,
+    max_edge_count: u64,
+    block_size: u32,
+    levels_per_sync: u32,
+) -> Result<()> {
+    if kernel != BfsKernel::Naive && max_edge_count == 0 {
+        return Err(Error::InvalidArgument(
+            "--max-edge-count must be at least 1".into(),
+        ));
+    }
+    if block_size == 0 || block_size > 1024 {
+        return Err(Error::InvalidArgument(format!(
+            "block size {block_size} is not in 1..=1024"
+        )));
+    }
+    if levels_per_sync == 0 || levels_per_sync > 64 {
+        return Err(Error::InvalidArgument(format!(
+            "levels per sync {levels_per_sync} is not in 1..=64"
+        )));
+    }
+    Ok(())
+}
+
+/// How the loop may move between directions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Pull {
+    /// Beamer's heuristic (when the program and graph allow bottom-up).
+    Auto,
+    /// Top-down only (to measure what bottom-up brings).
+    Never,
+}
