@@ -1,21 +1,52 @@
-//! The GPU backend: seed 000 BFS kernels from `kernels-rs`, run through cudarc.
+//! The GPU backend: the kernels of `kernels-rs` (hand-written and those
+//! `#[vertex_program]` generates), run through cudarc or emulated on the host.
 //!
-//! Layers, bottom up:
-//! * [`cuda`] — the thin layer: context/stream/module, device buffers that free on
-//!   drop, memory checks before allocation, event timing; every CUDA error becomes
-//!   a [`crate::Error`] (`Cuda`, `GpuOutOfMemory`, `GpuUnavailable`).
-//! * [`ptx`] — the PTX `build.rs` compiled from `kernels-rs` (or why there is none).
-//! * `driver` (private) — the level loop with device-side frontier flags, shared
-//!   by the GPU and the emulator.
-//! * [`bfs`](mod@bfs) — [`Device`], [`DeviceGraph`], [`GpuBfsOptions`], [`GpuBfsResult`].
-//! * [`emulate`] — the same kernels on the host over a simulated grid (CI tests).
-//! * [`cc`](mod@cc) — connected components by Afforest, on the device or emulated.
-//! * [`compare`](mod@compare) — the GPU as a column of `vertex compare`.
-//! * [`resident`] — the device-resident traversal: one cooperative launch, frontier
-//!   queues, device-side buckets (high-diameter graphs).
-//! * [`auto`](mod@auto) — `--kernel auto`: the strategy picked from the program and the graph.
-//! * [`tc`] — triangle counting over the degree-ordered graph.
-//! * [`bench`](mod@bench) — balanced vs naive and the `max_edge_count` sweep (JSON + SVG).
+//! Layers, bottom up. A module uses only modules of its own layer or below; no
+//! module imports another in a circle (`layering`, a unit test, checks both and
+//! keeps every file under 800 lines).
+//!
+//! 1. **Primitives** — nothing else of `gpu` below them:
+//!    * [`cuda`] — the thin layer: context/stream/module, device buffers that free
+//!      on drop, memory checks before allocation, event timing; every CUDA error
+//!      becomes a [`crate::Error`] (`Cuda`, `GpuOutOfMemory`, `GpuUnavailable`).
+//!    * [`ptx`] — the PTX `build.rs` compiled from `kernels-rs` (or why there is none).
+//!    * [`launch`] — the host emulator's launcher: a kernel body per thread of a
+//!      simulated grid (CI tests kernels with it).
+//!    * `driver` (private) — the level loop with device-side frontier flags, over
+//!      a `LevelExec` that the device and the emulator both implement.
+//!    * [`options`] — [`BfsKernel`], `Pull`, the default chunk and batch sizes.
+//!    * [`device`] — [`Device`] (the GPU with the built-in kernels) and
+//!      [`DeviceGraph`] (a graph uploaded to it).
+//! 2. **Strategies** — each over the primitives, with a device executor and a
+//!    host one behind one trait:
+//!    * [`direction`] — direction-optimizing levels and near-far passes
+//!      (`DirectionExec`/`PlannedExec`: `GpuDirection`, `HostDirection`).
+//!    * [`program_api`] — what every strategy knows of a `#[vertex_program]`:
+//!      [`GpuProgram`], its loaded kernels, [`ProgramOptions`], [`ProgramRun`].
+//!    * [`resident`] — the device-resident traversal: one cooperative launch,
+//!      frontier queues, device-side buckets (high-diameter graphs).
+//!    * [`cc`](mod@cc), [`tc`], [`intersect`], [`gather`], [`tree_check`],
+//!      [`apsp`] — the other kernels, each with its own device/host launcher.
+//! 3. **Front ends** — what callers use:
+//!    * [`bfs`](mod@bfs) — the built-in BFS: [`GpuBfsOptions`], [`GpuBfsResult`],
+//!      `Device::bfs`; [`emulate`] runs it on the host.
+//!    * [`auto`](mod@auto) — `--kernel auto`: the strategy picked from the program
+//!      and the graph.
+//!    * [`program`] — any program on the device (`Device::run_program`) or
+//!      emulated ([`program::emulate`]), dispatching to the strategies.
+//!    * [`multi`] — one traversal over several GPUs (NCCL), or simulated parts.
+//!    * [`compare`](mod@compare) — the GPU as a column of `vertex compare`.
+//!    * [`bench`](mod@bench), [`dsl_bench`] — benchmarks that write JSON + SVG.
+//!
+//! One exception remains until `resident.rs` settles: [`ProgramRun`] holds the
+//! resident kernel's `ResidentStats`, defined in [`resident`], so `program_api`
+//! and `resident` name each other (`layering::PENDING`).
+//!
+//! Not done yet: the device and the emulator implement one trait per loop
+//! (`LevelExec`, `DirectionExec`/`PlannedExec`, `CcExec`, ...), not one launcher
+//! trait for every kernel; the kernels' argument lists differ between the two
+//! (device pointers and a launch builder against host slices and
+//! `kernels_rs::entry` calls), and unifying them is a change of its own.
 //!
 //! ```no_run
 //! use runtime::gpu::{Device, GpuBfsOptions};
@@ -54,12 +85,11 @@ pub mod resident;
 pub mod tc;
 pub mod tree_check;
 
-pub use bfs::{
-    bfs, BfsCombine, BfsKernel, Device, DeviceGraph, GpuBfsOptions, GpuBfsResult,
-    DEFAULT_LEVELS_PER_SYNC,
-};
+pub use bfs::{bfs, BfsCombine, GpuBfsOptions, GpuBfsResult};
 pub use cuda::DeviceInfo;
-pub use program::{GpuProgram, ProgramOptions, ProgramRun};
+pub use device::{Device, DeviceGraph};
+pub use options::{BfsKernel, DEFAULT_LEVELS_PER_SYNC};
+pub use program_api::{GpuProgram, ProgramOptions, ProgramRun};
 
 /// Whether a GPU run could work here: PTX embedded and a driver library present
 /// (a device may still be missing; [`Device::open`] tells).
@@ -67,5 +97,7 @@ pub fn available() -> bool {
     ptx::embedded() && cuda::driver_present()
 }
 
+#[cfg(test)]
+mod layering;
 #[cfg(test)]
 mod tests;
