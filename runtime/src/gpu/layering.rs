@@ -335,7 +335,7 @@ fn graph() -> BTreeMap<Module, BTreeSet<Module>> {
         &sources.iter().find(|(m, _)| m.is_empty()).unwrap().1,
         &vec![],
     ) {
-        if from.is_empty() && path.len() >= 2 && known.contains(&path[..1].to_vec()) {
+        if from.is_empty() && path.len() >= 2 && known.contains(&path[..1]) {
             root_exports.insert(path.last().unwrap().clone(), path[..1].to_vec());
         }
     }
@@ -380,10 +380,10 @@ fn gpu_modules_import_each_other_without_cycles() {
     let mut files = graph();
     for &(a, b) in PENDING {
         let mut present = false;
-        for (m, to) in files.iter_mut().filter(|(m, _)| m[0] == a) {
+        for (_, to) in files.iter_mut().filter(|(m, _)| m[0] == a) {
             let before = to.len();
             to.retain(|t| t[0] != b);
-            present |= to.len() < before && m[0] == a;
+            present |= to.len() < before;
         }
         assert!(present, "{a} → {b} is gone: remove it from PENDING");
     }
