@@ -1,5 +1,5 @@
 //! A program's kernels on the device: the seed 000 level kernels through
-//! `driver` ([`GpuProgramExec`]), the direction-optimizing loop through
+//! `driver` (`GpuProgramExec`), the direction-optimizing loop through
 //! [`GpuDirection`], and the resident kernel ([`crate::gpu::resident`]), picked
 //! by [`ProgramOptions::kernel`].
 

@@ -1,11 +1,11 @@
 //! Any `#[vertex_program]` on the GPU: the macro's kernels, this module's host loop.
 //!
-//! The macro implements two traits for a program: the host [`VertexProgram`] and
+//! The macro implements two traits for a program: the host [`VertexProgram`](crate::program::VertexProgram) and
 //! the GPU-side [`kernels_rs::Program`] (the same user functions), and, in the
 //! program crate's nvptx build, kernel entry points `vx_<name>_init`,
 //! `vx_<name>_naive`, `vx_<name>_balanced` and `vx_<name>_build_sv` that instantiate
 //! the kernels-rs skeletons. Here those kernels are loaded from the program's PTX
-//! ([`VertexProgram::gpu_ptx`]) and driven level by level with the same loop as the
+//! ([`VertexProgram::gpu_ptx`](crate::program::VertexProgram::gpu_ptx)) and driven level by level with the same loop as the
 //! hand-written BFS (`driver`). [`emulate`] runs the identical kernel
 //! bodies on the host, which is how CI checks every program's GPU path.
 //!
