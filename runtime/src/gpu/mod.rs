@@ -38,10 +38,6 @@
 //!    * [`compare`](mod@compare) — the GPU as a column of `vertex compare`.
 //!    * [`bench`](mod@bench), [`dsl_bench`] — benchmarks that write JSON + SVG.
 //!
-//! One exception remains until `resident.rs` settles: [`ProgramRun`] holds the
-//! resident kernel's `ResidentStats`, defined in [`resident`], so `program_api`
-//! and `resident` name each other (`layering::PENDING`).
-//!
 //! Not done yet: the device and the emulator implement one trait per loop
 //! (`LevelExec`, `DirectionExec`/`PlannedExec`, `CcExec`, ...), not one launcher
 //! trait for every kernel; the kernels' argument lists differ between the two

@@ -112,7 +112,7 @@ pub struct ProgramRun<S> {
     pub directions: Vec<LevelLog>,
     /// Resident kernel: its rounds by width, and the launch shape.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub resident: Option<super::resident::ResidentStats>,
+    pub resident: Option<ResidentStats>,
 }
 
 /// Kernel names of program `name`, as the macro generates them.
@@ -270,4 +270,19 @@ impl Device {
             names,
         })
     }
+}
+
+/// What the resident kernel did, read back from its control words.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ResidentStats {
+    /// Rounds in all (levels, plus bucket splits).
+    pub rounds: u32,
+    /// Rounds run by block 0 alone (small frontiers).
+    pub small_rounds: u32,
+    /// Rounds run by the whole grid.
+    pub wide_rounds: u32,
+    /// Far-pile splits (bucketed programs).
+    pub splits: u32,
+    pub blocks: u32,
+    pub threads_per_block: u32,
 }

@@ -55,20 +55,7 @@ pub fn small_max() -> u32 {
 /// 2,100 rounds and 41.8 ms (`docs/results/h100/resident/`).
 pub const RESIDENT_DELTA_FACTOR: u64 = 64;
 
-/// What the resident kernel did, read back from its control words.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct ResidentStats {
-    /// Rounds in all (levels, plus bucket splits).
-    pub rounds: u32,
-    /// Rounds run by block 0 alone (small frontiers).
-    pub small_rounds: u32,
-    /// Rounds run by the whole grid.
-    pub wide_rounds: u32,
-    /// Far-pile splits (bucketed programs).
-    pub splits: u32,
-    pub blocks: u32,
-    pub threads_per_block: u32,
-}
+pub use super::program_api::ResidentStats;
 
 impl ResidentStats {
     fn from_ctl(ctl: &[u32], blocks: u32, threads_per_block: u32) -> Self {
