@@ -50,6 +50,7 @@
 pub mod apsp;
 pub mod bfs;
 pub mod cc;
+pub mod closure;
 pub mod combine;
 pub mod direction;
 pub mod entry;

@@ -9,6 +9,7 @@
 //!   by the GPU and the emulator.
 //! * [`bfs`](mod@bfs) — [`Device`], [`DeviceGraph`], [`GpuBfsOptions`], [`GpuBfsResult`].
 //! * [`emulate`] — the same kernels on the host over a simulated grid (CI tests).
+//! * [`closure`] — the dense closure of any semiring (blocked FW, next hops).
 //! * [`cc`](mod@cc) — connected components by Afforest, on the device or emulated.
 //! * [`compare`](mod@compare) — the GPU as a column of `vertex compare`.
 //! * [`tc`] — triangle counting over the degree-ordered graph.
@@ -28,6 +29,7 @@
 //! ```
 
 pub mod apsp;
+pub mod closure;
 pub mod bench;
 pub mod bfs;
 pub mod cc;
