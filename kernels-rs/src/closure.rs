@@ -131,6 +131,15 @@ impl Block for GpuBlock {
     }
 }
 
+/// The block's launch-sized shared memory, 8-byte aligned (enough for every
+/// element type). A function here, not in the macros, so that program crates need
+/// no nightly feature of their own.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+pub fn shared_mem() -> *mut u64 {
+    core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u64>()
+}
+
 /// Where one tile's arrays start: values, and (next-hop kernels) edge counts
 /// and next hops. The global matrix uses the same triple with row length `np`.
 #[derive(Clone, Copy)]
@@ -271,13 +280,7 @@ fn cells_of(t: u32, mut f: impl FnMut(usize, usize)) {
 /// `d` is valid for `np·np` values, `np` a multiple of [`TILE`], `kb < np / TILE`;
 /// `sm` holds [`smem_bytes`] bytes private to the block, aligned for `S::T`.
 #[inline(always)]
-pub unsafe fn phase1<S: Semiring, B: Block>(
-    b: &B,
-    np: u32,
-    kb: u32,
-    d: *mut S::T,
-    sm: *mut S::T,
-) {
+pub unsafe fn phase1<S: Semiring, B: Block>(b: &B, np: u32, kb: u32, d: *mut S::T, sm: *mut S::T) {
     let (np, kb) = (np as usize, kb as usize);
     // SAFETY: caller's contract.
     unsafe {
@@ -306,13 +309,7 @@ pub unsafe fn phase1<S: Semiring, B: Block>(
 /// # Safety
 /// As [`phase1`].
 #[inline(always)]
-pub unsafe fn phase2<S: Semiring, B: Block>(
-    b: &B,
-    np: u32,
-    kb: u32,
-    d: *mut S::T,
-    sm: *mut S::T,
-) {
+pub unsafe fn phase2<S: Semiring, B: Block>(b: &B, np: u32, kb: u32, d: *mut S::T, sm: *mut S::T) {
     let Some((is_row, at)) = phase2_tile(b, np, kb) else {
         return;
     };
@@ -372,13 +369,7 @@ fn phase3_tile<B: Block>(b: &B, np: u32, kb: u32) -> Option<(usize, usize)> {
 /// # Safety
 /// As [`phase1`].
 #[inline(always)]
-pub unsafe fn phase3<S: Semiring, B: Block>(
-    b: &B,
-    np: u32,
-    kb: u32,
-    d: *mut S::T,
-    sm: *mut S::T,
-) {
+pub unsafe fn phase3<S: Semiring, B: Block>(b: &B, np: u32, kb: u32, d: *mut S::T, sm: *mut S::T) {
     let Some((ti, tj)) = phase3_tile(b, np, kb) else {
         return;
     };
@@ -434,12 +425,7 @@ pub struct PathMatrix<V> {
 /// As [`phase1`], for the three arrays of `m`; `sm` holds [`smem_bytes_path`]
 /// bytes, aligned for `S::T`.
 #[inline(always)]
-pub unsafe fn path1<S: Semiring, B: Block>(
-    b: &B,
-    m: PathMatrix<S::T>,
-    kb: u32,
-    sm: *mut u8,
-) {
+pub unsafe fn path1<S: Semiring, B: Block>(b: &B, m: PathMatrix<S::T>, kb: u32, sm: *mut u8) {
     let (np, kb) = (m.np as usize, kb as usize);
     // SAFETY: caller's contract.
     unsafe {
@@ -468,12 +454,7 @@ pub unsafe fn path1<S: Semiring, B: Block>(
 /// # Safety
 /// As [`path1`].
 #[inline(always)]
-pub unsafe fn path2<S: Semiring, B: Block>(
-    b: &B,
-    m: PathMatrix<S::T>,
-    kb: u32,
-    sm: *mut u8,
-) {
+pub unsafe fn path2<S: Semiring, B: Block>(b: &B, m: PathMatrix<S::T>, kb: u32, sm: *mut u8) {
     let Some((is_row, at)) = phase2_tile(b, m.np, kb) else {
         return;
     };
@@ -509,12 +490,7 @@ pub unsafe fn path2<S: Semiring, B: Block>(
 /// # Safety
 /// As [`path1`].
 #[inline(always)]
-pub unsafe fn path3<S: Semiring, B: Block>(
-    b: &B,
-    m: PathMatrix<S::T>,
-    kb: u32,
-    sm: *mut u8,
-) {
+pub unsafe fn path3<S: Semiring, B: Block>(b: &B, m: PathMatrix<S::T>, kb: u32, sm: *mut u8) {
     let Some((ti, tj)) = phase3_tile(b, m.np, kb) else {
         return;
     };
@@ -639,7 +615,9 @@ macro_rules! closure_kernels {
             out: *mut <$s as $crate::closure::Semiring>::T,
         ) {
             // SAFETY: 16 seeds, one output slot per thread (the host's contract).
-            unsafe { $crate::closure::peak::<$s>($crate::ThreadCtx::current(), iters, x, y, seed, out) }
+            unsafe {
+                $crate::closure::peak::<$s>($crate::ThreadCtx::current(), iters, x, y, seed, out)
+            }
         }
     };
 }
@@ -658,8 +636,7 @@ macro_rules! __closure_phase {
             // SAFETY: an np·np buffer, THREADS threads and smem_bytes of launch-sized
             // shared memory (8-byte aligned: enough for every element type).
             unsafe {
-                let sm = ::core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u64>()
-                    as *mut <$s as $crate::closure::Semiring>::T;
+                let sm = $crate::closure::shared_mem() as *mut <$s as $crate::closure::Semiring>::T;
                 $crate::closure::$body::<$s, _>(
                     &$crate::closure::GpuBlock::current(),
                     np,
@@ -687,16 +664,12 @@ macro_rules! __closure_path {
         ) {
             let m = $crate::closure::PathMatrix {
                 np,
-                cells: $crate::closure::Cells {
-                    val: d,
-                    hops,
-                    next,
-                },
+                cells: $crate::closure::Cells { val: d, hops, next },
             };
             // SAFETY: three np·np buffers, THREADS threads and smem_bytes_path of
             // launch-sized shared memory (8-byte aligned).
             unsafe {
-                let sm = ::core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u64>() as *mut u8;
+                let sm = $crate::closure::shared_mem() as *mut u8;
                 $crate::closure::$body::<$s, _>(&$crate::closure::GpuBlock::current(), m, kb, sm)
             }
         }

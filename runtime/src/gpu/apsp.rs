@@ -11,7 +11,9 @@
 //! launches).
 
 use cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
-use kernels_rs::apsp::{self as k, Exact, Fast, Semiring, FAST_INF, INF, SMEM_BYTES, THREADS, TILE};
+use kernels_rs::apsp::{
+    self as k, Exact, Fast, Semiring, FAST_INF, INF, SMEM_BYTES, THREADS, TILE,
+};
 use kernels_rs::ThreadCtx;
 use rayon::prelude::*;
 

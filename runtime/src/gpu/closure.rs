@@ -256,10 +256,8 @@ impl<S: GpuSemiring> ClosureGpu<S> {
         } else {
             format!("{np} × {np} closure matrix")
         };
-        self.gpu.check_fits(
-            &what,
-            device_bytes(n, std::mem::size_of::<S::T>(), path),
-        )?;
+        self.gpu
+            .check_fits(&what, device_bytes(n, std::mem::size_of::<S::T>(), path))?;
         let mut host = Padded::new(d, n, S::zero(), next.as_deref());
         let val = self.gpu.upload(&host.val, "closure matrix")?;
         let extra = match &host.path {
@@ -323,7 +321,14 @@ impl<S: GpuSemiring> ClosureGpu<S> {
     /// ([`kernels_rs::closure::peak`]) over a grid filling the device
     /// (`blocks_per_sm` × SMs blocks of 256 threads); `x`, `y` and `seed` feed the
     /// chains (pick values that keep them changing).
-    pub fn peak(&self, iters: u32, blocks_per_sm: u32, x: S::T, y: S::T, seed: [S::T; 16]) -> Result<f64> {
+    pub fn peak(
+        &self,
+        iters: u32,
+        blocks_per_sm: u32,
+        x: S::T,
+        y: S::T,
+        seed: [S::T; 16],
+    ) -> Result<f64> {
         let blocks = self.gpu.info.multiprocessors.max(1) * blocks_per_sm.max(1);
         let threads = blocks as usize * 256;
         let out = self.gpu.alloc::<S::T>(threads, "peak output")?;
@@ -343,7 +348,8 @@ impl<S: GpuSemiring> ClosureGpu<S> {
             l.arg(&out.ptr);
             // SAFETY: the peak kernels take (u32, T, T, *const T, *mut T), read 16
             // seeds and write one T per thread; both buffers are that large.
-            unsafe { l.launch(cfg) }.map_err(cuda_err(&format!("cuLaunchKernel({})", self.names[6])))?;
+            unsafe { l.launch(cfg) }
+                .map_err(cuda_err(&format!("cuLaunchKernel({})", self.names[6])))?;
             let end = self.gpu.record()?;
             self.gpu.sync("peak kernel")?;
             Gpu::elapsed_ms(&start, &end)
@@ -377,7 +383,12 @@ pub fn closure_on_gpu<S: GpuSemiring>(
     if fast_i32::<S>(m.as_slice(), n, next.is_some()).is_some() {
         let d: &mut [i32] = bytemuck::try_cast_slice_mut(m.as_mut_slice())
             .map_err(|e| Error::InvalidArgument(format!("fast kernels need i32: {e}")))?;
-        let r = super::apsp::ApspGpu::open(ordinal)?.fw(d, n, super::apsp::FwKernel::Blocked, Some(true))?;
+        let r = super::apsp::ApspGpu::open(ordinal)?.fw(
+            d,
+            n,
+            super::apsp::FwKernel::Blocked,
+            Some(true),
+        )?;
         return Ok(ClosureRun {
             semiring: S::name().to_string(),
             element: "i32".into(),
@@ -483,6 +494,8 @@ pub fn emulate<S: GpuSemiring>(m: &mut DistMatrix<S::T>, next: Option<&mut [u32]
     host.unpad_into(m.as_mut_slice(), next, n);
     Ok(())
 }
+
+pub mod verify;
 
 #[cfg(test)]
 mod tests;

@@ -29,10 +29,10 @@
 //! ```
 
 pub mod apsp;
-pub mod closure;
 pub mod bench;
 pub mod bfs;
 pub mod cc;
+pub mod closure;
 pub mod compare;
 pub mod cuda;
 pub mod direction;

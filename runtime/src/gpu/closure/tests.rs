@@ -1,7 +1,6 @@
 //! The emulated closure kernels against the CPU closure, values and next hops.
 
 use super::*;
-use crate::apsp::{fw_cpu, matrix::initial_next, path_from_next};
 use rand::{Rng, SeedableRng};
 
 /// A random matrix over `S`: 1̄ on the diagonal, an edge with probability `p`
@@ -27,67 +26,10 @@ fn random<S: Semiring>(
     m
 }
 
-/// Whether two values agree: exactly, or within 1e-9 relative for floats.
-pub(crate) fn close<T: Elem>(a: T, b: T) -> bool {
-    if a.to_i128().is_some() || a == b {
-        return a == b;
+fn emulated_equals_cpu<S: GpuSemiring>(m0: &DistMatrix<S::T>, what: &str) {
+    if let Err(e) = verify::emulated_equals_cpu::<S>(m0, true, what) {
+        panic!("{e}");
     }
-    let (x, y) = (a.to_f64(), b.to_f64());
-    (x - y).abs() <= 1e-9 * x.abs().max(y.abs())
-}
-
-/// Checks `got` (and its next hops) against the CPU closure of `m0`: equal
-/// values, and every next-hop walk ends at its target with the cell's value.
-pub(crate) fn check_against_cpu<S: Semiring>(
-    m0: &DistMatrix<S::T>,
-    got: &DistMatrix<S::T>,
-    next: Option<&[u32]>,
-    what: &str,
-) {
-    let n = m0.n();
-    let mut want = m0.clone();
-    fw_cpu::blocked::<S>(&mut want, None, 32).unwrap();
-    for i in 0..n {
-        for j in 0..n {
-            let (g, w) = (got.get(i, j), want.get(i, j));
-            assert!(close(g, w), "{what}: ({i}, {j}) got {g:?}, CPU {w:?}");
-        }
-    }
-    let Some(next) = next else { return };
-    for i in 0..n {
-        for j in 0..n {
-            let path = path_from_next(next, n, i as u32, j as u32);
-            match path {
-                None => assert!(
-                    S::is_zero(want.get(i, j)),
-                    "{what}: no walk {i} → {j} but value {:?}",
-                    want.get(i, j)
-                ),
-                Some(p) => {
-                    let mut v = S::one();
-                    for e in p.windows(2) {
-                        v = S::mul(v, m0.get(e[0] as usize, e[1] as usize));
-                    }
-                    assert!(
-                        close(v, want.get(i, j)),
-                        "{what}: walk {i} → {j} {p:?} gives {v:?}, CPU {:?}",
-                        want.get(i, j)
-                    );
-                }
-            }
-        }
-    }
-}
-
-/// Emulates `S`'s closure of `m0` with and without next hops and checks both.
-pub(crate) fn emulated_equals_cpu<S: GpuSemiring>(m0: &DistMatrix<S::T>, what: &str) {
-    let mut got = m0.clone();
-    emulate::<S>(&mut got, None).unwrap();
-    check_against_cpu::<S>(m0, &got, None, what);
-    let mut got = m0.clone();
-    let mut next = initial_next::<S>(m0);
-    emulate::<S>(&mut got, Some(&mut next)).unwrap();
-    check_against_cpu::<S>(m0, &got, Some(&next), &format!("{what} with next hops"));
 }
 
 #[test]
