@@ -14,6 +14,7 @@
 //! [`output`].
 
 pub mod bench;
+pub mod closure_bench;
 pub mod fw_cpu;
 pub mod johnson;
 pub mod matrix;
