@@ -427,6 +427,9 @@ pub fn write_closure(rep: &ClosureReport, dir: &Path) -> Result<Vec<PathBuf>> {
             |x| x.0.as_str(),
             |x| f(x.1).map(|v| (x.1.n as f64, v)),
         );
+        if series.iter().all(|s| s.2.is_empty()) {
+            continue; // nothing measured (e.g. no GPU): the JSON says why
+        }
         let panel = Panel {
             title,
             x_desc: "n (vertices)".into(),
