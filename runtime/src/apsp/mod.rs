@@ -322,13 +322,16 @@ where
     })
 }
 
+/// A path's vertices and its length.
+pub type FoundPath<T> = (Vec<u32>, T);
+
 /// A shortest `from → to` path and its length on the CPU: see [`path_on`].
 pub fn path<T: MinPlusElem, W: Elem>(
     g: &Csr<W>,
     from: u32,
     to: u32,
     algorithm: Algorithm,
-) -> Result<Option<(Vec<u32>, T)>>
+) -> Result<Option<FoundPath<T>>>
 where
     MinPlus<T>: GpuSemiring<T = T>,
 {
@@ -345,7 +348,7 @@ pub fn path_on<T: MinPlusElem, W: Elem>(
     to: u32,
     algorithm: Algorithm,
     backend: Backend,
-) -> Result<(Option<(Vec<u32>, T)>, Placement)>
+) -> Result<(Option<FoundPath<T>>, Placement)>
 where
     MinPlus<T>: GpuSemiring<T = T>,
 {

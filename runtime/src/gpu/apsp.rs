@@ -18,7 +18,7 @@ use kernels_rs::ThreadCtx;
 use rayon::prelude::*;
 
 pub use super::closure::padded;
-use super::closure::{emulate_phases, HostBlock};
+use super::closure::{emulate_phases, peak_grid, time_peak, HostBlock};
 use super::cuda::{DevBuf, DeviceInfo, Gpu};
 use super::emulate::SharedPtr;
 use crate::error::{Error, Result};
@@ -259,17 +259,12 @@ impl ApspGpu {
     /// The add+min peak: relaxations per second of [`k::peak_add_min`] over a
     /// grid filling the device (`blocks_per_sm` × SMs blocks of 256 threads).
     pub fn peak(&self, fast: bool, iters: u32, blocks_per_sm: u32) -> Result<f64> {
-        let blocks = self.gpu.info.multiprocessors.max(1) * blocks_per_sm.max(1);
-        let threads = blocks as usize * 256;
-        let out = self.gpu.alloc::<i32>(threads, "peak output")?;
+        let cfg = peak_grid(&self.gpu, blocks_per_sm);
+        let out = self
+            .gpu
+            .alloc::<i32>(cfg.grid_dim.0 as usize * 256, "peak output")?;
         let fi = if fast { 9 } else { 4 };
-        let cfg = LaunchConfig {
-            grid_dim: (blocks, 1, 1),
-            block_dim: (256, 1, 1),
-            shared_mem_bytes: 0,
-        };
-        let run = |iters: u32| -> Result<f64> {
-            let start = self.gpu.record()?;
+        time_peak(&self.gpu, cfg, iters, |iters| {
             let mut l = self.gpu.stream.launch_builder(&self.f[fi]);
             let (x, y) = (3i32, -1i32);
             l.arg(&iters);
@@ -278,17 +273,13 @@ impl ApspGpu {
             l.arg(&out.ptr);
             // SAFETY: the peak kernels take (u32, i32, i32, *mut i32) and write one
             // i32 per thread; `out` holds one per thread of this grid.
-            unsafe { l.launch(cfg) }.map_err(super::cuda::cuda_err(&format!(
-                "cuLaunchKernel({})",
-                NAMES[fi]
-            )))?;
-            let end = self.gpu.record()?;
-            self.gpu.sync("peak kernel")?;
-            Gpu::elapsed_ms(&start, &end)
-        };
-        run(16)?; // warm-up
-        let ms = run(iters)?;
-        Ok(threads as f64 * iters as f64 * 16.0 / (ms * 1e-3).max(1e-12))
+            unsafe { l.launch(cfg) }
+                .map(|_| ())
+                .map_err(super::cuda::cuda_err(&format!(
+                    "cuLaunchKernel({})",
+                    NAMES[fi]
+                )))
+        })
     }
 }
 

@@ -329,17 +329,12 @@ impl<S: GpuSemiring> ClosureGpu<S> {
         y: S::T,
         seed: [S::T; 16],
     ) -> Result<f64> {
-        let blocks = self.gpu.info.multiprocessors.max(1) * blocks_per_sm.max(1);
-        let threads = blocks as usize * 256;
-        let out = self.gpu.alloc::<S::T>(threads, "peak output")?;
+        let cfg = peak_grid(&self.gpu, blocks_per_sm);
+        let out = self
+            .gpu
+            .alloc::<S::T>(cfg.grid_dim.0 as usize * 256, "peak output")?;
         let seed = self.gpu.upload(&seed, "peak seeds")?;
-        let cfg = LaunchConfig {
-            grid_dim: (blocks, 1, 1),
-            block_dim: (256, 1, 1),
-            shared_mem_bytes: 0,
-        };
-        let run = |iters: u32| -> Result<f64> {
-            let start = self.gpu.record()?;
+        time_peak(&self.gpu, cfg, iters, |iters| {
             let mut l = self.gpu.stream.launch_builder(&self.f[6]);
             l.arg(&iters);
             l.arg(&x);
@@ -349,15 +344,41 @@ impl<S: GpuSemiring> ClosureGpu<S> {
             // SAFETY: the peak kernels take (u32, T, T, *const T, *mut T), read 16
             // seeds and write one T per thread; both buffers are that large.
             unsafe { l.launch(cfg) }
-                .map_err(cuda_err(&format!("cuLaunchKernel({})", self.names[6])))?;
-            let end = self.gpu.record()?;
-            self.gpu.sync("peak kernel")?;
-            Gpu::elapsed_ms(&start, &end)
-        };
-        run(16)?; // warm-up
-        let ms = run(iters)?;
-        Ok(threads as f64 * iters as f64 * 16.0 / (ms * 1e-3).max(1e-12))
+                .map(|_| ())
+                .map_err(cuda_err(&format!("cuLaunchKernel({})", self.names[6])))
+        })
     }
+}
+
+/// The peak kernels' grid: `blocks_per_sm` × SMs blocks of 256 threads.
+pub(crate) fn peak_grid(gpu: &Gpu, blocks_per_sm: u32) -> LaunchConfig {
+    LaunchConfig {
+        grid_dim: (gpu.info.multiprocessors.max(1) * blocks_per_sm.max(1), 1, 1),
+        block_dim: (256, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+/// Relaxations per second of a peak kernel doing 16 relaxations per thread and
+/// round over grid `cfg`: `launch(iters)` timed with CUDA events after a
+/// warm-up launch.
+pub(crate) fn time_peak(
+    gpu: &Gpu,
+    cfg: LaunchConfig,
+    iters: u32,
+    launch: impl Fn(u32) -> Result<()>,
+) -> Result<f64> {
+    let run = |iters: u32| -> Result<f64> {
+        let start = gpu.record()?;
+        launch(iters)?;
+        let end = gpu.record()?;
+        gpu.sync("peak kernel")?;
+        Gpu::elapsed_ms(&start, &end)
+    };
+    run(16)?; // warm-up
+    let ms = run(iters)?;
+    let threads = cfg.grid_dim.0 as f64 * cfg.block_dim.0 as f64;
+    Ok(threads * iters as f64 * 16.0 / (ms * 1e-3).max(1e-12))
 }
 
 /// Whether a closure over `S` without next hops may take the fast i32 kernels:

@@ -123,7 +123,8 @@ pub fn check_hops<S: Semiring>(
 /// values): then ties broken by edge count make every step shorten the rest.
 /// Max-min and or-and are not (`min(a, b) = min(a, c)` for `b ≠ c`): edge
 /// counts of tied paths can go stale and a walk can circle, on the CPU as on
-/// the GPU, so their hops are checked against the CPU's only.
+/// the GPU, so their hops are checked against the CPU's and hop by hop
+/// ([`check_hops`]).
 pub fn emulated_equals_cpu<S: GpuSemiring>(
     m0: &DistMatrix<S::T>,
     walks: bool,
