@@ -3,15 +3,16 @@
 //! Two algorithms, chosen by density:
 //! * [`fw_cpu`] — dense closure by blocked Floyd–Warshall over any [`Semiring`]
 //!   (min-plus, max-min, or-and, or a `#[vertex_program(semiring)]` through
-//!   [`semiring::ProgramSemiring`]); on the GPU in [`crate::gpu::apsp`];
+//!   [`semiring::ProgramSemiring`]); on the GPU in [`crate::gpu::closure`]
+//!   (any [`crate::gpu::closure::GpuSemiring`], next hops included);
 //! * [`johnson`] — SPFA reweighting + Dijkstra from every source, rows streamed
 //!   to disk in blocks ([`output::MatrixWriter`]) so `n²` larger than memory works.
 //!
 //! ∞ is the semiring's zero, never a large number that arithmetic could reach
 //! ([`semiring`]); a negative cycle is an [`Error::NegativeCycle`] naming its
 //! vertices, never an answer; next hops give the paths ([`matrix::path_from_next`]).
-//! [`solve`] is the entry point the CLI uses; the binary result layout is in
-//! [`output`].
+//! [`solve`] is the entry point the CLI uses ([`placement`] decides where it
+//! runs); the binary result layout is in [`output`].
 
 pub mod bench;
 pub mod closure_bench;
