@@ -50,7 +50,7 @@ pub const NO_HOPS: u32 = u32::MAX;
 
 const T: usize = TILE as usize;
 const TT: usize = T * T;
-const SUB: usize = 4;
+const SUB: usize = 4; // `unroll4!` assumes it
 const SIDE: usize = 16;
 
 /// Launch-sized shared memory of the distance-only phases for element size
@@ -261,6 +261,28 @@ unsafe fn relax_path_at<S: Semiring>(
             *c.next.add(x) = na;
         }
     }
+}
+
+/// `$body` four times with `$v` = 0, 1, 2, 3 (`SUB` = 4), as constants.
+macro_rules! unroll4 {
+    ($v:ident => $body:block) => {{
+        {
+            let $v = 0usize;
+            $body
+        }
+        {
+            let $v = 1usize;
+            $body
+        }
+        {
+            let $v = 2usize;
+            $body
+        }
+        {
+            let $v = 3usize;
+            $body
+        }
+    }};
 }
 
 /// The thread's 4 × 4 cells: `(i, j)` for `i = ty + 16·r`, `j = tx + 16·c`.
@@ -517,10 +539,12 @@ pub unsafe fn path3<S: Semiring, B: Block>(b: &B, m: PathMatrix<S::T>, kb: u32, 
                 }
             }
             for k in 0..T {
-                for r in 0..SUB {
+                // Unrolled by hand: LLVM keeps the 8-byte variants' loops rolled,
+                // which leaves the three register arrays in local memory.
+                unroll4!(r => {
                     let x = (ty + SIDE * r) * T + k;
                     let (a, ha, na) = (*sa.val.add(x), *sa.hops.add(x), *sa.next.add(x));
-                    for c in 0..SUB {
+                    unroll4!(c => {
                         let y = k * T + tx + SIDE * c;
                         let cand = S::mul(a, *sb.val.add(y));
                         let ch = ha.saturating_add(*sb.hops.add(y));
@@ -530,8 +554,8 @@ pub unsafe fn path3<S: Semiring, B: Block>(b: &B, m: PathMatrix<S::T>, kb: u32, 
                             hops[r][c] = ch;
                             next[r][c] = na;
                         }
-                    }
-                }
+                    });
+                });
             }
             for r in 0..SUB {
                 for c in 0..SUB {

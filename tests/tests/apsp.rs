@@ -344,7 +344,10 @@ fn bad_input_is_a_clear_error() {
         let (found, placed) =
             apsp::path_on::<i32, i32>(&g, 0, 5, Algorithm::Auto, Backend::Auto).unwrap();
         assert_eq!(placed.backend, Backend::Cpu);
-        assert!(placed.note.is_some() && found.is_none(), "no edges: no path");
+        assert!(
+            placed.note.is_some() && found.is_none(),
+            "no edges: no path"
+        );
         // `auto` falls back to the CPU and says so.
         let opts = fw_on(Backend::Auto);
         let r = apsp::solve::<i32, i32>(&potential_graph(600, &[], &[0; 600]), &opts, None, false)

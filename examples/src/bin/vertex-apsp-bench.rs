@@ -113,7 +113,7 @@ enum Cmd {
         #[arg(long, default_value_t = 4096)]
         full_max: usize,
         /// Largest N also run with next hops.
-        #[arg(long, default_value_t = 16384)]
+        #[arg(long, default_value_t = 8192)]
         path_max: usize,
         #[arg(long, default_value_t = 4)]
         sample_rows: usize,

@@ -33,7 +33,7 @@ use super::semiring::Semiring;
 use crate::error::{Error, Result};
 use crate::gpu::bench::HostInfo;
 use crate::gpu::closure::verify::{check_hops, check_walks, close, compare_rows};
-use crate::gpu::closure::{ClosureGpu, ClosureRun, GpuSemiring};
+use crate::gpu::closure::{fast_closure, takes_fast_kernels, ClosureGpu, ClosureRun, GpuSemiring};
 use crate::gpu::DeviceInfo;
 use crate::plot::{group_series, line_chart, Panel};
 
@@ -223,8 +223,15 @@ pub fn bench_semiring<S: GpuSemiring>(
         "{} ({elem}): peak {peak:.3e} relaxations/s",
         S::name()
     ));
-    let fast_peak = if S::is_min_plus() && elem == "i32" {
-        let p = crate::gpu::apsp::ApspGpu::open(ordinal)?.peak(true, cfg.peak_iters, 8)?;
+    // Min-plus over i32 runs the fast kernels (as `runtime::apsp` does): their
+    // module, opened once, and their fused add+min peak.
+    let fast_dev = if S::is_min_plus() && elem == "i32" {
+        Some(crate::gpu::apsp::ApspGpu::open(ordinal)?)
+    } else {
+        None
+    };
+    let fast_peak = if let Some(f) = &fast_dev {
+        let p = f.peak(true, cfg.peak_iters, 8)?;
         rep.peaks.push(PeakRow {
             semiring: S::name().into(),
             element: elem.clone(),
@@ -290,10 +297,11 @@ pub fn bench_semiring<S: GpuSemiring>(
             }
             let mut got = m0.clone();
             let mut next = path.then(|| initial_next::<S>(&m0));
-            let run = if path {
-                dev.run(got.as_mut_slice(), n, next.as_deref_mut())?
-            } else {
-                crate::gpu::closure::closure_on_gpu::<S>(&mut got, None, ordinal)?
+            let run = match &fast_dev {
+                Some(f) if !path && takes_fast_kernels::<S>(&got, false) => {
+                    fast_closure::<S>(f, &mut got)?
+                }
+                _ => dev.run(got.as_mut_slice(), n, next.as_deref_mut())?,
             };
             let variant = if path { "gpu next hops" } else { "gpu" };
             let verdict = check(&got, next.as_deref(), &format!("{name} {variant}"));

@@ -392,6 +392,34 @@ fn fast_i32<S: Semiring>(d: &[S::T], n: usize, next: bool) -> Option<&[i32]> {
     (zero == Some(kernels_rs::apsp::INF as i128) && super::apsp::fast_ok(d, n)).then_some(d)
 }
 
+/// Whether [`closure_on_gpu`] would take the fast i32 kernels for `m`.
+pub fn takes_fast_kernels<S: Semiring>(m: &DistMatrix<S::T>, next_hops: bool) -> bool {
+    fast_i32::<S>(m.as_slice(), m.n(), next_hops).is_some()
+}
+
+/// The closure of `m` (distances only) by the fast i32 kernels on `dev`; `m` must
+/// pass [`takes_fast_kernels`].
+pub fn fast_closure<S: Semiring>(
+    dev: &super::apsp::ApspGpu,
+    m: &mut DistMatrix<S::T>,
+) -> Result<ClosureRun> {
+    let n = m.n();
+    let d: &mut [i32] = bytemuck::try_cast_slice_mut(m.as_mut_slice())
+        .map_err(|e| Error::InvalidArgument(format!("fast kernels need i32: {e}")))?;
+    let r = dev.fw(d, n, super::apsp::FwKernel::Blocked, Some(true))?;
+    Ok(ClosureRun {
+        semiring: S::name().to_string(),
+        element: "i32".into(),
+        n,
+        n_device: r.n_device,
+        next_hops: false,
+        fast: true,
+        kernel_ms: r.kernel_ms,
+        total_ms: r.total_ms,
+        launches: r.launches,
+    })
+}
+
 /// The closure of `m` over `S` on device `ordinal`, next hops included when
 /// given: the entry point of `runtime::apsp`. Min-plus over i32 without next hops
 /// takes the fast kernels when their encoding is exact.
@@ -400,28 +428,10 @@ pub fn closure_on_gpu<S: GpuSemiring>(
     next: Option<&mut [u32]>,
     ordinal: usize,
 ) -> Result<ClosureRun> {
-    let n = m.n();
-    if fast_i32::<S>(m.as_slice(), n, next.is_some()).is_some() {
-        let d: &mut [i32] = bytemuck::try_cast_slice_mut(m.as_mut_slice())
-            .map_err(|e| Error::InvalidArgument(format!("fast kernels need i32: {e}")))?;
-        let r = super::apsp::ApspGpu::open(ordinal)?.fw(
-            d,
-            n,
-            super::apsp::FwKernel::Blocked,
-            Some(true),
-        )?;
-        return Ok(ClosureRun {
-            semiring: S::name().to_string(),
-            element: "i32".into(),
-            n,
-            n_device: r.n_device,
-            next_hops: false,
-            fast: true,
-            kernel_ms: r.kernel_ms,
-            total_ms: r.total_ms,
-            launches: r.launches,
-        });
+    if takes_fast_kernels::<S>(m, next.is_some()) {
+        return fast_closure::<S>(&super::apsp::ApspGpu::open(ordinal)?, m);
     }
+    let n = m.n();
     ClosureGpu::<S>::open(ordinal)?.run(m.as_mut_slice(), n, next)
 }
 
