@@ -10,7 +10,7 @@
 //! The skeleton is generic over a [`Semiring`] — ⊕ and ⊗ over a `Copy` element —
 //! so one body serves the hand-written min-plus instances of [`crate::apsp`] and
 //! every `#[vertex_program(semiring)]`, whose `combine` is ⊕ and `relax` ⊗ (the
-//! macro instantiates [`closure_kernels!`] with the program). ∞ ("no path") is the
+//! macro instantiates [`crate::closure_kernels!`] with the program). ∞ ("no path") is the
 //! semiring's zero, prepared by the host; the kernels never need 0̄ or 1̄.
 //!
 //! Next hops ([`path1`], [`path2`], [`path3`]): alongside each value a tile keeps
@@ -609,7 +609,7 @@ pub unsafe fn peak<S: Semiring>(
 }
 
 /// The names of a closure kernel set with prefix `p`: phases 1–3, the next-hop
-/// phases 1–3 and the peak, in that order ([`closure_kernels!`]'s order).
+/// phases 1–3 and the peak, in that order ([`crate::closure_kernels!`]'s order).
 pub const KERNEL_SUFFIXES: [&str; 7] = [
     "phase1", "phase2", "phase3", "path1", "path2", "path3", "peak",
 ];

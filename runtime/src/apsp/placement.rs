@@ -83,8 +83,16 @@ pub fn place(
             }
             let n2 = n as u64 * n as u64;
             let dense = m.saturating_mul(GPU_JOHNSON_DENSITY) >= n2;
+            let fits = (n2 as f64) * (elem as f64) <= budget as f64;
             match asked.0 {
                 Algorithm::Johnson => Ok(placed(Algorithm::Johnson, Backend::Cpu, None)),
+                Algorithm::Auto if !fits && !next_hop => Ok(placed(
+                    Algorithm::Johnson,
+                    Backend::Cpu,
+                    Some(format!(
+                        "auto: the {n} × {n} matrix exceeds the memory budget: Johnson on the CPU, rows streamed"
+                    )),
+                )),
                 Algorithm::Auto if !dense && !next_hop => Ok(placed(
                     Algorithm::Johnson,
                     Backend::Cpu,
@@ -149,6 +157,18 @@ mod tests {
         assert!(p.note.unwrap().contains("sparse"));
         let p = at(Algorithm::Auto, Backend::Auto, 100_000, 200_000, true, true);
         assert_eq!(p.backend, Backend::Gpu);
+        let p = place(
+            (Algorithm::Auto, Backend::Auto),
+            100_000,
+            1 << 36,
+            8,
+            1 << 33,
+            false,
+            true,
+        )
+        .unwrap();
+        assert_eq!((p.algorithm, p.backend), (Algorithm::Johnson, Backend::Cpu));
+        assert!(p.note.unwrap().contains("budget"));
         let p = at(Algorithm::Auto, Backend::Auto, 100, 5000, false, true);
         assert_eq!(p.backend, Backend::Cpu);
         let p = at(Algorithm::Fw, Backend::Auto, 4096, 10, false, false);
