@@ -22,6 +22,12 @@
 #   gunrock   builds the Gunrock kit, runs its BFS on kron$GUNROCK_SCALE (default 22),
 #             validates a few of its runs, then ours on the same file and sources
 #   apsp      blocked/naive GPU Floyd-Warshall: seed 002 sweep, N = 8192/16384 vs add+min peak
+#   closure   the GPU closure of every semiring program (issue 22): each program's kernels
+#             (with and without next hops) vs the CPU at small N, under compute-sanitizer
+#             memcheck + racecheck too; `vertex apsp|path --backend gpu` on f64 distances;
+#             then vertex-apsp-bench closure at N = $CLOSURE_SIZES (default
+#             4096,8192,16384; $CLOSURE_ARGS adds options, e.g. "--programs apsp,apsp_f64"
+#             or "--large apsp" to cut the N = 16384 runs): apsp-closure.json + SVGs
 #   cpu       our CPU engines vs gapbs on all the machine's cores ($CPU_ARGS adds options)
 #   cpuvs     issue 20's table: bench-cpu BFS (kron:20, kron:22, grid:1000x1000) and SSSP
 #             (kron:20, grid:1000x1000) at 1,2,4,8,16 threads, gapbs under both OpenMP
@@ -173,6 +179,33 @@ for step in "${steps[@]}"; do
             ;;
         apsp)
             "$B/vertex-apsp-bench" gpu --out "$OUTDIR" 2>&1 | tee "$OUTDIR/apsp.log"
+            rc=${PIPESTATUS[0]}
+            ;;
+        closure)
+            {
+                bad=0
+                "$B/vertex-apsp-bench" closure-check || bad=1
+                if [ -z "$SAN" ]; then
+                    echo "compute-sanitizer not found"; bad=1
+                else
+                    for tool in memcheck racecheck; do
+                        echo "--- compute-sanitizer --tool $tool"
+                        "$SAN" --tool "$tool" --error-exitcode 3 "$B/vertex-apsp-bench" closure-check \
+                            --sizes 1,130 || bad=1
+                        # The built-in min-plus f64 kernels, with next hops (-o writes them).
+                        "$SAN" --tool "$tool" --error-exitcode 3 "$B/vertex" apsp grid:12x12 --element f64 \
+                            --backend gpu --next-hop -o /tmp/san-closure.apsp --json || bad=1
+                    done
+                fi
+                # The CLI on real-valued distances: the GPU closure picked by itself.
+                "$B/vertex" apsp uniform:3000:600000 --element f64 --backend gpu --json || bad=1
+                "$B/vertex" apsp uniform:3000:600000 --element f64 --backend auto --json || bad=1
+                "$B/vertex" path uniform:3000:600000 0 2999 --backend gpu --json || bad=1
+                # shellcheck disable=SC2086 # CLOSURE_ARGS is a list of options
+                "$B/vertex-apsp-bench" closure --sizes "${CLOSURE_SIZES:-4096,8192,16384}" \
+                    --out "$OUTDIR" ${CLOSURE_ARGS:-} || bad=1
+                [ "$bad" = 0 ]
+            } 2>&1 | tee "$OUTDIR/closure.log"
             rc=${PIPESTATUS[0]}
             ;;
         cpu)

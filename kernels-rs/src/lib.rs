@@ -33,6 +33,10 @@
 //!
 //! Connected components by Afforest ([`cc`]): link, compress and sampling-skip
 //! kernels, fast on any diameter.
+//!
+//! Dense closures ([`closure`]): blocked Floyd–Warshall generic over a semiring,
+//! with next hops; [`apsp`] instantiates it for min-plus, the macro for every
+//! `#[vertex_program(semiring)]` ([`closure_kernels!`]).
 #![no_std]
 #![cfg_attr(
     target_arch = "nvptx64",
@@ -50,6 +54,7 @@
 pub mod apsp;
 pub mod bfs;
 pub mod cc;
+pub mod closure;
 pub mod combine;
 pub mod direction;
 pub mod entry;

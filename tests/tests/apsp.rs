@@ -318,6 +318,36 @@ fn bad_input_is_a_clear_error() {
             matches!(e, Error::GpuUnavailable(_) | Error::Io { .. }),
             "{e}"
         );
+        // `--backend gpu` picks the GPU closure itself (any element type): the error
+        // is the missing GPU, not a request for another algorithm.
+        let opts = ApspOptions {
+            backend: Backend::Gpu,
+            ..ApspOptions::default()
+        };
+        let el = EdgeList::<f64> {
+            num_vertices: 3,
+            edges: vec![[0, 1], [1, 2]],
+            weights: Some(vec![0.5, 1.25]),
+        };
+        let real = build(&el, BuildOptions::default()).unwrap().into_csr();
+        let e = apsp::solve::<f64, f64>(&real, &opts, None, false).unwrap_err();
+        assert!(
+            matches!(e, Error::GpuUnavailable(_) | Error::Io { .. }),
+            "{e}"
+        );
+        let g = potential_graph(600, &[], &[0; 600]);
+        let e = apsp::path_on::<i32, i32>(&g, 0, 5, Algorithm::Auto, Backend::Gpu).unwrap_err();
+        assert!(
+            matches!(e, Error::GpuUnavailable(_) | Error::Io { .. }),
+            "{e}"
+        );
+        let (found, placed) =
+            apsp::path_on::<i32, i32>(&g, 0, 5, Algorithm::Auto, Backend::Auto).unwrap();
+        assert_eq!(placed.backend, Backend::Cpu);
+        assert!(
+            placed.note.is_some() && found.is_none(),
+            "no edges: no path"
+        );
         // `auto` falls back to the CPU and says so.
         let opts = fw_on(Backend::Auto);
         let r = apsp::solve::<i32, i32>(&potential_graph(600, &[], &[0; 600]), &opts, None, false)

@@ -10,12 +10,23 @@
 //! * `gpu` — the check, then the seed 002 sweep (naive GPU vs CPU, blocked vs
 //!   naive, N = 64 … 4096) and blocked FW at N = 8192, 16384 as relaxations/s
 //!   against an add+min peak kernel from the same run: apsp-gpu*.{json,svg}.
+//! * `closure` — every semiring program's GPU closure (min-plus over i32, f32,
+//!   i64, f64; or-and; max-min over u32 and u64; max-times) at N = 4096, 8192,
+//!   16384: time, relaxations/s, % of the semiring's own peak kernel, vs our CPU
+//!   blocked FW, every result checked (runtime::apsp::closure_bench):
+//!   apsp-closure.json, apsp-closure-{rate,peak}.svg.
+//! * `closure-check` — each program's two kernel sets (with and without next
+//!   hops) against the CPU at small N (for compute-sanitizer).
 
 use std::process::ExitCode;
+
+#[path = "apsp_bench/closure.rs"]
+mod closure;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 use runtime::apsp::bench::{self, CpuConfig, GpuConfig};
+use runtime::apsp::closure_bench::{self, ClosureBenchConfig, ClosureReport};
 use runtime::apsp::peer::{CpuPeer, Scipy};
 use runtime::apsp::DistMatrix;
 use runtime::gpu::apsp::ApspGpu;
@@ -78,6 +89,55 @@ enum Cmd {
         #[arg(long, default_value = "docs/results")]
         out: std::path::PathBuf,
     },
+    /// Every semiring program's GPU closure at large N, checked (JSON + SVG).
+    Closure {
+        #[arg(long, default_value = "4096,8192,16384")]
+        sizes: String,
+        /// Programs to run (comma-separated; default all).
+        #[arg(
+            long,
+            default_value = "apsp,apsp_f32,apsp_i64,apsp_f64,closure,bottleneck,widest_u64,reliable"
+        )]
+        programs: String,
+        /// Above this N only the --large programs run.
+        #[arg(long, default_value_t = 8192)]
+        large_min: usize,
+        #[arg(
+            long,
+            default_value = "apsp,apsp_f32,apsp_f64,closure,bottleneck,reliable"
+        )]
+        large: String,
+        #[arg(long, default_value_t = 0.1)]
+        density: f64,
+        /// Largest N also run on the CPU and compared cell by cell.
+        #[arg(long, default_value_t = 4096)]
+        full_max: usize,
+        /// Largest N also run with next hops.
+        #[arg(long, default_value_t = 8192)]
+        path_max: usize,
+        #[arg(long, default_value_t = 4)]
+        sample_rows: usize,
+        #[arg(long, default_value = "docs/results")]
+        out: std::path::PathBuf,
+    },
+    /// Each semiring program's closure kernels equal the CPU's at small N.
+    ClosureCheck {
+        #[arg(long, default_value = "1,70,200")]
+        sizes: String,
+        #[arg(
+            long,
+            default_value = "apsp,apsp_f32,apsp_i64,apsp_f64,closure,bottleneck,widest_u64,reliable"
+        )]
+        programs: String,
+    },
+}
+
+fn names(s: &str) -> Vec<String> {
+    s.split(',')
+        .map(str::trim)
+        .filter(|x| !x.is_empty())
+        .map(String::from)
+        .collect()
 }
 
 fn main() -> ExitCode {
@@ -155,6 +215,65 @@ fn run(cli: Cli) -> Result<()> {
             for f in bench::write_gpu(&rep, &out)? {
                 println!("wrote {}", f.display());
             }
+        }
+        Cmd::Closure {
+            sizes: s,
+            programs,
+            large_min,
+            large,
+            density,
+            full_max,
+            path_max,
+            sample_rows,
+            out,
+        } => {
+            let cfg = ClosureBenchConfig {
+                sizes: sizes(&s)?,
+                density,
+                full_max,
+                path_max,
+                sample_rows,
+                ..ClosureBenchConfig::default()
+            };
+            let mut rep = ClosureReport::new(cfg.clone(), &cmdline);
+            let large = names(&large);
+            for p in names(&programs) {
+                let mut job = closure::Job::Bench {
+                    device: cli.device,
+                    cfg: &cfg,
+                    large_min,
+                    large: &large,
+                    rep: &mut rep,
+                };
+                if let Err(e) = closure::run(&p, &mut job) {
+                    eprintln!("{p}: {e:#}");
+                    rep.failures.push(format!("{p}: {e:#}"));
+                }
+            }
+            for f in closure_bench::write_closure(&rep, &out)? {
+                println!("wrote {}", f.display());
+            }
+            if !rep.failures.is_empty() {
+                anyhow::bail!(
+                    "{} failures: {}",
+                    rep.failures.len(),
+                    rep.failures.join("; ")
+                );
+            }
+            println!("all closure results checked");
+        }
+        Cmd::ClosureCheck { sizes: s, programs } => {
+            let n = sizes(&s)?;
+            for p in names(&programs) {
+                closure::run(
+                    &p,
+                    &mut closure::Job::Check {
+                        device: cli.device,
+                        sizes: &n,
+                    },
+                )?;
+            }
+            println!("all closure checks passed");
         }
     }
     Ok(())

@@ -10,7 +10,8 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand};
 use runtime::apsp::johnson::MinPlusElem;
 use runtime::apsp::semiring::{min_plus_kind_for, Elem};
-use runtime::apsp::{self, Algorithm, ApspOptions, MinPlus, Semiring};
+use runtime::apsp::{self, Algorithm, ApspOptions, Backend, MinPlus};
+use runtime::gpu::closure::GpuSemiring;
 use runtime::graph::{Csr, WeightKind};
 use runtime::load::{load_graph, weight_kind_of, LoadOptions};
 use serde_json::json;
@@ -31,7 +32,9 @@ pub enum ApspCommand {
 pub struct ApspArgs {
     /// File or generator spec (kron:S or kron:S:E, uniform:N:M, grid:WxH).
     pub graph: String,
-    /// Where Floyd–Warshall runs (the GPU path is i32 only).
+    /// cpu, gpu (the blocked closure, any distance type, next hops included) or
+    /// auto: CPU Johnson or the GPU closure by size and density, the CPU when no
+    /// GPU is usable; the output says which ran and why.
     #[arg(long, default_value = "auto", value_parser = ["cpu", "gpu", "auto"])]
     pub backend: String,
     /// fw = blocked Floyd–Warshall, johnson = reweighting + Dijkstra from every
@@ -92,6 +95,10 @@ pub struct PathArgs {
     /// fw (next-hop matrix), johnson (Dijkstra from FROM after reweighting) or auto.
     #[arg(long, default_value = "auto", value_parser = ["fw", "johnson", "auto"])]
     pub algorithm: String,
+    /// Where FW's next hops are computed: cpu, gpu or auto (the GPU for large
+    /// dense graphs when one is usable; the output says which ran).
+    #[arg(long, default_value = "auto", value_parser = ["cpu", "gpu", "auto"])]
+    pub backend: String,
     #[arg(long)]
     pub symmetrize: bool,
     #[arg(long)]
@@ -203,7 +210,7 @@ fn report<T: MinPlusElem, W: Elem>(
     out: Option<&std::path::Path>,
 ) -> anyhow::Result<serde_json::Value>
 where
-    MinPlus<T>: Semiring<T = T>,
+    MinPlus<T>: GpuSemiring<T = T>,
 {
     let run = apsp::solve::<T, W>(g, opts, out, false)?;
     Ok(serde_json::to_value(&run)?)
@@ -239,12 +246,14 @@ fn print_human(r: &serde_json::Value) {
 fn run_path(a: PathArgs) -> anyhow::Result<()> {
     let (kind, lopts) = prologue(&a.graph, a.json, a.symmetrize)?;
     let algorithm: Algorithm = a.algorithm.parse()?;
+    let backend: Backend = a.backend.parse()?;
     with_weight_type!(kind, W => {
         let loaded = load_graph::<W>(&a.graph, &lopts)?;
         let g = loaded.graph.csr();
         let elem = element_for(g, "auto")?;
-        let found: Option<(Vec<u32>, serde_json::Value)> = with_element!(elem, T => {
-            apsp::path::<T, W>(g, a.from, a.to, algorithm)?.map(|(p, d)| (p, json!(d)))
+        let (found, placed): (Option<(Vec<u32>, serde_json::Value)>, _) = with_element!(elem, T => {
+            let (found, placed) = apsp::path_on::<T, W>(g, a.from, a.to, algorithm, backend)?;
+            (found.map(|(p, d)| (p, json!(d))), placed)
         });
         let (path, dist) = match found {
             Some((p, d)) => (Some(p), d),
@@ -255,6 +264,7 @@ fn run_path(a: PathArgs) -> anyhow::Result<()> {
                 "graph": a.graph, "from": a.from, "to": a.to,
                 "distance": dist, "path": path,
                 "hops": path.as_ref().map(|p| p.len().saturating_sub(1)),
+                "algorithm": placed.algorithm, "backend": placed.backend, "note": placed.note,
             }))?;
         } else {
             match &path {
@@ -264,6 +274,9 @@ fn run_path(a: PathArgs) -> anyhow::Result<()> {
                     println!("{}", s.join(" -> "));
                 }
                 None => println!("no path from {} to {} (distance inf)", a.from, a.to),
+            }
+            if let Some(n) = &placed.note {
+                eprintln!("note: {n}");
             }
         }
     });

@@ -9,6 +9,7 @@ pub mod lcc;
 pub mod pagerank;
 pub mod pagerank_delta;
 pub mod reliability;
+pub mod semirings;
 pub mod sssp;
 pub mod triangles;
 pub mod widest;

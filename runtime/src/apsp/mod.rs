@@ -3,32 +3,37 @@
 //! Two algorithms, chosen by density:
 //! * [`fw_cpu`] — dense closure by blocked Floyd–Warshall over any [`Semiring`]
 //!   (min-plus, max-min, or-and, or a `#[vertex_program(semiring)]` through
-//!   [`semiring::ProgramSemiring`]); on the GPU in [`crate::gpu::apsp`];
+//!   [`semiring::ProgramSemiring`]); on the GPU in [`crate::gpu::closure`]
+//!   (any [`crate::gpu::closure::GpuSemiring`], next hops included);
 //! * [`johnson`] — SPFA reweighting + Dijkstra from every source, rows streamed
 //!   to disk in blocks ([`output::MatrixWriter`]) so `n²` larger than memory works.
 //!
 //! ∞ is the semiring's zero, never a large number that arithmetic could reach
 //! ([`semiring`]); a negative cycle is an [`Error::NegativeCycle`] naming its
 //! vertices, never an answer; next hops give the paths ([`matrix::path_from_next`]).
-//! [`solve`] is the entry point the CLI uses; the binary result layout is in
-//! [`output`].
+//! [`solve`] is the entry point the CLI uses ([`placement`] decides where it
+//! runs); the binary result layout is in [`output`].
 
 pub mod bench;
+pub mod closure_bench;
 pub mod fw_cpu;
 pub mod johnson;
 pub mod matrix;
 pub mod output;
 pub mod peer;
+pub mod placement;
 pub mod semiring;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use crate::error::{Error, Result};
+use crate::gpu::closure::{ClosureRun, GpuSemiring};
 use crate::graph::Csr;
 use johnson::{describe_cycle, find_negative_cycle, Johnson, MinPlusElem};
 pub use matrix::{path_from_next, DistMatrix, NO_HOP};
 use output::{MatrixWriter, Summary, SummaryAcc};
+pub use placement::Placement;
 pub use semiring::{Elem, MaxMin, MinPlus, OrAnd, ProgramSemiring, Semiring};
 
 /// `FromStr` for a choice enum from its names; the error lists them.
@@ -70,7 +75,7 @@ pub enum Algorithm {
 
 from_str_choices!(Algorithm, "APSP algorithm", "fw" => Fw, "johnson" => Johnson, "auto" => Auto);
 
-/// Where FW runs.
+/// Where the run goes (see [`placement`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Backend {
@@ -143,6 +148,9 @@ pub struct ApspRun<T> {
     /// Closure time (FW or Johnson, output writing included for Johnson).
     pub time_s: f64,
     pub output: Option<PathBuf>,
+    /// The GPU closure's own timings, when it ran there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<ClosureRun>,
     #[serde(skip)]
     pub matrix: Option<DistMatrix<T>>,
     #[serde(skip)]
@@ -195,9 +203,30 @@ pub fn check_diagonal<S: Semiring, W: Elem>(m: &DistMatrix<S::T>, g: &Csr<W>) ->
     )))
 }
 
-/// Min-plus APSP of `g` with element type `T`: picks the algorithm and backend,
-/// writes `out` if given (streamed for Johnson), and returns the summary (and the
-/// matrix when `keep` and FW ran).
+/// The dense closure of `g` over `S` on the CPU or the GPU (`backend` is `Cpu`
+/// or `Gpu`; `Auto` means the CPU here): adjacency, blocked FW, the
+/// negative-cycle check; the GPU run's timings when it ran there.
+pub fn closure_on<S: GpuSemiring, W: Elem>(
+    g: &Csr<W>,
+    unit: S::T,
+    conv: impl Fn(W) -> Option<S::T>,
+    tile: usize,
+    next_hop: bool,
+    backend: Backend,
+) -> Result<(Closure<S::T>, Option<ClosureRun>)> {
+    if backend != Backend::Gpu {
+        return Ok((closure::<S, W>(g, unit, conv, tile, next_hop)?, None));
+    }
+    let mut m = DistMatrix::adjacency::<S, W>(g, unit, conv)?;
+    let mut next = next_hop.then(|| matrix::initial_next::<S>(&m));
+    let run = crate::gpu::closure::closure_on_gpu::<S>(&mut m, next.as_deref_mut(), 0)?;
+    check_diagonal::<S, W>(&m, g)?;
+    Ok(((m, next), Some(run)))
+}
+
+/// Min-plus APSP of `g` with element type `T`: picks the algorithm and backend
+/// ([`placement::place`]), writes `out` if given (streamed for Johnson), and
+/// returns the summary (and the matrix when `keep` and FW ran).
 pub fn solve<T: MinPlusElem, W: Elem>(
     g: &Csr<W>,
     opts: &ApspOptions,
@@ -205,40 +234,25 @@ pub fn solve<T: MinPlusElem, W: Elem>(
     keep: bool,
 ) -> Result<ApspRun<T>>
 where
-    MinPlus<T>: Semiring<T = T>,
+    MinPlus<T>: GpuSemiring<T = T>,
 {
     type S<T> = MinPlus<T>;
     let n = g.num_vertices();
     let unit: T =
         T::from_weight(1u32).ok_or_else(|| Error::InvalidArgument("no unit weight".into()))?;
-    let mut note = None;
-    let mut algorithm = match opts.algorithm {
-        Algorithm::Auto => choose(
-            n,
-            g.num_edges(),
-            std::mem::size_of::<T>(),
-            opts.memory_budget,
-        ),
-        a => a,
-    };
-    if opts.next_hop && algorithm == Algorithm::Johnson {
-        if opts.algorithm == Algorithm::Johnson {
-            return Err(Error::InvalidArgument(
-                "next hops are kept by FW only; use --algorithm fw (or `vertex path`)".into(),
-            ));
-        }
-        algorithm = Algorithm::Fw;
-    }
+    let placed = placement::place(
+        (opts.algorithm, opts.backend),
+        n,
+        g.num_edges(),
+        std::mem::size_of::<T>(),
+        opts.memory_budget,
+        opts.next_hop,
+        crate::gpu::available(),
+    )
+    .map_err(Error::InvalidArgument)?;
+    let (algorithm, mut note) = (placed.algorithm, placed.note);
     let t0 = Instant::now();
     if algorithm == Algorithm::Johnson {
-        if opts.backend == Backend::Gpu {
-            return Err(Error::InvalidArgument(
-                "Johnson runs on the CPU; use --algorithm fw for the GPU".into(),
-            ));
-        }
-        if opts.backend == Backend::Auto {
-            note = Some("Johnson runs on the CPU".to_string());
-        }
         let j = Johnson::<T>::prepare(g, unit)?;
         let rows = if opts.block_rows > 0 {
             opts.block_rows
@@ -267,45 +281,29 @@ where
             summary: acc.finish(),
             time_s: t0.elapsed().as_secs_f64(),
             output,
+            gpu: None,
             matrix: None,
             next: None,
         });
     }
-    // FW.
-    let gpu_ok = T::KIND == crate::graph::WeightKind::I32 && !opts.next_hop;
-    let backend = match opts.backend {
-        Backend::Gpu if !gpu_ok => {
-            return Err(Error::InvalidArgument(format!(
-                "GPU FW supports i32 distances without next hops (this run: {}{})",
-                T::KIND,
-                if opts.next_hop { ", next hops" } else { "" }
-            )))
-        }
-        Backend::Gpu => Backend::Gpu,
-        Backend::Auto if gpu_ok && n >= 512 && crate::gpu::available() => Backend::Gpu,
-        Backend::Auto => {
-            note = Some(if !crate::gpu::available() {
-                "no usable GPU here (no PTX or no driver): ran on the CPU".to_string()
-            } else {
-                "this job suits the CPU (small n, not i32, or next hops)".to_string()
-            });
-            Backend::Cpu
-        }
-        Backend::Cpu => Backend::Cpu,
-    };
-    let mut m = DistMatrix::adjacency::<S<T>, W>(g, unit, T::from_weight)?;
-    let mut next = opts.next_hop.then(|| matrix::initial_next::<S<T>>(&m));
+    let mut backend = placed.backend;
+    let run =
+        |backend| closure_on::<S<T>, W>(g, unit, T::from_weight, opts.tile, opts.next_hop, backend);
     let t0 = Instant::now();
-    match backend {
-        Backend::Gpu => {
-            let d: &mut [i32] = bytemuck::try_cast_slice_mut(m.as_mut_slice())
-                .map_err(|e| Error::InvalidArgument(format!("GPU FW needs i32: {e}")))?;
-            crate::gpu::apsp::fw_i32(d, n, crate::gpu::apsp::FwKernel::Blocked, 0)?;
+    let ((m, next), gpu) = match run(backend) {
+        // `auto` chose the GPU, which turned out missing or too small: the CPU.
+        Err(e @ (Error::GpuUnavailable(_) | Error::GpuOutOfMemory { .. }))
+            if opts.backend == Backend::Auto =>
+        {
+            backend = Backend::Cpu;
+            note = Some(format!(
+                "auto: the GPU closure could not run ({e}): ran on the CPU"
+            ));
+            run(backend)?
         }
-        _ => fw_cpu::blocked::<S<T>>(&mut m, next.as_deref_mut(), opts.tile)?,
-    }
+        r => r?,
+    };
     let time_s = t0.elapsed().as_secs_f64();
-    check_diagonal::<S<T>, W>(&m, g)?;
     let summary = output::summarize::<S<T>>(&m);
     let output = match out {
         Some(p) => Some(output::write_matrix::<S<T>>(p, &m, next.as_deref())?),
@@ -319,21 +317,41 @@ where
         summary,
         time_s,
         output,
+        gpu,
         matrix: keep.then_some(m),
         next: if keep { next } else { None },
     })
 }
 
-/// A shortest `from → to` path and its length: FW next hops for small graphs,
-/// Johnson from `from` otherwise; `Ok(None)` if `to` is unreachable.
+/// A path's vertices and its length.
+pub type FoundPath<T> = (Vec<u32>, T);
+
+/// A shortest `from → to` path and its length on the CPU: see [`path_on`].
 pub fn path<T: MinPlusElem, W: Elem>(
     g: &Csr<W>,
     from: u32,
     to: u32,
     algorithm: Algorithm,
-) -> Result<Option<(Vec<u32>, T)>>
+) -> Result<Option<FoundPath<T>>>
 where
-    MinPlus<T>: Semiring<T = T>,
+    MinPlus<T>: GpuSemiring<T = T>,
+{
+    path_on(g, from, to, algorithm, Backend::Cpu).map(|(p, _)| p)
+}
+
+/// A shortest `from → to` path and its length: FW next hops (on the GPU when
+/// `backend` says so, or `auto` finds one and the graph is large enough), Johnson
+/// from `from` for large graphs on the CPU; `None` if `to` is unreachable. Also
+/// returns where it ran and why.
+pub fn path_on<T: MinPlusElem, W: Elem>(
+    g: &Csr<W>,
+    from: u32,
+    to: u32,
+    algorithm: Algorithm,
+    backend: Backend,
+) -> Result<(Option<FoundPath<T>>, Placement)>
+where
+    MinPlus<T>: GpuSemiring<T = T>,
 {
     let n = g.num_vertices();
     for v in [from, to] {
@@ -345,19 +363,59 @@ where
     }
     let unit: T =
         T::from_weight(1u32).ok_or_else(|| Error::InvalidArgument("no unit weight".into()))?;
-    let use_fw = match algorithm {
-        Algorithm::Fw => true,
-        Algorithm::Johnson => false,
-        Algorithm::Auto => n <= 2048,
+    // One path on the CPU: FW's next hops while n² is small, else Johnson from
+    // `from` alone.
+    let cpu = Placement {
+        algorithm: match algorithm {
+            Algorithm::Auto if n <= 2048 => Algorithm::Fw,
+            Algorithm::Auto => Algorithm::Johnson,
+            a => a,
+        },
+        backend: Backend::Cpu,
+        note: None,
     };
-    if use_fw {
-        let (m, next) =
-            closure::<MinPlus<T>, W>(g, unit, T::from_weight, fw_cpu::DEFAULT_TILE, true)?;
-        let next = next.unwrap_or_default();
-        Ok(path_from_next(&next, n, from, to).map(|p| (p, m.get(from as usize, to as usize))))
-    } else {
-        Ok(Johnson::<T>::prepare(g, unit)?.path(from, to))
+    let mut placed = match backend {
+        Backend::Cpu => cpu,
+        _ => {
+            let p = placement::place(
+                (algorithm, backend),
+                n,
+                g.num_edges(),
+                std::mem::size_of::<T>(),
+                ApspOptions::default().memory_budget,
+                algorithm == Algorithm::Fw,
+                crate::gpu::available(),
+            )
+            .map_err(Error::InvalidArgument)?;
+            match p.backend {
+                Backend::Cpu => Placement {
+                    note: p.note,
+                    ..cpu
+                },
+                _ => p,
+            }
+        }
+    };
+    if placed.algorithm == Algorithm::Johnson {
+        return Ok((Johnson::<T>::prepare(g, unit)?.path(from, to), placed));
     }
+    let run =
+        |b| closure_on::<MinPlus<T>, W>(g, unit, T::from_weight, fw_cpu::DEFAULT_TILE, true, b);
+    let ((m, next), _) = match run(placed.backend) {
+        Err(e @ (Error::GpuUnavailable(_) | Error::GpuOutOfMemory { .. }))
+            if backend == Backend::Auto =>
+        {
+            placed.backend = Backend::Cpu;
+            placed.note = Some(format!(
+                "auto: the GPU closure could not run ({e}): ran on the CPU"
+            ));
+            run(Backend::Cpu)?
+        }
+        r => r?,
+    };
+    let next = next.unwrap_or_default();
+    let found = path_from_next(&next, n, from, to).map(|p| (p, m.get(from as usize, to as usize)));
+    Ok((found, placed))
 }
 
 #[cfg(test)]

@@ -12,12 +12,15 @@
 
 use cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
 use kernels_rs::apsp::{
-    self as k, Block, Exact, Fast, Relax, FAST_INF, INF, SMEM_BYTES, THREADS, TILE,
+    self as k, Exact, Fast, Semiring, FAST_INF, INF, SMEM_BYTES, THREADS, TILE,
 };
 use kernels_rs::ThreadCtx;
 use rayon::prelude::*;
 
+pub use super::blocked::padded;
+use super::blocked::{emulate_phases, peak_grid, time_peak, HostBlock};
 use super::cuda::{DevBuf, DeviceInfo, Gpu};
+use super::launch::SharedPtr;
 use crate::error::{Error, Result};
 
 /// Which FW kernel.
@@ -83,11 +86,6 @@ fn decode_fast(d: &mut [i32]) {
             *x = INF
         }
     });
-}
-
-/// `n` rounded up to a multiple of [`TILE`].
-pub fn padded(n: usize) -> usize {
-    n.div_ceil(TILE as usize).max(1) * TILE as usize
 }
 
 fn pad(d: &[i32], n: usize, np: usize, inf: i32) -> Vec<i32> {
@@ -261,17 +259,12 @@ impl ApspGpu {
     /// The add+min peak: relaxations per second of [`k::peak_add_min`] over a
     /// grid filling the device (`blocks_per_sm` × SMs blocks of 256 threads).
     pub fn peak(&self, fast: bool, iters: u32, blocks_per_sm: u32) -> Result<f64> {
-        let blocks = self.gpu.info.multiprocessors.max(1) * blocks_per_sm.max(1);
-        let threads = blocks as usize * 256;
-        let out = self.gpu.alloc::<i32>(threads, "peak output")?;
+        let cfg = peak_grid(&self.gpu, blocks_per_sm);
+        let out = self
+            .gpu
+            .alloc::<i32>(cfg.grid_dim.0 as usize * 256, "peak output")?;
         let fi = if fast { 9 } else { 4 };
-        let cfg = LaunchConfig {
-            grid_dim: (blocks, 1, 1),
-            block_dim: (256, 1, 1),
-            shared_mem_bytes: 0,
-        };
-        let run = |iters: u32| -> Result<f64> {
-            let start = self.gpu.record()?;
+        time_peak(&self.gpu, cfg, iters, |iters| {
             let mut l = self.gpu.stream.launch_builder(&self.f[fi]);
             let (x, y) = (3i32, -1i32);
             l.arg(&iters);
@@ -280,17 +273,13 @@ impl ApspGpu {
             l.arg(&out.ptr);
             // SAFETY: the peak kernels take (u32, i32, i32, *mut i32) and write one
             // i32 per thread; `out` holds one per thread of this grid.
-            unsafe { l.launch(cfg) }.map_err(super::cuda::cuda_err(&format!(
-                "cuLaunchKernel({})",
-                NAMES[fi]
-            )))?;
-            let end = self.gpu.record()?;
-            self.gpu.sync("peak kernel")?;
-            Gpu::elapsed_ms(&start, &end)
-        };
-        run(16)?; // warm-up
-        let ms = run(iters)?;
-        Ok(threads as f64 * iters as f64 * 16.0 / (ms * 1e-3).max(1e-12))
+            unsafe { l.launch(cfg) }
+                .map(|_| ())
+                .map_err(super::cuda::cuda_err(&format!(
+                    "cuLaunchKernel({})",
+                    NAMES[fi]
+                )))
+        })
     }
 }
 
@@ -298,37 +287,6 @@ impl ApspGpu {
 /// point of `runtime::apsp::solve`.
 pub fn fw_i32(d: &mut [i32], n: usize, kernel: FwKernel, ordinal: usize) -> Result<GpuFwRun> {
     ApspGpu::open(ordinal)?.fw(d, n, kernel, None)
-}
-
-/// The host's stand-in for a thread block: `each` runs the step for every thread
-/// id in turn (a legal schedule of the barrier program).
-struct HostBlock {
-    bid: u32,
-}
-
-impl Block for HostBlock {
-    fn block_idx(&self) -> u32 {
-        self.bid
-    }
-    fn each(&self, mut f: impl FnMut(u32)) {
-        for t in 0..THREADS {
-            f(t)
-        }
-    }
-}
-
-/// A raw pointer rayon may share: blocks of one launch write disjoint tiles and
-/// read only tiles no block of that launch writes.
-#[derive(Clone, Copy)]
-struct SharedPtr(*mut i32);
-// SAFETY: see the type's doc; the kernels' tile ownership makes accesses disjoint.
-unsafe impl Send for SharedPtr {}
-// SAFETY: as above.
-unsafe impl Sync for SharedPtr {}
-impl SharedPtr {
-    fn get(self) -> *mut i32 {
-        self.0
-    }
 }
 
 /// FW through the same kernel bodies on the host (CI's check of the GPU code).
@@ -349,7 +307,7 @@ pub fn emulate_fw(d: &mut [i32], n: usize, kernel: FwKernel, fast: Option<bool>)
     Ok(fast)
 }
 
-fn emulate_with<R: Relax>(d: &mut [i32], n: usize, kernel: FwKernel, fast: bool) {
+fn emulate_with<R: Semiring<T = i32>>(d: &mut [i32], n: usize, kernel: FwKernel, fast: bool) {
     match kernel {
         FwKernel::Naive => {
             if fast {
@@ -383,50 +341,20 @@ fn emulate_with<R: Relax>(d: &mut [i32], n: usize, kernel: FwKernel, fast: bool)
             if fast {
                 encode_fast(&mut host);
             }
-            let nt = (np / TILE as usize) as u32;
             let p = SharedPtr(host.as_mut_ptr());
-            let smem = SMEM_BYTES as usize / 4;
-            for kb in 0..nt {
-                let mut sm = vec![0i32; smem];
-                // SAFETY: one block, `sm` private to it, `p` np² values.
+            emulate_phases::<i32>(np, SMEM_BYTES as usize / 4, |phase, kb, bid, sm| {
+                let (b, sm) = (HostBlock { bid }, sm.as_mut_ptr());
+                // SAFETY: `p` holds np² values, `sm` is this block's private shared
+                // memory; blocks of one launch write disjoint tiles and read only
+                // tiles none of them writes.
                 unsafe {
-                    k::phase1::<R, _>(
-                        &HostBlock { bid: 0 },
-                        np as u32,
-                        kb,
-                        p.get(),
-                        sm.as_mut_ptr(),
-                    )
-                };
-                (0..2 * nt).into_par_iter().for_each(|bid| {
-                    let mut sm = vec![0i32; smem];
-                    // SAFETY: phase-2 blocks write disjoint tiles and read the
-                    // diagonal tile, which none of them writes.
-                    unsafe {
-                        k::phase2::<R, _>(
-                            &HostBlock { bid },
-                            np as u32,
-                            kb,
-                            p.get(),
-                            sm.as_mut_ptr(),
-                        )
-                    };
-                });
-                (0..nt * nt).into_par_iter().for_each(|bid| {
-                    let mut sm = vec![0i32; smem];
-                    // SAFETY: phase-3 blocks write disjoint tiles off row/column
-                    // kb and read only row/column kb tiles.
-                    unsafe {
-                        k::phase3::<R, _>(
-                            &HostBlock { bid },
-                            np as u32,
-                            kb,
-                            p.get(),
-                            sm.as_mut_ptr(),
-                        )
-                    };
-                });
-            }
+                    match phase {
+                        0 => k::phase1::<R, _>(&b, np as u32, kb, p.get(), sm),
+                        1 => k::phase2::<R, _>(&b, np as u32, kb, p.get(), sm),
+                        _ => k::phase3::<R, _>(&b, np as u32, kb, p.get(), sm),
+                    }
+                }
+            });
             if fast {
                 decode_fast(&mut host);
             }

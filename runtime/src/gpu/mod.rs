@@ -25,6 +25,7 @@
 //!      [`GpuProgram`], its loaded kernels, [`ProgramOptions`], [`ProgramRun`].
 //!    * [`resident`] — the device-resident traversal: one cooperative launch,
 //!      frontier queues, device-side buckets (high-diameter graphs).
+//!    * [`closure`] — the dense closure of any semiring (blocked FW, next hops).
 //!    * [`cc`](mod@cc), [`tc`], [`intersect`], [`gather`], [`tree_check`],
 //!      [`apsp`] — the other kernels, each with its own device/host launcher.
 //! 3. **Front ends** — what callers use:
@@ -61,7 +62,9 @@ pub mod apsp;
 pub mod auto;
 pub mod bench;
 pub mod bfs;
+mod blocked;
 pub mod cc;
+pub mod closure;
 pub mod compare;
 pub mod cuda;
 pub mod device;

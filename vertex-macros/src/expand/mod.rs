@@ -3,6 +3,7 @@
 //! entry points that instantiate the kernels-rs skeletons with that trait. Big
 //! bodies live in the runtime and kernels-rs, so errors point at user code.
 
+pub mod closure;
 pub mod cpu;
 pub mod gather;
 pub mod gpu;
@@ -22,6 +23,7 @@ pub fn expand(p: &Program, c: &Checked) -> TokenStream {
     let items = p.items();
     let host = cpu::program_impl(p, c);
     let kernels = gpu::kernel_entry_points(p, c);
+    let closure = closure::closure_kernels(p, c);
     quote! {
         #(#attrs)*
         #vis mod #ident {
@@ -29,6 +31,7 @@ pub fn expand(p: &Program, c: &Checked) -> TokenStream {
 
             #host
             #kernels
+            #closure
         }
     }
 }
