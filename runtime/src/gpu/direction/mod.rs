@@ -20,9 +20,9 @@
 //! hands it to the bottom-up kernel; any other idempotent program runs top-down
 //! only, still over the frontier work list rather than a scan of all edges.
 //!
-//! Files: this one holds the level loop ([`drive`], [`drive_planned`]) and the
+//! Files: this one holds the level loop (`drive`, `drive_planned`) and the
 //! executor traits; `buckets` the near-far loops; `device` the GPU executor
-//! ([`GpuDirection`]); `host` the emulated one ([`HostDirection`]).
+//! (`GpuDirection`); `host` the emulated one (`HostDirection`).
 
 mod buckets;
 mod device;
