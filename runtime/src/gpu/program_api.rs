@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use cudarc::driver::{CudaFunction, CudaModule};
 
-use super::cuda::cuda_err;
+use super::cuda::{cuda_err, DevBuf};
 use super::device::Device;
 use super::direction::LevelLog;
 use super::options::{BfsKernel, Pull};
@@ -236,6 +236,36 @@ impl ProgramKernels {
     }
     pub(crate) fn resident_fn(&self) -> &CudaFunction {
         &self.resident
+    }
+}
+
+/// States and (when kept) parents of a finished run, on the host.
+pub(crate) type Downloaded<P> = (Vec<<P as VertexProgram>::State>, Option<Vec<u32>>);
+
+impl Device {
+    /// A run's results back on the host: `n` states of `P`, and the parents when
+    /// the run kept them. Every program runner ends with this.
+    pub(crate) fn download_results<P: GpuProgram>(
+        &self,
+        state: &DevBuf<u8>,
+        parents: Option<&DevBuf<u32>>,
+        n: usize,
+    ) -> Result<Downloaded<P>> {
+        let mut states = vec![<<P as VertexProgram>::State as bytemuck::Zeroable>::zeroed(); n];
+        self.gpu.download(
+            state,
+            bytemuck::cast_slice_mut(&mut states),
+            "program state",
+        )?;
+        let parents = match parents {
+            Some(p) => {
+                let mut out = vec![0u32; n];
+                self.gpu.download(p, &mut out, "parents")?;
+                Some(out)
+            }
+            None => None,
+        };
+        Ok((states, parents))
     }
 }
 

@@ -128,7 +128,7 @@ fn run_of<S>(
 
 /// The queues hand a vertex's current state on once per improvement, which is
 /// right only for idempotent combines; parents only for BFS-like programs.
-fn check_parents<P: GpuProgram>(opts: &ProgramOptions) -> Result<()> {
+fn check_resident<P: GpuProgram>(opts: &ProgramOptions) -> Result<()> {
     if !<P as VertexProgram>::IDEMPOTENT {
         return Err(Error::InvalidArgument(format!(
             "program `{}`: the resident kernel needs an idempotent combine (min, max, or, and)",
@@ -153,7 +153,7 @@ impl Device {
         source: u32,
         opts: &ProgramOptions,
     ) -> Result<ProgramRun<<P as VertexProgram>::State>> {
-        check_parents::<P>(opts)?;
+        check_resident::<P>(opts)?;
         let n = g.n as usize;
         let state_size = std::mem::size_of::<<P as VertexProgram>::State>();
         let delta = kernel_delta::<P>(opts);
@@ -230,20 +230,7 @@ impl Device {
         let time_ms = Gpu::elapsed_ms(&start, &end)?;
         let mut ctl_out = [0u32; CTL_WORDS];
         self.gpu.download(&ctl, &mut ctl_out, "resident control")?;
-        let mut states = vec![<<P as VertexProgram>::State as bytemuck::Zeroable>::zeroed(); n];
-        self.gpu.download(
-            &state,
-            bytemuck::cast_slice_mut(&mut states),
-            "program state",
-        )?;
-        let parents = match &parents {
-            Some(p) => {
-                let mut out = vec![0u32; n];
-                self.gpu.download(p, &mut out, "parents")?;
-                Some(out)
-            }
-            None => None,
-        };
+        let (states, parents) = self.download_results::<P>(&state, parents.as_ref(), n)?;
         let stats = ResidentStats::from_ctl(&ctl_out, blocks, block);
         Ok(run_of(states, parents, stats, time_ms, wall_ms))
     }
@@ -313,7 +300,7 @@ pub fn emulate_resident<P: GpuProgram>(
 ) -> Result<ProgramRun<<P as VertexProgram>::State>> {
     let n = csr.num_vertices();
     check_run::<P>(n as u64, source, csr.weights().is_some())?;
-    check_parents::<P>(opts)?;
+    check_resident::<P>(opts)?;
     if blocks == 0 || threads == 0 {
         return Err(Error::InvalidArgument(
             "the emulated resident grid needs at least one block of one thread".into(),

@@ -95,12 +95,7 @@ impl Device {
             });
         };
         let time_ms = Gpu::elapsed_ms(a, b)?;
-        let mut states = vec![<<P as VertexProgram>::State as bytemuck::Zeroable>::zeroed(); n];
-        self.gpu.download(
-            &exec.state,
-            bytemuck::cast_slice_mut(&mut states),
-            "program state",
-        )?;
+        let (states, _) = self.download_results::<P>(&exec.state, None, n)?;
         Ok(ProgramRun {
             states,
             num_levels: stats.num_levels,
@@ -200,20 +195,7 @@ impl Device {
             });
         };
         let time_ms = Gpu::elapsed_ms(a, b)?;
-        let mut states = vec![<<P as VertexProgram>::State as bytemuck::Zeroable>::zeroed(); n];
-        self.gpu.download(
-            &state,
-            bytemuck::cast_slice_mut(&mut states),
-            "program state",
-        )?;
-        let parents = match &parents {
-            Some(p) => {
-                let mut out = vec![0u32; n];
-                self.gpu.download(p, &mut out, "parents")?;
-                Some(out)
-            }
-            None => None,
-        };
+        let (states, parents) = self.download_results::<P>(&state, parents.as_ref(), n)?;
         let rounds = log.len() as u32;
         Ok(ProgramRun {
             states,
