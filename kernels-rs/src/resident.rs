@@ -87,8 +87,17 @@ pub const ROUNDS: usize = 51;
 /// Size of the control block.
 pub const CTL_WORDS: usize = 52;
 
-/// Words of the per-block shared buffer before the appended vertices.
-pub const SMEM_HEADER: usize = 2;
+/// Words of the per-block shared buffer before the appended vertices: a ring of
+/// three append counters (see `Resident::round`) and the block's reserved range
+/// in a grid-wide round.
+pub const SMEM_HEADER: usize = 4;
+/// Header word: where a grid-wide round's block range starts in the queue.
+const SMEM_BASE: usize = 3;
+
+/// Edges a thread relaxes at once. Their `combine` atomics (and the winners'
+/// stamps) are issued back to back and their results read afterwards, so a
+/// vertex of degree 4 waits for one L2 round trip instead of four.
+pub const EDGE_GROUP: usize = 4;
 
 /// Where a traversal is; identical in every thread that runs the same rounds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -101,6 +110,9 @@ pub struct Cursor {
     pub limit: u32,
     /// Length of round `round`'s queue.
     pub queued: u32,
+    /// Round `round`'s queue is in the block's shared buffer (half `round % 2`),
+    /// not in the global queue: one-block rounds only.
+    pub in_smem: bool,
     pub done: bool,
 }
 
@@ -132,7 +144,16 @@ pub struct Resident<'a, P: Program> {
     /// min/max (BFS-like) may go without: there a vertex has one winner per
     /// round, so the queue (`n` entries) cannot overflow.
     pub dedup: bool,
+    /// Relax a vertex's edges one at a time instead of [`EDGE_GROUP`] at once
+    /// (fewer registers; for measuring).
+    pub serial_edges: bool,
 }
+
+/// Flag bits of the kernel's `flags` parameter: stamp appends
+/// ([`Resident::dedup`]).
+pub const FLAG_DEDUP: u32 = 1;
+/// Flag bit: [`Resident::serial_edges`].
+pub const FLAG_SERIAL_EDGES: u32 = 2;
 
 /// Who runs a round: thread `me` of `size`, `first` clears the ring slots.
 #[derive(Clone, Copy)]
@@ -166,7 +187,9 @@ impl<P: Program> Resident<'_, P> {
         };
         // Dynamic shared memory starts undefined.
         if block.first {
-            smem[0].store(0, Relaxed);
+            for w in &smem[..SMEM_BASE] {
+                w.store(0, Relaxed);
+            }
         }
         team.sync_block();
         let mut c = self.read_cursor(0);
@@ -211,6 +234,7 @@ impl<P: Program> Resident<'_, P> {
             far: self.ctl[b + 1].load(Relaxed),
             limit: self.ctl[b + 2].load(Relaxed),
             queued: self.ctl[LEN + (self.ctl[b].load(Relaxed) % 3) as usize].load(Relaxed),
+            in_smem: false,
             done: self.ctl[b + 3].load(Relaxed) != 0,
         }
     }
@@ -235,6 +259,20 @@ impl<P: Program> Resident<'_, P> {
 
     /// One round by `crew` (block 0, or the grid when `wide`), ending with the
     /// crew's barrier; advances the cursor identically in every crew thread.
+    ///
+    /// Shared-buffer halves in one-block rounds: round `r` appends into half
+    /// `(r + 1) % 2` and, when its queue stayed in the block, reads half `r % 2`.
+    /// The next round's queue stays in the block when it fits a half and is
+    /// small again, so a run of one-block rounds touches the global queue only
+    /// to leave, with one block barrier per round.
+    ///
+    /// That one barrier is why the append counters are a ring of three: round
+    /// `r` counts in `smem[(r + 1) % 3]` and every thread reads the count right
+    /// after the barrier, so a counter can only be cleared a round later. Thread
+    /// 0 clears `smem[(r + 2) % 3]` at the start of round `r` (read by everyone
+    /// before round `r - 1`'s barrier; next counted in after round `r`'s). Block
+    /// 0 runs every round, so its counter for round `r` is always clear; a
+    /// grid-wide round clears its own after the copy, so other blocks' are too.
     #[inline(always)]
     fn round(&self, c: &mut Cursor, crew: Crew, team: &impl Team, smem: &[AtomicU32]) {
         let wide = crew.wide;
@@ -259,12 +297,21 @@ impl<P: Program> Resident<'_, P> {
         if crew.first {
             self.ctl[LEN + ((r + 2) % 3) as usize].store(0, Relaxed);
         }
-        let appended = if queued > 0 {
-            let a = self.expand(c, crew, team, smem, queued);
-            sync();
+        if team.ctx().thread_idx == 0 {
+            smem[(r.wrapping_add(2) % 3) as usize].store(0, Relaxed);
+        }
+        let out = Appends::new(r, wide, smem.len());
+        let (appended, in_smem) = if queued > 0 {
+            let src = c
+                .in_smem
+                .then(|| Appends::new(r.wrapping_sub(1), false, smem.len()));
+            let a = self.expand(c, crew, team, smem, queued, src, out);
+            if wide {
+                sync();
+            }
             a
         } else {
-            let (limit, a) = self.split(c, crew, team, smem, far_len, &sync);
+            let (limit, a) = self.split(c, crew, team, smem, far_len, out, &sync);
             c.limit = limit;
             c.far ^= 1;
             if crew.first {
@@ -278,10 +325,13 @@ impl<P: Program> Resident<'_, P> {
         } else {
             appended
         };
+        c.in_smem = in_smem;
         c.round = r + 1;
     }
 
-    /// Relaxes the edges of the queued vertices of round `c.round`.
+    /// Relaxes the edges of the queued vertices of round `c.round`, read from the
+    /// block's shared half `src` or, without one, from the global queue.
+    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn expand(
         &self,
@@ -290,36 +340,89 @@ impl<P: Program> Resident<'_, P> {
         team: &impl Team,
         smem: &[AtomicU32],
         queued: u32,
-    ) -> u32 {
+        src: Option<Appends>,
+        out: Appends,
+    ) -> (u32, bool) {
         let r = c.round;
         let queue = self.queue(r);
         let offsets = self.graph.offsets;
         let mut i = crew.me;
         while i < u64::from(queued) {
-            let v = queue[i as usize].load(Relaxed) as usize;
+            let v = match src {
+                Some(b) => smem[b.base + i as usize].load(Relaxed),
+                None => queue[i as usize].load(Relaxed),
+            } as usize;
             let s = P::State::load(&self.state[v]);
-            for e in offsets[v] as usize..offsets[v + 1] as usize {
-                let Some(cand) = P::relax(s, self.weights[e], r) else {
-                    continue;
-                };
-                let k = self.graph.targets[e] as usize;
-                if !P::combine(&self.state[k], cand) {
-                    continue;
+            let end = offsets[v + 1] as usize;
+            let mut e = offsets[v] as usize;
+            if self.serial_edges {
+                while e < end {
+                    self.relax_group::<1>(c, v as u32, s, e, end, smem, out);
+                    e += 1;
                 }
-                if let Some(p) = self.parents {
-                    p[k].store(v as u32, Relaxed);
-                }
-                if self.near(P::priority(cand), c.limit) {
-                    self.append_once(k, r, smem);
-                } else if self.in_far[k].swap(1, Relaxed) == 0 {
-                    let pile = c.far as usize;
-                    let at = self.ctl[FAR_LEN + pile].fetch_add(1, Relaxed);
-                    self.pile(pile as u32)[at as usize].store(k as u32, Relaxed);
+            } else {
+                while e < end {
+                    self.relax_group::<EDGE_GROUP>(c, v as u32, s, e, end, smem, out);
+                    e += EDGE_GROUP;
                 }
             }
             i += crew.size;
         }
-        self.flush(r, team, smem, crew.wide)
+        self.flush(r, team, smem, out)
+    }
+
+    /// Relaxes edges `e .. min(e + G, end)` of `v` (state `s`): loads,
+    /// then every `combine`, then every winner's stamp, then the appends, so each
+    /// step's round trips overlap.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn relax_group<const G: usize>(
+        &self,
+        c: &Cursor,
+        v: u32,
+        s: P::State,
+        e: usize,
+        end: usize,
+        smem: &[AtomicU32],
+        out: Appends,
+    ) {
+        let r = c.round;
+        let mut target = [0u32; G];
+        let mut cand: [Option<P::State>; G] = [None; G];
+        for j in 0..G {
+            if e + j < end {
+                cand[j] = P::relax(s, self.weights[e + j], r);
+                target[j] = self.graph.targets[e + j];
+            }
+        }
+        let mut won = [false; G];
+        for j in 0..G {
+            if let Some(x) = cand[j] {
+                won[j] = P::combine(&self.state[target[j] as usize], x);
+            }
+        }
+        let mut fresh = [false; G];
+        for j in 0..G {
+            let (Some(x), true) = (cand[j], won[j]) else {
+                continue;
+            };
+            let k = target[j] as usize;
+            if let Some(p) = self.parents {
+                p[k].store(v, Relaxed);
+            }
+            if self.near(P::priority(x), c.limit) {
+                fresh[j] = self.stamp(k, r);
+            } else if self.in_far[k].swap(1, Relaxed) == 0 {
+                let pile = c.far as usize;
+                let at = self.ctl[FAR_LEN + pile].fetch_add(1, Relaxed);
+                self.pile(pile as u32)[at as usize].store(k as u32, Relaxed);
+            }
+        }
+        for j in 0..G {
+            if fresh[j] {
+                self.push(target[j] as usize, r, smem, out);
+            }
+        }
     }
 
     /// Round `r`'s queue. A branch, not `queues[r % 2]`: a dynamic index into an
@@ -351,6 +454,7 @@ impl<P: Program> Resident<'_, P> {
 
     /// Moves the far pile's vertices under the next limit into the queue of
     /// round `c.round + 1`; returns that limit. Two crew barriers.
+    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn split(
         &self,
@@ -359,8 +463,9 @@ impl<P: Program> Resident<'_, P> {
         team: &impl Team,
         smem: &[AtomicU32],
         far_len: u32,
+        out: Appends,
         sync: &impl Fn(),
-    ) -> (u32, u32) {
+    ) -> (u32, (u32, bool)) {
         let pile = self.pile(c.far);
         let keep = (c.far ^ 1) as usize;
         if crew.first {
@@ -387,14 +492,16 @@ impl<P: Program> Resident<'_, P> {
             let p = P::priority(P::State::load(&self.state[v as usize]));
             if self.near(p, limit) {
                 self.in_far[v as usize].store(0, Relaxed);
-                self.append_once(v as usize, c.round, smem);
+                if self.stamp(v as usize, c.round) {
+                    self.push(v as usize, c.round, smem, out);
+                }
             } else {
                 let at = self.ctl[FAR_LEN + keep].fetch_add(1, Relaxed);
                 self.pile(keep as u32)[at as usize].store(v, Relaxed);
             }
             i += crew.size;
         }
-        let appended = self.flush(c.round, team, smem, crew.wide);
+        let appended = self.flush(c.round, team, smem, out);
         if crew.first {
             // Everyone read the minimum before the last barrier; the next split
             // is at least one round (one barrier) away, after the queue it fed.
@@ -404,72 +511,121 @@ impl<P: Program> Resident<'_, P> {
         (limit, appended)
     }
 
-    /// Appends `k` to round `r + 1`'s queue unless round `r` already did.
+    /// Whether `k` is to be appended to round `r + 1`'s queue: not if round `r`
+    /// already did. Without `dedup` (BFS-like programs: one winner per vertex and
+    /// round) always, with no stamp at all.
     #[inline(always)]
-    fn append_once(&self, k: usize, r: u32, smem: &[AtomicU32]) {
+    fn stamp(&self, k: usize, r: u32) -> bool {
         // One exchange, no read first: a winner of `combine` is rarely stamped
         // already, and a read would add a round trip to every round's chain.
-        // Without `dedup` (BFS-like programs: one winner per vertex and round)
-        // no stamp at all.
-        if self.dedup && self.stamps[k].swap(r.wrapping_add(1), Relaxed) == r.wrapping_add(1) {
-            return;
-        }
+        !self.dedup || self.stamps[k].swap(r.wrapping_add(1), Relaxed) != r.wrapping_add(1)
+    }
+
+    /// Appends `k` to round `r + 1`'s queue through the block's buffer `out`
+    /// (straight to the global queue once the buffer is full).
+    #[inline(always)]
+    fn push(&self, k: usize, r: u32, smem: &[AtomicU32], out: Appends) {
         // The next round reads `k`'s row bounds first; a row of a vertex just
         // reached is rarely cached, so start that DRAM read now (L2 prefetch,
         // no result to wait for).
         prefetch_l2(&self.graph.offsets[k]);
-        let buffered = smem[0].fetch_add(1, Relaxed) as usize;
-        if SMEM_HEADER + buffered < smem.len() {
-            smem[SMEM_HEADER + buffered].store(k as u32, Relaxed);
+        let buffered = smem[out.counter].fetch_add(1, Relaxed) as usize;
+        if buffered < out.cap {
+            smem[out.base + buffered].store(k as u32, Relaxed);
         } else {
             let at = self.ctl[LEN + ((r + 1) % 3) as usize].fetch_add(1, Relaxed);
             self.queue(r + 1)[at as usize].store(k as u32, Relaxed);
         }
     }
 
-    /// Copies the block's buffered appends to round `r + 1`'s queue. Every
-    /// thread of the block calls it. With the whole grid appending (`wide`), one
-    /// global atomic reserves the block's range, and the result is 0 (the total
-    /// is read after the grid barrier); a block appending alone owns the queue:
-    /// the overflowed appends took its first slots, the buffer goes after them,
-    /// and the result is the queue's length, without a global round trip.
+    /// Ends round `r`'s appends (every thread of the block calls it) and returns
+    /// how many a one-block round made (0 for a grid-wide one: the total is read
+    /// after the grid barrier) and whether they stay in the block as the next
+    /// round's queue.
+    ///
+    /// Grid-wide: one global atomic reserves the block's range of the queue and
+    /// the buffer is copied there. One block alone owns the queue: a small
+    /// enough result stays in shared memory (one barrier, no global traffic);
+    /// otherwise the appends that overflowed took the queue's first slots and
+    /// the buffer goes after them.
     #[inline(always)]
-    fn flush(&self, r: u32, team: &impl Team, smem: &[AtomicU32], wide: bool) -> u32 {
+    fn flush(&self, r: u32, team: &impl Team, smem: &[AtomicU32], out: Appends) -> (u32, bool) {
         let t = team.ctx();
-        let cap = (smem.len() - SMEM_HEADER) as u32;
         let len = &self.ctl[LEN + ((r + 1) % 3) as usize];
         team.sync_block();
-        let count = smem[0].load(Relaxed);
-        let n = count.min(cap);
-        if wide {
+        let count = smem[out.counter].load(Relaxed);
+        if !out.wide && count as usize <= out.cap && count <= self.small_max {
+            return (count, true);
+        }
+        let n = count.min(out.cap as u32);
+        if out.wide {
             if t.thread_idx == 0 {
-                smem[1].store(len.fetch_add(n, Relaxed), Relaxed);
+                smem[SMEM_BASE].store(len.fetch_add(n, Relaxed), Relaxed);
             }
             team.sync_block();
         }
-        let at = if wide {
-            smem[1].load(Relaxed)
+        let at = if out.wide {
+            smem[SMEM_BASE].load(Relaxed)
         } else {
             count - n
         } as usize;
         let queue = self.queue(r + 1);
         let mut i = t.thread_idx;
         while i < n {
-            let v = smem[SMEM_HEADER + i as usize].load(Relaxed);
+            let v = smem[out.base + i as usize].load(Relaxed);
             queue[at + i as usize].store(v, Relaxed);
             i += t.block_dim;
         }
         team.sync_block();
         if t.thread_idx == 0 {
-            smem[0].store(0, Relaxed);
-            if !wide {
+            if out.wide {
+                // The grid barrier after this round orders the clear before the
+                // block's next appends, which may use this counter (see `round`).
+                smem[out.counter].store(0, Relaxed);
+            } else {
                 len.store(count, Relaxed);
             }
         }
+        if !out.wide {
+            // The queue's copy is complete (and its length set) before the next
+            // one-block round reads it.
+            team.sync_block();
+        }
+        (if out.wide { 0 } else { count }, false)
+    }
+}
+
+/// Where round `r`'s appends go in the block's shared buffer: counter word
+/// `(r + 1) % 3`; a one-block round's into half `(r + 1) % 2` of the buffer, a
+/// grid-wide round's into the whole buffer.
+#[derive(Clone, Copy)]
+struct Appends {
+    counter: usize,
+    base: usize,
+    cap: usize,
+    wide: bool,
+}
+
+impl Appends {
+    #[inline(always)]
+    fn new(r: u32, wide: bool, smem_len: usize) -> Self {
+        let counter = (r.wrapping_add(1) % 3) as usize;
+        let area = smem_len.saturating_sub(SMEM_HEADER);
         if wide {
-            0
+            Appends {
+                counter,
+                base: SMEM_HEADER,
+                cap: area,
+                wide,
+            }
         } else {
-            count
+            let half = area / 2;
+            Appends {
+                counter,
+                base: SMEM_HEADER + (r.wrapping_add(1) % 2) as usize * half,
+                cap: half,
+                wide,
+            }
         }
     }
 }
@@ -562,7 +718,7 @@ pub unsafe fn resident<P: Program>(
     ctl: *mut u32,
     delta: u32,
     small_max: u32,
-    dedup: u32,
+    flags: u32,
     smem: *mut u32,
     smem_len: u32,
 ) {
@@ -593,7 +749,8 @@ pub unsafe fn resident<P: Program>(
             ctl: u32::atomics_from_raw(ctl, CTL_WORDS),
             delta,
             small_max,
-            dedup: dedup != 0,
+            dedup: flags & FLAG_DEDUP != 0,
+            serial_edges: flags & FLAG_SERIAL_EDGES != 0,
         }
     };
     // SAFETY: as above, the block's own shared words.
@@ -603,7 +760,7 @@ pub unsafe fn resident<P: Program>(
 
 /// The resident kernel of program `$prog`, named `$name`: parameters `(n, m,
 /// offsets, targets, weights, state, parents, queue0, queue1, stamps, far0, far1,
-/// in_far, ctl, delta, small_max, dedup)`; dynamic shared memory sizes the append buffer.
+/// in_far, ctl, delta, small_max, flags)`; dynamic shared memory sizes the append buffer.
 #[macro_export]
 macro_rules! resident_kernel {
     ($prog:ty => $name:ident) => {
@@ -626,7 +783,7 @@ macro_rules! resident_kernel {
             ctl: *mut u32,
             delta: u32,
             small_max: u32,
-            dedup: u32,
+            flags: u32,
         ) {
             let (smem, smem_len) = $crate::resident::block_smem();
             // SAFETY: the host launches cooperatively with buffers matching the
@@ -648,7 +805,7 @@ macro_rules! resident_kernel {
                     ctl,
                     delta,
                     small_max,
-                    dedup,
+                    flags,
                     smem,
                     smem_len,
                 )

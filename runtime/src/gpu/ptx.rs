@@ -35,3 +35,58 @@ pub fn source() -> Result<std::borrow::Cow<'static, str>> {
 pub fn embedded() -> bool {
     !EMBEDDED.trim().is_empty()
 }
+
+/// Kernels that must run 1,024-thread blocks, by name suffix: the resident
+/// kernel's one-block rounds are as wide as its block
+/// ([`super::resident::BLOCK`]).
+const FULL_BLOCK_KERNELS: &str = "_resident";
+
+/// `ptx` with `.maxntid 1024, 1, 1` on the entries named in
+/// [`FULL_BLOCK_KERNELS`]: the Rust nvptx target has no launch-bounds attribute,
+/// and without the bound the JIT may give such a kernel more than the 64
+/// registers a thread of a 1,024-thread block can have (it then spills to
+/// local memory instead, which costs less than halving the block).
+pub fn with_launch_bounds(ptx: &str) -> std::borrow::Cow<'_, str> {
+    let mut out = String::new();
+    let mut rest = ptx;
+    while let Some(at) = rest.find(".entry ") {
+        let head = &rest[at + ".entry ".len()..];
+        let name_end = head.find('(').unwrap_or(head.len());
+        let name = head[..name_end].trim();
+        // The body opens at the first `{` after the parameter list.
+        let Some(body) = head.find("\n{").map(|b| at + ".entry ".len() + b) else {
+            break;
+        };
+        let bounded = rest[..body].contains(".maxntid");
+        out.push_str(&rest[..body]);
+        if name.ends_with(FULL_BLOCK_KERNELS) && !bounded {
+            out.push_str("\n.maxntid 1024, 1, 1");
+        }
+        rest = &rest[body..];
+    }
+    if out.is_empty() {
+        return ptx.into();
+    }
+    out.push_str(rest);
+    out.into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_launch_bounds;
+
+    #[test]
+    fn resident_entries_get_a_thread_bound() {
+        let ptx = ".visible .entry vx_bfs_init(\n.param .u64 a\n)\n{\nret;\n}\n\
+                   .visible .entry vx_bfs_resident(\n.param .u64 a\n)\n{\nret;\n}\n";
+        let out = with_launch_bounds(ptx);
+        assert_eq!(out.matches(".maxntid 1024, 1, 1").count(), 1, "{out}");
+        let at = out.find(".maxntid").unwrap();
+        assert!(out[..at].contains("vx_bfs_resident("), "{out}");
+        assert!(out[at..].starts_with(".maxntid 1024, 1, 1\n{"), "{out}");
+        // Idempotent, and a module without such entries is unchanged.
+        assert_eq!(with_launch_bounds(&out), out);
+        let plain = ".visible .entry vx_bfs_init(\n)\n{\n}\n";
+        assert_eq!(with_launch_bounds(plain), plain);
+    }
+}

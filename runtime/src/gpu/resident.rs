@@ -30,8 +30,18 @@ use crate::program::VertexProgram;
 /// with 512.
 pub const BLOCK: u32 = 1024;
 
-/// Words of each block's shared append buffer (16 KiB with the header).
+/// Words of each block's shared append buffer, at least: 16 KiB. One-block
+/// rounds use it as two halves (the round's queue and the next one's), so it
+/// grows to twice the one-block round limit ([`smem_words`]).
 pub const SMEM_WORDS: u32 = 4096;
+
+/// The append buffer for a one-block round limit of `small` vertices: both
+/// halves hold a whole small round.
+pub fn smem_words(small: u32) -> u32 {
+    // 48 KiB of dynamic shared memory in all, the most a launch gets without
+    // opting in per function.
+    SMEM_WORDS.max(small.saturating_mul(2)).min(12 * 1024 - 8)
+}
 
 /// Default largest round run by one block: two vertices per thread of a
 /// [`BLOCK`]-thread block. Grid 1000² on the H100: BFS 12.8 / 12.4 / 12.3 ms and
@@ -100,10 +110,19 @@ fn initial<P: GpuProgram>(n: usize, source: u32, delta: u32) -> (Vec<u32>, [u32;
     (queue, ctl)
 }
 
-/// Whether the kernel must stamp appends ([`kernels_rs::resident::Resident::dedup`]):
-/// all but BFS-like programs, whose combines are atomic min/max of one value.
-fn dedup<P: GpuProgram>() -> u32 {
-    u32::from(!super::program_api::uniform_frontier::<P>())
+/// The kernel's flag word: stamp appends ([`kernels_rs::resident::Resident::dedup`])
+/// for all but BFS-like programs, whose combines are atomic min/max of one
+/// value; relax edges one at a time when `VERTEX_RESIDENT_GROUP=1` (for
+/// measuring the grouped relaxation against the plain loop).
+fn flags<P: GpuProgram>() -> u32 {
+    let mut f = 0;
+    if !super::program_api::uniform_frontier::<P>() {
+        f |= k::FLAG_DEDUP;
+    }
+    if std::env::var("VERTEX_RESIDENT_GROUP").as_deref() == Ok("1") {
+        f |= k::FLAG_SERIAL_EDGES;
+    }
+    f
 }
 
 fn run_of<S>(
@@ -164,7 +183,8 @@ impl Device {
             DevBuf::<u8>::bytes_for(n * state_size) + words as u64 * DevBuf::<u32>::bytes_for(n),
         )?;
         let f = kern.resident_fn();
-        let smem_bytes = (SMEM_WORDS as usize + k::SMEM_HEADER) * 4;
+        let small = small_max();
+        let smem_bytes = (smem_words(small) as usize + k::SMEM_HEADER) * 4;
         let (block, per_sm) = self.resident_shape(f, smem_bytes)?;
         let blocks = per_sm * self.gpu.info.multiprocessors.max(1);
         let (queue, ctl0) = initial::<P>(n, source, delta);
@@ -194,8 +214,7 @@ impl Device {
         // `state` holds n states, `parents` n words or null.
         unsafe { b.launch(cfg) }.map_err(cuda_err("cuLaunchKernel(init)"))?;
         let weights = g.weights.as_ref().map_or(0, |w| w.ptr);
-        let small = small_max();
-        let dedup = dedup::<P>();
+        let flags = flags::<P>();
         let mut b = self.gpu.stream.launch_builder(f);
         b.arg(&g.n)
             .arg(&g.m)
@@ -213,7 +232,7 @@ impl Device {
             .arg(&ctl.ptr)
             .arg(&delta)
             .arg(&small)
-            .arg(&dedup);
+            .arg(&flags);
         let cfg = LaunchConfig {
             grid_dim: (blocks, 1, 1),
             block_dim: (block, 1, 1),
@@ -392,7 +411,7 @@ pub fn emulate_resident<P: GpuProgram>(
                             p.9.get(),
                             delta,
                             small,
-                            dedup::<P>(),
+                            flags::<P>(),
                             p.10.get().add((b * per_block) as usize),
                             per_block,
                         )
