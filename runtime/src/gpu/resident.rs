@@ -97,6 +97,7 @@ fn initial<P: GpuProgram>(n: usize, source: u32, delta: u32) -> (Vec<u32>, [u32;
     };
     let mut ctl = [0u32; CTL_WORDS];
     ctl[k::LEN] = queue.len() as u32;
+    ctl[k::CURSOR + 4] = queue.len() as u32;
     ctl[k::MIN_PRIORITY] = u32::MAX;
     ctl[k::CURSOR + 2] = if delta == 0 || !P::NEEDS_SOURCE {
         u32::MAX
