@@ -41,6 +41,7 @@ use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use crate::program::Program;
 use crate::skeleton::CsrView;
 use crate::thread::ThreadCtx;
+use crate::warp::{kernel_warp, KernelWarp, Warp};
 use crate::word::StateWord;
 
 /// The barriers a resident kernel needs, and who is calling.
@@ -52,8 +53,9 @@ pub trait Team {
     fn sync_block(&self);
     /// Every thread of the grid arrives before any leaves, with device-scope
     /// memory ordering. `count` and `generation` are two control words
-    /// ([`BAR_COUNT`], [`BAR_GEN`]) that the GPU version spins on.
-    fn sync_grid(&self, count: &AtomicU32, generation: &AtomicU32);
+    /// ([`BAR_COUNT`], [`BAR_GEN`]) that the GPU version spins on, sleeping at
+    /// most `max_sleep_ns` between polls.
+    fn sync_grid(&self, count: &AtomicU32, generation: &AtomicU32, max_sleep_ns: u32);
 }
 
 /// Control words (`u32`, zero unless stated): the grid barrier's counter. The
@@ -154,13 +156,21 @@ pub struct Resident<'a, P: Program> {
     /// Relax a vertex's edges one at a time instead of [`EDGE_GROUP`] at once
     /// (fewer registers; for measuring).
     pub serial_edges: bool,
+    /// Longest sleep between polls of blocks idle through a one-block phase.
+    pub idle_sleep_ns: u32,
 }
+
+/// Longest sleep between polls of a grid barrier ending a grid-wide round.
+pub const ROUND_SLEEP_NS: u32 = 512;
 
 /// Flag bits of the kernel's `flags` parameter: stamp appends
 /// ([`Resident::dedup`]).
 pub const FLAG_DEDUP: u32 = 1;
 /// Flag bit: [`Resident::serial_edges`].
 pub const FLAG_SERIAL_EDGES: u32 = 2;
+/// Flag bits 2..6: [`Resident::idle_sleep_ns`] is `512 << ((flags >> 2) & 15)`
+/// nanoseconds (capped at about a millisecond).
+pub const FLAG_IDLE_SLEEP_SHIFT: u32 = 2;
 
 /// Who runs a round: thread `me` of `size`, `first` clears the ring slots.
 #[derive(Clone, Copy)]
@@ -206,7 +216,7 @@ impl<P: Program> Resident<'_, P> {
             if self.work(&c) <= u64::from(self.small_max) {
                 // Every thread must have read `work` before block 0 changes the
                 // counters (its second round clears the slot just read).
-                team.sync_grid(&self.ctl[BAR_COUNT], &self.ctl[BAR_GEN]);
+                team.sync_grid(&self.ctl[BAR_COUNT], &self.ctl[BAR_GEN], ROUND_SLEEP_NS);
                 if t.block_idx == 0 {
                     while !c.done && self.work(&c) <= u64::from(self.small_max) {
                         self.round(&mut c, block, team, smem);
@@ -219,7 +229,10 @@ impl<P: Program> Resident<'_, P> {
                 } else {
                     phase ^= 1;
                 }
-                team.sync_grid(&self.ctl[BAR_COUNT], &self.ctl[BAR_GEN]);
+                // The other blocks wait here through the whole one-block phase:
+                // polling the barrier's line every few hundred nanoseconds from
+                // 131 SMs slows block 0's own L2 traffic.
+                team.sync_grid(&self.ctl[BAR_COUNT], &self.ctl[BAR_GEN], self.idle_sleep_ns);
                 c = self.read_cursor(team, smem, phase);
             } else {
                 self.round(&mut c, grid, team, smem);
@@ -318,7 +331,7 @@ impl<P: Program> Resident<'_, P> {
         let wide = crew.wide;
         let sync = || {
             if wide {
-                team.sync_grid(&self.ctl[BAR_COUNT], &self.ctl[BAR_GEN]);
+                team.sync_grid(&self.ctl[BAR_COUNT], &self.ctl[BAR_GEN], ROUND_SLEEP_NS);
             } else {
                 team.sync_block();
             }
@@ -390,29 +403,64 @@ impl<P: Program> Resident<'_, P> {
         let r = c.round;
         let queue = self.queue(r);
         let offsets = self.graph.offsets;
+        let warp = kernel_warp(team.ctx());
+        // Warp-uniform loops (exits decided by a vote), so the lanes can
+        // append together: see `push_warp`.
         let mut i = crew.me;
-        while i < u64::from(queued) {
-            let v = match src {
-                Some(b) => smem[b.base + i as usize].load(Relaxed),
-                None => queue[i as usize].load(Relaxed),
-            } as usize;
-            let s = P::State::load(&self.state[v]);
-            let end = offsets[v + 1] as usize;
-            let mut e = offsets[v] as usize;
-            if self.serial_edges {
-                while e < end {
-                    self.relax_group::<1>(c, v as u32, s, e, end, smem, out);
-                    e += 1;
-                }
+        loop {
+            let mine = i < u64::from(queued);
+            if warp.ballot(mine) == 0 {
+                break;
+            }
+            let (v, s, e, end) = if mine {
+                let v = match src {
+                    Some(b) => smem[b.base + i as usize].load(Relaxed),
+                    None => queue[i as usize].load(Relaxed),
+                } as usize;
+                let s = P::State::load(&self.state[v]);
+                (v, Some(s), offsets[v] as usize, offsets[v + 1] as usize)
             } else {
-                while e < end {
-                    self.relax_group::<EDGE_GROUP>(c, v as u32, s, e, end, smem, out);
-                    e += EDGE_GROUP;
-                }
+                (0, None, 0, 0)
+            };
+            if self.serial_edges {
+                self.edges::<1>(c, warp, v as u32, s, e, end, smem, out);
+            } else {
+                self.edges::<EDGE_GROUP>(c, warp, v as u32, s, e, end, smem, out);
             }
             i += crew.size;
         }
         self.flush(r, team, smem, out)
+    }
+
+    /// Relaxes edges `e..end` of `v` (state `s`; `None` for a lane without a
+    /// vertex), `G` at a time, with the warp's other lanes.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn edges<const G: usize>(
+        &self,
+        c: &Cursor,
+        warp: KernelWarp,
+        v: u32,
+        s: Option<P::State>,
+        mut e: usize,
+        end: usize,
+        smem: &[AtomicU32],
+        out: Appends,
+    ) {
+        loop {
+            let more = e < end;
+            if warp.ballot(more) == 0 {
+                break;
+            }
+            let (mut target, mut fresh) = ([0u32; G], [false; G]);
+            if let (true, Some(s)) = (more, s) {
+                (target, fresh) = self.relax_group::<G>(c, v, s, e, end);
+            }
+            for j in 0..G {
+                self.push_warp(warp, fresh[j], target[j] as usize, c.round, smem, out);
+            }
+            e += G;
+        }
     }
 
     /// Relaxes edges `e .. min(e + G, end)` of `v` (state `s`): the edges, then
@@ -427,9 +475,7 @@ impl<P: Program> Resident<'_, P> {
         s: P::State,
         e: usize,
         end: usize,
-        smem: &[AtomicU32],
-        out: Appends,
-    ) {
+    ) -> ([u32; G], [bool; G]) {
         let r = c.round;
         let mut target = [0u32; G];
         let mut cand: [Option<P::State>; G] = [None; G];
@@ -471,11 +517,7 @@ impl<P: Program> Resident<'_, P> {
                 self.pile(pile as u32)[at as usize].store(k as u32, Relaxed);
             }
         }
-        for j in 0..G {
-            if fresh[j] {
-                self.push(target[j] as usize, r, smem, out);
-            }
-        }
+        (target, fresh)
     }
 
     /// Round `r`'s queue. A branch, not `queues[r % 2]`: a dynamic index into an
@@ -578,16 +620,54 @@ impl<P: Program> Resident<'_, P> {
     /// (straight to the global queue once the buffer is full).
     #[inline(always)]
     fn push(&self, k: usize, r: u32, smem: &[AtomicU32], out: Appends) {
+        let buffered = smem[out.counter].fetch_add(1, Relaxed) as usize;
+        self.place(k, r, buffered, smem, out);
+    }
+
+    /// Puts `k` in slot `buffered` of the block's buffer `out`, or in the
+    /// global queue of round `r + 1` when the buffer is full.
+    #[inline(always)]
+    fn place(&self, k: usize, r: u32, buffered: usize, smem: &[AtomicU32], out: Appends) {
         // The next round reads `k`'s row bounds first; a row of a vertex just
         // reached is rarely cached, so start that DRAM read now (L2 prefetch,
         // no result to wait for).
         prefetch_l2(&self.graph.offsets[k]);
-        let buffered = smem[out.counter].fetch_add(1, Relaxed) as usize;
         if buffered < out.cap {
             smem[out.base + buffered].store(k as u32, Relaxed);
         } else {
             let at = self.ctl[LEN + ((r + 1) % 3) as usize].fetch_add(1, Relaxed);
             self.queue(r + 1)[at as usize].store(k as u32, Relaxed);
+        }
+    }
+
+    /// [`Self::push`] for the lanes of a warp whose `fresh` is set, with one
+    /// shared-memory atomic for all of them: 1,024 threads appending one by
+    /// one to the same word serialize (on a grid's one-block rounds that was
+    /// most of the shared-memory traffic). Every lane of the warp calls it.
+    #[inline(always)]
+    fn push_warp(
+        &self,
+        warp: KernelWarp,
+        fresh: bool,
+        k: usize,
+        r: u32,
+        smem: &[AtomicU32],
+        out: Appends,
+    ) {
+        let mask = warp.ballot(fresh);
+        if mask == 0 {
+            return;
+        }
+        let leader = mask.trailing_zeros();
+        let lane = warp.lane();
+        let mut base = 0;
+        if lane == leader {
+            base = smem[out.counter].fetch_add(mask.count_ones(), Relaxed);
+        }
+        let base = warp.shfl(base, leader) as usize;
+        if fresh {
+            let rank = (mask & ((1u32 << lane) - 1)).count_ones() as usize;
+            self.place(k, r, base + rank, smem, out);
         }
     }
 
@@ -713,7 +793,7 @@ impl Team for PtxTeam {
         unsafe { core::arch::nvptx::_syncthreads() }
     }
     #[inline(always)]
-    fn sync_grid(&self, count: &AtomicU32, generation: &AtomicU32) {
+    fn sync_grid(&self, count: &AtomicU32, generation: &AtomicU32, max_sleep_ns: u32) {
         use core::sync::atomic::Ordering::{AcqRel, Acquire, Release};
         self.sync_block();
         if self.0.thread_idx == 0 {
@@ -725,15 +805,16 @@ impl Team for PtxTeam {
                 count.store(0, Relaxed);
                 generation.store(gen.wrapping_add(1), Release);
             } else {
-                // Back off up to half a microsecond: blocks idle through a long
-                // one-block phase poll the line less.
+                // Back off up to `max_sleep_ns`. A relaxed poll: an acquire
+                // load invalidates the SM's L1 at every poll; the fence below
+                // orders the reads after the barrier instead.
                 let mut ns: u32 = 32;
-                while generation.load(Acquire) == gen {
+                while generation.load(Relaxed) == gen {
                     // SAFETY: `nanosleep` only delays this thread (sm_70+).
                     unsafe {
                         core::arch::asm!("nanosleep.u32 {};", in(reg32) ns, options(nostack))
                     };
-                    if ns < 512 {
+                    if ns < max_sleep_ns {
                         ns *= 2;
                     }
                 }
@@ -804,6 +885,7 @@ pub unsafe fn resident<P: Program>(
             small_max,
             dedup: flags & FLAG_DEDUP != 0,
             serial_edges: flags & FLAG_SERIAL_EDGES != 0,
+            idle_sleep_ns: 512u32 << ((flags >> FLAG_IDLE_SLEEP_SHIFT) & 15).min(11),
         }
     };
     // SAFETY: as above, the block's own shared words.

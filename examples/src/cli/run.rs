@@ -428,6 +428,11 @@ where
             let c = runtime::gpu::auto::choose::<P>(g, source);
             (c.kernel, Some(c.reason), delta.or(c.delta))
         }
+        (Some(_), BfsKernel::Resident) => (
+            BfsKernel::Resident,
+            None,
+            delta.or_else(|| runtime::gpu::auto::resident_delta::<P>(g, source)),
+        ),
         (_, k) => (k, None, delta),
     };
     let po = ProgramOptions {

@@ -118,7 +118,7 @@ impl Gpu {
 
     /// Loads another PTX module into this context (a program crate's kernels).
     pub fn load_module(&self, ptx: &str, what: &str) -> Result<Arc<CudaModule>> {
-        let ptx = super::ptx::with_launch_bounds(ptx);
+        let ptx = super::ptx::adjust_resident_entries(ptx);
         self.ctx
             .load_module(cudarc::nvrtc::Ptx::from_src(ptx.into_owned()))
             .map_err(cuda_err(&format!("cuModuleLoadData (JIT of `{what}` PTX)")))

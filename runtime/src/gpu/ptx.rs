@@ -41,28 +41,55 @@ pub fn embedded() -> bool {
 /// ([`super::resident::BLOCK`]).
 const FULL_BLOCK_KERNELS: &str = "_resident";
 
-/// `ptx` with `.maxntid 1024, 1, 1` on the entries named in
-/// [`FULL_BLOCK_KERNELS`]: the Rust nvptx target has no launch-bounds attribute,
-/// and without the bound the JIT may give such a kernel more than the 64
-/// registers a thread of a 1,024-thread block can have (it then spills to
-/// local memory instead, which costs less than halving the block).
-pub fn with_launch_bounds(ptx: &str) -> std::borrow::Cow<'_, str> {
+/// Environment variable: `sys` keeps the resident kernels' atomics at system
+/// scope, as the Rust nvptx target emits them (for measuring).
+pub const SCOPE_ENV: &str = "VERTEX_RESIDENT_SCOPE";
+
+/// `ptx` with two changes to the entries named in [`FULL_BLOCK_KERNELS`]:
+/// * `.maxntid 1024, 1, 1`: the Rust nvptx target has no launch-bounds
+///   attribute, and without the bound the JIT may give such a kernel more than
+///   the 64 registers a thread of a 1,024-thread block can have (it then spills
+///   to local memory instead, which costs less than halving the block);
+/// * device scope for their atomics: Rust's `Relaxed`/`Acquire`/`Release` lower
+///   to `.sys` (system-scope) loads, stores and fences, which order memory for
+///   the host and peer GPUs too. These kernels only ever talk to threads of
+///   their own grid, for which `.gpu` is the scope the PTX memory model asks
+///   for. Unless [`SCOPE_ENV`] is `sys`.
+pub fn adjust_resident_entries(ptx: &str) -> std::borrow::Cow<'_, str> {
+    let gpu_scope = std::env::var(SCOPE_ENV).as_deref() != Ok("sys");
     let mut out = String::new();
     let mut rest = ptx;
     while let Some(at) = rest.find(".entry ") {
         let head = &rest[at + ".entry ".len()..];
         let name_end = head.find('(').unwrap_or(head.len());
         let name = head[..name_end].trim();
-        // The body opens at the first `{` after the parameter list.
+        // The body opens at the first `{` after the parameter list and closes
+        // at the first `}` that starts a line.
         let Some(body) = head.find("\n{").map(|b| at + ".entry ".len() + b) else {
             break;
         };
+        let body_end = rest[body..]
+            .find("\n}")
+            .map_or(rest.len(), |e| body + e + "\n}".len());
         let bounded = rest[..body].contains(".maxntid");
         out.push_str(&rest[..body]);
-        if name.ends_with(FULL_BLOCK_KERNELS) && !bounded {
-            out.push_str("\n.maxntid 1024, 1, 1");
+        if name.ends_with(FULL_BLOCK_KERNELS) {
+            if !bounded {
+                out.push_str("\n.maxntid 1024, 1, 1");
+            }
+            if gpu_scope {
+                out.push_str(
+                    &rest[body..body_end]
+                        .replace(".sys.", ".gpu.")
+                        .replace(".sys;", ".gpu;"),
+                );
+            } else {
+                out.push_str(&rest[body..body_end]);
+            }
+        } else {
+            out.push_str(&rest[body..body_end]);
         }
-        rest = &rest[body..];
+        rest = &rest[body_end..];
     }
     if out.is_empty() {
         return ptx.into();
@@ -73,20 +100,24 @@ pub fn with_launch_bounds(ptx: &str) -> std::borrow::Cow<'_, str> {
 
 #[cfg(test)]
 mod tests {
-    use super::with_launch_bounds;
+    use super::adjust_resident_entries;
 
     #[test]
     fn resident_entries_get_a_thread_bound() {
-        let ptx = ".visible .entry vx_bfs_init(\n.param .u64 a\n)\n{\nret;\n}\n\
-                   .visible .entry vx_bfs_resident(\n.param .u64 a\n)\n{\nret;\n}\n";
-        let out = with_launch_bounds(ptx);
+        let ptx = ".visible .entry vx_bfs_init(\n.param .u64 a\n)\n{\nld.relaxed.sys.global.u32 %r1, [%rd1];\n}\n\
+                   .visible .entry vx_bfs_resident(\n.param .u64 a\n)\n{\nld.relaxed.sys.global.u32 %r1, [%rd1];\nfence.sc.sys;\n}\n";
+        let out = adjust_resident_entries(ptx);
         assert_eq!(out.matches(".maxntid 1024, 1, 1").count(), 1, "{out}");
         let at = out.find(".maxntid").unwrap();
         assert!(out[..at].contains("vx_bfs_resident("), "{out}");
         assert!(out[at..].starts_with(".maxntid 1024, 1, 1\n{"), "{out}");
+        // Device scope in the resident entry only.
+        assert!(out[at..].contains("ld.relaxed.gpu.global") && out[at..].contains("fence.sc.gpu;"));
+        assert!(out[..at].contains("ld.relaxed.sys.global"), "{out}");
         // Idempotent, and a module without such entries is unchanged.
-        assert_eq!(with_launch_bounds(&out), out);
-        let plain = ".visible .entry vx_bfs_init(\n)\n{\n}\n";
-        assert_eq!(with_launch_bounds(plain), plain);
+        assert_eq!(adjust_resident_entries(&out), out);
+        let plain =
+            ".visible .entry vx_bfs_init(\n)\n{\nld.relaxed.sys.global.u32 %r1, [%rd1];\n}\n";
+        assert_eq!(adjust_resident_entries(plain), plain);
     }
 }

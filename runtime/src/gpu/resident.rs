@@ -123,8 +123,24 @@ fn flags<P: GpuProgram>() -> u32 {
     if std::env::var("VERTEX_RESIDENT_GROUP").as_deref() == Ok("1") {
         f |= k::FLAG_SERIAL_EDGES;
     }
-    f
+    f | idle_sleep_shift() << k::FLAG_IDLE_SLEEP_SHIFT
 }
+
+/// Blocks idle through a one-block phase sleep up to `512 ns << shift` between
+/// polls of the grid barrier: [`DEFAULT_IDLE_SLEEP_SHIFT`] unless
+/// `VERTEX_RESIDENT_IDLE_SLEEP` (0..=11) says otherwise.
+fn idle_sleep_shift() -> u32 {
+    std::env::var("VERTEX_RESIDENT_IDLE_SLEEP")
+        .ok()
+        .and_then(|s| s.parse::<u32>().ok())
+        .map_or(DEFAULT_IDLE_SLEEP_SHIFT, |s| s.min(11))
+}
+
+/// 4 µs: long one-block phases (a grid's BFS is one phase of 1,817 rounds)
+/// keep 131 SMs from polling the barrier's L2 line every few hundred
+/// nanoseconds, which slowed block 0's own requests; the cost is up to that
+/// long a wake-up when a phase ends.
+pub const DEFAULT_IDLE_SLEEP_SHIFT: u32 = 3;
 
 fn run_of<S>(
     states: Vec<S>,
@@ -300,6 +316,7 @@ impl Team for HostTeam<'_> {
         &self,
         _count: &std::sync::atomic::AtomicU32,
         _gen: &std::sync::atomic::AtomicU32,
+        _max_sleep_ns: u32,
     ) {
         self.grid.wait();
     }
