@@ -14,13 +14,6 @@ pub fn min<S: StateWord>(slot: &S::Atomic, v: S) -> bool {
     if S::load(slot) <= v {
         return false;
     }
-    min_checked(slot, v)
-}
-
-/// [`min`] without its first read, for a caller that has just read the slot
-/// and seen `v` improve it (so several slots' reads can be issued at once).
-#[inline(always)]
-pub fn min_checked<S: StateWord>(slot: &S::Atomic, v: S) -> bool {
     S::fetch_min(slot, v) > v
 }
 
@@ -30,12 +23,6 @@ pub fn max<S: StateWord>(slot: &S::Atomic, v: S) -> bool {
     if S::load(slot) >= v {
         return false;
     }
-    max_checked(slot, v)
-}
-
-/// [`max`] without its first read (see [`min_checked`]).
-#[inline(always)]
-pub fn max_checked<S: StateWord>(slot: &S::Atomic, v: S) -> bool {
     S::fetch_max(slot, v) < v
 }
 

@@ -42,16 +42,6 @@ pub trait Program: 'static {
     /// the frontier's candidate cannot improve.
     fn improves(current: Self::State, candidate: Self::State) -> bool;
 
-    /// `combine` for a slot the caller has just read and seen `candidate`
-    /// [`improve`](Self::improves): the atomic step alone. Kernels that read
-    /// several slots first (the resident kernel's edge groups) then pay one
-    /// round trip for all the reads and one for all the atomics. Only a
-    /// shortcut: the default is `combine` itself.
-    #[inline(always)]
-    fn combine_checked(slot: &<Self::State as StateWord>::Atomic, candidate: Self::State) -> bool {
-        Self::combine(slot, candidate)
-    }
-
     /// Scheduling priority of a state (lower first): the bucketed (near-far)
     /// traversal expands pending vertices below a moving limit first. Programs
     /// without one leave every vertex in one bucket.

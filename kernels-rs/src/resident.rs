@@ -41,7 +41,6 @@ use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use crate::program::Program;
 use crate::skeleton::CsrView;
 use crate::thread::ThreadCtx;
-use crate::warp::{kernel_warp, KernelWarp, Warp};
 use crate::word::StateWord;
 
 /// The barriers a resident kernel needs, and who is calling.
@@ -53,9 +52,8 @@ pub trait Team {
     fn sync_block(&self);
     /// Every thread of the grid arrives before any leaves, with device-scope
     /// memory ordering. `count` and `generation` are two control words
-    /// ([`BAR_COUNT`], [`BAR_GEN`]) that the GPU version spins on, sleeping at
-    /// most `max_sleep_ns` between polls.
-    fn sync_grid(&self, count: &AtomicU32, generation: &AtomicU32, max_sleep_ns: u32);
+    /// ([`BAR_COUNT`], [`BAR_GEN`]) that the GPU version spins on.
+    fn sync_grid(&self, count: &AtomicU32, generation: &AtomicU32);
 }
 
 /// Control words (`u32`, zero unless stated): the grid barrier's counter. The
@@ -73,38 +71,24 @@ pub const FAR_LEN: usize = 35;
 /// The far pile's minimum priority during a split (host sets `u32::MAX`).
 pub const MIN_PRIORITY: usize = 37;
 /// Where block 0 leaves the cursor after a small phase: two slots of
-/// [`CURSOR_WORDS`] (round, far pile, limit, done, queue length, far pile
-/// length), used alternately. The host fills slot 0 (the initial limit and
-/// queue length).
+/// [`CURSOR_WORDS`] (round, far pile, limit, done), used alternately. The host
+/// fills slot 0 (the initial limit).
 pub const CURSOR: usize = 40;
 /// Words per cursor slot.
-pub const CURSOR_WORDS: usize = 6;
+pub const CURSOR_WORDS: usize = 4;
 /// Statistics the kernel leaves: rounds run by one block.
-pub const SMALL_ROUNDS: usize = 56;
+pub const SMALL_ROUNDS: usize = 48;
 /// Rounds run by the whole grid.
-pub const WIDE_ROUNDS: usize = 57;
+pub const WIDE_ROUNDS: usize = 49;
 /// Split rounds (far pile to queue).
-pub const SPLITS: usize = 58;
+pub const SPLITS: usize = 50;
 /// Rounds in all (the final cursor's round).
-pub const ROUNDS: usize = 59;
+pub const ROUNDS: usize = 51;
 /// Size of the control block.
-pub const CTL_WORDS: usize = 60;
+pub const CTL_WORDS: usize = 52;
 
-/// Words of the per-block shared buffer before the appended vertices: a ring of
-/// three append counters (see `Resident::round`), the block's reserved range in
-/// a grid-wide round, and control words read once per block
-/// (`Resident::block_read`).
-pub const SMEM_HEADER: usize = 4 + CURSOR_WORDS;
-/// Header word: where a grid-wide round's block range starts in the queue.
-const SMEM_BASE: usize = 3;
-/// Header words: control words read by thread 0 for its block.
-const SMEM_READ: usize = 4;
-
-/// Edges a thread relaxes at once. Their targets' state reads, then their
-/// `combine` atomics, then the winners' stamps are each issued back to back and
-/// their results read afterwards, so a vertex of degree 4 waits for about three
-/// L2 round trips instead of eight or more.
-pub const EDGE_GROUP: usize = 4;
+/// Words of the per-block shared buffer before the appended vertices.
+pub const SMEM_HEADER: usize = 2;
 
 /// Where a traversal is; identical in every thread that runs the same rounds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -117,11 +101,6 @@ pub struct Cursor {
     pub limit: u32,
     /// Length of round `round`'s queue.
     pub queued: u32,
-    /// Length of far pile `far` (read with `queued`).
-    pub far_len: u32,
-    /// Round `round`'s queue is in the block's shared buffer (half `round % 2`),
-    /// not in the global queue: one-block rounds only.
-    pub in_smem: bool,
     pub done: bool,
 }
 
@@ -153,24 +132,7 @@ pub struct Resident<'a, P: Program> {
     /// min/max (BFS-like) may go without: there a vertex has one winner per
     /// round, so the queue (`n` entries) cannot overflow.
     pub dedup: bool,
-    /// Relax a vertex's edges one at a time instead of [`EDGE_GROUP`] at once
-    /// (fewer registers; for measuring).
-    pub serial_edges: bool,
-    /// Longest sleep between polls of blocks idle through a one-block phase.
-    pub idle_sleep_ns: u32,
 }
-
-/// Longest sleep between polls of a grid barrier ending a grid-wide round.
-pub const ROUND_SLEEP_NS: u32 = 512;
-
-/// Flag bits of the kernel's `flags` parameter: stamp appends
-/// ([`Resident::dedup`]).
-pub const FLAG_DEDUP: u32 = 1;
-/// Flag bit: [`Resident::serial_edges`].
-pub const FLAG_SERIAL_EDGES: u32 = 2;
-/// Flag bits 2..6: [`Resident::idle_sleep_ns`] is `512 << ((flags >> 2) & 15)`
-/// nanoseconds (capped at about a millisecond).
-pub const FLAG_IDLE_SLEEP_SHIFT: u32 = 2;
 
 /// Who runs a round: thread `me` of `size`, `first` clears the ring slots.
 #[derive(Clone, Copy)]
@@ -204,19 +166,17 @@ impl<P: Program> Resident<'_, P> {
         };
         // Dynamic shared memory starts undefined.
         if block.first {
-            for w in &smem[..SMEM_BASE] {
-                w.store(0, Relaxed);
-            }
+            smem[0].store(0, Relaxed);
         }
         team.sync_block();
-        let mut c = self.read_cursor(team, smem, 0);
+        let mut c = self.read_cursor(0);
         let mut phase = 0usize;
         let mut small_rounds = 0u32;
         while !c.done {
             if self.work(&c) <= u64::from(self.small_max) {
                 // Every thread must have read `work` before block 0 changes the
                 // counters (its second round clears the slot just read).
-                team.sync_grid(&self.ctl[BAR_COUNT], &self.ctl[BAR_GEN], ROUND_SLEEP_NS);
+                team.sync_grid(&self.ctl[BAR_COUNT], &self.ctl[BAR_GEN]);
                 if t.block_idx == 0 {
                     while !c.done && self.work(&c) <= u64::from(self.small_max) {
                         self.round(&mut c, block, team, smem);
@@ -229,11 +189,8 @@ impl<P: Program> Resident<'_, P> {
                 } else {
                     phase ^= 1;
                 }
-                // The other blocks wait here through the whole one-block phase:
-                // polling the barrier's line every few hundred nanoseconds from
-                // 131 SMs slows block 0's own L2 traffic.
-                team.sync_grid(&self.ctl[BAR_COUNT], &self.ctl[BAR_GEN], self.idle_sleep_ns);
-                c = self.read_cursor(team, smem, phase);
+                team.sync_grid(&self.ctl[BAR_COUNT], &self.ctl[BAR_GEN]);
+                c = self.read_cursor(phase);
             } else {
                 self.round(&mut c, grid, team, smem);
                 if grid.first && !c.done {
@@ -247,19 +204,14 @@ impl<P: Program> Resident<'_, P> {
         }
     }
 
-    /// The cursor block 0 left in `slot` (every thread of the grid calls it
-    /// after a grid barrier).
-    fn read_cursor(&self, team: &impl Team, smem: &[AtomicU32], slot: usize) -> Cursor {
+    fn read_cursor(&self, slot: usize) -> Cursor {
         let b = CURSOR + slot * CURSOR_WORDS;
-        let w = self.block_read(team, smem, [b, b + 1, b + 2, b + 3, b + 4, b + 5]);
         Cursor {
-            round: w[0],
-            far: w[1],
-            limit: w[2],
-            done: w[3] != 0,
-            queued: w[4],
-            far_len: w[5],
-            in_smem: false,
+            round: self.ctl[b].load(Relaxed),
+            far: self.ctl[b + 1].load(Relaxed),
+            limit: self.ctl[b + 2].load(Relaxed),
+            queued: self.ctl[LEN + (self.ctl[b].load(Relaxed) % 3) as usize].load(Relaxed),
+            done: self.ctl[b + 3].load(Relaxed) != 0,
         }
     }
 
@@ -269,35 +221,6 @@ impl<P: Program> Resident<'_, P> {
         self.ctl[b + 1].store(c.far, Relaxed);
         self.ctl[b + 2].store(c.limit, Relaxed);
         self.ctl[b + 3].store(u32::from(c.done), Relaxed);
-        self.ctl[b + 4].store(c.queued, Relaxed);
-        self.ctl[b + 5].store(c.far_len, Relaxed);
-    }
-
-    /// Control words `at` as the block sees them now: thread 0 reads them and
-    /// hands them on through shared memory, so a grid-wide round's end costs
-    /// the L2 one request per block instead of one per warp (4,224 on the
-    /// same line for 132 blocks of 1,024 threads). Every thread of the block
-    /// calls it, at a point where the words are settled (after a barrier).
-    #[inline(always)]
-    fn block_read<const N: usize>(
-        &self,
-        team: &impl Team,
-        smem: &[AtomicU32],
-        at: [usize; N],
-    ) -> [u32; N] {
-        // Everyone is done with the previous read's words.
-        team.sync_block();
-        if team.ctx().thread_idx == 0 {
-            for (i, &a) in at.iter().enumerate() {
-                smem[SMEM_READ + i].store(self.ctl[a].load(Relaxed), Relaxed);
-            }
-        }
-        team.sync_block();
-        let mut w = [0u32; N];
-        for (i, x) in w.iter_mut().enumerate() {
-            *x = smem[SMEM_READ + i].load(Relaxed);
-        }
-        w
     }
 
     /// Vertices the next round handles: the queue, or the far pile to split.
@@ -306,32 +229,18 @@ impl<P: Program> Resident<'_, P> {
         if c.queued > 0 {
             u64::from(c.queued)
         } else {
-            u64::from(c.far_len)
+            u64::from(self.ctl[FAR_LEN + c.far as usize].load(Relaxed))
         }
     }
 
     /// One round by `crew` (block 0, or the grid when `wide`), ending with the
     /// crew's barrier; advances the cursor identically in every crew thread.
-    ///
-    /// Shared-buffer halves in one-block rounds: round `r` appends into half
-    /// `(r + 1) % 2` and, when its queue stayed in the block, reads half `r % 2`.
-    /// The next round's queue stays in the block when it fits a half and is
-    /// small again, so a run of one-block rounds touches the global queue only
-    /// to leave, with one block barrier per round.
-    ///
-    /// That one barrier is why the append counters are a ring of three: round
-    /// `r` counts in `smem[(r + 1) % 3]` and every thread reads the count right
-    /// after the barrier, so a counter can only be cleared a round later. Thread
-    /// 0 clears `smem[(r + 2) % 3]` at the start of round `r` (read by everyone
-    /// before round `r - 1`'s barrier; next counted in after round `r`'s). Block
-    /// 0 runs every round, so its counter for round `r` is always clear; a
-    /// grid-wide round clears its own after the copy, so other blocks' are too.
     #[inline(always)]
     fn round(&self, c: &mut Cursor, crew: Crew, team: &impl Team, smem: &[AtomicU32]) {
         let wide = crew.wide;
         let sync = || {
             if wide {
-                team.sync_grid(&self.ctl[BAR_COUNT], &self.ctl[BAR_GEN], ROUND_SLEEP_NS);
+                team.sync_grid(&self.ctl[BAR_COUNT], &self.ctl[BAR_GEN]);
             } else {
                 team.sync_block();
             }
@@ -339,7 +248,7 @@ impl<P: Program> Resident<'_, P> {
         let r = c.round;
         let queued = c.queued;
         let far_len = if queued == 0 && self.delta > 0 {
-            c.far_len
+            self.ctl[FAR_LEN + c.far as usize].load(Relaxed)
         } else {
             0
         };
@@ -350,21 +259,12 @@ impl<P: Program> Resident<'_, P> {
         if crew.first {
             self.ctl[LEN + ((r + 2) % 3) as usize].store(0, Relaxed);
         }
-        if team.ctx().thread_idx == 0 {
-            smem[(r.wrapping_add(2) % 3) as usize].store(0, Relaxed);
-        }
-        let out = Appends::new(r, wide, smem.len());
-        let (appended, in_smem) = if queued > 0 {
-            let src = c
-                .in_smem
-                .then(|| Appends::new(r.wrapping_sub(1), false, smem.len()));
-            let a = self.expand(c, crew, team, smem, queued, src, out);
-            if wide {
-                sync();
-            }
+        let appended = if queued > 0 {
+            let a = self.expand(c, crew, team, smem, queued);
+            sync();
             a
         } else {
-            let (limit, a) = self.split(c, crew, team, smem, far_len, out, &sync);
+            let (limit, a) = self.split(c, crew, team, smem, far_len, &sync);
             c.limit = limit;
             c.far ^= 1;
             if crew.first {
@@ -373,22 +273,15 @@ impl<P: Program> Resident<'_, P> {
             a
         };
         // One block knows its appends; the grid reads the total after its barrier.
-        let pile = FAR_LEN + c.far as usize;
-        if wide {
-            let [q, f] = self.block_read(team, smem, [LEN + ((r + 1) % 3) as usize, pile]);
-            c.queued = q;
-            c.far_len = f;
+        c.queued = if wide {
+            self.ctl[LEN + ((r + 1) % 3) as usize].load(Relaxed)
         } else {
-            c.queued = appended;
-            c.far_len = self.ctl[pile].load(Relaxed);
-        }
-        c.in_smem = in_smem;
+            appended
+        };
         c.round = r + 1;
     }
 
-    /// Relaxes the edges of the queued vertices of round `c.round`, read from the
-    /// block's shared half `src` or, without one, from the global queue.
-    #[allow(clippy::too_many_arguments)]
+    /// Relaxes the edges of the queued vertices of round `c.round`.
     #[inline(always)]
     fn expand(
         &self,
@@ -397,127 +290,36 @@ impl<P: Program> Resident<'_, P> {
         team: &impl Team,
         smem: &[AtomicU32],
         queued: u32,
-        src: Option<Appends>,
-        out: Appends,
-    ) -> (u32, bool) {
+    ) -> u32 {
         let r = c.round;
         let queue = self.queue(r);
         let offsets = self.graph.offsets;
-        let warp = kernel_warp(team.ctx());
-        // Warp-uniform loops (exits decided by a vote), so the lanes can
-        // append together: see `push_warp`.
         let mut i = crew.me;
-        loop {
-            let mine = i < u64::from(queued);
-            if warp.ballot(mine) == 0 {
-                break;
-            }
-            let (v, s, e, end) = if mine {
-                let v = match src {
-                    Some(b) => smem[b.base + i as usize].load(Relaxed),
-                    None => queue[i as usize].load(Relaxed),
-                } as usize;
-                let s = P::State::load(&self.state[v]);
-                (v, Some(s), offsets[v] as usize, offsets[v + 1] as usize)
-            } else {
-                (0, None, 0, 0)
-            };
-            if self.serial_edges {
-                self.edges::<1>(c, warp, v as u32, s, e, end, smem, out);
-            } else {
-                self.edges::<EDGE_GROUP>(c, warp, v as u32, s, e, end, smem, out);
+        while i < u64::from(queued) {
+            let v = queue[i as usize].load(Relaxed) as usize;
+            let s = P::State::load(&self.state[v]);
+            for e in offsets[v] as usize..offsets[v + 1] as usize {
+                let Some(cand) = P::relax(s, self.weights[e], r) else {
+                    continue;
+                };
+                let k = self.graph.targets[e] as usize;
+                if !P::combine(&self.state[k], cand) {
+                    continue;
+                }
+                if let Some(p) = self.parents {
+                    p[k].store(v as u32, Relaxed);
+                }
+                if self.near(P::priority(cand), c.limit) {
+                    self.append_once(k, r, smem);
+                } else if self.in_far[k].swap(1, Relaxed) == 0 {
+                    let pile = c.far as usize;
+                    let at = self.ctl[FAR_LEN + pile].fetch_add(1, Relaxed);
+                    self.pile(pile as u32)[at as usize].store(k as u32, Relaxed);
+                }
             }
             i += crew.size;
         }
-        self.flush(r, team, smem, out)
-    }
-
-    /// Relaxes edges `e..end` of `v` (state `s`; `None` for a lane without a
-    /// vertex), `G` at a time, with the warp's other lanes.
-    #[allow(clippy::too_many_arguments)]
-    #[inline(always)]
-    fn edges<const G: usize>(
-        &self,
-        c: &Cursor,
-        warp: KernelWarp,
-        v: u32,
-        s: Option<P::State>,
-        mut e: usize,
-        end: usize,
-        smem: &[AtomicU32],
-        out: Appends,
-    ) {
-        loop {
-            let more = e < end;
-            if warp.ballot(more) == 0 {
-                break;
-            }
-            let (mut target, mut fresh) = ([0u32; G], [false; G]);
-            if let (true, Some(s)) = (more, s) {
-                (target, fresh) = self.relax_group::<G>(c, v, s, e, end);
-            }
-            for j in 0..G {
-                self.push_warp(warp, fresh[j], target[j] as usize, c.round, smem, out);
-            }
-            e += G;
-        }
-    }
-
-    /// Relaxes edges `e .. min(e + G, end)` of `v` (state `s`): the edges, then
-    /// every target's state, then the atomics of those it improves, then every
-    /// winner's stamp, then the appends, so each step's round trips overlap.
-    #[allow(clippy::too_many_arguments)]
-    #[inline(always)]
-    fn relax_group<const G: usize>(
-        &self,
-        c: &Cursor,
-        v: u32,
-        s: P::State,
-        e: usize,
-        end: usize,
-    ) -> ([u32; G], [bool; G]) {
-        let r = c.round;
-        let mut target = [0u32; G];
-        let mut cand: [Option<P::State>; G] = [None; G];
-        for j in 0..G {
-            if e + j < end {
-                cand[j] = P::relax(s, self.weights[e + j], r);
-                target[j] = self.graph.targets[e + j];
-            }
-        }
-        // Every target's state first (no branch between the reads, so they are
-        // in flight together), then the atomics where the candidate improves.
-        let mut current = [None; G];
-        for j in 0..G {
-            if cand[j].is_some() {
-                current[j] = Some(P::State::load(&self.state[target[j] as usize]));
-            }
-        }
-        let mut won = [false; G];
-        for j in 0..G {
-            if let (Some(x), Some(now)) = (cand[j], current[j]) {
-                won[j] =
-                    P::improves(now, x) && P::combine_checked(&self.state[target[j] as usize], x);
-            }
-        }
-        let mut fresh = [false; G];
-        for j in 0..G {
-            let (Some(x), true) = (cand[j], won[j]) else {
-                continue;
-            };
-            let k = target[j] as usize;
-            if let Some(p) = self.parents {
-                p[k].store(v, Relaxed);
-            }
-            if self.near(P::priority(x), c.limit) {
-                fresh[j] = self.stamp(k, r);
-            } else if self.in_far[k].swap(1, Relaxed) == 0 {
-                let pile = c.far as usize;
-                let at = self.ctl[FAR_LEN + pile].fetch_add(1, Relaxed);
-                self.pile(pile as u32)[at as usize].store(k as u32, Relaxed);
-            }
-        }
-        (target, fresh)
+        self.flush(r, team, smem, crew.wide)
     }
 
     /// Round `r`'s queue. A branch, not `queues[r % 2]`: a dynamic index into an
@@ -549,7 +351,6 @@ impl<P: Program> Resident<'_, P> {
 
     /// Moves the far pile's vertices under the next limit into the queue of
     /// round `c.round + 1`; returns that limit. Two crew barriers.
-    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn split(
         &self,
@@ -558,9 +359,8 @@ impl<P: Program> Resident<'_, P> {
         team: &impl Team,
         smem: &[AtomicU32],
         far_len: u32,
-        out: Appends,
         sync: &impl Fn(),
-    ) -> (u32, (u32, bool)) {
+    ) -> (u32, u32) {
         let pile = self.pile(c.far);
         let keep = (c.far ^ 1) as usize;
         if crew.first {
@@ -587,16 +387,14 @@ impl<P: Program> Resident<'_, P> {
             let p = P::priority(P::State::load(&self.state[v as usize]));
             if self.near(p, limit) {
                 self.in_far[v as usize].store(0, Relaxed);
-                if self.stamp(v as usize, c.round) {
-                    self.push(v as usize, c.round, smem, out);
-                }
+                self.append_once(v as usize, c.round, smem);
             } else {
                 let at = self.ctl[FAR_LEN + keep].fetch_add(1, Relaxed);
                 self.pile(keep as u32)[at as usize].store(v, Relaxed);
             }
             i += crew.size;
         }
-        let appended = self.flush(c.round, team, smem, out);
+        let appended = self.flush(c.round, team, smem, crew.wide);
         if crew.first {
             // Everyone read the minimum before the last barrier; the next split
             // is at least one round (one barrier) away, after the queue it fed.
@@ -606,159 +404,72 @@ impl<P: Program> Resident<'_, P> {
         (limit, appended)
     }
 
-    /// Whether `k` is to be appended to round `r + 1`'s queue: not if round `r`
-    /// already did. Without `dedup` (BFS-like programs: one winner per vertex and
-    /// round) always, with no stamp at all.
+    /// Appends `k` to round `r + 1`'s queue unless round `r` already did.
     #[inline(always)]
-    fn stamp(&self, k: usize, r: u32) -> bool {
+    fn append_once(&self, k: usize, r: u32, smem: &[AtomicU32]) {
         // One exchange, no read first: a winner of `combine` is rarely stamped
         // already, and a read would add a round trip to every round's chain.
-        !self.dedup || self.stamps[k].swap(r.wrapping_add(1), Relaxed) != r.wrapping_add(1)
-    }
-
-    /// Appends `k` to round `r + 1`'s queue through the block's buffer `out`
-    /// (straight to the global queue once the buffer is full).
-    #[inline(always)]
-    fn push(&self, k: usize, r: u32, smem: &[AtomicU32], out: Appends) {
-        let buffered = smem[out.counter].fetch_add(1, Relaxed) as usize;
-        self.place(k, r, buffered, smem, out);
-    }
-
-    /// Puts `k` in slot `buffered` of the block's buffer `out`, or in the
-    /// global queue of round `r + 1` when the buffer is full.
-    #[inline(always)]
-    fn place(&self, k: usize, r: u32, buffered: usize, smem: &[AtomicU32], out: Appends) {
+        // Without `dedup` (BFS-like programs: one winner per vertex and round)
+        // no stamp at all.
+        if self.dedup && self.stamps[k].swap(r.wrapping_add(1), Relaxed) == r.wrapping_add(1) {
+            return;
+        }
         // The next round reads `k`'s row bounds first; a row of a vertex just
         // reached is rarely cached, so start that DRAM read now (L2 prefetch,
         // no result to wait for).
         prefetch_l2(&self.graph.offsets[k]);
-        if buffered < out.cap {
-            smem[out.base + buffered].store(k as u32, Relaxed);
+        let buffered = smem[0].fetch_add(1, Relaxed) as usize;
+        if SMEM_HEADER + buffered < smem.len() {
+            smem[SMEM_HEADER + buffered].store(k as u32, Relaxed);
         } else {
             let at = self.ctl[LEN + ((r + 1) % 3) as usize].fetch_add(1, Relaxed);
             self.queue(r + 1)[at as usize].store(k as u32, Relaxed);
         }
     }
 
-    /// [`Self::push`] for the lanes of a warp whose `fresh` is set, with one
-    /// shared-memory atomic for all of them: 1,024 threads appending one by
-    /// one to the same word serialize (on a grid's one-block rounds that was
-    /// most of the shared-memory traffic). Every lane of the warp calls it.
+    /// Copies the block's buffered appends to round `r + 1`'s queue. Every
+    /// thread of the block calls it. With the whole grid appending (`wide`), one
+    /// global atomic reserves the block's range, and the result is 0 (the total
+    /// is read after the grid barrier); a block appending alone owns the queue:
+    /// the overflowed appends took its first slots, the buffer goes after them,
+    /// and the result is the queue's length, without a global round trip.
     #[inline(always)]
-    fn push_warp(
-        &self,
-        warp: KernelWarp,
-        fresh: bool,
-        k: usize,
-        r: u32,
-        smem: &[AtomicU32],
-        out: Appends,
-    ) {
-        let mask = warp.ballot(fresh);
-        if mask == 0 {
-            return;
-        }
-        let leader = mask.trailing_zeros();
-        let lane = warp.lane();
-        let mut base = 0;
-        if lane == leader {
-            base = smem[out.counter].fetch_add(mask.count_ones(), Relaxed);
-        }
-        let base = warp.shfl(base, leader) as usize;
-        if fresh {
-            let rank = (mask & ((1u32 << lane) - 1)).count_ones() as usize;
-            self.place(k, r, base + rank, smem, out);
-        }
-    }
-
-    /// Ends round `r`'s appends (every thread of the block calls it) and returns
-    /// how many a one-block round made (0 for a grid-wide one: the total is read
-    /// after the grid barrier) and whether they stay in the block as the next
-    /// round's queue.
-    ///
-    /// Grid-wide: one global atomic reserves the block's range of the queue and
-    /// the buffer is copied there. One block alone owns the queue: a small
-    /// enough result stays in shared memory (one barrier, no global traffic);
-    /// otherwise the appends that overflowed took the queue's first slots and
-    /// the buffer goes after them.
-    #[inline(always)]
-    fn flush(&self, r: u32, team: &impl Team, smem: &[AtomicU32], out: Appends) -> (u32, bool) {
+    fn flush(&self, r: u32, team: &impl Team, smem: &[AtomicU32], wide: bool) -> u32 {
         let t = team.ctx();
+        let cap = (smem.len() - SMEM_HEADER) as u32;
         let len = &self.ctl[LEN + ((r + 1) % 3) as usize];
         team.sync_block();
-        let count = smem[out.counter].load(Relaxed);
-        if !out.wide && count as usize <= out.cap && count <= self.small_max {
-            return (count, true);
-        }
-        let n = count.min(out.cap as u32);
-        if out.wide {
-            if t.thread_idx == 0 && n > 0 {
-                smem[SMEM_BASE].store(len.fetch_add(n, Relaxed), Relaxed);
+        let count = smem[0].load(Relaxed);
+        let n = count.min(cap);
+        if wide {
+            if t.thread_idx == 0 {
+                smem[1].store(len.fetch_add(n, Relaxed), Relaxed);
             }
             team.sync_block();
         }
-        let at = if out.wide {
-            smem[SMEM_BASE].load(Relaxed)
+        let at = if wide {
+            smem[1].load(Relaxed)
         } else {
             count - n
         } as usize;
         let queue = self.queue(r + 1);
         let mut i = t.thread_idx;
         while i < n {
-            let v = smem[out.base + i as usize].load(Relaxed);
+            let v = smem[SMEM_HEADER + i as usize].load(Relaxed);
             queue[at + i as usize].store(v, Relaxed);
             i += t.block_dim;
         }
         team.sync_block();
         if t.thread_idx == 0 {
-            if out.wide {
-                // The grid barrier after this round orders the clear before the
-                // block's next appends, which may use this counter (see `round`).
-                smem[out.counter].store(0, Relaxed);
-            } else {
+            smem[0].store(0, Relaxed);
+            if !wide {
                 len.store(count, Relaxed);
             }
         }
-        if !out.wide {
-            // The queue's copy is complete (and its length set) before the next
-            // one-block round reads it.
-            team.sync_block();
-        }
-        (if out.wide { 0 } else { count }, false)
-    }
-}
-
-/// Where round `r`'s appends go in the block's shared buffer: counter word
-/// `(r + 1) % 3`; a one-block round's into half `(r + 1) % 2` of the buffer, a
-/// grid-wide round's into the whole buffer.
-#[derive(Clone, Copy)]
-struct Appends {
-    counter: usize,
-    base: usize,
-    cap: usize,
-    wide: bool,
-}
-
-impl Appends {
-    #[inline(always)]
-    fn new(r: u32, wide: bool, smem_len: usize) -> Self {
-        let counter = (r.wrapping_add(1) % 3) as usize;
-        let area = smem_len.saturating_sub(SMEM_HEADER);
         if wide {
-            Appends {
-                counter,
-                base: SMEM_HEADER,
-                cap: area,
-                wide,
-            }
+            0
         } else {
-            let half = area / 2;
-            Appends {
-                counter,
-                base: SMEM_HEADER + (r.wrapping_add(1) % 2) as usize * half,
-                cap: half,
-                wide,
-            }
+            count
         }
     }
 }
@@ -793,7 +504,7 @@ impl Team for PtxTeam {
         unsafe { core::arch::nvptx::_syncthreads() }
     }
     #[inline(always)]
-    fn sync_grid(&self, count: &AtomicU32, generation: &AtomicU32, max_sleep_ns: u32) {
+    fn sync_grid(&self, count: &AtomicU32, generation: &AtomicU32) {
         use core::sync::atomic::Ordering::{AcqRel, Acquire, Release};
         self.sync_block();
         if self.0.thread_idx == 0 {
@@ -805,16 +516,15 @@ impl Team for PtxTeam {
                 count.store(0, Relaxed);
                 generation.store(gen.wrapping_add(1), Release);
             } else {
-                // Back off up to `max_sleep_ns`. A relaxed poll: an acquire
-                // load invalidates the SM's L1 at every poll; the fence below
-                // orders the reads after the barrier instead.
+                // Back off up to half a microsecond: blocks idle through a long
+                // one-block phase poll the line less.
                 let mut ns: u32 = 32;
-                while generation.load(Relaxed) == gen {
+                while generation.load(Acquire) == gen {
                     // SAFETY: `nanosleep` only delays this thread (sm_70+).
                     unsafe {
                         core::arch::asm!("nanosleep.u32 {};", in(reg32) ns, options(nostack))
                     };
-                    if ns < max_sleep_ns {
+                    if ns < 512 {
                         ns *= 2;
                     }
                 }
@@ -852,7 +562,7 @@ pub unsafe fn resident<P: Program>(
     ctl: *mut u32,
     delta: u32,
     small_max: u32,
-    flags: u32,
+    dedup: u32,
     smem: *mut u32,
     smem_len: u32,
 ) {
@@ -883,9 +593,7 @@ pub unsafe fn resident<P: Program>(
             ctl: u32::atomics_from_raw(ctl, CTL_WORDS),
             delta,
             small_max,
-            dedup: flags & FLAG_DEDUP != 0,
-            serial_edges: flags & FLAG_SERIAL_EDGES != 0,
-            idle_sleep_ns: 512u32 << ((flags >> FLAG_IDLE_SLEEP_SHIFT) & 15).min(11),
+            dedup: dedup != 0,
         }
     };
     // SAFETY: as above, the block's own shared words.
@@ -895,7 +603,7 @@ pub unsafe fn resident<P: Program>(
 
 /// The resident kernel of program `$prog`, named `$name`: parameters `(n, m,
 /// offsets, targets, weights, state, parents, queue0, queue1, stamps, far0, far1,
-/// in_far, ctl, delta, small_max, flags)`; dynamic shared memory sizes the append buffer.
+/// in_far, ctl, delta, small_max, dedup)`; dynamic shared memory sizes the append buffer.
 #[macro_export]
 macro_rules! resident_kernel {
     ($prog:ty => $name:ident) => {
@@ -918,7 +626,7 @@ macro_rules! resident_kernel {
             ctl: *mut u32,
             delta: u32,
             small_max: u32,
-            flags: u32,
+            dedup: u32,
         ) {
             let (smem, smem_len) = $crate::resident::block_smem();
             // SAFETY: the host launches cooperatively with buffers matching the
@@ -940,7 +648,7 @@ macro_rules! resident_kernel {
                     ctl,
                     delta,
                     small_max,
-                    flags,
+                    dedup,
                     smem,
                     smem_len,
                 )

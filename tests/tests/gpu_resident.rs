@@ -233,24 +233,3 @@ proptest! {
         }
     }
 }
-
-/// The plain edge loop (`VERTEX_RESIDENT_GROUP=1`, one edge at a time) gives the
-/// same answers as the grouped one. The variable may leak into tests running
-/// beside this one; both loops are correct, so that changes nothing they check.
-#[test]
-fn serial_edge_loop() {
-    std::env::set_var("VERTEX_RESIDENT_GROUP", "1");
-    let g = generated("grid:30x20", false);
-    let gw = generated("grid:30x20", true);
-    let levels = oracle::bfs_levels(g.csr(), 7);
-    let dist = oracle::dijkstra(gw.csr(), 7);
-    for (b, t, sm, small) in SHAPES {
-        let r = emulate_resident::<bfs::Program>(g.csr(), 7, &opts(None), b, t, sm, small).unwrap();
-        assert_eq!(r.states, levels, "BFS {b}x{t}");
-        let r =
-            emulate_resident::<sssp::sssp::Program>(gw.csr(), 7, &opts(Some(64)), b, t, sm, small)
-                .unwrap();
-        assert_eq!(r.states, dist, "SSSP {b}x{t}");
-    }
-    std::env::remove_var("VERTEX_RESIDENT_GROUP");
-}

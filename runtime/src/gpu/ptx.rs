@@ -41,55 +41,28 @@ pub fn embedded() -> bool {
 /// ([`super::resident::BLOCK`]).
 const FULL_BLOCK_KERNELS: &str = "_resident";
 
-/// Environment variable: `sys` keeps the resident kernels' atomics at system
-/// scope, as the Rust nvptx target emits them (for measuring).
-pub const SCOPE_ENV: &str = "VERTEX_RESIDENT_SCOPE";
-
-/// `ptx` with two changes to the entries named in [`FULL_BLOCK_KERNELS`]:
-/// * `.maxntid 1024, 1, 1`: the Rust nvptx target has no launch-bounds
-///   attribute, and without the bound the JIT may give such a kernel more than
-///   the 64 registers a thread of a 1,024-thread block can have (it then spills
-///   to local memory instead, which costs less than halving the block);
-/// * device scope for their atomics: Rust's `Relaxed`/`Acquire`/`Release` lower
-///   to `.sys` (system-scope) loads, stores and fences, which order memory for
-///   the host and peer GPUs too. These kernels only ever talk to threads of
-///   their own grid, for which `.gpu` is the scope the PTX memory model asks
-///   for. Unless [`SCOPE_ENV`] is `sys`.
+/// `ptx` with `.maxntid 1024, 1, 1` on the entries named in
+/// [`FULL_BLOCK_KERNELS`]: the Rust nvptx target has no launch-bounds
+/// attribute, and without the bound the JIT may give such a kernel more than the
+/// 64 registers a thread of a 1,024-thread block can have (then the launch falls
+/// back to 512-thread blocks, and one-block rounds run at half width).
 pub fn adjust_resident_entries(ptx: &str) -> std::borrow::Cow<'_, str> {
-    let gpu_scope = std::env::var(SCOPE_ENV).as_deref() != Ok("sys");
     let mut out = String::new();
     let mut rest = ptx;
     while let Some(at) = rest.find(".entry ") {
         let head = &rest[at + ".entry ".len()..];
         let name_end = head.find('(').unwrap_or(head.len());
         let name = head[..name_end].trim();
-        // The body opens at the first `{` after the parameter list and closes
-        // at the first `}` that starts a line.
+        // The body opens at the first `{` after the parameter list.
         let Some(body) = head.find("\n{").map(|b| at + ".entry ".len() + b) else {
             break;
         };
-        let body_end = rest[body..]
-            .find("\n}")
-            .map_or(rest.len(), |e| body + e + "\n}".len());
         let bounded = rest[..body].contains(".maxntid");
         out.push_str(&rest[..body]);
-        if name.ends_with(FULL_BLOCK_KERNELS) {
-            if !bounded {
-                out.push_str("\n.maxntid 1024, 1, 1");
-            }
-            if gpu_scope {
-                out.push_str(
-                    &rest[body..body_end]
-                        .replace(".sys.", ".gpu.")
-                        .replace(".sys;", ".gpu;"),
-                );
-            } else {
-                out.push_str(&rest[body..body_end]);
-            }
-        } else {
-            out.push_str(&rest[body..body_end]);
+        if name.ends_with(FULL_BLOCK_KERNELS) && !bounded {
+            out.push_str("\n.maxntid 1024, 1, 1");
         }
-        rest = &rest[body_end..];
+        rest = &rest[body..];
     }
     if out.is_empty() {
         return ptx.into();
@@ -111,9 +84,6 @@ mod tests {
         let at = out.find(".maxntid").unwrap();
         assert!(out[..at].contains("vx_bfs_resident("), "{out}");
         assert!(out[at..].starts_with(".maxntid 1024, 1, 1\n{"), "{out}");
-        // Device scope in the resident entry only.
-        assert!(out[at..].contains("ld.relaxed.gpu.global") && out[at..].contains("fence.sc.gpu;"));
-        assert!(out[..at].contains("ld.relaxed.sys.global"), "{out}");
         // Idempotent, and a module without such entries is unchanged.
         assert_eq!(adjust_resident_entries(&out), out);
         let plain =

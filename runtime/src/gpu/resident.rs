@@ -30,18 +30,8 @@ use crate::program::VertexProgram;
 /// with 512.
 pub const BLOCK: u32 = 1024;
 
-/// Words of each block's shared append buffer, at least: 16 KiB. One-block
-/// rounds use it as two halves (the round's queue and the next one's), so it
-/// grows to twice the one-block round limit ([`smem_words`]).
+/// Words of each block's shared append buffer (16 KiB with the header).
 pub const SMEM_WORDS: u32 = 4096;
-
-/// The append buffer for a one-block round limit of `small` vertices: both
-/// halves hold a whole small round.
-pub fn smem_words(small: u32) -> u32 {
-    // 48 KiB of dynamic shared memory in all, the most a launch gets without
-    // opting in per function.
-    SMEM_WORDS.max(small.saturating_mul(2)).min(12 * 1024 - 8)
-}
 
 /// Default largest round run by one block: two vertices per thread of a
 /// [`BLOCK`]-thread block. Grid 1000² on the H100: BFS 12.8 / 12.4 / 12.3 ms and
@@ -97,7 +87,6 @@ fn initial<P: GpuProgram>(n: usize, source: u32, delta: u32) -> (Vec<u32>, [u32;
     };
     let mut ctl = [0u32; CTL_WORDS];
     ctl[k::LEN] = queue.len() as u32;
-    ctl[k::CURSOR + 4] = queue.len() as u32;
     ctl[k::MIN_PRIORITY] = u32::MAX;
     ctl[k::CURSOR + 2] = if delta == 0 || !P::NEEDS_SOURCE {
         u32::MAX
@@ -111,36 +100,11 @@ fn initial<P: GpuProgram>(n: usize, source: u32, delta: u32) -> (Vec<u32>, [u32;
     (queue, ctl)
 }
 
-/// The kernel's flag word: stamp appends ([`kernels_rs::resident::Resident::dedup`])
-/// for all but BFS-like programs, whose combines are atomic min/max of one
-/// value; relax edges one at a time when `VERTEX_RESIDENT_GROUP=1` (for
-/// measuring the grouped relaxation against the plain loop).
-fn flags<P: GpuProgram>() -> u32 {
-    let mut f = 0;
-    if !super::program_api::uniform_frontier::<P>() {
-        f |= k::FLAG_DEDUP;
-    }
-    if std::env::var("VERTEX_RESIDENT_GROUP").as_deref() == Ok("1") {
-        f |= k::FLAG_SERIAL_EDGES;
-    }
-    f | idle_sleep_shift() << k::FLAG_IDLE_SLEEP_SHIFT
+/// Whether the kernel must stamp appends ([`kernels_rs::resident::Resident::dedup`]):
+/// all but BFS-like programs, whose combines are atomic min/max of one value.
+fn dedup<P: GpuProgram>() -> u32 {
+    u32::from(!super::program_api::uniform_frontier::<P>())
 }
-
-/// Blocks idle through a one-block phase sleep up to `512 ns << shift` between
-/// polls of the grid barrier: [`DEFAULT_IDLE_SLEEP_SHIFT`] unless
-/// `VERTEX_RESIDENT_IDLE_SLEEP` (0..=11) says otherwise.
-fn idle_sleep_shift() -> u32 {
-    std::env::var("VERTEX_RESIDENT_IDLE_SLEEP")
-        .ok()
-        .and_then(|s| s.parse::<u32>().ok())
-        .map_or(DEFAULT_IDLE_SLEEP_SHIFT, |s| s.min(11))
-}
-
-/// 4 µs: long one-block phases (a grid's BFS is one phase of 1,817 rounds)
-/// keep 131 SMs from polling the barrier's L2 line every few hundred
-/// nanoseconds, which slowed block 0's own requests; the cost is up to that
-/// long a wake-up when a phase ends.
-pub const DEFAULT_IDLE_SLEEP_SHIFT: u32 = 3;
 
 fn run_of<S>(
     states: Vec<S>,
@@ -200,8 +164,7 @@ impl Device {
             DevBuf::<u8>::bytes_for(n * state_size) + words as u64 * DevBuf::<u32>::bytes_for(n),
         )?;
         let f = kern.resident_fn();
-        let small = small_max();
-        let smem_bytes = (smem_words(small) as usize + k::SMEM_HEADER) * 4;
+        let smem_bytes = (SMEM_WORDS as usize + k::SMEM_HEADER) * 4;
         let (block, per_sm) = self.resident_shape(f, smem_bytes)?;
         let blocks = per_sm * self.gpu.info.multiprocessors.max(1);
         let (queue, ctl0) = initial::<P>(n, source, delta);
@@ -231,7 +194,8 @@ impl Device {
         // `state` holds n states, `parents` n words or null.
         unsafe { b.launch(cfg) }.map_err(cuda_err("cuLaunchKernel(init)"))?;
         let weights = g.weights.as_ref().map_or(0, |w| w.ptr);
-        let flags = flags::<P>();
+        let small = small_max();
+        let dedup = dedup::<P>();
         let mut b = self.gpu.stream.launch_builder(f);
         b.arg(&g.n)
             .arg(&g.m)
@@ -249,7 +213,7 @@ impl Device {
             .arg(&ctl.ptr)
             .arg(&delta)
             .arg(&small)
-            .arg(&flags);
+            .arg(&dedup);
         let cfg = LaunchConfig {
             grid_dim: (blocks, 1, 1),
             block_dim: (block, 1, 1),
@@ -316,7 +280,6 @@ impl Team for HostTeam<'_> {
         &self,
         _count: &std::sync::atomic::AtomicU32,
         _gen: &std::sync::atomic::AtomicU32,
-        _max_sleep_ns: u32,
     ) {
         self.grid.wait();
     }
@@ -429,7 +392,7 @@ pub fn emulate_resident<P: GpuProgram>(
                             p.9.get(),
                             delta,
                             small,
-                            flags::<P>(),
+                            dedup::<P>(),
                             p.10.get().add((b * per_block) as usize),
                             per_block,
                         )

@@ -52,22 +52,6 @@ pub fn kernel_entry_points(p: &Program, c: &Checked) -> TokenStream {
         }
         CombineKind::Custom => quote!(#k::combine::update::<#state>(slot, candidate, combine)),
     };
-    // Its atomic step alone, after the caller's read saw an improvement.
-    let combine_checked = match c.combine {
-        CombineKind::Min => quote! {
-            #[inline(always)]
-            fn combine_checked(slot: &<#state as #k::StateWord>::Atomic, candidate: #state) -> bool {
-                #k::combine::min_checked::<#state>(slot, candidate)
-            }
-        },
-        CombineKind::Max => quote! {
-            #[inline(always)]
-            fn combine_checked(slot: &<#state as #k::StateWord>::Atomic, candidate: #state) -> bool {
-                #k::combine::max_checked::<#state>(slot, candidate)
-            }
-        },
-        _ => quote!(),
-    };
     // The non-atomic twin of `combine`: would it change the slot?
     let improves = match c.combine {
         CombineKind::Min => quote!(candidate < current),
@@ -129,7 +113,6 @@ pub fn kernel_entry_points(p: &Program, c: &Checked) -> TokenStream {
             fn improves(current: #state, candidate: #state) -> bool {
                 #improves
             }
-            #combine_checked
             #priority_fn
         }
 
