@@ -8,6 +8,7 @@
 use proptest::prelude::*;
 use runtime::generate::{weights_for_edges, GenSpec};
 use runtime::gpu::multi::emulate::emulate_multi;
+use runtime::gpu::multi::Partition;
 use runtime::gpu::program::emulate_direction;
 use runtime::gpu::{BfsKernel, ProgramOptions};
 use runtime::graph::{build, BuildOptions, EdgeList, Graph};
@@ -157,6 +158,43 @@ fn planned_levels_match_one_gpu() {
                 assert!(r.syncs <= batches, "{} syncs for lps {lps}", r.syncs);
             }
         }
+    }
+}
+
+/// Hubs first (as many files number their vertices): equal vertex ranges hold
+/// very unequal edge counts, so the parts are cut by in-edges and exchanged by
+/// unequal slices; the answers stay the oracle's.
+#[test]
+fn hubs_first_graphs_get_edge_balanced_parts() {
+    let n = 1000u32;
+    let mut edges = Vec::new();
+    for h in 0..40 {
+        for v in (40..n).step_by(1 + h as usize % 3) {
+            edges.push([h, v]);
+        }
+    }
+    for v in 40..n - 1 {
+        edges.push([v, v + 1]);
+    }
+    for (opts, directed) in [
+        (BuildOptions::undirected(), false),
+        (BuildOptions::default(), true),
+    ] {
+        let el = EdgeList::<u32> {
+            num_vertices: n as usize,
+            edges: edges.clone(),
+            weights: None,
+        };
+        let (g, gw) = with_weights(el, opts);
+        for gpus in [2, 3] {
+            let part = Partition::for_graph(&g, gpus).unwrap();
+            if !directed {
+                assert_eq!(part.span, None, "{part:?}");
+            }
+            assert!(part.bounds[1..gpus].iter().all(|b| b % 32 == 0));
+        }
+        check(&g, &gw, 0, &[2, 3]);
+        check(&g, &gw, 500, &[2]);
     }
 }
 

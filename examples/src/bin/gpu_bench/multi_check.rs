@@ -111,7 +111,8 @@ pub fn run(
     out: &Path,
 ) -> Result<Vec<Check>> {
     let mut checks = Vec::new();
-    for (name, g, gw) in graphs(scale, grid, file_scale, out)? {
+    let graphs = graphs(scale, grid, file_scale, out)?;
+    for (name, g, gw) in &graphs {
         let t = Instant::now();
         let sources = pick_roots(g.csr(), 2, 9);
         let comps = runtime::oracle::components(g.csr());

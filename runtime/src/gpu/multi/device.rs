@@ -126,8 +126,7 @@ impl MultiGpu {
         g: &Graph<W>,
         weights: bool,
     ) -> Result<MultiGraph> {
-        let n = g.num_vertices();
-        let part = Partition::new(n as u64, self.devices.len())?;
+        let part = Partition::for_graph(g, self.devices.len())?;
         let mut graphs = Vec::with_capacity(self.devices.len());
         let mut degree_offsets = Vec::with_capacity(self.devices.len());
         let mut part_edges = Vec::with_capacity(self.devices.len());
@@ -163,7 +162,7 @@ impl MultiGpu {
     ) -> Result<MultiRun<<P as VertexProgram>::State>> {
         opts.validate()?;
         let gpus = self.devices.len();
-        let part = mg.part;
+        let part = &mg.part;
         let n = part.n as usize;
         if kernels.len() != gpus || mg.graphs.len() != gpus {
             return Err(Error::InvalidArgument(format!(
@@ -189,11 +188,11 @@ impl MultiGpu {
         let graphs = &mg.graphs;
         let degree_offsets = &mg.degree_offsets;
         let padded = part.padded_words() as usize;
-        let span = part.span as usize;
+        let padded_states = part.padded_states() as usize;
         let mut states = Vec::with_capacity(gpus);
         let mut parents = Vec::with_capacity(gpus);
         for d in &self.devices {
-            states.push(d.gpu.alloc::<u8>(gpus * span * size, "program state")?);
+            states.push(d.gpu.alloc::<u8>(padded_states * size, "program state")?);
             parents.push(match opts.parents {
                 true => Some(d.gpu.alloc::<u32>(n, "parents")?),
                 false => None,
@@ -280,7 +279,7 @@ impl MultiGpu {
             if lo == hi {
                 continue;
             }
-            let mut all = vec![zero; gpus * span];
+            let mut all = vec![zero; padded_states];
             d.gpu.download(
                 &states[p],
                 bytemuck::cast_slice_mut(&mut all),
@@ -295,7 +294,7 @@ impl MultiGpu {
         }
         let bytes_per_level = 4 * padded as u64
             + if exchange_states {
-                (gpus * span * size) as u64
+                (padded_states * size) as u64
             } else {
                 0
             };
@@ -320,7 +319,7 @@ impl MultiGpu {
 struct MultiGpuExec<'a, 'd> {
     parts: Vec<GpuDirection<'d>>,
     comms: &'a Comms,
-    part: Partition,
+    part: &'a Partition,
     offsets: &'a [u64],
     states: &'a [DevBuf<u8>],
     exchange_states: bool,
@@ -350,8 +349,8 @@ impl MultiGpuExec<'_, '_> {
             .iter()
             .map(|g| g.record())
             .collect::<Result<Vec<_>>>()?;
-        let words = self.part.words() as usize;
-        let span = self.part.span as usize * self.state_size;
+        let size = self.state_size;
+        let part = self.part;
         let gathers: Vec<Vec<Gather>> = self
             .parts
             .iter()
@@ -359,14 +358,21 @@ impl MultiGpuExec<'_, '_> {
             .map(|(x, st)| {
                 let mut g = vec![Gather {
                     buf: x.bitmap_ptr(current),
-                    count: words,
+                    slices: (0..part.parts).map(|q| part.word_slice(q)).collect(),
+                    equal: part.span.is_some(),
                     elem: ncclDataType_t::ncclUint32,
                     elem_size: 4,
                 }];
                 if self.exchange_states {
                     g.push(Gather {
                         buf: st.ptr,
-                        count: span,
+                        slices: (0..part.parts)
+                            .map(|q| {
+                                let (first, count) = part.state_slice(q);
+                                (first * size as u64, count * size as u64)
+                            })
+                            .collect(),
+                        equal: part.span.is_some(),
                         elem: ncclDataType_t::ncclUint8,
                         elem_size: 1,
                     });

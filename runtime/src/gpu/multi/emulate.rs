@@ -35,11 +35,11 @@ struct MultiHost<'a, P: kernels_rs::Program> {
 impl<P: kernels_rs::Program> MultiHost<'_, P> {
     /// Copies every part's slice of the frontier bitmap (and states) to the others.
     fn exchange(&mut self) {
-        let words = self.partition.words() as usize;
         for p in 0..self.parts.len() {
+            let (first, count) = self.partition.word_slice(p);
             let bits = self.parts[p].frontier_words();
-            let lo = (p * words).min(bits.len());
-            let hi = ((p + 1) * words).min(bits.len());
+            let lo = (first as usize).min(bits.len());
+            let hi = ((first + count) as usize).min(bits.len());
             let slice = bits[lo..hi].to_vec();
             for (q, other) in self.parts.iter_mut().enumerate() {
                 if q != p {
@@ -186,7 +186,7 @@ pub fn emulate_multi<P: GpuProgram>(
     max_blocks: u32,
 ) -> Result<ProgramRun<<P as VertexProgram>::State>> {
     let n = g.num_vertices();
-    let partition = Partition::new(n as u64, gpus)?;
+    let partition = Partition::for_graph(g, gpus)?;
     crate::gpu::program_api::check_emulated::<P>(g, source, opts)?;
     let pull = direction_mode::<P>(opts, true)?;
     let uniform = pull.then(|| source_state::<P>(source));
@@ -226,7 +226,7 @@ pub fn emulate_multi<P: GpuProgram>(
         }
         let mut multi = MultiHost {
             parts,
-            partition,
+            partition: partition.clone(),
             offsets: g.csr().offsets(),
             // Uniform frontiers pass their candidate; others need the states.
             states: uniform.is_none(),

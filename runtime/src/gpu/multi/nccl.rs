@@ -22,11 +22,14 @@ fn nccl_err(what: &str) -> impl FnOnce(nr::NcclError) -> Error + '_ {
     }
 }
 
-/// An all-gather, in place: rank `p`'s `count` elements at `buf + p · count · size`
-/// reach every rank's `buf`.
+/// What one rank exchanges of one buffer: rank `q`'s slice is elements
+/// `[slices[q].0, slices[q].0 + slices[q].1)` of `buf`, and every rank ends with
+/// every slice. With `equal` slices laid end to end (`slices[q].0 = q · count`)
+/// that is one in-place all-gather; otherwise one in-place broadcast per rank.
 pub(super) struct Gather {
     pub buf: u64,
-    pub count: usize,
+    pub slices: Vec<(u64, u64)>,
+    pub equal: bool,
     pub elem: sys::ncclDataType_t,
     pub elem_size: usize,
 }
@@ -44,7 +47,7 @@ impl Comms {
     }
 
     /// Enqueues, as one NCCL group, on each rank `p`'s stream (`gpus[p]`): the
-    /// in-place all-gathers `gathers[p]` and, if `sum` is given, an in-place sum
+    /// in-place exchanges `gathers[p]` and, if `sum` is given, an in-place sum
     /// over the ranks of the `sum.1` u64 words at device address `sum[p]`.
     pub(super) fn exchange(
         &self,
@@ -64,22 +67,53 @@ impl Comms {
         for (p, ((&comm, gpu), gs)) in self.raw.iter().zip(gpus).zip(gathers).enumerate() {
             let stream = gpu.stream.cu_stream() as sys::cudaStream_t;
             for g in gs {
-                let send = g.buf + (p * g.count * g.elem_size) as u64;
-                // SAFETY: `buf` holds `ranks · count` elements on this rank's
-                // device (the padded bitmap or state array), so the send slice
-                // is rank p's part of the receive buffer: NCCL's in-place form.
-                let r = unsafe {
-                    nr::all_gather(
-                        send as *const _,
-                        g.buf as *mut _,
-                        g.count,
-                        g.elem,
-                        comm,
-                        stream,
-                    )
+                let r = match g.equal {
+                    true => {
+                        let count = g.slices.first().map_or(0, |s| s.1) as usize;
+                        let send = g.buf + (p * count * g.elem_size) as u64;
+                        // SAFETY: `buf` holds `ranks · count` elements on this
+                        // rank's device (the padded bitmap or state array), and
+                        // the send slice is rank p's part of it: NCCL's in-place
+                        // all-gather.
+                        unsafe {
+                            nr::all_gather(
+                                send as *const _,
+                                g.buf as *mut _,
+                                count,
+                                g.elem,
+                                comm,
+                                stream,
+                            )
+                        }
+                        .map(|_| ())
+                    }
+                    false => g
+                        .slices
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, &(_, count))| count > 0)
+                        .try_for_each(|(root, &(first, count))| {
+                            let at = g.buf + first * g.elem_size as u64;
+                            // SAFETY: `[first, first + count)` lies in `buf` on
+                            // every rank (the bitmap or state array, sized for
+                            // all vertices); send = receive: in-place broadcast
+                            // from `root`, which owns the slice.
+                            unsafe {
+                                nr::broadcast(
+                                    at as *const _,
+                                    at as *mut _,
+                                    count as usize,
+                                    g.elem,
+                                    root as i32,
+                                    comm,
+                                    stream,
+                                )
+                            }
+                            .map(|_| ())
+                        }),
                 };
                 if let Err(e) = r {
-                    out = Err(nccl_err("ncclAllGather")(e));
+                    out = Err(nccl_err("ncclAllGather/ncclBroadcast")(e));
                 }
             }
             if let Some((ptrs, words)) = sums {
