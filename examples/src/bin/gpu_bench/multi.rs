@@ -194,10 +194,11 @@ fn measure(
             gpus,
             levels_per_sync: lps,
             roots: runs.len(),
-            gteps_hmean: n / runs
-                .iter()
-                .map(|(_, r)| r.time_ms * 1e-3 / teps_edges)
-                .sum::<f64>()
+            gteps_hmean: n
+                / runs
+                    .iter()
+                    .map(|(_, r)| r.time_ms * 1e-3 / teps_edges)
+                    .sum::<f64>()
                 / 1e9,
             time_ms_median: med.time_ms,
             exchange_share: mean(&|r| r.exchange_ms / r.time_ms.max(1e-9)),
@@ -252,7 +253,10 @@ pub fn run(a: &Args) -> Result<bool> {
     let all = MultiGpu::open(a.gpus)?;
     let devices: Vec<_> = all.devices.iter().map(|d| d.info().clone()).collect();
     for d in &devices {
-        eprintln!("GPU: {} (sm_{}{})", d.name, d.compute_capability.0, d.compute_capability.1);
+        eprintln!(
+            "GPU: {} (sm_{}{})",
+            d.name, d.compute_capability.0, d.compute_capability.1
+        );
     }
     let mut checks = Vec::new();
     if a.check_scale > 0 {
@@ -365,7 +369,10 @@ fn summary(rows: &[Row], checks: &[check::Check], gpus: usize, weak: &[u32]) {
         checks.len(),
         bad.len(),
         bad.iter()
-            .map(|c| format!(" [{} {} {} GPU(s) lps {}]", c.graph, c.program, c.gpus, c.levels_per_sync))
+            .map(|c| format!(
+                " [{} {} {} GPU(s) lps {}]",
+                c.graph, c.program, c.gpus, c.levels_per_sync
+            ))
             .collect::<String>()
     );
     println!("scale gpus lps   GTEPS  median_ms  kern_max kern_min allgather  wait   host  exch% invalid");

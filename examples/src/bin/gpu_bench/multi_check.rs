@@ -64,13 +64,11 @@ pub fn write_holdout(path: &Path, scale: u32) -> Result<usize> {
     Ok(el.edges.len())
 }
 
-/// The correctness graphs: (name, unweighted, weighted 1..=255).
-fn graphs(
-    scale: u32,
-    grid: &str,
-    file_scale: u32,
-    out: &Path,
-) -> Result<Vec<(String, Graph<u32>, Graph<u32>)>> {
+/// A correctness graph: (name, unweighted, weighted 1..=255).
+type Named = (String, Graph<u32>, Graph<u32>);
+
+/// The correctness graphs.
+fn graphs(scale: u32, grid: &str, file_scale: u32, out: &Path) -> Result<Vec<Named>> {
     let file = out.join(format!("multi-holdout-kron{file_scale}.txt"));
     let m = write_holdout(&file, file_scale)?;
     eprintln!("wrote {} ({m} edges)", file.display());
@@ -94,7 +92,10 @@ fn graphs(
         let g = load_graph::<u32>(&spec, &plain)?.graph;
         let gw = load_graph::<u32>(&spec, &weighted)?.graph;
         let name = match symmetrize {
-            true => format!("file:{}", file.file_name().unwrap_or_default().to_string_lossy()),
+            true => format!(
+                "file:{}",
+                file.file_name().unwrap_or_default().to_string_lossy()
+            ),
             false => spec,
         };
         out.push((name, g, gw));
@@ -166,14 +167,21 @@ pub fn run(
                     let p = ProgramOptions { parents: true, ..o };
                     let r = multi.run_program::<bfs::Program>(&kb, &mg, s, &p)?;
                     let tree = r.parents.as_ref().is_some_and(|p| {
-                        runtime::validate::validate_bfs_tree(g.csr(), s, p, Some(&r.states))
-                            .is_ok()
+                        runtime::validate::validate_bfs_tree(g.csr(), s, p, Some(&r.states)).is_ok()
                     });
                     let ok = &r.states == levels && tree;
                     record("bfs", lps, s, ok, r.time_ms, r.levels.len(), &mg.part_edges);
                     let r = multi.run_program::<sssp::sssp::Program>(&ks, &mgw, s, &o)?;
                     let ok = &r.states == dist;
-                    record("sssp", lps, s, ok, r.time_ms, r.levels.len(), &mgw.part_edges);
+                    record(
+                        "sssp",
+                        lps,
+                        s,
+                        ok,
+                        r.time_ms,
+                        r.levels.len(),
+                        &mgw.part_edges,
+                    );
                     let b = ProgramOptions {
                         delta: Some(gpu_delta::<sssp::sssp::Program>(gw, s)),
                         ..o
@@ -220,7 +228,11 @@ mod tests {
         // Hubs first: the first half of the ids holds most edges.
         let half = g.num_vertices() as u32 / 2;
         let first: usize = (0..half).map(|v| g.csr().degree(v) as usize).sum();
-        assert!(first * 3 > g.num_edges() as usize * 2, "{first} of {}", g.num_edges());
+        assert!(
+            first * 3 > g.num_edges() as usize * 2,
+            "{first} of {}",
+            g.num_edges()
+        );
         let s = pick_roots(g.csr(), 1, 9)[0];
         let levels = runtime::oracle::bfs_levels(g.csr(), s);
         assert_eq!(levels[s as usize], 0);
