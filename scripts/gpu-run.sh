@@ -18,7 +18,14 @@
 #             wait (comma list, default 8; "1,8" compares host- and device-planned
 #             levels side by side). Scale 28 in one call:
 #             G500_SCALES=28 G500_VALIDATOR=gpu G500_KERNELS=direction G500_DSL=0
-#   multi     BFS on 1 and 2 GPUs (nvidia-h200-x2): strong + weak scaling ($MULTI_SCALE, default 24)
+#   multi     the NCCL multi-GPU traversal on all the machine's GPUs (nvidia-h100-x2):
+#             vertex-gpu-bench multi — BFS/SSSP/CC on 1 and G GPUs vs the CPU oracles
+#             (Kronecker $MULTI_CHECK_SCALE, default 20; grid 1000x1000; a holdout-style
+#             SNAP file written and read back), BFS strong scaling at $MULTI_STRONG
+#             (default "22,24") and weak scaling from $MULTI_WEAK (default "22,24": 1 GPU
+#             at S, G at S+1), levels per sync $MULTI_LPS (default "1,8"), per-level time
+#             split; then compute-sanitizer memcheck of `vertex bfs|sssp kron:14 --gpus G
+#             --validate`; a compact summary at the end (multi-summary.txt)
 #   gunrock   builds the Gunrock kit, runs its BFS on kron$GUNROCK_SCALE (default 22),
 #             validates a few of its runs, then ours on the same file and sources
 #   apsp      blocked/naive GPU Floyd-Warshall: seed 002 sweep, N = 8192/16384 vs add+min peak
@@ -159,8 +166,31 @@ for step in "${steps[@]}"; do
             done
             ;;
         multi)
-            "$BIN" multi --gpus "$(nvidia-smi -L | wc -l)" --scale "${MULTI_SCALE:-24}" --out "$OUTDIR" \
-                2>&1 | tee "$OUTDIR/multi.log"
+            G=$(nvidia-smi -L | wc -l)
+            {
+                bad=0
+                "$BIN" multi --gpus "$G" --strong "${MULTI_STRONG:-22,24}" --weak "${MULTI_WEAK:-22,24}" \
+                    --levels-per-sync "${MULTI_LPS:-1,8}" --check-scale "${MULTI_CHECK_SCALE:-20}" \
+                    --out "$OUTDIR" > "$OUTDIR/multi-summary.txt" || bad=1
+                pack
+                if [ -z "$SAN" ]; then
+                    echo "compute-sanitizer not found"; bad=1
+                else
+                    for prog in bfs sssp; do
+                        echo "--- compute-sanitizer --tool memcheck: vertex $prog kron:14 --gpus $G"
+                        # compute-sanitizer may serialize the GPUs' kernels, which NCCL's
+                        # peer kernels cannot finish under: cut at 75 s and say so.
+                        timeout 75 "$SAN" --tool memcheck --error-exitcode 3 "$B/vertex" "$prog" kron:14 \
+                            --backend gpu --gpus "$G" --validate --json > "/tmp/san-multi-$prog.json" \
+                            || { e=$?; bad=1; [ "$e" = 124 ] && echo "memcheck $prog: TIMEOUT (75 s)" \
+                                || echo "memcheck $prog: FAILED (exit $e)"; }
+                        [ -s "/tmp/san-multi-$prog.json" ] && tail -c 400 "/tmp/san-multi-$prog.json" && echo
+                    done
+                fi
+                echo "=== multi summary"
+                cat "$OUTDIR/multi-summary.txt"
+                [ "$bad" = 0 ]
+            } 2>&1 | tee "$OUTDIR/multi.log"
             rc=${PIPESTATUS[0]}
             ;;
         gunrock)

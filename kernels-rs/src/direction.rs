@@ -521,6 +521,11 @@ pub struct BottomUp<'a, P: Program> {
     /// What every frontier vertex offers (uniform frontier, see the module docs).
     pub candidate: P::State,
     pub ctl: &'a [AtomicU64],
+    /// The vertices scanned, `[first, end)` (`first` a multiple of 32; `0..n`
+    /// on one GPU, a part's own range on a multi-GPU partition, whose other
+    /// vertices have no in-edges there).
+    pub first: u64,
+    pub end: u64,
 }
 
 impl<P: Program> BottomUp<'_, P> {
@@ -554,13 +559,13 @@ impl<P: Program> BottomUp<'_, P> {
         if !runs_bottom_up(self.ctl) {
             return;
         }
-        let n = self.state.len() as u64;
+        let n = self.end.min(self.state.len() as u64);
         let offsets = self.incoming.offsets;
         let sources = self.incoming.targets;
         let mut tally = Tally::default();
         let lane = w.lane();
         // Warp-uniform tile loop: every lane runs it the same number of times.
-        let mut base = t.global() - u64::from(lane);
+        let mut base = self.first + t.global() - u64::from(lane);
         while base < n {
             let v = base + u64::from(lane);
             let mut found = false;

@@ -103,6 +103,8 @@ fn check(n: usize, warps: u32, source: usize, bottom_up: impl Fn(u32) -> bool) {
                 next: Bitmap { words: &next },
                 candidate: level + 1,
                 ctl: &ctl,
+                first: 0,
+                end: n as u64,
             };
             launch_warps(warps, |t, w| bu.run(t, w));
         } else {

@@ -683,6 +683,8 @@ pub unsafe fn td_relax<P: Program>(
 pub unsafe fn bottom_up<P: Program>(
     t: ThreadCtx,
     n: u64,
+    first: u64,
+    end: u64,
     m_in: u64,
     in_offsets: *const u64,
     in_sources: *const u32,
@@ -709,6 +711,8 @@ pub unsafe fn bottom_up<P: Program>(
             next: bitmap(next, n),
             candidate: slice(candidate, 1)[0],
             ctl: u64::atomics_from_raw(ctl, direction::CTL_WORDS),
+            first,
+            end,
         }
     };
     bu.run(t, crate::warp::kernel_warp(t))
@@ -720,8 +724,9 @@ pub unsafe fn bottom_up<P: Program>(
 /// * `td_select(n, offsets, state, pending, limit, chunk, chunks, capacity, ctl)`
 /// * `td_relax(n, m, offsets, targets, weights, state, parents, chunks, capacity,
 ///   chunk, next, ctl, iter, degree_offsets, candidate)` (the last two may be null)
-/// * `bottom_up(n, m_in, in_offsets, in_sources, out_offsets, state, parents,
-///   frontier, next, candidate, ctl)`
+/// * `bottom_up(n, first, end, m_in, in_offsets, in_sources, out_offsets, state,
+///   parents, frontier, next, candidate, ctl)` (scans vertices `[first, end)`,
+///   `first` a multiple of 32; arrays sized for all `n`)
 ///
 /// ```ignore
 /// kernels_rs::direction_kernels!(
@@ -833,6 +838,8 @@ macro_rules! direction_kernels {
         #[no_mangle]
         pub unsafe extern "ptx-kernel" fn $bottom_up(
             n: u64,
+            first: u64,
+            end: u64,
             m_in: u64,
             in_offsets: *const u64,
             in_sources: *const u32,
@@ -849,6 +856,8 @@ macro_rules! direction_kernels {
                 $crate::entry::bottom_up::<$prog>(
                     $crate::ThreadCtx::current(),
                     n,
+                    first,
+                    end,
                     m_in,
                     in_offsets,
                     in_sources,

@@ -93,16 +93,34 @@ enum Cmd {
         #[arg(long, default_value = "docs/results")]
         out: std::path::PathBuf,
     },
-    /// BFS on 1, 2, 4 … GPUs (NCCL): strong and weak scaling; JSON + SVG.
+    /// Multi-GPU (NCCL): BFS/SSSP/CC correctness on 1 and G GPUs vs the CPU
+    /// oracles, then BFS strong and weak scaling with a per-level time split;
+    /// JSON + SVG.
     Multi {
         #[arg(long, default_value_t = 2)]
         gpus: usize,
-        #[arg(long, default_value_t = 24)]
-        scale: u32,
+        /// Scales run on 1 and G GPUs (strong scaling).
+        #[arg(long, value_delimiter = ',', default_value = "22,24")]
+        strong: Vec<u32>,
+        /// Base scales S of weak scaling: 1 GPU at S, G GPUs at S + log2 G.
+        #[arg(long, value_delimiter = ',', default_value = "22,24")]
+        weak: Vec<u32>,
         #[arg(long, default_value_t = 16)]
         edgefactor: u64,
         #[arg(long, default_value_t = 16)]
         roots: usize,
+        /// Levels per host wait (1: host-driven levels), each measured.
+        #[arg(long, value_delimiter = ',', default_value = "1,8")]
+        levels_per_sync: Vec<u32>,
+        /// Kronecker scale of the correctness graphs (0: skip the checks).
+        #[arg(long, default_value_t = 20)]
+        check_scale: u32,
+        /// Grid of the correctness checks (ROWSxCOLS).
+        #[arg(long, default_value = "1000x1000")]
+        grid: String,
+        /// Kronecker scale of the holdout-style file graph.
+        #[arg(long, default_value_t = 18)]
+        file_scale: u32,
         #[arg(long, default_value = "docs/results")]
         out: std::path::PathBuf,
     },
@@ -179,11 +197,27 @@ fn run(cli: Cli) -> Result<bool> {
         Cmd::Programs { max_scale, small } => programs::check(&dev, max_scale, small),
         Cmd::Multi {
             gpus,
-            scale,
+            strong,
+            weak,
             edgefactor,
             roots,
+            levels_per_sync,
+            check_scale,
+            grid,
+            file_scale,
             out,
-        } => multi::run(gpus, scale, edgefactor, roots, &out),
+        } => multi::run(&multi::Args {
+            gpus,
+            strong,
+            weak,
+            edgefactor,
+            roots,
+            levels_per_sync,
+            check_scale,
+            grid,
+            file_scale,
+            out,
+        }),
         Cmd::Sssp {
             graphs,
             sources,

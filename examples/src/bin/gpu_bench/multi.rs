@@ -1,215 +1,499 @@
-//! `vertex-gpu-bench multi`: BFS on 1..=G GPUs (1-D partition, NCCL all-gather of
-//! the frontier bitmap per level): strong scaling (one scale on every GPU count)
-//! and weak scaling (scale S on 1 GPU, S+1 on 2, …), harmonic-mean TEPS over
-//! Graph500 input edges (`edgefactor · 2^scale`), every tree validated by the
-//! Graph500 rules and its levels compared with the single-GPU run; the share of
-//! time spent in the exchange. JSON + SVG.
+//! `vertex-gpu-bench multi`: the multi-GPU traversal (1-D partition, NCCL
+//! all-gather of the frontier bitmap per level) in one call:
+//!
+//! 1. correctness: BFS (host-driven and device-planned levels, parents checked by
+//!    the Graph500 rules), SSSP (plain and near-far) and CC on 1 and G GPUs
+//!    against the CPU oracles, on Kronecker `--check-scale`, a grid and a
+//!    holdout-style file graph (a skewed graph written here as a SNAP edge list,
+//!    hubs first, and read back through the file reader);
+//! 2. scaling: BFS on 1 and G GPUs at every scale of `--strong` and at `S` and
+//!    `S + 1` for every `S` of `--weak` (weak scaling: 1 GPU at S, G GPUs at
+//!    S + 1), for each `--levels-per-sync`; harmonic-mean TEPS over Graph500
+//!    input edges (`edgefactor · 2^scale`), every tree validated by the Graph500
+//!    rules, every root's levels equal to the 1-GPU run's (and the CPU oracle's
+//!    for the first root), and a per-level time split (slowest/fastest GPU's
+//!    kernels, the all-gather, the wait, the host gap).
+//!
+//! The JSON (`gpu-multi.json`) is rewritten after every row, so a cut-off call
+//! keeps what it measured; the SVG is written at the end.
 
-use std::path::Path;
+#[path = "multi_check.rs"]
+mod check;
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use runtime::gpu::bench::{pick_roots, HostInfo};
-use runtime::gpu::multi::MultiGpu;
+use runtime::gpu::direction::LevelLog;
+use runtime::gpu::multi::{LevelTime, MultiGpu, TimeSplit};
 use runtime::gpu::{BfsKernel, ProgramOptions};
-use runtime::graph::{build, BuildOptions};
+use runtime::graph::{build, BuildOptions, Graph};
+use runtime::validate::BfsValidator;
 use serde::Serialize;
 use vertex_examples::programs::bfs;
 
+/// What `vertex-gpu-bench multi` runs.
+pub struct Args {
+    pub gpus: usize,
+    pub strong: Vec<u32>,
+    pub weak: Vec<u32>,
+    pub edgefactor: u64,
+    pub roots: usize,
+    pub levels_per_sync: Vec<u32>,
+    /// Kronecker scale of the correctness graphs (0: no correctness suite).
+    pub check_scale: u32,
+    pub grid: String,
+    /// Kronecker scale of the holdout-style file graph.
+    pub file_scale: u32,
+    pub out: PathBuf,
+}
+
 #[derive(Serialize)]
 struct Row {
-    mode: &'static str,
     scale: u32,
     gpus: usize,
+    levels_per_sync: u32,
     roots: usize,
     gteps_hmean: f64,
     time_ms_median: f64,
+    /// Mean over the roots of exchange time / wall time.
     exchange_share: f64,
+    /// Mean per BFS of the per-level split (sums over its levels).
+    split: TimeSplit,
+    /// Mean per BFS of wall time not covered by device levels.
+    host_ms: f64,
+    syncs_mean: f64,
     bytes_per_level: u64,
     levels_mean: f64,
     invalid: usize,
+    /// Edges each GPU holds: (out-edges of its slice, in-edges of its vertices).
+    part_edges: Vec<(u64, u64)>,
+    /// The median-time root's levels: direction, frontier, and time split.
+    median_root: u32,
+    level_log: Vec<LevelRow>,
+}
+
+#[derive(Serialize)]
+struct LevelRow {
+    #[serde(flatten)]
+    level: Option<LevelLog>,
+    #[serde(flatten)]
+    time: LevelTime,
 }
 
 #[derive(Serialize)]
 struct Report<'a> {
     host: HostInfo,
+    gpus: usize,
     devices: Vec<runtime::gpu::DeviceInfo>,
     command_line: String,
     edgefactor: u64,
+    nccl_nvls_enable: Option<String>,
+    checks: &'a [check::Check],
     rows: &'a [Row],
-    /// Strong scaling: time on 1 GPU / time on G (per scale).
-    strong_speedup: Vec<(u32, usize, f64)>,
-    /// Weak scaling efficiency: TEPS(G GPUs, S + log2 G) / (G · TEPS(1 GPU, S)).
-    weak_efficiency: Vec<(u32, usize, f64)>,
+    /// (scale, levels per sync, time on 1 GPU / time on G).
+    strong_speedup: Vec<(u32, u32, f64)>,
+    /// (base scale S, levels per sync, TEPS(G GPUs, S + log2 G) / (G · TEPS(1 GPU, S))).
+    weak_efficiency: Vec<(u32, u32, f64)>,
 }
 
-fn measure(
-    multi: &MultiGpu,
-    gpus: usize,
-    scale: u32,
-    edgefactor: u64,
-    roots: usize,
-    mode: &'static str,
-) -> Result<Row> {
-    eprintln!("{mode}: scale {scale} on {gpus} GPU(s): generating...");
+fn generate(scale: u32, edgefactor: u64) -> Result<Graph<u32>> {
+    let t = Instant::now();
     let el = runtime::generate::kronecker(scale, edgefactor, 1)?;
     let g = build(&el, BuildOptions::undirected())?;
-    drop(el);
-    let opts = ProgramOptions {
-        kernel: BfsKernel::Direction,
-        max_edge_count: runtime::gpu::direction::DEFAULT_CHUNK,
-        parents: true,
-        ..ProgramOptions::default()
-    };
-    let rs = pick_roots(g.csr(), roots, 5);
-    if rs.is_empty() {
-        bail!("no root with degree > 0");
-    }
-    // A communicator over exactly `gpus` GPUs.
-    let owned;
-    let multi = if gpus == multi.devices.len() {
-        multi
-    } else {
-        owned = MultiGpu::open(gpus)?;
-        &owned
-    };
-    let k = multi.load_program::<bfs::Program>()?;
-    let mg = multi.upload(&g, false)?;
-    multi.run_program::<bfs::Program>(&k, &mg, rs[0], &opts)?; // warm-up
-    let teps_edges = edgefactor << scale;
-    let (mut times, mut inv_teps, mut exch, mut levels, mut invalid) =
-        (Vec::new(), 0.0, 0.0, 0.0, 0);
-    let mut bytes = 0;
-    for &r in &rs {
-        let run = multi.run_program::<bfs::Program>(&k, &mg, r, &opts)?;
-        let want = runtime::oracle::bfs_levels(g.csr(), r);
-        let tree_ok = run.parents.as_ref().is_some_and(|p| {
-            runtime::validate::validate_bfs_tree(g.csr(), r, p, Some(&run.states)).is_ok()
-        });
-        if run.states != want || !tree_ok {
-            invalid += 1;
-        }
-        inv_teps += run.time_ms * 1e-3 / teps_edges as f64;
-        exch += run.exchange_ms / run.time_ms.max(1e-9);
-        levels += run.levels.len() as f64;
-        bytes = run.bytes_per_level;
-        times.push(run.time_ms);
-    }
-    let k = rs.len() as f64;
-    times.sort_by(f64::total_cmp);
-    let row = Row {
-        mode,
-        scale,
-        gpus,
-        roots: rs.len(),
-        gteps_hmean: k / inv_teps / 1e9,
-        time_ms_median: times[times.len() / 2],
-        exchange_share: exch / k,
-        bytes_per_level: bytes,
-        levels_mean: levels / k,
-        invalid,
-    };
     eprintln!(
-        "  {:.3} GTEPS, median {:.3} ms, exchange {:.1}%, {} invalid",
-        row.gteps_hmean,
-        row.time_ms_median,
-        100.0 * row.exchange_share,
-        row.invalid
+        "scale {scale}: {} vertices, {} edges, generated in {:.1} s",
+        g.num_vertices(),
+        g.num_edges(),
+        t.elapsed().as_secs_f64()
     );
-    Ok(row)
+    Ok(g)
 }
 
-pub fn run(max_gpus: usize, scale: u32, edgefactor: u64, roots: usize, out: &Path) -> Result<bool> {
-    let multi = MultiGpu::open(max_gpus)?;
+/// BFS from `roots` on `multi` for every levels-per-sync value: one row each.
+/// `reference[i]` is root `i`'s levels from the first configuration measured on
+/// this graph (filled by it), checked against the CPU oracle for root 0.
+#[allow(clippy::too_many_arguments)]
+fn measure(
+    multi: &MultiGpu,
+    g: &Graph<u32>,
+    validator: &mut BfsValidator<'_, u32>,
+    scale: u32,
+    edgefactor: u64,
+    rs: &[u32],
+    lps_list: &[u32],
+    reference: &mut Vec<Vec<u32>>,
+) -> Result<Vec<Row>> {
+    let gpus = multi.devices.len();
+    let t = Instant::now();
+    let k = multi.load_program::<bfs::Program>()?;
+    let mg = multi.upload(g, false)?;
+    eprintln!(
+        "  {gpus} GPU(s): uploaded in {:.1} s, part edges {:?}",
+        t.elapsed().as_secs_f64(),
+        mg.part_edges
+    );
+    let teps_edges = (edgefactor << scale) as f64;
     let mut rows = Vec::new();
-    let counts: Vec<usize> = (0..)
-        .map(|i| 1usize << i)
-        .take_while(|&g| g <= max_gpus)
-        .collect();
-    for &g in &counts {
-        rows.push(measure(&multi, g, scale, edgefactor, roots, "strong")?);
+    for &lps in lps_list {
+        let opts = ProgramOptions {
+            kernel: BfsKernel::Direction,
+            max_edge_count: runtime::gpu::direction::DEFAULT_CHUNK,
+            parents: true,
+            levels_per_sync: lps,
+            ..ProgramOptions::default()
+        };
+        multi.run_program::<bfs::Program>(&k, &mg, rs[0], &opts)?; // warm-up
+        let mut runs = Vec::with_capacity(rs.len());
+        let mut invalid = 0;
+        for (i, &r) in rs.iter().enumerate() {
+            let run = multi.run_program::<bfs::Program>(&k, &mg, r, &opts)?;
+            if reference.len() == i {
+                if i == 0 {
+                    let want = runtime::oracle::bfs_levels(g.csr(), r);
+                    if run.states != want {
+                        eprintln!("  root {r}: levels differ from the CPU oracle");
+                        invalid += 1;
+                    }
+                }
+                reference.push(run.states.clone());
+            } else if run.states != reference[i] {
+                eprintln!("  root {r}: levels differ from the first run's");
+                invalid += 1;
+            }
+            match run.parents.as_ref() {
+                None => invalid += 1,
+                Some(p) => {
+                    if let Err(e) = validator.validate(r, p, Some(&run.states)) {
+                        eprintln!("  root {r}: tree invalid: {e}");
+                        invalid += 1;
+                    }
+                }
+            }
+            runs.push((r, run));
+        }
+        let n = runs.len() as f64;
+        let mut by_time: Vec<usize> = (0..runs.len()).collect();
+        by_time.sort_by(|&a, &b| runs[a].1.time_ms.total_cmp(&runs[b].1.time_ms));
+        let (median_root, med) = &runs[by_time[by_time.len() / 2]];
+        let mean = |f: &dyn Fn(&runtime::gpu::multi::MultiRun<u32>) -> f64| {
+            runs.iter().map(|(_, r)| f(r)).sum::<f64>() / n
+        };
+        let splits: Vec<TimeSplit> = runs.iter().map(|(_, r)| r.split.clone()).collect();
+        let split = TimeSplit {
+            kernel_max_ms: splits.iter().map(|s| s.kernel_max_ms).sum::<f64>() / n,
+            kernel_min_ms: splits.iter().map(|s| s.kernel_min_ms).sum::<f64>() / n,
+            allgather_ms: splits.iter().map(|s| s.allgather_ms).sum::<f64>() / n,
+            wait_ms: splits.iter().map(|s| s.wait_ms).sum::<f64>() / n,
+            level_ms: splits.iter().map(|s| s.level_ms).sum::<f64>() / n,
+            host_gap_ms: splits.iter().map(|s| s.host_gap_ms).sum::<f64>() / n,
+        };
+        let row = Row {
+            scale,
+            gpus,
+            levels_per_sync: lps,
+            roots: runs.len(),
+            gteps_hmean: n
+                / runs
+                    .iter()
+                    .map(|(_, r)| r.time_ms * 1e-3 / teps_edges)
+                    .sum::<f64>()
+                / 1e9,
+            time_ms_median: med.time_ms,
+            exchange_share: mean(&|r| r.exchange_ms / r.time_ms.max(1e-9)),
+            split,
+            host_ms: mean(&|r| r.host_ms),
+            syncs_mean: mean(&|r| f64::from(r.syncs)),
+            bytes_per_level: med.bytes_per_level,
+            levels_mean: mean(&|r| r.levels.len() as f64),
+            invalid,
+            part_edges: mg.part_edges.clone(),
+            median_root: *median_root,
+            level_log: med
+                .level_times
+                .iter()
+                .enumerate()
+                .map(|(i, t)| LevelRow {
+                    level: med.levels.get(i).cloned(),
+                    time: t.clone(),
+                })
+                .collect(),
+        };
+        eprintln!(
+            "  scale {scale}, {gpus} GPU(s), {lps} levels/sync: {:.2} GTEPS, median {:.3} ms \
+             (kernels {:.3}..{:.3}, all-gather {:.3}, wait {:.3}, host {:.3} ms), exchange {:.1}%, \
+             {} invalid",
+            row.gteps_hmean,
+            row.time_ms_median,
+            row.split.kernel_min_ms,
+            row.split.kernel_max_ms,
+            row.split.allgather_ms,
+            row.split.wait_ms,
+            row.host_ms,
+            100.0 * row.exchange_share,
+            row.invalid
+        );
+        rows.push(row);
     }
-    for (i, &g) in counts.iter().enumerate().skip(1) {
-        rows.push(measure(
-            &multi,
-            g,
-            scale + i as u32,
-            edgefactor,
-            roots,
-            "weak",
-        )?);
+    Ok(rows)
+}
+
+pub fn run(a: &Args) -> Result<bool> {
+    if a.gpus < 2 {
+        bail!("--gpus {}: the multi-GPU bench needs at least 2", a.gpus);
     }
-    let one = rows
+    if a.levels_per_sync.is_empty() || a.levels_per_sync.iter().any(|&l| l == 0 || l > 64) {
+        bail!("--levels-per-sync: values in 1..=64");
+    }
+    std::fs::create_dir_all(&a.out)?;
+    let started = Instant::now();
+    // Communicators over GPU 0 alone and over all of them, kept for the call.
+    let one = MultiGpu::open(1)?;
+    let all = MultiGpu::open(a.gpus)?;
+    let devices: Vec<_> = all.devices.iter().map(|d| d.info().clone()).collect();
+    for d in &devices {
+        eprintln!(
+            "GPU: {} (sm_{}{})",
+            d.name, d.compute_capability.0, d.compute_capability.1
+        );
+    }
+    let mut checks = Vec::new();
+    if a.check_scale > 0 {
+        checks = check::run(&[&one, &all], a.check_scale, &a.grid, a.file_scale, &a.out)?;
+    }
+    let mut scales: Vec<u32> = a
+        .strong
         .iter()
-        .find(|r| r.gpus == 1)
-        .context("no single-GPU row")?;
-    let strong_speedup = rows
-        .iter()
-        .filter(|r| r.mode == "strong" && r.gpus > 1)
-        .map(|r| (r.scale, r.gpus, one.time_ms_median / r.time_ms_median))
+        .copied()
+        .chain(a.weak.iter().flat_map(|&s| [s, s + 1]))
         .collect();
-    let weak_efficiency = rows
-        .iter()
-        .filter(|r| r.mode == "weak")
-        .map(|r| {
-            (
-                r.scale,
-                r.gpus,
-                r.gteps_hmean / (r.gpus as f64 * one.gteps_hmean),
-            )
-        })
-        .collect();
-    let report = Report {
-        host: HostInfo::read(),
-        devices: multi.devices.iter().map(|d| d.info().clone()).collect(),
-        command_line: std::env::args().collect::<Vec<_>>().join(" "),
-        edgefactor,
-        rows: &rows,
-        strong_speedup,
-        weak_efficiency,
+    scales.sort_unstable();
+    scales.dedup();
+    let mut rows: Vec<Row> = Vec::new();
+    let write = |rows: &[Row], checks: &[check::Check]| -> Result<PathBuf> {
+        let report = Report {
+            host: HostInfo::read(),
+            gpus: a.gpus,
+            devices: devices.clone(),
+            command_line: std::env::args().collect::<Vec<_>>().join(" "),
+            edgefactor: a.edgefactor,
+            nccl_nvls_enable: std::env::var("NCCL_NVLS_ENABLE").ok(),
+            checks,
+            rows,
+            strong_speedup: strong_speedup(rows, a.gpus),
+            weak_efficiency: weak_efficiency(rows, a.gpus, &a.weak),
+        };
+        let json = a.out.join("gpu-multi.json");
+        std::fs::write(&json, serde_json::to_string_pretty(&report)? + "\n")
+            .with_context(|| format!("writing {}", json.display()))?;
+        Ok(json)
     };
-    std::fs::create_dir_all(out)?;
-    let json = out.join("gpu-multi.json");
-    std::fs::write(&json, serde_json::to_string_pretty(&report)? + "\n")
-        .with_context(|| format!("writing {}", json.display()))?;
-    let svg = out.join("gpu-multi.svg");
-    chart(&rows, &svg)?;
-    for r in &rows {
+    write(&rows, &checks)?;
+    for &scale in &scales {
+        let g = generate(scale, a.edgefactor)?;
+        let rs = pick_roots(g.csr(), a.roots, 5);
+        if rs.is_empty() {
+            bail!("scale {scale}: no root with degree > 0");
+        }
+        let mut validator = BfsValidator::new(g.csr(), true);
+        let mut reference = Vec::new();
+        for multi in [&one, &all] {
+            let r = measure(
+                multi,
+                &g,
+                &mut validator,
+                scale,
+                a.edgefactor,
+                &rs,
+                &a.levels_per_sync,
+                &mut reference,
+            )?;
+            rows.extend(r);
+            write(&rows, &checks)?;
+        }
+        eprintln!("  ({:.0} s since start)", started.elapsed().as_secs_f64());
+    }
+    let json = write(&rows, &checks)?;
+    let svg = a.out.join("gpu-multi.svg");
+    chart(&rows, a.gpus, &a.weak, &svg)?;
+    summary(&rows, &checks, a.gpus, &a.weak);
+    println!("wrote {} and {}", json.display(), svg.display());
+    Ok(rows.iter().all(|r| r.invalid == 0) && checks.iter().all(|c| c.ok))
+}
+
+fn find(rows: &[Row], scale: u32, gpus: usize, lps: u32) -> Option<&Row> {
+    rows.iter()
+        .find(|r| r.scale == scale && r.gpus == gpus && r.levels_per_sync == lps)
+}
+
+fn strong_speedup(rows: &[Row], gpus: usize) -> Vec<(u32, u32, f64)> {
+    rows.iter()
+        .filter(|r| r.gpus == gpus)
+        .filter_map(|r| {
+            let one = find(rows, r.scale, 1, r.levels_per_sync)?;
+            Some((
+                r.scale,
+                r.levels_per_sync,
+                one.time_ms_median / r.time_ms_median,
+            ))
+        })
+        .collect()
+}
+
+fn weak_efficiency(rows: &[Row], gpus: usize, weak: &[u32]) -> Vec<(u32, u32, f64)> {
+    let step = gpus.ilog2();
+    let mut out = Vec::new();
+    for &s in weak {
+        for r in rows
+            .iter()
+            .filter(|r| r.gpus == gpus && r.scale == s + step)
+        {
+            if let Some(one) = find(rows, s, 1, r.levels_per_sync) {
+                out.push((
+                    s,
+                    r.levels_per_sync,
+                    r.gteps_hmean / (gpus as f64 * one.gteps_hmean),
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// The compact summary the device step prints.
+fn summary(rows: &[Row], checks: &[check::Check], gpus: usize, weak: &[u32]) {
+    let bad: Vec<_> = checks.iter().filter(|c| !c.ok).collect();
+    println!(
+        "correctness: {} checks, {} failed{}",
+        checks.len(),
+        bad.len(),
+        bad.iter()
+            .map(|c| format!(
+                " [{} {} {} GPU(s) lps {}]",
+                c.graph, c.program, c.gpus, c.levels_per_sync
+            ))
+            .collect::<String>()
+    );
+    println!("scale gpus lps   GTEPS  median_ms  kern_max kern_min allgather  wait   host  exch% invalid");
+    for r in rows {
         println!(
-            "{:6} scale {:2} on {} GPU(s): {:8.3} GTEPS, exchange {:5.1}%, {} invalid",
-            r.mode,
+            "{:5} {:4} {:3} {:7.2} {:10.3} {:9.3} {:8.3} {:9.3} {:5.3} {:6.3} {:6.1} {:7}",
             r.scale,
             r.gpus,
+            r.levels_per_sync,
             r.gteps_hmean,
+            r.time_ms_median,
+            r.split.kernel_max_ms,
+            r.split.kernel_min_ms,
+            r.split.allgather_ms,
+            r.split.wait_ms,
+            r.host_ms,
             100.0 * r.exchange_share,
             r.invalid
         );
     }
-    println!("wrote {} and {}", json.display(), svg.display());
-    Ok(rows.iter().all(|r| r.invalid == 0))
+    for (s, lps, x) in strong_speedup(rows, gpus) {
+        println!("strong scale {s}, lps {lps}: speedup {x:.2} on {gpus} GPUs");
+    }
+    for (s, lps, e) in weak_efficiency(rows, gpus, weak) {
+        println!(
+            "weak {s}->{}, lps {lps}: efficiency {:.0}%",
+            s + gpus.ilog2(),
+            100.0 * e
+        );
+    }
 }
 
-fn chart(rows: &[Row], path: &Path) -> Result<()> {
+fn chart(rows: &[Row], gpus: usize, weak: &[u32], path: &Path) -> Result<()> {
     use runtime::plot::{panels_svg, Panel};
-    let series = |mode: &str| {
-        rows.iter()
-            .filter(|r| r.mode == mode)
-            .map(|r| (r.gpus as f64, r.gteps_hmean))
-            .collect::<Vec<_>>()
-    };
-    let panel = Panel {
-        title: "BFS GTEPS (harmonic mean, input edges) vs GPUs".into(),
-        x_desc: "GPUs".into(),
+    let mut lps: Vec<u32> = rows.iter().map(|r| r.levels_per_sync).collect();
+    lps.sort_unstable();
+    lps.dedup();
+    let mut scales: Vec<u32> = rows.iter().map(|r| r.scale).collect();
+    scales.sort_unstable();
+    scales.dedup();
+    let mut series = Vec::new();
+    for (i, &l) in lps.iter().enumerate() {
+        for (j, &g) in [1, gpus].iter().enumerate() {
+            series.push((
+                format!("{g} GPU(s), {l} levels/sync"),
+                2 * i + j,
+                rows.iter()
+                    .filter(|r| r.gpus == g && r.levels_per_sync == l)
+                    .map(|r| (f64::from(r.scale), r.gteps_hmean))
+                    .collect::<Vec<_>>(),
+            ));
+        }
+    }
+    let teps = Panel {
+        title: format!("BFS GTEPS (harmonic mean, input edges) on 1 and {gpus} GPUs"),
+        x_desc: "Kronecker scale".into(),
         y_desc: "GTEPS".into(),
-        series: vec![
-            ("strong scaling (same scale)".into(), 0, series("strong")),
-            ("weak scaling (scale + log2 GPUs)".into(), 1, series("weak")),
-        ],
+        series,
         log_y: false,
     };
+    let split = Panel {
+        title: format!("Where a BFS's time goes on {gpus} GPUs (ms per BFS)"),
+        x_desc: "Kronecker scale".into(),
+        y_desc: "ms".into(),
+        series: [
+            ("slowest GPU's kernels", 0usize),
+            ("all-gather", 1),
+            ("wait for the slower GPU", 2),
+            ("host (not on the device)", 3),
+        ]
+        .iter()
+        .map(|&(name, i)| {
+            let l = lps.last().copied().unwrap_or(1);
+            (
+                format!("{name} ({l} levels/sync)"),
+                i,
+                rows.iter()
+                    .filter(|r| r.gpus == gpus && r.levels_per_sync == l)
+                    .map(|r| {
+                        let y = match i {
+                            0 => r.split.kernel_max_ms,
+                            1 => r.split.allgather_ms,
+                            2 => r.split.wait_ms,
+                            _ => r.host_ms,
+                        };
+                        (f64::from(r.scale), y)
+                    })
+                    .collect(),
+            )
+        })
+        .collect(),
+        log_y: false,
+    };
+    let eff = weak_efficiency(rows, gpus, weak);
+    let mut panels = vec![teps, split];
+    if !eff.is_empty() {
+        panels.push(Panel {
+            title: format!("Weak-scaling efficiency, 1 GPU at S vs {gpus} at S + log2 {gpus}"),
+            x_desc: "base scale S".into(),
+            y_desc: "efficiency (1 = ideal)".into(),
+            series: lps
+                .iter()
+                .enumerate()
+                .map(|(i, &l)| {
+                    (
+                        format!("{l} levels/sync"),
+                        i,
+                        eff.iter()
+                            .filter(|e| e.1 == l)
+                            .map(|e| (f64::from(e.0), e.2))
+                            .collect(),
+                    )
+                })
+                .collect(),
+            log_y: false,
+        });
+    }
     panels_svg(
         path,
-        "Multi-GPU BFS (1-D partition, NCCL all-gather)",
-        &[panel],
+        "Multi-GPU BFS (1-D partition, NCCL all-gather in place)",
+        &panels,
     )?;
     Ok(())
 }
@@ -218,28 +502,49 @@ fn chart(rows: &[Row], path: &Path) -> Result<()> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn multi_chart_renders() {
-        let row = |mode: &'static str, scale: u32, gpus: usize| Row {
-            mode,
+    fn row(scale: u32, gpus: usize, lps: u32, gteps: f64) -> Row {
+        Row {
             scale,
             gpus,
+            levels_per_sync: lps,
             roots: 4,
-            gteps_hmean: 10.0 * gpus as f64,
-            time_ms_median: 2.0,
+            gteps_hmean: gteps,
+            time_ms_median: 100.0 / gteps,
             exchange_share: 0.1,
+            split: TimeSplit::default(),
+            host_ms: 0.1,
+            syncs_mean: 2.0,
             bytes_per_level: 1 << 20,
             levels_mean: 7.0,
             invalid: 0,
-        };
+            part_edges: vec![(1, 1)],
+            median_root: 0,
+            level_log: vec![LevelRow {
+                level: None,
+                time: LevelTime::default(),
+            }],
+        }
+    }
+
+    #[test]
+    fn multi_chart_and_tables() {
         let rows = [
-            row("strong", 20, 1),
-            row("strong", 20, 2),
-            row("weak", 21, 2),
+            row(20, 1, 8, 10.0),
+            row(20, 2, 8, 15.0),
+            row(21, 1, 8, 12.0),
+            row(21, 2, 8, 16.0),
         ];
+        let s = strong_speedup(&rows, 2);
+        assert_eq!(s.len(), 2);
+        assert!((s[0].2 - 1.5).abs() < 1e-9);
+        let w = weak_efficiency(&rows, 2, &[20]);
+        assert_eq!(w, vec![(20, 8, 0.8)]);
         let path = std::env::temp_dir().join(format!("vertex-multi-{}.svg", std::process::id()));
-        chart(&rows, &path).unwrap();
+        chart(&rows, 2, &[20], &path).unwrap();
         assert!(std::fs::metadata(&path).unwrap().len() > 100);
         std::fs::remove_file(&path).ok();
+        summary(&rows, &[], 2, &[20]);
+        let json = serde_json::to_value(&rows[0]).unwrap();
+        assert!(json["level_log"][0].get("allgather_ms").is_some());
     }
 }

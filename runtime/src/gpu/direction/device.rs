@@ -55,6 +55,12 @@ pub(crate) struct GpuDirection<'a> {
     /// Device pointer of the whole graph's offsets when `g` is a partition (0 =
     /// `g`'s own), for the next-frontier degree tally.
     pub degree_offsets: u64,
+    /// Vertices the bottom-up kernel scans (`0..n`; a part's own range on a
+    /// multi-GPU partition, the others having no in-edges there).
+    pub owned: (u64, u64),
+    /// Edges of the whole graph when `g` is a partition (0 = `g`'s own): the
+    /// unexplored edges a planned traversal starts from.
+    pub whole_m: u64,
     pub start: Option<CudaEvent>,
     pub levels: Vec<(CudaEvent, CudaEvent)>,
     pub end: Option<CudaEvent>,
@@ -116,6 +122,8 @@ impl<'a> GpuDirection<'a> {
             state_size,
             batch: None,
             degree_offsets: 0,
+            owned: (0, g.n),
+            whole_m: 0,
             start: None,
             levels: Vec::new(),
             end: None,
@@ -199,10 +207,20 @@ impl<'a> GpuDirection<'a> {
 /// Launch halves of the levels (no waiting), so that several GPUs can run a level
 /// side by side before their exchange; [`GpuDirection::finish_level`] completes one.
 impl GpuDirection<'_> {
-    /// The bitmap a level writes (the next frontier; the pending set itself in a
-    /// bucketed pass): what the multi-GPU exchange all-gathers.
-    pub(crate) fn written_bits(&mut self, bucketed: bool) -> &mut DevBuf<u32> {
-        &mut self.bits[if bucketed { 0 } else { 1 }]
+    /// Device address of the current frontier bitmap (`current`; after a
+    /// planned level or a bucketed pass, the one it wrote) or of the next one
+    /// (what a host-driven level writes before `finish_level` swaps): what the
+    /// multi-GPU exchange all-gathers.
+    pub(crate) fn bitmap_ptr(&self, current: bool) -> u64 {
+        self.bits[if current { 0 } else { 1 }].ptr
+    }
+
+    /// Device address of slot `slot`'s counter block in the current batch of
+    /// planned levels.
+    pub(crate) fn batch_block(&self, slot: u32) -> Option<u64> {
+        self.batch
+            .as_ref()
+            .map(|b| b.blocks.ptr + u64::from(slot) * (CTL_WORDS * 8) as u64)
     }
 
     /// Grows both bitmaps to `words` words (a multi-GPU exchange gathers equal
@@ -367,8 +385,11 @@ impl GpuDirection<'_> {
         let (n, out_offsets) = (self.g.n, self.tally_offsets());
         let (state, parents) = (self.state, self.parents);
         let (cur, next) = (self.bits[0].ptr, self.bits[1].ptr);
+        let (first, end) = self.owned;
         let mut b = self.gpu.stream.launch_builder(self.k.bottom_up);
         b.arg(&n)
+            .arg(&first)
+            .arg(&end)
             .arg(&m_in)
             .arg(&in_offsets)
             .arg(&in_sources)
@@ -379,11 +400,17 @@ impl GpuDirection<'_> {
             .arg(&next)
             .arg(&cand)
             .arg(&ctl);
-        // SAFETY: `bottom_up(n, m_in, in_offsets, in_sources, out_offsets, state,
-        // parents, frontier, next, candidate, ctl)` of kernels_rs::direction_kernels!,
-        // launched with whole warps (see `new`).
-        unsafe { b.launch(self.gpu.resident_grid(n, self.block)) }
-            .map_err(self.err("bottom_up"))?;
+        // SAFETY: `bottom_up(n, first, end, m_in, in_offsets, in_sources,
+        // out_offsets, state, parents, frontier, next, candidate, ctl)` of
+        // kernels_rs::direction_kernels!, launched with whole warps (see `new`);
+        // `first` a multiple of 32 (a partition's span), `end ≤ n`.
+        unsafe {
+            b.launch(
+                self.gpu
+                    .resident_grid(end.saturating_sub(first), self.block),
+            )
+        }
+        .map_err(self.err("bottom_up"))?;
         Ok(())
     }
 }
@@ -502,7 +529,12 @@ impl<S: bytemuck::Pod> PlannedExec<S> for GpuDirection<'_> {
         s.memset_zeros(&mut self.bits[1].slice)
             .map_err(cuda_err("cuMemsetD8(frontier bitmap)"))?;
         let a = self.gpu.record()?;
-        let (n, m) = (self.g.n, self.g.m);
+        let n = self.g.n;
+        let m = if self.whole_m != 0 {
+            self.whole_m
+        } else {
+            self.g.m
+        };
         let mut b = s.launch_builder(self.k.plan);
         b.arg(&prev)
             .arg(&cur)

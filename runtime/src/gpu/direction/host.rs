@@ -28,6 +28,11 @@ pub(crate) struct HostDirection<'a, P: kernels_rs::Program> {
     pub parents: Option<&'a mut [u32]>,
     /// The whole graph's offsets when `offsets`/`targets` are a partition's.
     pub degree_offsets: Option<&'a [u64]>,
+    /// Vertices the bottom-up kernel scans (`None`: all; a part's own range on
+    /// a multi-GPU partition).
+    pub owned: Option<(u64, u64)>,
+    /// Edges of the whole graph when `offsets`/`targets` are a partition's.
+    pub whole_m: Option<u64>,
     bits: [Vec<u32>; 2],
     chunks: Vec<u64>,
     ctl: Vec<u64>,
@@ -69,6 +74,8 @@ impl<'a, P: kernels_rs::Program> HostDirection<'a, P> {
             state,
             parents,
             degree_offsets: None,
+            owned: None,
+            whole_m: None,
             bits: [vec![0; words], vec![0; words]],
             chunks: vec![0; chunk_capacity(n, targets.len() as u64, chunk) as usize],
             ctl: vec![0; CTL_WORDS],
@@ -85,6 +92,12 @@ impl<'a, P: kernels_rs::Program> HostDirection<'a, P> {
     /// The current frontier (or pending set) bitmap, for the multi-GPU exchange.
     pub(crate) fn frontier_words(&mut self) -> &mut [u32] {
         &mut self.bits[0]
+    }
+
+    /// Slot `slot`'s counter block of the current batch of planned levels, for
+    /// the multi-GPU exchange's sum of the level counters.
+    pub(crate) fn batch_block_mut(&mut self, slot: u32) -> Option<&mut [u64]> {
+        self.batch_blocks.get_mut(slot as usize).map(|b| &mut b[..])
     }
 
     fn grid(&self, work: u64) -> u32 {
@@ -228,7 +241,8 @@ impl<P: kernels_rs::Program> PlannedExec<P::State> for HostDirection<'_, P> {
         level: u32,
         first: FrontierSize,
     ) -> Result<()> {
-        let (n, m) = (self.n(), self.targets.len() as u64);
+        let n = self.n();
+        let m = self.whole_m.unwrap_or(self.targets.len() as u64);
         self.in_batch_slot(iter, slot, |x, prev, cur| {
             launch(1, 32, |t| {
                 // SAFETY: see `in_batch_slot`; only thread 0 touches the blocks.
@@ -381,7 +395,8 @@ impl<P: kernels_rs::Program> HostDirection<'_, P> {
         let ctl = SharedPtr(self.ctl.as_mut_ptr());
         let cand = [candidate];
         let cand = SharedPtr(cand.as_ptr() as *mut P::State);
-        launch(self.grid(n), self.block, |t| {
+        let (first, end) = self.owned.unwrap_or((0, n));
+        launch(self.grid(end.saturating_sub(first)), self.block, |t| {
             // SAFETY: host buffers of the lengths bottom_up documents; each vertex's
             // state/parent written by its own thread only, bitmaps and counters
             // through atomics, the candidate read-only.
@@ -389,6 +404,8 @@ impl<P: kernels_rs::Program> HostDirection<'_, P> {
                 entry::bottom_up::<P>(
                     t,
                     n,
+                    first,
+                    end,
                     m_in,
                     in_off.get(),
                     in_src.get(),

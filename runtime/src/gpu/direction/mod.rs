@@ -38,7 +38,7 @@ use kernels_rs::entry;
 use crate::error::{Error, Result};
 
 pub use super::options::Pull;
-pub(crate) use buckets::{drive_buckets, drive_buckets_levels};
+pub(crate) use buckets::drive_buckets_levels;
 pub(crate) use device::{DirectionKernels, GpuDirection};
 pub(crate) use host::HostDirection;
 pub use kernels_rs::direction::{ALPHA, BETA};

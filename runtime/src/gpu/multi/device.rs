@@ -1,5 +1,14 @@
 //! Multi-GPU traversal on the device: one process, one GPU per part, NCCL
-//! all-gather of the parts' bitmap (and state) slices after every level.
+//! all-gather of the parts' bitmap (and state) slices after every level, in
+//! place ([`super::nccl`]).
+//!
+//! Two loops, as on one GPU ([`crate::gpu::direction`]): host-driven levels
+//! (`levels_per_sync` 1: each level's counters are read from every GPU and summed
+//! on the host, which picks the direction), and device-planned levels (more per
+//! sync: the level counters that decide the direction — next-frontier size and
+//! out-degree — are summed over the GPUs by an NCCL all-reduce in the same group
+//! as the all-gather, so every GPU's one-thread planner makes the same choice and
+//! the host waits once per batch).
 //!
 //! NVLink multicast (NVLS) stays off (`NCCL_NVLS_ENABLE=0`): on shared machines a
 //! program using it can take the host's GPUs out of service. [`MultiGpu::open`]
@@ -8,15 +17,19 @@
 use std::time::Instant;
 
 use cudarc::driver::CudaEvent;
-use cudarc::nccl::{self, Comm};
+use cudarc::nccl::{self, sys::ncclDataType_t};
+use kernels_rs::direction::{CTL_CHUNKS, CTL_EDGES, CTL_FRONTIER, CTL_WORDS};
 
+use super::nccl::{Comms, Gather};
 use super::partition::{part_graph, PartGraph, Partition};
+use super::timing::{self, LevelTime, Marks, TimeSplit};
 use super::{combine_passes, sum_sizes};
 use crate::error::{Error, Result};
-use crate::gpu::cuda::{cuda_err, DevBuf, Gpu};
+use crate::gpu::cuda::{DevBuf, Gpu};
 use crate::gpu::device::{Device, DeviceGraph, Incoming};
 use crate::gpu::direction::{
-    self, initial_size, DirectionExec, DirectionKernels, FrontierSize, GpuDirection, LevelLog, Pass,
+    self, initial_size, DirectionExec, DirectionKernels, FrontierSize, GpuDirection, LevelLog,
+    Pass, PlannedExec,
 };
 use crate::gpu::program_api::{
     bucket_delta, direction_mode, relax_unit, source_state, GpuProgram, ProgramKernels,
@@ -25,10 +38,15 @@ use crate::gpu::program_api::{
 use crate::graph::{Graph, Weight};
 use crate::program::VertexProgram;
 
+// The planned levels' all-reduce sums the first two words of a counter block.
+const _: () = assert!(CTL_FRONTIER == 0 && CTL_EDGES == 1);
+/// Counter words the planned levels sum over the GPUs (`CTL_FRONTIER`, `CTL_EDGES`).
+const SUMMED_WORDS: usize = 2;
+
 /// GPUs `0..G` of this machine with an NCCL communicator over them.
 pub struct MultiGpu {
     pub devices: Vec<Device>,
-    comms: Vec<Comm>,
+    comms: Comms,
 }
 
 /// A graph partitioned over the GPUs of a [`MultiGpu`] ([`MultiGpu::upload`]).
@@ -40,6 +58,8 @@ pub struct MultiGraph {
     offsets: Vec<u64>,
     m: u64,
     weighted: bool,
+    /// Edges each part holds (its out-slice; in-edges of its vertices).
+    pub part_edges: Vec<(u64, u64)>,
 }
 
 impl MultiGraph {
@@ -59,17 +79,24 @@ pub struct MultiRun<S> {
     pub levels: Vec<LevelLog>,
     /// Host wall time from the first launch to the last level's counters.
     pub time_ms: f64,
-    /// Of which the exchanges (slowest GPU's events around its all-gathers).
+    /// Of which the exchanges: per level the longest exchange span of any GPU
+    /// (the all-gather plus the wait for the slower GPU), summed.
     pub exchange_ms: f64,
     /// Bytes each GPU received per level (bitmap, plus states if exchanged).
     pub bytes_per_level: u64,
-}
-
-fn nccl_err(what: &str) -> impl FnOnce(nccl::result::NcclError) -> Error + '_ {
-    move |e| Error::Cuda {
-        call: what.to_string(),
-        msg: format!("{e:?}"),
-    }
+    /// Levels launched per host wait (1: host-driven levels).
+    pub levels_per_sync: u32,
+    /// Host waits.
+    pub syncs: u32,
+    /// Per launched level (planned batches may launch a few past the end):
+    /// kernel time of the slowest and fastest GPU, the all-gather, the wait,
+    /// GPU 0's idle gap before the level ([`LevelTime`]).
+    pub level_times: Vec<LevelTime>,
+    /// Their sums.
+    pub split: TimeSplit,
+    /// Wall time not covered by any level on the device: `time_ms −
+    /// split.level_ms` (launch latency, counter reads, syncs, the tail).
+    pub host_ms: f64,
 }
 
 impl MultiGpu {
@@ -88,8 +115,7 @@ impl MultiGpu {
             ));
         }
         let devices = (0..gpus).map(Device::open).collect::<Result<Vec<_>>>()?;
-        let streams = devices.iter().map(|d| d.gpu.stream.clone()).collect();
-        let comms = Comm::from_devices(streams).map_err(nccl_err("ncclCommInitAll"))?;
+        let comms = Comms::open(gpus)?;
         Ok(MultiGpu { devices, comms })
     }
 
@@ -100,12 +126,13 @@ impl MultiGpu {
         g: &Graph<W>,
         weights: bool,
     ) -> Result<MultiGraph> {
-        let n = g.num_vertices();
-        let part = Partition::new(n as u64, self.devices.len())?;
+        let part = Partition::for_graph(g, self.devices.len())?;
         let mut graphs = Vec::with_capacity(self.devices.len());
         let mut degree_offsets = Vec::with_capacity(self.devices.len());
+        let mut part_edges = Vec::with_capacity(self.devices.len());
         for (p, d) in self.devices.iter().enumerate() {
             let pg = part_graph(g, &part, p)?;
+            part_edges.push((pg.out.num_edges(), pg.incoming.num_edges()));
             graphs.push(d.upload_part(&pg, weights)?);
             degree_offsets.push(d.gpu.upload(g.csr().offsets(), "graph offsets")?);
         }
@@ -116,6 +143,7 @@ impl MultiGpu {
             offsets: g.csr().offsets().to_vec(),
             m: g.num_edges(),
             weighted: weights,
+            part_edges,
         })
     }
 
@@ -134,7 +162,7 @@ impl MultiGpu {
     ) -> Result<MultiRun<<P as VertexProgram>::State>> {
         opts.validate()?;
         let gpus = self.devices.len();
-        let part = mg.part;
+        let part = &mg.part;
         let n = part.n as usize;
         if kernels.len() != gpus || mg.graphs.len() != gpus {
             return Err(Error::InvalidArgument(format!(
@@ -160,22 +188,15 @@ impl MultiGpu {
         let graphs = &mg.graphs;
         let degree_offsets = &mg.degree_offsets;
         let padded = part.padded_words() as usize;
-        let span = part.span as usize;
+        let padded_states = part.padded_states() as usize;
         let mut states = Vec::with_capacity(gpus);
         let mut parents = Vec::with_capacity(gpus);
-        let mut send_bits = Vec::with_capacity(gpus);
-        let mut send_states = Vec::with_capacity(gpus);
         for d in &self.devices {
-            states.push(d.gpu.alloc::<u8>(gpus * span * size, "program state")?);
+            states.push(d.gpu.alloc::<u8>(padded_states * size, "program state")?);
             parents.push(match opts.parents {
                 true => Some(d.gpu.alloc::<u32>(n, "parents")?),
                 false => None,
             });
-            send_bits.push(
-                d.gpu
-                    .alloc::<u32>(part.words() as usize, "exchange buffer")?,
-            );
-            send_states.push(d.gpu.alloc::<u8>(span * size, "exchange buffer")?);
         }
         let mut parts = Vec::with_capacity(gpus);
         for p in 0..gpus {
@@ -203,6 +224,9 @@ impl MultiGpu {
             )?;
             x.pad_bitmaps(padded)?;
             x.degree_offsets = degree_offsets[p].ptr;
+            let r = part.range(p);
+            x.owned = (r.start, r.end);
+            x.whole_m = mg.m;
             parts.push(x);
         }
         for d in &self.devices {
@@ -213,28 +237,38 @@ impl MultiGpu {
             comms: &self.comms,
             part,
             offsets: &mg.offsets,
-            states: &mut states,
-            send_bits: &mut send_bits,
-            send_states: &mut send_states,
+            states: &states,
             exchange_states: uniform.is_none(),
             state_size: size,
-            exchange_ms: 0.0,
+            marks: (0..gpus).map(|_| Vec::new()).collect(),
         };
         let t0 = Instant::now();
         let src = P::NEEDS_SOURCE.then_some(source);
-        let levels = match bucket_delta::<P>(opts) {
+        let lps = opts.levels_per_sync;
+        let (levels, syncs) = match bucket_delta::<P>(opts) {
             Some(delta) => {
                 let p0 = u64::from(<P as VertexProgram>::priority(source_state::<P>(source)));
-                direction::drive_buckets::<<P as VertexProgram>::State>(
-                    &mut exec, n as u64, src, p0, delta,
+                direction::drive_buckets_levels::<<P as VertexProgram>::State>(
+                    &mut exec, n as u64, src, p0, delta, lps,
                 )?
             }
-            None => direction::drive(&mut exec, n as u64, mg.m, src, uniform, relax_unit::<P>)?,
+            None => direction::drive_levels(
+                &mut exec,
+                n as u64,
+                mg.m,
+                src,
+                uniform,
+                relax_unit::<P>,
+                lps,
+            )?,
         };
         let time_ms = t0.elapsed().as_secs_f64() * 1e3;
-        let exchange_ms = exec.exchange_ms;
         let exchange_states = exec.exchange_states;
+        let marks = std::mem::take(&mut exec.marks);
         drop(exec);
+        let level_times = timing::read(&marks)?;
+        let exchange_ms = level_times.iter().map(|l| l.allgather_ms + l.wait_ms).sum();
+        let split = TimeSplit::of(&level_times);
         // Each vertex's answer from its owner.
         let zero = <<P as VertexProgram>::State as bytemuck::Zeroable>::zeroed();
         let mut out = vec![zero; n];
@@ -245,7 +279,7 @@ impl MultiGpu {
             if lo == hi {
                 continue;
             }
-            let mut all = vec![zero; gpus * span];
+            let mut all = vec![zero; padded_states];
             d.gpu.download(
                 &states[p],
                 bytemuck::cast_slice_mut(&mut all),
@@ -260,7 +294,7 @@ impl MultiGpu {
         }
         let bytes_per_level = 4 * padded as u64
             + if exchange_states {
-                (gpus * span * size) as u64
+                (padded_states * size) as u64
             } else {
                 0
             };
@@ -272,66 +306,109 @@ impl MultiGpu {
             time_ms,
             exchange_ms,
             bytes_per_level,
+            levels_per_sync: lps,
+            syncs,
+            host_ms: (time_ms - split.level_ms).max(0.0),
+            level_times,
+            split,
         })
     }
 }
 
-/// The parts on their GPUs and the exchange buffers.
+/// The parts on their GPUs and what the exchange moves.
 struct MultiGpuExec<'a, 'd> {
     parts: Vec<GpuDirection<'d>>,
-    comms: &'a [Comm],
-    part: Partition,
+    comms: &'a Comms,
+    part: &'a Partition,
     offsets: &'a [u64],
-    states: &'a mut [DevBuf<u8>],
-    send_bits: &'a mut [DevBuf<u32>],
-    send_states: &'a mut [DevBuf<u8>],
+    states: &'a [DevBuf<u8>],
     exchange_states: bool,
     state_size: usize,
-    exchange_ms: f64,
+    /// Per GPU, per launched level: the timing events ([`timing`]).
+    marks: Vec<Vec<Marks>>,
 }
 
 impl MultiGpuExec<'_, '_> {
-    /// All-gathers every part's slice of the bitmap it just wrote (and of the
-    /// states), timed with events on each GPU's stream.
-    fn exchange(&mut self, bucketed: bool) -> Result<()> {
-        let words = self.part.words() as usize;
-        let span = self.part.span as usize * self.state_size;
-        let mut marks: Vec<(CudaEvent, &Gpu)> = Vec::with_capacity(self.parts.len());
-        for (p, x) in self.parts.iter_mut().enumerate() {
-            let gpu = x.gpu();
-            marks.push((gpu.record()?, gpu));
-            let bits = x.written_bits(bucketed);
-            let own = bits.slice.slice(p * words..(p + 1) * words);
-            gpu.stream
-                .memcpy_dtod(&own, &mut self.send_bits[p].slice)
-                .map_err(cuda_err("cuMemcpyDtoD(exchange bitmap)"))?;
-            if self.exchange_states {
-                let own = self.states[p].slice.slice(p * span..(p + 1) * span);
-                gpu.stream
-                    .memcpy_dtod(&own, &mut self.send_states[p].slice)
-                    .map_err(cuda_err("cuMemcpyDtoD(exchange states)"))?;
-            }
+    /// Records each GPU's level-start event (before its level is launched).
+    fn starts(&self) -> Result<Vec<CudaEvent>> {
+        self.parts.iter().map(|x| x.gpu().record()).collect()
+    }
+
+    /// All-gathers, in place, every part's slice of the bitmap its level just
+    /// wrote (`current`: the current one, else the next) and of the states when
+    /// the frontier is not uniform; with `sum_slot`, sums the planned level's
+    /// frontier counters over the GPUs. One NCCL group; events around it.
+    fn exchange(
+        &mut self,
+        starts: Vec<CudaEvent>,
+        current: bool,
+        sum_slot: Option<u32>,
+    ) -> Result<()> {
+        let gpus: Vec<&Gpu> = self.parts.iter().map(|x| x.gpu()).collect();
+        let ends = gpus
+            .iter()
+            .map(|g| g.record())
+            .collect::<Result<Vec<_>>>()?;
+        let size = self.state_size;
+        let part = self.part;
+        let gathers: Vec<Vec<Gather>> = self
+            .parts
+            .iter()
+            .zip(self.states)
+            .map(|(x, st)| {
+                let mut g = vec![Gather {
+                    buf: x.bitmap_ptr(current),
+                    slices: (0..part.parts).map(|q| part.word_slice(q)).collect(),
+                    equal: part.span.is_some(),
+                    elem: ncclDataType_t::ncclUint32,
+                    elem_size: 4,
+                }];
+                if self.exchange_states {
+                    g.push(Gather {
+                        buf: st.ptr,
+                        slices: (0..part.parts)
+                            .map(|q| {
+                                let (first, count) = part.state_slice(q);
+                                (first * size as u64, count * size as u64)
+                            })
+                            .collect(),
+                        equal: part.span.is_some(),
+                        elem: ncclDataType_t::ncclUint8,
+                        elem_size: 1,
+                    });
+                }
+                g
+            })
+            .collect();
+        let sums = match sum_slot {
+            Some(slot) => Some(
+                self.parts
+                    .iter()
+                    .map(|x| {
+                        x.batch_block(slot).ok_or_else(|| {
+                            Error::InvalidArgument("a planned level outside a batch".into())
+                        })
+                    })
+                    .collect::<Result<Vec<u64>>>()?,
+            ),
+            None => None,
+        };
+        self.comms
+            .exchange(&gpus, &gathers, sums.as_deref().map(|s| (s, SUMMED_WORDS)))?;
+        for (p, (a, b)) in starts.into_iter().zip(ends).enumerate() {
+            let c = gpus[p].record()?;
+            self.marks[p].push(Marks { a, b, c });
         }
-        nccl::result::group_start().map_err(nccl_err("ncclGroupStart"))?;
-        for (p, x) in self.parts.iter_mut().enumerate() {
-            let bits = x.written_bits(bucketed);
-            self.comms[p]
-                .all_gather(&self.send_bits[p].slice, &mut bits.slice)
-                .map_err(nccl_err("ncclAllGather(frontier bitmap)"))?;
-            if self.exchange_states {
-                self.comms[p]
-                    .all_gather(&self.send_states[p].slice, &mut self.states[p].slice)
-                    .map_err(nccl_err("ncclAllGather(states)"))?;
-            }
-        }
-        nccl::result::group_end().map_err(nccl_err("ncclGroupEnd"))?;
-        let mut slowest = 0.0f64;
-        for (a, gpu) in marks {
-            let b = gpu.record()?;
-            slowest = slowest.max(Gpu::elapsed_ms(&a, &b)?);
-        }
-        self.exchange_ms += slowest;
         Ok(())
+    }
+
+    /// Waits for every part's level and reads its counters.
+    fn finish(&mut self, marks: Vec<CudaEvent>, swap: bool) -> Result<Vec<[u64; CTL_WORDS]>> {
+        self.parts
+            .iter_mut()
+            .zip(marks)
+            .map(|(x, a)| x.finish_level(a, swap))
+            .collect()
     }
 }
 
@@ -350,12 +427,13 @@ impl<S: bytemuck::Pod> DirectionExec<S> for MultiGpuExec<'_, '_> {
         candidate: Option<S>,
     ) -> Result<FrontierSize> {
         let c = candidate.as_ref().map(bytemuck::bytes_of);
+        let starts = self.starts()?;
         let marks = self
             .parts
             .iter_mut()
             .map(|x| x.launch_top_down(iter, frontier, c))
             .collect::<Result<Vec<_>>>()?;
-        self.exchange(false)?;
+        self.exchange(starts, false, None)?;
         let sizes = self.finish(marks, true)?;
         Ok(sum_sizes(
             &sizes
@@ -367,12 +445,13 @@ impl<S: bytemuck::Pod> DirectionExec<S> for MultiGpuExec<'_, '_> {
 
     fn bottom_up(&mut self, _iter: u32, candidate: S) -> Result<FrontierSize> {
         let c = bytemuck::bytes_of(&candidate);
+        let starts = self.starts()?;
         let marks = self
             .parts
             .iter_mut()
             .map(|x| x.launch_bottom_up(c))
             .collect::<Result<Vec<_>>>()?;
-        self.exchange(false)?;
+        self.exchange(starts, false, None)?;
         let sizes = self.finish(marks, true)?;
         Ok(sum_sizes(
             &sizes
@@ -383,30 +462,85 @@ impl<S: bytemuck::Pod> DirectionExec<S> for MultiGpuExec<'_, '_> {
     }
 
     fn near_far(&mut self, iter: u32, limit: u64) -> Result<Pass> {
+        let starts = self.starts()?;
         let marks = self
             .parts
             .iter_mut()
             .map(|x| x.launch_near_far(iter, limit))
             .collect::<Result<Vec<_>>>()?;
-        self.exchange(true)?;
+        self.exchange(starts, true, None)?;
         let ctls = self.finish(marks, false)?;
         combine_passes(&ctls.iter().map(|c| Pass::from_ctl(c)).collect::<Vec<_>>())
     }
 }
 
-impl MultiGpuExec<'_, '_> {
-    /// Waits for every part's level and reads its counters.
-    fn finish(
-        &mut self,
-        marks: Vec<CudaEvent>,
-        swap: bool,
-    ) -> Result<Vec<[u64; kernels_rs::direction::CTL_WORDS]>> {
-        self.parts
-            .iter_mut()
-            .zip(marks)
-            .map(|(x, a)| x.finish_level(a, swap))
-            .collect()
+impl<S: bytemuck::Pod> PlannedExec<S> for MultiGpuExec<'_, '_> {
+    fn begin_batch(&mut self, candidates: &[Option<S>]) -> Result<()> {
+        for x in &mut self.parts {
+            PlannedExec::<S>::begin_batch(x, candidates)?;
+        }
+        Ok(())
     }
+
+    fn enqueue_level(
+        &mut self,
+        iter: u32,
+        slot: u32,
+        level: u32,
+        first: FrontierSize,
+    ) -> Result<()> {
+        let starts = self.starts()?;
+        for x in &mut self.parts {
+            PlannedExec::<S>::enqueue_level(x, iter, slot, level, first)?;
+        }
+        // The level swapped its bitmaps: the one it wrote is now current.
+        self.exchange(starts, true, Some(slot))
+    }
+
+    fn enqueue_pass(
+        &mut self,
+        iter: u32,
+        slot: u32,
+        first_pending: u64,
+        first_limit: u64,
+        delta: u64,
+    ) -> Result<()> {
+        let starts = self.starts()?;
+        for x in &mut self.parts {
+            PlannedExec::<S>::enqueue_pass(x, iter, slot, first_pending, first_limit, delta)?;
+        }
+        self.exchange(starts, true, Some(slot))
+    }
+
+    fn finish_batch(&mut self) -> Result<Vec<[u64; CTL_WORDS]>> {
+        let mut first: Option<Vec<[u64; CTL_WORDS]>> = None;
+        for (p, x) in self.parts.iter_mut().enumerate() {
+            let blocks = PlannedExec::<S>::finish_batch(x)?;
+            match &first {
+                None => first = Some(blocks),
+                Some(f) => check_same_plan(f, &blocks, p)?,
+            }
+        }
+        Ok(first.unwrap_or_default())
+    }
+}
+
+/// Every GPU must have planned the same levels from the summed counters: the
+/// blocks agree in every word but the part's own work-list length.
+pub(super) fn check_same_plan(
+    first: &[[u64; CTL_WORDS]],
+    other: &[[u64; CTL_WORDS]],
+    part: usize,
+) -> Result<()> {
+    let same = |a: &[u64; CTL_WORDS], b: &[u64; CTL_WORDS]| {
+        (0..CTL_WORDS).all(|i| i == CTL_CHUNKS || a[i] == b[i])
+    };
+    if first.len() != other.len() || first.iter().zip(other).any(|(a, b)| !same(a, b)) {
+        return Err(Error::InvalidGraph(format!(
+            "GPU {part} planned different levels than GPU 0: {other:?} vs {first:?}"
+        )));
+    }
+    Ok(())
 }
 
 impl Device {

@@ -2,19 +2,25 @@
 //! `HostDirection` over its [`PartGraph`] with its own copy of the state, and the
 //! per-level exchange copies each part's slices to the others — what NCCL's
 //! all-gather does on the device. CI checks with it that any number of parts gives
-//! the single-GPU answer.
+//! the single-GPU answer, with host-driven levels and with device-planned ones
+//! (there the parts' next-frontier counters are summed into every part's block
+//! after each level, as the device's NCCL all-reduce does).
 
 use std::time::Instant;
 
+use super::device::check_same_plan;
 use super::partition::{part_graph, PartGraph, Partition};
 use super::{combine_passes, sum_sizes};
-use crate::error::Result;
-use crate::gpu::direction::{self, initial_size, DirectionExec, FrontierSize, HostDirection, Pass};
+use crate::error::{Error, Result};
+use crate::gpu::direction::{
+    self, initial_size, DirectionExec, FrontierSize, HostDirection, Pass, PlannedExec,
+};
 use crate::gpu::program_api::{
     bucket_delta, direction_mode, relax_unit, source_state, GpuProgram, ProgramOptions, ProgramRun,
 };
 use crate::graph::Graph;
 use crate::program::VertexProgram;
+use kernels_rs::direction::{CTL_EDGES, CTL_FRONTIER, CTL_WORDS};
 
 /// The parts and what the exchange must copy.
 struct MultiHost<'a, P: kernels_rs::Program> {
@@ -29,11 +35,11 @@ struct MultiHost<'a, P: kernels_rs::Program> {
 impl<P: kernels_rs::Program> MultiHost<'_, P> {
     /// Copies every part's slice of the frontier bitmap (and states) to the others.
     fn exchange(&mut self) {
-        let words = self.partition.words() as usize;
         for p in 0..self.parts.len() {
+            let (first, count) = self.partition.word_slice(p);
             let bits = self.parts[p].frontier_words();
-            let lo = (p * words).min(bits.len());
-            let hi = ((p + 1) * words).min(bits.len());
+            let lo = (first as usize).min(bits.len());
+            let hi = ((first + count) as usize).min(bits.len());
             let slice = bits[lo..hi].to_vec();
             for (q, other) in self.parts.iter_mut().enumerate() {
                 if q != p {
@@ -98,6 +104,78 @@ impl<P: kernels_rs::Program> DirectionExec<P::State> for MultiHost<'_, P> {
     }
 }
 
+impl<P: kernels_rs::Program> MultiHost<'_, P> {
+    /// Sums the parts' next-frontier counters of a planned level's block into
+    /// every part's block (the device's in-place NCCL all-reduce).
+    fn sum_counters(&mut self, slot: u32) -> Result<()> {
+        let mut sum = [0u64; 2];
+        for part in &mut self.parts {
+            let b = part
+                .batch_block_mut(slot)
+                .ok_or_else(|| Error::InvalidArgument("a planned level outside a batch".into()))?;
+            sum[0] += b[CTL_FRONTIER];
+            sum[1] += b[CTL_EDGES];
+        }
+        for part in &mut self.parts {
+            if let Some(b) = part.batch_block_mut(slot) {
+                b[CTL_FRONTIER] = sum[0];
+                b[CTL_EDGES] = sum[1];
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<P: kernels_rs::Program> PlannedExec<P::State> for MultiHost<'_, P> {
+    fn begin_batch(&mut self, candidates: &[Option<P::State>]) -> Result<()> {
+        for part in &mut self.parts {
+            part.begin_batch(candidates)?;
+        }
+        Ok(())
+    }
+
+    fn enqueue_level(
+        &mut self,
+        iter: u32,
+        slot: u32,
+        level: u32,
+        first: FrontierSize,
+    ) -> Result<()> {
+        for part in &mut self.parts {
+            part.enqueue_level(iter, slot, level, first)?;
+        }
+        self.exchange();
+        self.sum_counters(slot)
+    }
+
+    fn enqueue_pass(
+        &mut self,
+        iter: u32,
+        slot: u32,
+        first_pending: u64,
+        first_limit: u64,
+        delta: u64,
+    ) -> Result<()> {
+        for part in &mut self.parts {
+            part.enqueue_pass(iter, slot, first_pending, first_limit, delta)?;
+        }
+        self.exchange();
+        self.sum_counters(slot)
+    }
+
+    fn finish_batch(&mut self) -> Result<Vec<[u64; CTL_WORDS]>> {
+        let mut first: Option<Vec<[u64; CTL_WORDS]>> = None;
+        for (p, part) in self.parts.iter_mut().enumerate() {
+            let blocks = part.finish_batch()?;
+            match &first {
+                None => first = Some(blocks),
+                Some(f) => check_same_plan(f, &blocks, p)?,
+            }
+        }
+        Ok(first.unwrap_or_default())
+    }
+}
+
 /// Runs `P` with the direction kernels over `gpus` simulated GPUs; the answer is
 /// the single-GPU one (states gathered from their owners).
 pub fn emulate_multi<P: GpuProgram>(
@@ -108,7 +186,7 @@ pub fn emulate_multi<P: GpuProgram>(
     max_blocks: u32,
 ) -> Result<ProgramRun<<P as VertexProgram>::State>> {
     let n = g.num_vertices();
-    let partition = Partition::new(n as u64, gpus)?;
+    let partition = Partition::for_graph(g, gpus)?;
     crate::gpu::program_api::check_emulated::<P>(g, source, opts)?;
     let pull = direction_mode::<P>(opts, true)?;
     let uniform = pull.then(|| source_state::<P>(source));
@@ -121,7 +199,7 @@ pub fn emulate_multi<P: GpuProgram>(
         .map(|_| if opts.parents { vec![0; n] } else { Vec::new() })
         .collect();
     let t0 = Instant::now();
-    let log = {
+    let (log, syncs) = {
         let mut parts = Vec::with_capacity(gpus);
         for ((pg, st), pa) in graphs.iter().zip(&mut states).zip(&mut parents) {
             let weights: *const <P as kernels_rs::Program>::Weight =
@@ -141,28 +219,33 @@ pub fn emulate_multi<P: GpuProgram>(
                 opts.parents.then_some(&mut pa[..]),
             )?;
             h.degree_offsets = Some(g.csr().offsets());
+            let r = partition.range(parts.len());
+            h.owned = Some((r.start, r.end));
+            h.whole_m = Some(g.num_edges());
             parts.push(h);
         }
         let mut multi = MultiHost {
             parts,
-            partition,
+            partition: partition.clone(),
             offsets: g.csr().offsets(),
             // Uniform frontiers pass their candidate; others need the states.
             states: uniform.is_none(),
         };
         let src = P::NEEDS_SOURCE.then_some(source);
+        let lps = opts.levels_per_sync;
         match bucket_delta::<P>(opts) {
             Some(delta) => {
                 let p0 = u64::from(<P as VertexProgram>::priority(source_state::<P>(source)));
-                direction::drive_buckets(&mut multi, n as u64, src, p0, delta)?
+                direction::drive_buckets_levels(&mut multi, n as u64, src, p0, delta, lps)?
             }
-            None => direction::drive(
+            None => direction::drive_levels(
                 &mut multi,
                 n as u64,
                 g.num_edges(),
                 src,
                 uniform,
                 relax_unit::<P>,
+                lps,
             )?,
         }
     };
@@ -183,7 +266,7 @@ pub fn emulate_multi<P: GpuProgram>(
         states: out,
         num_levels: rounds,
         launched_levels: rounds,
-        syncs: rounds,
+        syncs,
         time_ms,
         wall_ms: time_ms,
         parents: out_parents,

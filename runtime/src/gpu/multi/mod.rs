@@ -10,10 +10,13 @@
 
 pub mod device;
 pub mod emulate;
+mod nccl;
 pub mod partition;
+pub mod timing;
 
 pub use device::{MultiGpu, MultiRun};
 pub use partition::{part_graph, PartGraph, Partition};
+pub use timing::{LevelTime, TimeSplit};
 
 use super::direction::{FrontierSize, Pass};
 

@@ -8,8 +8,12 @@
 //! * the in-edges of its own vertices (`incoming`: rows of other vertices empty),
 //!   which is what its bottom-up levels scan.
 //!
-//! `span` is a multiple of 32, so a part's vertices are whole words of the frontier
-//! bitmap and the per-level exchange is an all-gather of equal word slices.
+//! Part boundaries are multiples of 32, so a part's vertices are whole words of
+//! the frontier bitmap. Equal ranges (`span` vertices each) make the per-level
+//! exchange one all-gather of equal word slices; where equal ranges hold very
+//! unequal numbers of edges (a file numbered hubs first), [`Partition::for_graph`]
+//! cuts the ranges by in-edges instead, and the exchange becomes one in-place
+//! broadcast per part.
 
 use std::ops::Range;
 
@@ -19,42 +23,136 @@ use crate::error::{Error, Result};
 use crate::graph::{Csr, Graph, Weight};
 
 /// Which part owns which vertices.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Partition {
     pub parts: usize,
     pub n: u64,
-    /// Vertices per part (a multiple of 32; the last part may own fewer).
-    pub span: u64,
+    /// Part `p` owns `[bounds[p], bounds[p + 1])`; `parts + 1` entries, the inner
+    /// ones multiples of 32, the last `n`.
+    pub bounds: Vec<u64>,
+    /// `Some(span)` when part `p` owns `[p·span, (p+1)·span) ∩ [0, n)` (span a
+    /// multiple of 32): the exchange is an all-gather of equal slices.
+    pub span: Option<u64>,
 }
 
+/// A part's cost is its in-edges plus its vertices; the equal ranges are kept
+/// unless their costliest part exceeds the balanced cut's by this factor.
+pub const IMBALANCE: f64 = 1.10;
+
 impl Partition {
+    /// Equal ranges of a multiple of 32 vertices (the last part may own fewer).
     pub fn new(n: u64, parts: usize) -> Result<Partition> {
         if parts == 0 {
             return Err(Error::InvalidArgument("at least one GPU is needed".into()));
         }
         let per = n.div_ceil(parts as u64).max(1);
+        let span = per.div_ceil(32) * 32;
         Ok(Partition {
             parts,
             n,
-            span: per.div_ceil(32) * 32,
+            bounds: (0..=parts as u64).map(|p| (p * span).min(n)).collect(),
+            span: Some(span),
+        })
+    }
+
+    /// Ranges of about equal cost `in-edges + vertices` (`in_offsets`: the
+    /// offsets of the in-edge CSR, `n + 1`), cut at multiples of 32.
+    pub fn balanced(in_offsets: &[u64], parts: usize) -> Result<Partition> {
+        if parts == 0 {
+            return Err(Error::InvalidArgument("at least one GPU is needed".into()));
+        }
+        let n = in_offsets.len().saturating_sub(1) as u64;
+        let cost = |v: u64| in_offsets[v as usize] + v;
+        let total = cost(n);
+        let mut bounds = vec![0u64];
+        let mut v = 0u64;
+        for p in 1..parts as u64 {
+            let goal = total as u128 * p as u128 / parts as u128;
+            // First multiple of 32 at or past v whose prefix cost reaches the goal.
+            while v < n && u128::from(cost(v)) < goal {
+                v = (v + 32).min(n);
+            }
+            let b = if v >= n { n } else { v };
+            bounds.push(b);
+        }
+        bounds.push(n);
+        Ok(Partition {
+            parts,
+            n,
+            bounds,
+            span: None,
+        })
+    }
+
+    /// The partition a graph's parts use: equal ranges, unless by-cost ranges
+    /// make the costliest part [`IMBALANCE`] times cheaper.
+    pub fn for_graph<W: Weight>(g: &Graph<W>, parts: usize) -> Result<Partition> {
+        let n = g.num_vertices() as u64;
+        let equal = Partition::new(n, parts)?;
+        let t = if g.is_symmetric() { g.csr() } else { g.csc() };
+        let balanced = Partition::balanced(t.offsets(), parts)?;
+        let worst = |p: &Partition| {
+            (0..parts)
+                .map(|i| {
+                    let r = p.range(i);
+                    let o = t.offsets();
+                    (o[r.end as usize] - o[r.start as usize]) + (r.end - r.start)
+                })
+                .max()
+                .unwrap_or(0) as f64
+        };
+        Ok(if worst(&equal) > IMBALANCE * worst(&balanced) {
+            balanced
+        } else {
+            equal
         })
     }
 
     /// Vertices of part `p`.
     pub fn range(&self, p: usize) -> Range<u64> {
-        let lo = (p as u64 * self.span).min(self.n);
-        let hi = ((p as u64 + 1) * self.span).min(self.n);
-        lo..hi
+        self.bounds[p]..self.bounds[p + 1]
     }
 
-    /// Bitmap words per part.
-    pub fn words(&self) -> u64 {
-        self.span / 32
+    /// Bitmap words of part `p`'s slice: `[first, first + count)` of the
+    /// exchanged bitmap (equal slices of `span / 32` words when `span` is set).
+    pub fn word_slice(&self, p: usize) -> (u64, u64) {
+        match self.span {
+            Some(span) => (p as u64 * span / 32, span / 32),
+            // An empty part owns no word (its bound may sit inside the last one).
+            None => match self.range(p) {
+                r if r.is_empty() => (r.start / 32, 0),
+                r => (r.start / 32, r.end.div_ceil(32) - r.start / 32),
+            },
+        }
     }
 
-    /// Bitmap words of the exchanged (padded) frontier: `parts · words`.
+    /// States of part `p`'s slice: `[first, first + count)` of the exchanged
+    /// state array.
+    pub fn state_slice(&self, p: usize) -> (u64, u64) {
+        match self.span {
+            Some(span) => (p as u64 * span, span),
+            None => {
+                let r = self.range(p);
+                (r.start, r.end - r.start)
+            }
+        }
+    }
+
+    /// Words of the exchanged bitmap: `parts · span / 32` (padded) with equal
+    /// slices, else the graph's.
     pub fn padded_words(&self) -> u64 {
-        self.words() * self.parts as u64
+        match self.span {
+            Some(span) => span / 32 * self.parts as u64,
+            None => self.n.div_ceil(32),
+        }
+    }
+
+    /// Entries of the exchanged state array (padded like the bitmap).
+    pub fn padded_states(&self) -> u64 {
+        match self.span {
+            Some(span) => span * self.parts as u64,
+            None => self.n,
+        }
     }
 }
 
@@ -168,7 +266,7 @@ mod tests {
             assert_eq!(g.is_symmetric(), sym);
             for parts in [1, 2, 3, 7] {
                 let part = Partition::new(g.num_vertices() as u64, parts).unwrap();
-                assert_eq!(part.span % 32, 0);
+                assert_eq!(part.span.unwrap() % 32, 0);
                 assert!(part.padded_words() * 32 >= part.n);
                 let (mut out_edges, mut in_edges) = (0, 0);
                 for p in 0..parts {
@@ -205,5 +303,48 @@ mod tests {
             }
         }
         assert!(Partition::new(10, 0).is_err());
+    }
+
+    #[test]
+    fn skewed_graphs_are_cut_by_in_edges() {
+        // Vertex 0..64 are hubs joined to everything: equal halves are unequal.
+        let n = 4096u32;
+        let mut edges = Vec::new();
+        for h in 0..64 {
+            for v in 64..n {
+                edges.push([h, v]);
+            }
+        }
+        for v in 64..n - 1 {
+            edges.push([v, v + 1]);
+        }
+        let el = crate::graph::EdgeList::<u32> {
+            num_vertices: n as usize,
+            edges,
+            weights: None,
+        };
+        let g = build(&el, BuildOptions::undirected()).unwrap();
+        let part = Partition::for_graph(&g, 2).unwrap();
+        assert_eq!(part.span, None, "{part:?}");
+        assert_eq!(part.bounds.len(), 3);
+        assert_eq!(part.bounds[1] % 32, 0);
+        let cost = |p: usize| {
+            let r = part.range(p);
+            let o = g.csr().offsets();
+            o[r.end as usize] - o[r.start as usize] + (r.end - r.start)
+        };
+        let (a, b) = (cost(0) as f64, cost(1) as f64);
+        assert!(a.max(b) < 1.1 * a.min(b) + 40.0 * 64.0, "{a} {b}");
+        assert_eq!(part.word_slice(1).0, part.bounds[1] / 32);
+        assert_eq!(part.padded_words(), u64::from(n).div_ceil(32));
+        // A Kronecker graph (ids scrambled) keeps equal ranges.
+        let el = crate::generate::kronecker(12, 16, 3).unwrap();
+        let g = build(&el, BuildOptions::undirected()).unwrap();
+        assert!(Partition::for_graph(&g, 2).unwrap().span.is_some());
+        // Many parts on few vertices: empty parts at the end.
+        let p = Partition::balanced(&[0, 1, 2, 3], 4).unwrap();
+        assert_eq!(p.bounds, vec![0, 3, 3, 3, 3]);
+        assert_eq!(p.word_slice(0), (0, 1));
+        assert_eq!(p.word_slice(2), (0, 0));
     }
 }

@@ -1,0 +1,151 @@
+//! The NCCL calls of the multi-GPU exchange, on raw communicators: cudarc's
+//! `Comm::all_gather` takes the send and receive buffers as two borrows, so it
+//! cannot express NCCL's in-place all-gather (`sendbuff = recvbuff + rank ·
+//! count`), which saves a device copy of the part's slice before every exchange.
+//! Everything here is enqueued on the GPU's one stream, between its level kernels.
+
+use cudarc::nccl::result as nr;
+use cudarc::nccl::sys;
+
+use crate::error::{Error, Result};
+use crate::gpu::cuda::Gpu;
+
+/// One GPU's NCCL communicator (rank = its index in [`Comms::open`]'s list).
+pub(super) struct Comms {
+    raw: Vec<sys::ncclComm_t>,
+}
+
+fn nccl_err(what: &str) -> impl FnOnce(nr::NcclError) -> Error + '_ {
+    move |e| Error::Cuda {
+        call: what.to_string(),
+        msg: format!("{e:?}"),
+    }
+}
+
+/// What one rank exchanges of one buffer: rank `q`'s slice is elements
+/// `[slices[q].0, slices[q].0 + slices[q].1)` of `buf`, and every rank ends with
+/// every slice. With `equal` slices laid end to end (`slices[q].0 = q · count`)
+/// that is one in-place all-gather; otherwise one in-place broadcast per rank.
+pub(super) struct Gather {
+    pub buf: u64,
+    pub slices: Vec<(u64, u64)>,
+    pub equal: bool,
+    pub elem: sys::ncclDataType_t,
+    pub elem_size: usize,
+}
+
+impl Comms {
+    /// Communicators over CUDA devices `0..gpus` (`ncclCommInitAll`).
+    pub(super) fn open(gpus: usize) -> Result<Comms> {
+        let mut raw = vec![std::ptr::null_mut(); gpus];
+        let ordinals: Vec<i32> = (0..gpus as i32).collect();
+        // SAFETY: `raw` has room for `gpus` communicators, `ordinals` lists `gpus`
+        // device ordinals; NCCL writes one communicator per device.
+        unsafe { nr::comm_init_all(raw.as_mut_ptr(), gpus as i32, ordinals.as_ptr()) }
+            .map_err(nccl_err("ncclCommInitAll"))?;
+        Ok(Comms { raw })
+    }
+
+    /// Enqueues, as one NCCL group, on each rank `p`'s stream (`gpus[p]`): the
+    /// in-place exchanges `gathers[p]` and, if `sum` is given, an in-place sum
+    /// over the ranks of the `sum.1` u64 words at device address `sum[p]`.
+    pub(super) fn exchange(
+        &self,
+        gpus: &[&Gpu],
+        gathers: &[Vec<Gather>],
+        sums: Option<(&[u64], usize)>,
+    ) -> Result<()> {
+        if gpus.len() != self.raw.len() || gathers.len() != self.raw.len() {
+            return Err(Error::InvalidArgument(format!(
+                "exchange over {} GPUs with {} communicators",
+                gpus.len(),
+                self.raw.len()
+            )));
+        }
+        nr::group_start().map_err(nccl_err("ncclGroupStart"))?;
+        let mut out = Ok(());
+        for (p, ((&comm, gpu), gs)) in self.raw.iter().zip(gpus).zip(gathers).enumerate() {
+            let stream = gpu.stream.cu_stream() as sys::cudaStream_t;
+            for g in gs {
+                let r = match g.equal {
+                    true => {
+                        let count = g.slices.first().map_or(0, |s| s.1) as usize;
+                        let send = g.buf + (p * count * g.elem_size) as u64;
+                        // SAFETY: `buf` holds `ranks · count` elements on this
+                        // rank's device (the padded bitmap or state array), and
+                        // the send slice is rank p's part of it: NCCL's in-place
+                        // all-gather.
+                        unsafe {
+                            nr::all_gather(
+                                send as *const _,
+                                g.buf as *mut _,
+                                count,
+                                g.elem,
+                                comm,
+                                stream,
+                            )
+                        }
+                        .map(|_| ())
+                    }
+                    false => g
+                        .slices
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, &(_, count))| count > 0)
+                        .try_for_each(|(root, &(first, count))| {
+                            let at = g.buf + first * g.elem_size as u64;
+                            // SAFETY: `[first, first + count)` lies in `buf` on
+                            // every rank (the bitmap or state array, sized for
+                            // all vertices); send = receive: in-place broadcast
+                            // from `root`, which owns the slice.
+                            unsafe {
+                                nr::broadcast(
+                                    at as *const _,
+                                    at as *mut _,
+                                    count as usize,
+                                    g.elem,
+                                    root as i32,
+                                    comm,
+                                    stream,
+                                )
+                            }
+                            .map(|_| ())
+                        }),
+                };
+                if let Err(e) = r {
+                    out = Err(nccl_err("ncclAllGather/ncclBroadcast")(e));
+                }
+            }
+            if let Some((ptrs, words)) = sums {
+                let at = ptrs[p];
+                // SAFETY: `at` is `words` u64 counters on this rank's device.
+                let r = unsafe {
+                    nr::all_reduce(
+                        at as *const _,
+                        at as *mut _,
+                        words,
+                        sys::ncclDataType_t::ncclUint64,
+                        sys::ncclRedOp_t::ncclSum,
+                        comm,
+                        stream,
+                    )
+                };
+                if let Err(e) = r {
+                    out = Err(nccl_err("ncclAllReduce(level counters)")(e));
+                }
+            }
+        }
+        // The group is closed even when a call failed, so NCCL is left usable.
+        nr::group_end().map_err(nccl_err("ncclGroupEnd"))?;
+        out
+    }
+}
+
+impl Drop for Comms {
+    fn drop(&mut self) {
+        for &c in &self.raw {
+            // SAFETY: a communicator from `ncclCommInitAll`, destroyed once.
+            let _ = unsafe { nr::comm_destroy(c) };
+        }
+    }
+}
