@@ -11,7 +11,9 @@
 //! source — a value is only written when it improves, and with non-negative
 //! weights a walk through a vertex twice is never shorter than the value that
 //! vertex already holds. A simple path has at most `n − 1` edges, and at most one
-//! per vertex with an in-edge, each of weight at most the largest one. So if
+//! per vertex with an in-edge (its end vertices; an undirected graph's path of
+//! `k` hops visits `k + 1` vertices with edges), each of weight at most the
+//! largest one. So if
 //! `max weight × that edge count < u32::MAX`, no distance (final or tentative)
 //! reaches `u32::MAX`, which the 32-bit program keeps for "not reached".
 
@@ -39,10 +41,9 @@ impl PathBound {
 }
 
 /// The longest a simple path of `g` can be (see the module docs). One parallel
-/// pass over the weights and, for undirected graphs, the offsets: a symmetric
-/// graph's vertices with an in-edge are those with an out-edge (a Kronecker graph
-/// has many isolated ones); a directed graph's count would need the in-edges, so
-/// it takes `n − 1`.
+/// pass over the weights and one over the offsets (undirected: a vertex has an
+/// in-edge iff it has an out-edge; a Kronecker graph has many isolated ones) or
+/// the targets (directed: a bitmap of the vertices edges point to).
 pub fn path_bound(g: &Graph<u32>) -> PathBound {
     let csr = g.csr();
     let n = csr.num_vertices() as u64;
@@ -51,12 +52,19 @@ pub fn path_bound(g: &Graph<u32>) -> PathBound {
         None if csr.num_edges() > 0 => 1,
         None => 0,
     };
-    let mut max_hops = n.saturating_sub(1);
-    if g.is_symmetric() {
+    let hops = if g.is_symmetric() {
         let with_edges = csr.offsets().par_windows(2).filter(|o| o[1] > o[0]).count() as u64;
         // A simple path of k hops visits k + 1 distinct vertices, all on edges.
-        max_hops = max_hops.min(with_edges.saturating_sub(1));
-    }
+        with_edges.saturating_sub(1)
+    } else {
+        // k hops end at k distinct vertices, each with an in-edge.
+        let hit = super::frontier::Bitmap::new(csr.num_vertices());
+        csr.targets().par_iter().for_each(|&v| {
+            hit.insert(v);
+        });
+        hit.count() as u64
+    };
+    let max_hops = n.saturating_sub(1).min(hops);
     PathBound {
         max_weight,
         max_hops,
@@ -103,9 +111,11 @@ mod tests {
         let b = path_bound(&g);
         assert_eq!((b.max_weight, b.max_hops, b.bound), (9, 2, 18));
         assert!(b.fits_u32());
-        // Directed: n − 1 hops.
+        // Directed: vertices with an in-edge (1 and 2).
         let g = graph(10, &[(0, 1, 7), (1, 2, 9)], false);
-        assert_eq!(path_bound(&g).max_hops, 9);
+        assert_eq!(path_bound(&g).max_hops, 2);
+        let g = graph(3, &[(0, 1, 7), (1, 2, 9), (2, 0, 1)], false);
+        assert_eq!(path_bound(&g).max_hops, 2, "never more than n − 1");
     }
 
     #[test]
@@ -119,6 +129,10 @@ mod tests {
         // Two hops of 2^31: overflows.
         let g = graph(3, &[(0, 1, 1 << 31), (1, 2, 1 << 31)], false);
         assert!(!path_bound(&g).fits_u32());
+        // An isolated vertex adds no hop.
+        let half = (u32::MAX - 1) / 2;
+        let g = graph(4, &[(0, 1, half), (1, 2, half)], false);
+        assert!(path_bound(&g).fits_u32());
     }
 
     #[test]
