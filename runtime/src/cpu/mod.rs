@@ -108,8 +108,8 @@ pub struct AsyncOptions {
     /// obim bucket width Δ in priority units; `None`: derived from the weights.
     pub delta: Option<u64>,
     /// Pin each worker to one CPU (the level-synchronous engine's pool too,
-    /// through [`run`]). Default: the `VERTEX_PIN` environment variable (`1`:
-    /// on); off unless set, since it measured no faster (see [`pin_default`]).
+    /// through [`run`]). Default: [`pin_default`] (the `VERTEX_PIN`
+    /// environment variable; off unless set).
     pub pin: bool,
 }
 
@@ -125,9 +125,12 @@ impl Default for AsyncOptions {
 }
 
 /// Whether workers are pinned when nobody says: `VERTEX_PIN=1` (or `true`,
-/// `on`) turns it on. Off by default: on a 2-core machine shared with other
-/// work, pinning kept workers on a busy core and cost time; on a dedicated
-/// host the kernel's own placement did as well (`vertex bench-cpu` runs both).
+/// `on`, `yes`) turns it on. Off by default: on a 2-core machine shared with
+/// other builds it measured no better overall (BFS Kronecker 20, one thread:
+/// 43.7 ms pinned vs 52.2; 1000² grid: 65.8 vs 54.1; SSSP within noise) — a
+/// pinned worker cannot move off a core another process is using. `vertex
+/// bench-cpu` runs `pinned` variants next to the others, so a dedicated host's
+/// run says whether to turn it on there.
 pub fn pin_default() -> bool {
     matches!(
         std::env::var("VERTEX_PIN").as_deref().map(str::trim),
