@@ -126,7 +126,7 @@ pub(super) fn for_each_edge<P: VertexProgram>(
 }
 
 /// Builds the interleaved edges a weighted program's push loop reads
-/// ([`for_each_edge`]); engines call it before their timed region.
+/// (`for_each_edge`); engines call it before their timed region.
 pub fn prepare_edges<P: VertexProgram>(g: &Graph<P::Weight>) {
     if P::WEIGHTED {
         g.packed();
