@@ -21,9 +21,23 @@ fn vertex(args: &[&str]) -> String {
 
 /// Runs `program` on `graph` under `schedule`, writing the states to `out`.
 fn states(program: &str, graph: &str, schedule: &str, out: &Path) -> (String, serde_json::Value) {
+    states_with(program, graph, schedule, "1..50", out)
+}
+
+/// [`states`] with random weights `weights` (`""`: the graph's own).
+fn states_with(
+    program: &str,
+    graph: &str,
+    schedule: &str,
+    weights: &str,
+    out: &Path,
+) -> (String, serde_json::Value) {
     let mut args = vec![program, graph];
     if program == "cc" {
         args.extend(["--algorithm", "label"]);
+    }
+    if !weights.is_empty() {
+        args.extend(["--weights", weights]);
     }
     let o = out.to_str().unwrap();
     args.extend([
@@ -31,8 +45,6 @@ fn states(program: &str, graph: &str, schedule: &str, out: &Path) -> (String, se
         "cpu",
         "--schedule",
         schedule,
-        "--weights",
-        "1..50",
         "--validate",
         "--json",
         "-o",
@@ -86,11 +98,53 @@ fn auto_agrees_with_every_explicit_schedule() {
     }
 }
 
+/// Integer SSSP says which distance width ran; every schedule agrees with auto
+/// in 32 and in 64 bits, weights at the limits of 32 bits included.
 #[test]
-fn auto_uses_async_for_bfs_on_a_grid_and_sync_on_kronecker() {
+fn sssp_takes_32_bit_distances_only_where_they_fit() {
+    let dir = tempfile::tempdir().unwrap();
+    let limit = |name: &str, w: u32| {
+        let f = dir.path().join(name);
+        std::fs::write(&f, format!("0 1 {w}\n")).unwrap();
+        f.to_str().unwrap().to_string()
+    };
+    let fits = limit("fits.wel", u32::MAX - 1);
+    let over = limit("over.wel", u32::MAX);
+    for (graph, weights, bits, max) in [
+        ("kron:10", "1..50", "32-bit", None),
+        ("grid:30x30", "1..4000000000", "64-bit", None),
+        (fits.as_str(), "", "32-bit", Some(u32::MAX - 1)),
+        (over.as_str(), "", "64-bit", Some(u32::MAX)),
+    ] {
+        let (auto, json) = states_with("sssp", graph, "auto", weights, &dir.path().join("a"));
+        let note = json["states_note"].as_str().unwrap_or_default();
+        assert!(note.starts_with(bits), "{graph}: {json}");
+        if let Some(m) = max {
+            assert_eq!(json["max_value"], m.to_string(), "{graph}: {json}");
+        }
+        for s in ["sync", "async", "obim"] {
+            let (other, json) = states_with("sssp", graph, s, weights, &dir.path().join("x"));
+            assert!(json["states_note"].as_str().unwrap().starts_with(bits));
+            assert_eq!(auto, other, "sssp on {graph}: auto vs {s}");
+        }
+    }
+    let text = vertex(&["sssp", "kron:10", "--backend", "cpu"]);
+    assert!(text.contains("states       32-bit distances"), "{text}");
+}
+
+#[test]
+fn auto_uses_the_level_engine_for_bfs_on_a_grid_and_on_kronecker() {
     let grid = vertex(&["bfs", "grid:200x200", "--backend", "cpu", "--json"]);
     let grid: serde_json::Value = serde_json::from_str(&grid).unwrap();
-    assert_eq!(grid["schedule"], "async", "{grid}");
+    assert_eq!(grid["schedule"], "sync", "{grid}");
+    assert!(
+        grid["schedule_note"]
+            .as_str()
+            .is_some_and(|n| n.contains("high diameter")),
+        "{grid}"
+    );
+    let text = vertex(&["bfs", "grid:200x200", "--backend", "cpu"]);
+    assert!(text.contains("schedule     sync (auto: "), "{text}");
     let kron = vertex(&["bfs", "kron:12", "--backend", "cpu", "--json"]);
     let kron: serde_json::Value = serde_json::from_str(&kron).unwrap();
     assert_eq!(kron["schedule"], "sync", "{kron}");

@@ -8,9 +8,8 @@
 //! is the mean over roots of those medians. gapbs times are its own per-trial
 //! "Trial Time" (graph loading excluded, as ours). Our result for the first root
 //! is checked against the sequential oracle, gapbs's with its `-v` verifier.
-//! For SSSP both sides get their best Δ from the same sweep (first root, most
-//! threads; ours sweeps the bulk delta-stepping path, `cpu::obim::run_bulk`, and
-//! soft-priority obim reuses that Δ). PageRank has no root: see [`super::bench_cpu_pr`].
+//! SSSP's Δ sweep and distance widths: see [`super::bench_cpu_sssp`]. PageRank
+//! has no root: see [`super::bench_cpu_pr`].
 //! Ratios are ours / gapbs: below 1.0 means we are faster. An empty list
 //! (`--bfs=` or `--bfs ''`) skips that kernel.
 
@@ -26,7 +25,7 @@ use runtime::load::{load_graph, LoadOptions};
 use runtime::plot::{panels_svg, Panel, Series};
 use runtime::program::{Schedule, VertexProgram};
 use serde::Serialize;
-use vertex_examples::programs::{bfs, sssp};
+use vertex_examples::programs::bfs;
 
 pub(super) use super::bench_cpu_gapbs::gapbs_run;
 use super::bench_cpu_gapbs::{gapbs_best, gapbs_run_in, EnvTimes};
@@ -72,7 +71,8 @@ pub struct BenchCpuArgs {
     /// Scratch folder for the graph files handed to gapbs.
     #[arg(long)]
     pub work: Option<PathBuf>,
-    /// Pin our asynchronous engines' workers to CPUs (gapbs runs both with
+    /// Pin every one of our variants' workers to CPUs (without it, only the
+    /// variants labelled `pinned` are; gapbs runs both with
     /// OMP_PROC_BIND/OMP_WAIT_POLICY unset and with close/passive; the faster counts).
     #[arg(long)]
     pub pin: bool,
@@ -117,13 +117,16 @@ pub(super) enum Detail {
         ours_delta: Option<u64>,
         gapbs_delta: Option<u64>,
         delta_sweep: DeltaSweep,
+        /// SSSP: which distance widths ran and why.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        distances: Option<super::bench_cpu_sssp::Distances>,
     },
     PageRank(super::bench_cpu_pr::PrDetail),
 }
 
 impl Detail {
     /// `deltas`: SSSP's (ours, gapbs's, sweep).
-    fn rooted(roots: Vec<u32>, deltas: Option<(u64, u64, DeltaSweep)>) -> Self {
+    pub fn rooted(roots: Vec<u32>, deltas: Option<(u64, u64, DeltaSweep)>) -> Self {
         let (ours_delta, gapbs_delta, delta_sweep) = match deltas {
             Some((o, g, s)) => (Some(o), Some(g), s),
             None => (None, None, Vec::new()),
@@ -133,6 +136,7 @@ impl Detail {
             ours_delta,
             gapbs_delta,
             delta_sweep,
+            distances: None,
         }
     }
 }
@@ -172,7 +176,12 @@ pub fn run(a: BenchCpuArgs) -> anyhow::Result<()> {
     // (name, gapbs binary, graphs, benchmark) of every kernel.
     let kernels: [(&str, PathBuf, Vec<&str>, Bench); 3] = [
         ("BFS", a.gapbs.join("bfs"), specs(&a.bfs), bench_bfs),
-        ("SSSP", a.gapbs.join("sssp"), specs(&a.sssp), bench_sssp),
+        (
+            "SSSP",
+            a.gapbs.join("sssp"),
+            specs(&a.sssp),
+            super::bench_cpu_sssp::bench_sssp,
+        ),
         (
             "PR",
             a.gapbs.join("pr"),
@@ -490,93 +499,29 @@ fn bench_bfs(s: &Setup, spec: &str) -> anyhow::Result<Job> {
     let (g, file) = load_unweighted(spec, work)?;
     let roots = pick_roots(&g, a.roots);
     let expect = runtime::oracle::bfs_levels(g.csr(), roots[0]);
-    let variants =
-        [Schedule::Sync, Schedule::Async].map(|s| Variant::new(schedule_label(s), s, false, None));
-    let m = measure::<bfs::Program>(a, &g, &roots, &expect, threads, &variants, bin, &file, &[])?;
-    job("bfs", spec, &g, m, Detail::rooted(roots, None))
-}
-
-fn bench_sssp(s: &Setup, spec: &str) -> anyhow::Result<Job> {
-    let (a, threads, work, bin) = (s.a, s.threads, s.work, s.bin);
-    let (g, file) = load_weighted(spec, work)?;
-    let roots = pick_roots(&g, a.roots);
-    let expect = runtime::oracle::dijkstra(g.csr(), roots[0]);
-    let tmax = threads.iter().copied().max().unwrap_or(1);
-    // Δ sweep on the first root at the most threads, both sides.
-    let mut sweep = Vec::new();
-    for &d in &a.deltas {
-        let (ours, _) = ours_run::<sssp::sssp::Program>(
-            &g,
-            roots[0],
-            Schedule::Obim,
-            true,
-            tmax,
-            Some(d),
-            a.trials,
-            a.pin,
-        )?;
-        let theirs = gapbs_run(
-            bin,
-            &file,
-            Some(roots[0]),
-            a.trials,
-            tmax,
-            &["-d".into(), d.to_string()],
-            false,
-        )?
-        .time;
-        eprintln!(
-            "  Δ {d}: ours {:.2} ms gapbs {:.2} ms",
-            ours * 1e3,
-            theirs * 1e3
-        );
-        sweep.push((d, ours, theirs));
+    let mut variants: Vec<Variant> = [Schedule::Sync, Schedule::Async]
+        .map(|s| Variant::new(schedule_label(s), s, false, None))
+        .into();
+    if !a.pin {
+        // What pinning is worth on this machine, side by side.
+        variants.push(variants[0].pinned());
     }
-    let auto = cpu::obim::cpu_delta::<sssp::sssp::Program>(&g, roots[0]);
-    let best = |k: usize| {
-        sweep
-            .iter()
-            .min_by(|x, y| {
-                let (a, b) = if k == 0 { (x.1, y.1) } else { (x.2, y.2) };
-                a.total_cmp(&b)
-            })
-            .map(|x| x.0)
+    let ours = |v: &Variant, r: u32, t: usize| {
+        let pin = a.pin || v.pin;
+        ours_run::<bfs::Program>(&g, r, v.schedule, v.bulk, t, v.delta, a.trials, pin)
     };
-    let ours_delta = best(0).unwrap_or(auto);
-    let gapbs_delta = best(1).unwrap_or(auto);
-    let variants = [
-        Variant::new(
-            "bulk Δ-stepping (swept Δ)".into(),
-            Schedule::Obim,
-            true,
-            Some(ours_delta),
-        ),
-        Variant::new(
-            format!("bulk Δ-stepping (auto Δ {auto})"),
-            Schedule::Obim,
-            true,
-            None,
-        ),
-        Variant::new(
-            "obim (swept Δ)".into(),
-            Schedule::Obim,
-            false,
-            Some(ours_delta),
-        ),
-        Variant::new(format!("obim (auto Δ {auto})"), Schedule::Obim, false, None),
-        Variant::new("sync".into(), Schedule::Sync, false, None),
-    ];
-    let extra = ["-d".to_string(), gapbs_delta.to_string()];
-    let m = measure::<sssp::sssp::Program>(
-        a, &g, &roots, &expect, threads, &variants, bin, &file, &extra,
+    let m = measure(
+        a,
+        &roots,
+        &expect,
+        threads,
+        &variants,
+        ours,
+        bin,
+        &file,
+        &[],
     )?;
-    job(
-        "sssp",
-        spec,
-        &g,
-        m,
-        Detail::rooted(roots, Some((ours_delta, gapbs_delta, sweep))),
-    )
+    job("bfs", spec, &g, m, Detail::rooted(roots, None))
 }
 
 /// What a kernel's measurement found: the points, whether ours matched the
@@ -588,7 +533,7 @@ pub(super) struct Measured {
 }
 
 /// SSSP's Δ sweep: `(Δ, ours seconds, gapbs seconds)`.
-type DeltaSweep = Vec<(u64, f64, f64)>;
+pub(super) type DeltaSweep = Vec<(u64, f64, f64)>;
 
 /// The job record of a measured graph (an error if ours disagreed with the
 /// oracle).
@@ -617,21 +562,37 @@ pub(super) fn job<W: runtime::graph::Weight>(
     })
 }
 
-/// One of our configurations in a job: label, schedule, bulk path, Δ.
-struct Variant {
-    label: String,
-    schedule: Schedule,
-    bulk: bool,
-    delta: Option<u64>,
+/// One of our configurations in a job: label, schedule, bulk path, Δ,
+/// (SSSP) whether it runs with 32-bit distances, and whether its workers are
+/// pinned to CPUs (`--pin` pins every variant).
+#[derive(Clone)]
+pub(super) struct Variant {
+    pub label: String,
+    pub schedule: Schedule,
+    pub bulk: bool,
+    pub delta: Option<u64>,
+    pub narrow: bool,
+    pub pin: bool,
 }
 
 impl Variant {
-    fn new(label: String, schedule: Schedule, bulk: bool, delta: Option<u64>) -> Self {
+    pub fn new(label: String, schedule: Schedule, bulk: bool, delta: Option<u64>) -> Self {
         Variant {
             label,
             schedule,
             bulk,
             delta,
+            narrow: false,
+            pin: false,
+        }
+    }
+
+    /// The same configuration with pinned workers, labelled so.
+    pub fn pinned(&self) -> Self {
+        Variant {
+            label: format!("{} pinned", self.label),
+            pin: true,
+            ..self.clone()
         }
     }
 }
@@ -658,24 +619,22 @@ pub(super) fn sweep_threads(
     Ok(points)
 }
 
-/// BFS and SSSP over [`sweep_threads`]: every variant of ours and then gapbs
-/// (`extra` arguments) from every root, mean over roots; ours checked against
-/// `expect` on the first root, gapbs verified once on the first root.
+/// BFS and SSSP over [`sweep_threads`]: every variant of ours (`ours(variant,
+/// root, threads)`: median seconds and states) and then gapbs (`extra`
+/// arguments) from every root, mean over roots; ours checked against `expect`
+/// on the first root, gapbs verified once on the first root.
 #[allow(clippy::too_many_arguments)]
-fn measure<P: VertexProgram>(
+pub(super) fn measure<S: PartialEq>(
     a: &BenchCpuArgs,
-    g: &Graph<P::Weight>,
     roots: &[u32],
-    expect: &[P::State],
+    expect: &[S],
     threads: &[usize],
     variants: &[Variant],
+    ours: impl Fn(&Variant, u32, usize) -> anyhow::Result<(f64, Vec<S>)>,
     bin: &Path,
     file: &Path,
     extra: &[String],
-) -> anyhow::Result<Measured>
-where
-    P::State: PartialEq,
-{
+) -> anyhow::Result<Measured> {
     let mut checked = true;
     let mut verified = None;
     let mut env_times = Vec::new();
@@ -687,8 +646,7 @@ where
             let v = &variants[i];
             let mut per_root = Vec::new();
             for (k, &r) in roots.iter().enumerate() {
-                let (time, states) =
-                    ours_run::<P>(g, r, v.schedule, v.bulk, t, v.delta, a.trials, a.pin)?;
+                let (time, states) = ours(v, r, t)?;
                 if k == 0 {
                     checked &= states == expect;
                 }

@@ -6,6 +6,7 @@ mod bench;
 mod bench_cpu;
 mod bench_cpu_gapbs;
 mod bench_cpu_pr;
+mod bench_cpu_sssp;
 mod bench_gap;
 mod bench_gap_kernels;
 mod common;

@@ -112,6 +112,10 @@ struct Summary {
     schedule: Option<&'static str>,
     /// Why `--schedule auto` picked it.
     schedule_note: Option<String>,
+    /// What the CPU run changed about the program's states (integer SSSP: 32-bit
+    /// distances where no path can overflow them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    states_note: Option<String>,
     /// The GPU kernel that ran (GPU backend).
     kernel: Option<&'static str>,
     /// Why `--kernel auto` picked it.
@@ -134,6 +138,33 @@ struct Summary {
 
 /// Sequential oracle of a program, for `--validate`.
 type Oracle<P> = fn(&Graph<<P as VertexProgram>::Weight>, u32) -> Vec<<P as VertexProgram>::State>;
+
+/// How a program runs on the CPU: `runtime::cpu::run` for most; integer SSSP
+/// swaps in its 32-bit twin where that is exact. The note says what was swapped.
+type CpuRun<P> = fn(
+    &Graph<<P as VertexProgram>::Weight>,
+    u32,
+    Schedule,
+    &CpuOptions,
+    &AsyncOptions,
+) -> runtime::Result<(
+    runtime::cpu::RunResult<<P as VertexProgram>::State>,
+    Option<String>,
+)>;
+
+/// The CPU run of most programs: the program as written.
+fn cpu_as_written<P: VertexProgram>(
+    g: &Graph<P::Weight>,
+    source: u32,
+    schedule: Schedule,
+    co: &CpuOptions,
+    aopts: &AsyncOptions,
+) -> runtime::Result<(runtime::cpu::RunResult<P::State>, Option<String>)> {
+    Ok((
+        runtime::cpu::run::<P>(g, source, schedule, co, aopts)?,
+        None,
+    ))
+}
 
 pub fn bfs_cmd(a: RunArgs) -> anyhow::Result<()> {
     run_program::<bfs::Program>(a, |g, s| runtime::oracle::bfs_levels(g.csr(), s))
@@ -171,6 +202,7 @@ pub fn cc_cmd(a: CcArgs) -> anyhow::Result<()> {
             a.run,
             |g, _| runtime::oracle::components(g.csr()),
             true,
+            cpu_as_written::<cc::Program>,
         ),
     }
 }
@@ -324,7 +356,20 @@ pub fn sssp_cmd(a: RunArgs) -> anyhow::Result<()> {
                 runtime::oracle::dijkstra_f64(g.csr(), s)
             })
         }
-        _ => run_program::<sssp::sssp::Program>(a, |g, s| runtime::oracle::dijkstra(g.csr(), s)),
+        _ => run_program_with::<sssp::sssp::Program>(
+            a,
+            |g, s| runtime::oracle::dijkstra(g.csr(), s),
+            false,
+            |g, source, schedule, co, aopts| {
+                let (r, narrow) = sssp::run_cpu(g, source, schedule, co, aopts)?;
+                let note = if narrow {
+                    "32-bit distances: no simple path reaches 2^32 - 1"
+                } else {
+                    "64-bit distances: a path could exceed 32 bits"
+                };
+                Ok((r, Some(note.to_string())))
+            },
+        ),
     }
 }
 
@@ -343,14 +388,16 @@ fn run_program<P: GpuProgram>(a: RunArgs, oracle: Oracle<P>) -> anyhow::Result<(
 where
     <P as VertexProgram>::State: std::fmt::Display,
 {
-    run_program_with::<P>(a, oracle, false)
+    run_program_with::<P>(a, oracle, false, cpu_as_written::<P>)
 }
 
-/// [`run_program`], on the symmetrized graph if `symmetrize`.
+/// [`run_program`], on the symmetrized graph if `symmetrize`, with `cpu` as the
+/// CPU run.
 fn run_program_with<P: GpuProgram>(
     a: RunArgs,
     oracle: Oracle<P>,
     symmetrize: bool,
+    cpu: CpuRun<P>,
 ) -> anyhow::Result<()>
 where
     <P as VertexProgram>::State: std::fmt::Display,
@@ -444,6 +491,7 @@ where
     // --delta N is the obim bucket width too (`auto` leaves it to the engine).
     let cpu_delta = delta.filter(|_| a.delta.as_deref() != Some("auto"));
     let mut resident = None;
+    let mut states_note = None;
     let (states, time_s, rounds, backend, ran) = match &gpu {
         Some(_) if a.gpus > 1 => {
             let multi = runtime::gpu::multi::MultiGpu::open(a.gpus)?;
@@ -489,7 +537,8 @@ where
                 delta: cpu_delta,
                 ..AsyncOptions::default()
             };
-            let r = runtime::cpu::run::<P>(g, source, schedule, &co, &aopts)?;
+            let (r, note) = cpu(g, source, schedule, &co, &aopts)?;
+            states_note = note;
             let rounds = r.report.rounds;
             (
                 r.states,
@@ -550,6 +599,7 @@ where
         backend,
         schedule: ran.as_ref().map(|r| r.0),
         schedule_note: ran.and_then(|r| r.1),
+        states_note,
         kernel: (backend != "cpu").then(|| kernel.name()),
         kernel_note,
         resident,
@@ -584,6 +634,9 @@ where
                 Some(why) => println!("  schedule     {s} (auto: {why})"),
                 None => println!("  schedule     {s}"),
             }
+        }
+        if let Some(n) = &summary.states_note {
+            println!("  states       {n}");
         }
         if let Some(k) = summary.kernel {
             match &summary.kernel_note {

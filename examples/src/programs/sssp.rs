@@ -2,8 +2,11 @@
 //!
 //! Bellman-Ford-style label correcting under the sync schedule; under the obim
 //! schedule the priority `dist` makes it delta-stepping (Meyer & Sanders, 2003):
-//! buckets of width Δ processed in order. Two variants: exact integer distances
-//! (u64 so that long paths of u32 weights cannot overflow) and f64 distances.
+//! buckets of width Δ processed in order. Three variants: exact integer distances
+//! (u64 so that long paths of u32 weights cannot overflow), the same in 32 bits
+//! for graphs where no shortest path can reach `u32::MAX` (half the state memory
+//! and cache traffic; [`run_cpu`] picks it at run time, as gapbs always uses 32-bit
+//! distances), and f64 distances.
 
 use vertex_dsl::prelude::*;
 
@@ -30,6 +33,32 @@ pub mod sssp {
     }
 }
 
+/// [`sssp`] in 32 bits. Only exact on graphs where [`fits_u32`] holds: `relax`
+/// drops a sum that overflows, which is never a shortest path there (every
+/// tentative distance is the length of a simple path, see [`fits_u32`]).
+#[vertex_program(combine = min)]
+pub mod sssp32 {
+    /// Distance from the source; `u32::MAX` = not reached.
+    pub type State = u32;
+    pub type Weight = u32;
+
+    pub fn init(v: u32, source: u32) -> State {
+        if v == source {
+            0
+        } else {
+            u32::MAX
+        }
+    }
+
+    pub fn relax(dist: State, w: Weight) -> Option<State> {
+        dist.checked_add(w)
+    }
+
+    pub fn priority(dist: State) -> u32 {
+        dist
+    }
+}
+
 #[vertex_program(combine = min)]
 pub mod sssp_f64 {
     /// Distance from the source; infinity = not reached.
@@ -50,5 +79,44 @@ pub mod sssp_f64 {
 
     pub fn priority(dist: State) -> u32 {
         dist as u32
+    }
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+pub use host::{fits_u32, run_cpu};
+
+/// Host-only helpers (the GPU build of this file has no runtime crate).
+#[cfg(not(target_arch = "nvptx64"))]
+mod host {
+    use super::{sssp, sssp32};
+
+    /// Whether [`sssp32`] is exact on `g`: no simple path is as long as `u32::MAX`
+    /// ([`::runtime::cpu::narrow`] says why that suffices).
+    pub fn fits_u32(g: &::runtime::graph::Graph<u32>) -> bool {
+        ::runtime::cpu::narrow::path_bound(g).fits_u32()
+    }
+
+    /// Integer SSSP on the CPU with the narrowest exact distances: [`sssp32`] where
+    /// [`fits_u32`] holds (its distances widened back, `u32::MAX` → `u64::MAX`), else
+    /// [`sssp`]. Returns the result and whether 32 bits ran. The report's time covers
+    /// the check and the widening as well as the traversal.
+    pub fn run_cpu(
+        g: &::runtime::graph::Graph<u32>,
+        source: u32,
+        schedule: ::runtime::program::Schedule,
+        opts: &::runtime::cpu::CpuOptions,
+        aopts: &::runtime::cpu::AsyncOptions,
+    ) -> ::runtime::error::Result<(::runtime::cpu::RunResult<u64>, bool)> {
+        let t0 = std::time::Instant::now();
+        if fits_u32(g) {
+            let r = ::runtime::cpu::run::<sssp32::Program>(g, source, schedule, opts, aopts)?;
+            let states = ::runtime::cpu::narrow::widen(&r.states);
+            let mut report = r.report;
+            report.time = t0.elapsed();
+            Ok((::runtime::cpu::RunResult { states, report }, true))
+        } else {
+            let r = ::runtime::cpu::run::<sssp::Program>(g, source, schedule, opts, aopts)?;
+            Ok((r, false))
+        }
     }
 }

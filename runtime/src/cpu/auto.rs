@@ -8,10 +8,18 @@
 //!   rounds re-relax every improved vertex each round (190 % redundant work on
 //!   Kronecker, ten times the time on grids); obim's buckets approach Dijkstra's
 //!   order at parallel speed.
-//! * a single-source, unweighted, idempotent program (BFS-like) on a
-//!   **high-diameter** graph: **async**. Its thousands of levels each cost a
-//!   barrier under sync; work stealing's FIFO-ish bags follow the level order
-//!   closely (grid 1000²: 1.5–2.6× faster than sync at 1–16 threads).
+//! * a single-source, unweighted, idempotent program (BFS-like) whose combine is
+//!   `min` or `max`: **sync**, whatever the diameter. Sync runs it on the
+//!   level engine (`level`: one team of workers, a spinning barrier per level),
+//!   whose levels cost far less than generic rounds: on the 1000² grid it beat
+//!   async at 1, 2, 4 and 8 threads on the 16-core host (41 vs 52 ms at one
+//!   thread, 24 vs 27 at eight; `vertex bench-cpu`, issue 20) and at 1 and 2
+//!   threads on a 2-core machine (40 vs 47, 25 vs 27 ms). Async won only at 16
+//!   threads there (25 vs 35 ms).
+//! * another BFS-like program (e.g. an `or` combine) on a **high-diameter**
+//!   graph: **async**. The generic sync rounds pay several pool calls per level
+//!   and a grid has thousands of levels; work stealing's FIFO-ish bags follow the
+//!   level order closely.
 //! * everything else: **sync**. Direction-optimizing rounds win on low-diameter
 //!   graphs, and programs whose every vertex starts (label propagation) or whose
 //!   values race (widest path) do far more redundant work unordered (async label
@@ -22,7 +30,7 @@
 use std::collections::VecDeque;
 
 use crate::graph::Graph;
-use crate::program::{Schedule, VertexProgram};
+use crate::program::{Combine, Schedule, VertexProgram};
 
 /// Levels the probe walks before calling a graph high-diameter.
 pub const PROBE_LEVELS: u32 = 24;
@@ -103,6 +111,23 @@ pub fn choose<P: VertexProgram>(g: &Graph<P::Weight>, source: u32) -> Choice {
         };
     }
     let bfs_like = P::NEEDS_SOURCE && !P::WEIGHTED && P::IDEMPOTENT;
+    let levels = bfs_like && matches!(P::COMBINE, Combine::Min | Combine::Max);
+    if levels && allowed(Schedule::Sync) {
+        let p = probe(g, source);
+        return Choice {
+            schedule: Schedule::Sync,
+            reason: if p.high_diameter {
+                format!(
+                    "BFS-like, high diameter ({} levels reached only {} vertices): one team \
+                     of workers, a spinning barrier per level",
+                    p.levels, p.reached
+                )
+            } else {
+                "BFS-like, low diameter: direction-optimizing levels".into()
+            },
+            probe: Some(p),
+        };
+    }
     if bfs_like && allowed(Schedule::Async) {
         let p = probe(g, source);
         if p.high_diameter {

@@ -41,11 +41,12 @@ use crossbeam_utils::CachePadded;
 use super::barrier::SpinBarrier;
 use super::frontier::Queue;
 use super::operator::{
-    check_run, combine, init_cells, resolve_delta, seed_range, BucketOf, Counters, Setup,
+    check_run, combine, for_each_edge, init_cells, prepare_edges, resolve_delta, seed_range,
+    BucketOf, Counters, Setup,
 };
 use super::{unload, AsyncOptions, CpuOptions, RunReport, RunResult};
 use crate::error::Result;
-use crate::graph::{Graph, Weight};
+use crate::graph::Graph;
 use crate::program::{AtomicState, Schedule, VertexProgram};
 
 /// Buckets held in each worker's ring past the current one.
@@ -131,6 +132,7 @@ pub fn run<P: VertexProgram>(
     check_run::<P>(Schedule::Obim, g, source)?;
     let delta = resolve_delta::<P>(g, source, aopts)?;
     let setup = Setup::resolve(opts, aopts)?;
+    prepare_edges::<P>(g);
     let t0 = Instant::now();
     let n = g.num_vertices();
     let cells = init_cells::<P>(n, source);
@@ -349,19 +351,19 @@ impl<P: VertexProgram> Worker<'_, P> {
             c.stale += 1;
             return;
         }
-        let csr = self.g.csr();
-        let range = csr.edge_range(u);
-        let (targets, weights) = super::operator::edge_slices::<P>(csr, range);
-        c.edges += targets.len() as u64;
-        for (e, &v) in targets.iter().enumerate() {
-            let w = weights.map_or(<P::Weight as Weight>::ONE, |w| w[e]);
+        let cells = self.cells;
+        c.edges += for_each_edge::<P>(self.g, u, |v, w| {
             let Some(cand) = P::relax(s, w) else {
-                continue;
+                return;
             };
-            let cell = &self.cells[v as usize];
+            debug_assert!((v as usize) < cells.len());
+            // SAFETY: every target of a `Csr` (and of its packed copy) is below
+            // its vertex count (checked by `Csr::from_parts`, guaranteed by the
+            // builder), and `cells` has one entry per vertex.
+            let cell = unsafe { cells.get_unchecked(v as usize) };
             let old = P::State::load(cell);
             if combine::<P>(old, cand) == old {
-                continue;
+                return;
             }
             let old = P::State::fetch_combine(cell, P::COMBINE, cand, P::combine);
             let new = combine::<P>(old, cand);
@@ -373,7 +375,7 @@ impl<P: VertexProgram> Worker<'_, P> {
                 }
                 bins.push(nb.max(k), k, v);
             }
-        }
+        });
     }
 }
 

@@ -53,6 +53,12 @@ const BETA: u64 = 18;
 /// Most frontier vertices per grab in push levels (gapbs's `dynamic, 64`).
 const PUSH_GRAIN: usize = 64;
 
+/// Out-edges a push grab aims at: the grain is this over the frontier's mean
+/// degree (capped by [`PUSH_GRAIN`]), so work is split by edges rather than by
+/// vertices — a few hubs get a grab each, a grid level's low-degree vertices
+/// share one.
+const PUSH_GRAB_EDGES: u64 = 1024;
+
 /// Bitmap words per grab in pull levels (1024 vertices, gapbs's `dynamic, 1024`).
 const PULL_GRAIN_WORDS: usize = 16;
 
@@ -262,7 +268,7 @@ impl<P: VertexProgram> Worker<'_, P> {
                     form = Form::Queue;
                 }
                 let slot = self.open(phase);
-                self.push(slot, cand, lo..hi, &mut t);
+                self.push(slot, cand, lo..hi, scout, &mut t);
                 if !sh.barrier.wait() {
                     return t;
                 }
@@ -331,19 +337,29 @@ impl<P: VertexProgram> Worker<'_, P> {
             .then(|| slot.found.load(Ordering::Relaxed) as usize)
     }
 
-    /// A top-down level over `queue[window]`: arrivals of `cand` that change a
-    /// state join the queue past the window.
-    fn push(&self, slot: &Slot, cand: P::State, window: core::ops::Range<usize>, t: &mut Tally) {
+    /// A top-down level over `queue[window]`, whose vertices have `scout`
+    /// out-edges in all: arrivals of `cand` that change a state join the queue
+    /// past the window.
+    fn push(
+        &self,
+        slot: &Slot,
+        cand: P::State,
+        window: core::ops::Range<usize>,
+        scout: u64,
+        t: &mut Tally,
+    ) {
         let sh = self.sh;
         let csr = self.g.csr();
         let offsets = csr.offsets();
         let targets = csr.targets();
         let cells = self.cells;
         let len = window.len();
-        let threads = rayon::current_num_threads();
-        // Small frontiers (a grid's levels, a Kronecker graph's first hubs) get
-        // small grabs so that every worker has some.
-        let grain = (len / (8 * threads)).clamp(1, PUSH_GRAIN);
+        // Split by edges: each grab about `PUSH_GRAB_EDGES` out-edges. Fewer,
+        // larger grabs on a grid's small levels (the shared cursor is the one
+        // contended line: at 16 threads one grab per few vertices cost more than
+        // the vertices), one grab per hub on a Kronecker graph's first levels.
+        let grain = (PUSH_GRAB_EDGES * len as u64 / scout.max(1)).clamp(1, PUSH_GRAIN as u64);
+        let grain = grain as usize;
         let mut buf = LocalIds::default();
         let (mut edges, mut found, mut scout) = (0u64, 0u64, 0u64);
         while let Some(r) = slot.grab(grain, len) {

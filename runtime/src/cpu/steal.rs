@@ -34,6 +34,7 @@ pub fn run<P: VertexProgram>(
     check_run::<P>(Schedule::Async, g, source)?;
     let n = g.num_vertices();
     let setup = Setup::resolve(opts, aopts)?;
+    super::operator::prepare_edges::<P>(g);
     let t0 = Instant::now();
     let cells = init_cells::<P>(n, source);
     let term = Termination::new(setup.threads);

@@ -38,7 +38,7 @@ use rayon::prelude::*;
 
 use super::frontier::{Bitmap, LocalIds, Queue};
 use super::level::Outcome;
-use super::{check_source, in_pool, unload, CpuOptions, Direction, RunReport, RunResult};
+use super::{check_source, in_pool_pinned, unload, CpuOptions, Direction, RunReport, RunResult};
 use crate::error::Result;
 use crate::graph::{Csr, Graph, Weight};
 use crate::program::{AtomicState, Combine, Schedule, VertexProgram};
@@ -71,11 +71,23 @@ pub fn run<P: VertexProgram>(
     source: u32,
     opts: &CpuOptions,
 ) -> Result<RunResult<P::State>> {
+    run_pinned::<P>(g, source, opts, false)
+}
+
+/// [`run`] in a pool whose workers are pinned one per CPU if `pin`.
+pub fn run_pinned<P: VertexProgram>(
+    g: &Graph<P::Weight>,
+    source: u32,
+    opts: &CpuOptions,
+    pin: bool,
+) -> Result<RunResult<P::State>> {
     let n = g.num_vertices();
     if P::NEEDS_SOURCE {
         check_source(source, n)?;
     }
-    let (result, threads) = in_pool(opts.threads, || run_in_pool::<P>(g, source, opts.direction))?;
+    let (result, threads) = in_pool_pinned(opts.threads, pin, || {
+        run_in_pool::<P>(g, source, opts.direction)
+    })?;
     let mut result = result;
     result.report.threads = threads;
     Ok(result)

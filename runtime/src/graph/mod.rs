@@ -4,6 +4,7 @@ mod buf;
 mod builder;
 mod csr;
 mod edge_list;
+mod packed;
 #[cfg(feature = "petgraph")]
 pub mod petgraph;
 mod stats;
@@ -15,5 +16,6 @@ pub use builder::{
 };
 pub use csr::{Csr, Graph};
 pub use edge_list::{EdgeList, MAX_VERTICES};
+pub use packed::WEdge;
 pub use stats::GraphStats;
 pub use weight::{Weight, WeightKind};
