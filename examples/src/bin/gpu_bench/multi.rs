@@ -260,7 +260,14 @@ pub fn run(a: &Args) -> Result<bool> {
     }
     let mut checks = Vec::new();
     if a.check_scale > 0 {
-        checks = check::run(&[&one, &all], a.check_scale, &a.grid, a.file_scale, &a.out)?;
+        let scratch = std::env::temp_dir();
+        checks = check::run(
+            &[&one, &all],
+            a.check_scale,
+            &a.grid,
+            a.file_scale,
+            &scratch,
+        )?;
     }
     let mut scales: Vec<u32> = a
         .strong

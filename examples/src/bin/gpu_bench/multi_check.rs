@@ -68,8 +68,8 @@ pub fn write_holdout(path: &Path, scale: u32) -> Result<usize> {
 type Named = (String, Graph<u32>, Graph<u32>);
 
 /// The correctness graphs.
-fn graphs(scale: u32, grid: &str, file_scale: u32, out: &Path) -> Result<Vec<Named>> {
-    let file = out.join(format!("multi-holdout-kron{file_scale}.txt"));
+fn graphs(scale: u32, grid: &str, file_scale: u32, scratch: &Path) -> Result<Vec<Named>> {
+    let file = scratch.join(format!("multi-holdout-kron{file_scale}.txt"));
     let m = write_holdout(&file, file_scale)?;
     eprintln!("wrote {} ({m} edges)", file.display());
     let mut out = Vec::new();
@@ -103,16 +103,18 @@ fn graphs(scale: u32, grid: &str, file_scale: u32, out: &Path) -> Result<Vec<Nam
     Ok(out)
 }
 
-/// Runs every check; prints one line each.
+/// Runs every check; prints one line each. The holdout file goes to `scratch`
+/// (tens of MiB: not the results folder, which comes back from the GPU machine
+/// packed under a size limit).
 pub fn run(
     multis: &[&MultiGpu],
     scale: u32,
     grid: &str,
     file_scale: u32,
-    out: &Path,
+    scratch: &Path,
 ) -> Result<Vec<Check>> {
     let mut checks = Vec::new();
-    let graphs = graphs(scale, grid, file_scale, out)?;
+    let graphs = graphs(scale, grid, file_scale, scratch)?;
     for (name, g, gw) in &graphs {
         let t = Instant::now();
         let sources = pick_roots(g.csr(), 2, 9);
