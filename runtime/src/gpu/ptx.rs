@@ -42,7 +42,7 @@ pub fn embedded() -> bool {
 const FULL_BLOCK_KERNELS: &str = "_resident";
 
 /// `ptx` with `.maxntid 1024, 1, 1` on the entries named in
-/// [`FULL_BLOCK_KERNELS`]: the Rust nvptx target has no launch-bounds
+/// `FULL_BLOCK_KERNELS`: the Rust nvptx target has no launch-bounds
 /// attribute, and without the bound the JIT may give such a kernel more than the
 /// 64 registers a thread of a 1,024-thread block can have (then the launch falls
 /// back to 512-thread blocks, and one-block rounds run at half width).

@@ -1,6 +1,6 @@
 //! Multi-GPU traversal on the device: one process, one GPU per part, NCCL
 //! all-gather of the parts' bitmap (and state) slices after every level, in
-//! place ([`super::nccl`]).
+//! place (`multi::nccl`).
 //!
 //! Two loops, as on one GPU ([`crate::gpu::direction`]): host-driven levels
 //! (`levels_per_sync` 1: each level's counters are read from every GPU and summed
