@@ -41,8 +41,8 @@ use crossbeam_utils::CachePadded;
 use super::barrier::SpinBarrier;
 use super::frontier::Queue;
 use super::operator::{
-    check_run, combine, for_each_edge, init_cells, prepare_edges, resolve_delta, seed_range,
-    BucketOf, Counters, Setup,
+    check_run, init_cells, prepare_edges, relax_edges, resolve_delta, seed_range, BucketOf,
+    Counters, Setup,
 };
 use super::{unload, AsyncOptions, CpuOptions, RunReport, RunResult};
 use crate::error::Result;
@@ -351,30 +351,13 @@ impl<P: VertexProgram> Worker<'_, P> {
             c.stale += 1;
             return;
         }
-        let cells = self.cells;
-        c.edges += for_each_edge::<P>(self.g, u, |v, w| {
-            let Some(cand) = P::relax(s, w) else {
-                return;
-            };
-            debug_assert!((v as usize) < cells.len());
-            // SAFETY: every target of a `Csr` (and of its packed copy) is below
-            // its vertex count (checked by `Csr::from_parts`, guaranteed by the
-            // builder), and `cells` has one entry per vertex.
-            let cell = unsafe { cells.get_unchecked(v as usize) };
-            let old = P::State::load(cell);
-            if combine::<P>(old, cand) == old {
-                return;
+        c.edges += relax_edges::<P>(self.g, self.cells, u, s, |v, new| {
+            c.updates += 1;
+            let nb = self.bucket(new);
+            if nb < k {
+                self.sh.clamped.store(true, Ordering::Release);
             }
-            let old = P::State::fetch_combine(cell, P::COMBINE, cand, P::combine);
-            let new = combine::<P>(old, cand);
-            if new != old {
-                c.updates += 1;
-                let nb = self.bucket(new);
-                if nb < k {
-                    self.sh.clamped.store(true, Ordering::Release);
-                }
-                bins.push(nb.max(k), k, v);
-            }
+            bins.push(nb.max(k), k, v);
         });
     }
 }

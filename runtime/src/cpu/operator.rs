@@ -75,7 +75,25 @@ pub fn expand<P: VertexProgram>(
         c.stale += 1;
         return;
     }
-    c.edges += for_each_edge::<P>(g, t.v, |v, w| {
+    c.edges += relax_edges::<P>(g, cells, t.v, s, |v, new| {
+        c.updates += 1;
+        push(Task { v, s: new });
+    });
+}
+
+/// Relaxes every out-edge of `u` (state `s`) into `cells` and calls
+/// `changed(target, new state)` for each target whose state this worker
+/// changed; returns the number of edges. The push loop of every asynchronous
+/// engine (work stealing, obim, bulk delta-stepping).
+#[inline(always)]
+pub(super) fn relax_edges<P: VertexProgram>(
+    g: &Graph<P::Weight>,
+    cells: &[<P::State as AtomicState>::Atomic],
+    u: u32,
+    s: P::State,
+    mut changed: impl FnMut(u32, P::State),
+) -> u64 {
+    for_each_edge::<P>(g, u, |v, w| {
         let Some(cand) = P::relax(s, w) else {
             return;
         };
@@ -92,10 +110,9 @@ pub fn expand<P: VertexProgram>(
         let old = P::State::fetch_combine(cell, P::COMBINE, cand, P::combine);
         let new = combine::<P>(old, cand);
         if new != old {
-            c.updates += 1;
-            push(Task { v, s: new });
+            changed(v, new);
         }
-    });
+    })
 }
 
 /// Calls `f(target, weight)` for each out-edge of `u` (weight `Weight::ONE` for
@@ -104,7 +121,7 @@ pub fn expand<P: VertexProgram>(
 /// [`prepare_edges`] before the timed region): one stream of `(target, weight)`
 /// pairs instead of two arrays. One loop per program, so `f` is inlined into it.
 #[inline(always)]
-pub(super) fn for_each_edge<P: VertexProgram>(
+fn for_each_edge<P: VertexProgram>(
     g: &Graph<P::Weight>,
     u: u32,
     mut f: impl FnMut(u32, P::Weight),
