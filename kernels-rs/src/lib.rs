@@ -68,6 +68,7 @@ pub mod resident;
 pub mod skeleton;
 pub mod tc;
 pub mod thread;
+pub mod tiles;
 pub mod tree_check;
 pub mod warp;
 pub mod word;

@@ -49,4 +49,14 @@ pub trait Program: 'static {
     fn priority(_state: Self::State) -> u32 {
         0
     }
+
+    /// The order in which the tiled kernel ([`crate::tiles`]) relaxes a tile's
+    /// pending vertices (lower first, within its Δ of the lowest): relaxing out
+    /// of order re-relaxes whatever a later, better state reaches again. The
+    /// priority by default; the macro makes it the state itself for a `min` over
+    /// an unsigned integer (BFS levels).
+    #[inline(always)]
+    fn order(state: Self::State) -> u32 {
+        Self::priority(state)
+    }
 }

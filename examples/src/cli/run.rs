@@ -68,8 +68,10 @@ pub struct RunArgs {
     /// GPU kernel: auto (picked from the program and the graph; the output says
     /// which and why), naive (seed 000 full scan), balanced (seed 000 edge
     /// chunks), direction (frontier work list, bottom-up for BFS-like programs,
-    /// near-far buckets with --delta) or resident (one persistent launch with
-    /// frontier queues and device-side buckets: high-diameter graphs).
+    /// near-far buckets with --delta), resident (one persistent launch with
+    /// frontier queues and device-side buckets: high-diameter graphs) or tiles
+    /// (one persistent launch, each block relaxing its own range of vertices in
+    /// shared memory with no barrier: high-diameter graphs that fit).
     #[arg(long, default_value = "auto")]
     pub kernel: BfsKernel,
     /// Edges per GPU thread (balanced) or per work item (direction).
@@ -123,6 +125,9 @@ struct Summary {
     /// The resident kernel's rounds by width (GPU, `--kernel resident`).
     #[serde(skip_serializing_if = "Option::is_none")]
     resident: Option<runtime::gpu::resident::ResidentStats>,
+    /// The tiled kernel's work (GPU, `--kernel tiles`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tiles: Option<runtime::gpu::program::TileStats>,
     backend_note: Option<String>,
     /// Traversal only (no loading): CUDA events on the GPU, wall clock on the CPU.
     time_s: f64,
@@ -480,6 +485,11 @@ where
             None,
             delta.or_else(|| runtime::gpu::auto::resident_delta::<P>(g, source)),
         ),
+        (Some(_), BfsKernel::Tiles) => (
+            BfsKernel::Tiles,
+            None,
+            delta.or_else(|| runtime::gpu::auto::tiles_delta::<P>(g, source)),
+        ),
         (_, k) => (k, None, delta),
     };
     let po = ProgramOptions {
@@ -491,6 +501,7 @@ where
     // --delta N is the obim bucket width too (`auto` leaves it to the engine).
     let cpu_delta = delta.filter(|_| a.delta.as_deref() != Some("auto"));
     let mut resident = None;
+    let mut tiles = None;
     let mut states_note = None;
     let (states, time_s, rounds, backend, ran) = match &gpu {
         Some(_) if a.gpus > 1 => {
@@ -511,6 +522,7 @@ where
             let dg = dev.upload_traversal(g, P::WEIGHTED)?;
             let r = dev.run_program::<P>(k, &dg, source, &po)?;
             resident = r.resident;
+            tiles = r.tiles;
             (
                 r.states,
                 r.time_ms * 1e-3,
@@ -600,9 +612,14 @@ where
         schedule: ran.as_ref().map(|r| r.0),
         schedule_note: ran.and_then(|r| r.1),
         states_note,
-        kernel: (backend != "cpu").then(|| kernel.name()),
+        // The tiled kernel hands a graph too large for it to the resident one.
+        kernel: (backend != "cpu").then(|| match (kernel, &resident) {
+            (BfsKernel::Tiles, Some(_)) => BfsKernel::Resident.name(),
+            _ => kernel.name(),
+        }),
         kernel_note,
         resident,
+        tiles,
         backend_note: note,
         time_s,
         load_s,
@@ -643,6 +660,12 @@ where
                 Some(why) => println!("  kernel       {k} (auto: {why})"),
                 None => println!("  kernel       {k}"),
             }
+        }
+        if let Some(t) = &summary.tiles {
+            println!(
+                "  tiles        {} relaxed, {} messages, {} rounds in the busiest tile ({} blocks × {} threads, {} vertices a tile)",
+                t.pops, t.messages, t.rounds, t.blocks, t.threads_per_block, t.tile
+            );
         }
         println!("  time         {:.6} s ({} rounds)", time_s, rounds);
         println!("  reached      {reached} vertices");

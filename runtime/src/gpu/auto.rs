@@ -45,6 +45,17 @@ pub fn resident_delta<P: GpuProgram>(
         .then(|| gpu_delta::<P>(g, source).saturating_mul(super::resident::RESIDENT_DELTA_FACTOR))
 }
 
+/// The tiled kernel's bucket width for `P` on `g` (programs with a priority):
+/// [`gpu_delta`] times [`super::tiles::TILES_DELTA_FACTOR`]. A tile relaxes the
+/// pending vertices within Δ of its lowest each round.
+pub fn tiles_delta<P: GpuProgram>(
+    g: &Graph<<P as VertexProgram>::Weight>,
+    source: u32,
+) -> Option<u64> {
+    <P as VertexProgram>::HAS_PRIORITY
+        .then(|| gpu_delta::<P>(g, source).saturating_mul(super::tiles::TILES_DELTA_FACTOR))
+}
+
 /// Picks the GPU kernel for `P` on `g` from `source` (see the module docs).
 pub fn choose<P: GpuProgram>(g: &Graph<<P as VertexProgram>::Weight>, source: u32) -> KernelChoice {
     if !<P as VertexProgram>::IDEMPOTENT {

@@ -71,8 +71,8 @@ impl GpuBfsOptions {
                 kernel: BfsKernel::Direction,
                 ..*self
             }),
-            BfsKernel::Resident => Err(Error::InvalidArgument(
-                "the resident kernel runs #[vertex_program] programs (e.g. `vertex bfs --kernel resident`), not the built-in BFS kernels".into(),
+            BfsKernel::Resident | BfsKernel::Tiles => Err(Error::InvalidArgument(
+                "the resident and tiled kernels run #[vertex_program] programs (e.g. `vertex bfs --kernel resident`), not the built-in BFS kernels".into(),
             )),
             _ => Ok(*self),
         }

@@ -179,7 +179,7 @@ pub fn bfs<W: Weight>(
         BfsKernel::Naive => 0,
         // In-edges unknown from a bare CSR: top-down levels only.
         BfsKernel::Direction => return direction_emulated(graph, None, source, opts, max_blocks),
-        BfsKernel::Resident | BfsKernel::Auto => {
+        BfsKernel::Resident | BfsKernel::Tiles | BfsKernel::Auto => {
             return Err(Error::InvalidArgument(format!(
                 "kernel `{}` is not a built-in BFS kernel",
                 opts.kernel.name()

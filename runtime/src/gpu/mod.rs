@@ -82,6 +82,7 @@ pub mod program_api;
 pub mod ptx;
 pub mod resident;
 pub mod tc;
+pub mod tiles;
 pub mod tree_check;
 
 pub use bfs::{bfs, BfsCombine, GpuBfsOptions, GpuBfsResult};

@@ -22,6 +22,11 @@ pub enum BfsKernel {
     /// compacted frontier queues and device-side near-far buckets (see
     /// [`super::resident`]): the strategy for high-diameter graphs. Programs only.
     Resident,
+    /// One cooperative launch of asynchronous tiles: each block owns a range of
+    /// vertices in shared memory and relaxes with no barrier; tiles hand border
+    /// vertices over through mailboxes (see [`super::tiles`]). For high-diameter
+    /// graphs small enough for the multiprocessors' shared memory. Programs only.
+    Tiles,
     /// Picked from the program and the graph ([`super::auto`]).
     Auto,
 }
@@ -34,6 +39,7 @@ impl BfsKernel {
             BfsKernel::Balanced => "balanced",
             BfsKernel::Direction => "direction",
             BfsKernel::Resident => "resident",
+            BfsKernel::Tiles => "tiles",
             BfsKernel::Auto => "auto",
         }
     }
@@ -47,9 +53,10 @@ impl std::str::FromStr for BfsKernel {
             "balanced" => Ok(BfsKernel::Balanced),
             "direction" => Ok(BfsKernel::Direction),
             "resident" => Ok(BfsKernel::Resident),
+            "tiles" => Ok(BfsKernel::Tiles),
             "auto" => Ok(BfsKernel::Auto),
             _ => Err(Error::InvalidArgument(format!(
-                "unknown GPU kernel `{s}` (expected auto, naive, balanced, direction or resident)"
+                "unknown GPU kernel `{s}` (expected auto, naive, balanced, direction, resident or tiles)"
             ))),
         }
     }

@@ -113,10 +113,13 @@ pub struct ProgramRun<S> {
     /// Resident kernel: its rounds by width, and the launch shape.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub resident: Option<ResidentStats>,
+    /// Tiled kernel: the work it did, and the launch shape.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tiles: Option<TileStats>,
 }
 
 /// Kernel names of program `name`, as the macro generates them.
-pub fn kernel_names(name: &str) -> [String; 9] {
+pub fn kernel_names(name: &str) -> [String; 10] {
     [
         format!("vx_{name}_init"),
         format!("vx_{name}_naive"),
@@ -127,6 +130,7 @@ pub fn kernel_names(name: &str) -> [String; 9] {
         format!("vx_{name}_bottom_up"),
         format!("vx_{name}_td_select"),
         format!("vx_{name}_resident"),
+        format!("vx_{name}_tiles"),
     ]
 }
 
@@ -215,7 +219,8 @@ pub struct ProgramKernels {
     pub(super) bottom_up: CudaFunction,
     pub(super) td_select: CudaFunction,
     pub(super) resident: CudaFunction,
-    pub(super) names: [String; 9],
+    pub(super) tiles: CudaFunction,
+    pub(super) names: [String; 10],
 }
 
 impl ProgramKernels {
@@ -236,6 +241,9 @@ impl ProgramKernels {
     }
     pub(crate) fn resident_fn(&self) -> &CudaFunction {
         &self.resident
+    }
+    pub(crate) fn tiles_fn(&self) -> &CudaFunction {
+        &self.tiles
     }
 }
 
@@ -296,10 +304,28 @@ impl Device {
             bottom_up: f(6)?,
             td_select: f(7)?,
             resident: f(8)?,
+            tiles: f(9)?,
             _module: module,
             names,
         })
     }
+}
+
+/// What the tiled kernel did, read back from its control words.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct TileStats {
+    /// Rounds of the busiest tile (each a block's own step: drain the inbox,
+    /// relax the lowest pending bucket).
+    pub rounds: u32,
+    /// Vertices relaxed in all (a vertex relaxed twice counts twice; the excess
+    /// over the vertices reached is the price of relaxing out of order).
+    pub pops: u32,
+    /// Vertices handed to another tile's inbox.
+    pub messages: u32,
+    /// Vertices per tile (one tile per block).
+    pub tile: u32,
+    pub blocks: u32,
+    pub threads_per_block: u32,
 }
 
 /// What the resident kernel did, read back from its control words.

@@ -126,6 +126,7 @@ fn run_of<S>(
         parents,
         directions: Vec::new(),
         resident: Some(stats),
+        tiles: None,
     }
 }
 

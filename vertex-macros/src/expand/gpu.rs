@@ -73,6 +73,22 @@ pub fn kernel_entry_points(p: &Program, c: &Checked) -> TokenStream {
     } else {
         quote!()
     };
+    // The tiled kernel's relaxation order: the priority when there is one, else
+    // for a `min` over an unsigned integer (BFS levels, labels) the state itself,
+    // so that a tile relaxes its nearest vertices first.
+    let order_fn = if p.priority.is_none()
+        && matches!(c.combine, CombineKind::Min)
+        && c.state.starts_with('u')
+    {
+        quote! {
+            #[inline(always)]
+            fn order(state: #state) -> u32 {
+                (state as u64).min(u32::MAX as u64) as u32
+            }
+        }
+    } else {
+        quote!()
+    };
     let init_k = format_ident!("vx_{}_init", name);
     let td_chunks_k = format_ident!("vx_{}_td_chunks", name);
     let td_select_k = format_ident!("vx_{}_td_select", name);
@@ -82,6 +98,7 @@ pub fn kernel_entry_points(p: &Program, c: &Checked) -> TokenStream {
     let balanced_k = format_ident!("vx_{}_balanced", name);
     let sv_k = format_ident!("vx_{}_build_sv", name);
     let resident_k = format_ident!("vx_{}_resident", name);
+    let tiles_k = format_ident!("vx_{}_tiles", name);
     quote! {
         impl #k::Program for Program {
             type State = #state;
@@ -114,11 +131,13 @@ pub fn kernel_entry_points(p: &Program, c: &Checked) -> TokenStream {
                 #improves
             }
             #priority_fn
+            #order_fn
         }
 
         #k::ptx_kernels!(Program => #init_k, #naive_k, #balanced_k);
         #k::sv_kernel!(#sv_k);
         #k::direction_kernels!(Program => #td_chunks_k, #td_select_k, #td_relax_k, #bottom_up_k);
         #k::resident_kernel!(Program => #resident_k);
+        #k::tiles_kernel!(Program => #tiles_k);
     }
 }

@@ -15,6 +15,7 @@ fn color(k: BfsKernel) -> usize {
         BfsKernel::Direction => 2,
         BfsKernel::Resident => 3,
         BfsKernel::Auto => 4,
+        BfsKernel::Tiles => 5,
     }
 }
 

@@ -272,5 +272,6 @@ pub fn emulate_multi<P: GpuProgram>(
         parents: out_parents,
         directions: log,
         resident: None,
+        tiles: None,
     })
 }

@@ -35,6 +35,7 @@ impl Device {
         match opts.kernel {
             BfsKernel::Direction => return self.run_program_direction::<P>(k, g, source, opts),
             BfsKernel::Resident => return self.run_program_resident::<P>(k, g, source, opts),
+            BfsKernel::Tiles => return self.run_program_tiles::<P>(k, g, source, opts),
             BfsKernel::Auto => {
                 let opts = ProgramOptions {
                     kernel: crate::gpu::auto::without_graph::<P>(),
@@ -106,6 +107,7 @@ impl Device {
             parents: None,
             directions: Vec::new(),
             resident: None,
+            tiles: None,
         })
     }
 
@@ -207,6 +209,7 @@ impl Device {
             parents,
             directions: log,
             resident: None,
+            tiles: None,
         })
     }
 }

@@ -176,6 +176,16 @@ pub fn emulate<P: GpuProgram>(
                 16,
             )
         }
+        BfsKernel::Tiles => {
+            return crate::gpu::tiles::emulate_tiles::<P>(
+                csr,
+                source,
+                opts,
+                max_blocks.clamp(1, 4),
+                4,
+                true,
+            )
+        }
         BfsKernel::Auto => {
             let opts = ProgramOptions {
                 kernel: crate::gpu::auto::without_graph::<P>(),
@@ -217,6 +227,7 @@ pub fn emulate<P: GpuProgram>(
         parents: None,
         directions: Vec::new(),
         resident: None,
+        tiles: None,
     })
 }
 
@@ -303,5 +314,6 @@ fn emulate_direction_csr<P: GpuProgram>(
         parents,
         directions: log,
         resident: None,
+        tiles: None,
     })
 }

@@ -23,7 +23,7 @@ mod emulate;
 
 pub use super::program_api::{
     gpu_delta, kernel_names, uniform_frontier, GpuProgram, ProgramKernels, ProgramOptions,
-    ProgramRun, GPU_DELTA_FACTOR,
+    ProgramRun, TileStats, GPU_DELTA_FACTOR,
 };
 pub use emulate::{emulate, emulate_direction};
 

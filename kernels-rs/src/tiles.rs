@@ -1,0 +1,636 @@
+//! The tiled asynchronous traversal: each block owns a contiguous range of
+//! vertices (a tile), keeps the tile's states and pending bits in shared memory,
+//! and runs its own rounds with block barriers only; tiles hand vertices on
+//! their borders over through mailboxes, and no block waits for another.
+//!
+//! Why: on a 1000² grid a BFS has 1,817 levels of about a thousand vertices, and
+//! a level-synchronous design pays a grid-wide step per level (the
+//! [`crate::resident`] kernel: a chain of dependent L2/DRAM round trips, about
+//! 6 µs a level, 10.7 ms in all). Here a round reads states and bits from shared
+//! memory and a tile's round waits only for its own block.
+//!
+//! How:
+//! * **Tiles.** Block `b` owns `[b·T, (b+1)·T)` (`T = ⌈n / blocks⌉`). Its states
+//!   live in shared memory (from `init`) and are copied out at the end. Graphs
+//!   whose ids follow space (grids, road networks in file order) keep most edges
+//!   inside a tile.
+//! * **Ordered rounds.** A vertex whose state improved gets its pending bit. A
+//!   round finds the lowest [`Program::order`] among the pending vertices and
+//!   relaxes those within `delta` of it (BFS: one level; SSSP: a bucket), so a
+//!   tile relaxes near-final states first even though tiles run at their own
+//!   pace; a candidate from a tile that ran ahead waits in its bit until the
+//!   tile's own front has either overtaken it or reached it.
+//! * **Mailboxes.** An edge into another tile combines the candidate into the
+//!   global state array (the owner's mailbox) and, if that improved it, sends the
+//!   vertex id to the owner's inbox (once while its sent bit is set). Each round
+//!   starts by draining the inbox: the mailbox value is combined into the shared
+//!   state, and the vertex becomes pending if it improved.
+//! * **Termination.** A global count of outstanding tokens: one per block for its
+//!   initial work, one per message. A sender counts a message before publishing
+//!   it; a block retires what it has drained (and its token) only in a round that
+//!   finds nothing pending, so the count reaches zero only when no work exists.
+//!
+//! Memory ordering: a marker combines a state then sets the vertex's bit; the
+//! taker clears the bit then reads the state. Both bit operations are
+//! read-modify-writes of one word, so one of them comes first: if the set, the
+//! taker's clear reads it and (with an acquire-release fence on each side)
+//! sees the state; if the clear, the marker finds the bit clear and marks anew.
+//! The fences are of block scope for pending bits and of device scope for sent
+//! bits and mailboxes.
+//!
+//! The grid must be co-resident: blocks wait for each other's messages (the host
+//! launches cooperatively). Inbox slots hold `vertex + 1` so that zeroed memory
+//! is empty.
+
+use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
+use crate::program::Program;
+use crate::skeleton::CsrView;
+use crate::thread::ThreadCtx;
+use crate::word::StateWord;
+
+/// What the tiled kernel asks of the threads running it (the GPU, or the host
+/// emulator's OS threads).
+pub trait Crew {
+    /// The calling thread.
+    fn ctx(&self) -> ThreadCtx;
+    /// Every thread of the calling block arrives before any leaves.
+    fn sync_block(&self);
+    /// An acquire-release fence among the block's threads.
+    fn fence_block(&self);
+    /// An acquire-release fence among all threads of the grid.
+    fn fence_device(&self);
+    /// Lets other threads run while this one has nothing to do.
+    fn idle(&self);
+}
+
+/// Control words (`u32`): tokens outstanding (the host sets it to the number of
+/// blocks).
+pub const OUTSTANDING: usize = 0;
+/// Statistics the kernel leaves: vertices relaxed in all.
+pub const POPS: usize = 32;
+/// Messages sent between tiles.
+pub const MESSAGES: usize = 33;
+/// Rounds of the busiest tile.
+pub const ROUNDS: usize = 34;
+/// Size of the control block.
+pub const CTL_WORDS: usize = 64;
+
+/// Words of the shared header: the inbox tail to drain to and the lowest
+/// pending order (a pair each, by round parity), done, then padding so the
+/// states that follow are 8-byte aligned.
+pub const SMEM_HEADER: usize = 8;
+const TAIL: usize = 0;
+const LOWEST: usize = 2;
+const DONE: usize = 4;
+
+/// Bytes of shared memory a block needs for tiles of `tile` vertices of
+/// `state_bytes`-byte states: the header, the states (rounded up to 8 bytes)
+/// and the pending bits.
+pub const fn smem_bytes(tile: u64, state_bytes: u64) -> u64 {
+    let states = (tile * state_bytes).div_ceil(8) * 8;
+    SMEM_HEADER as u64 * 4 + states + tile.div_ceil(32) * 4
+}
+
+/// A tile's shared memory, split.
+pub struct TileSmem<'a, P: Program> {
+    pub header: &'a [AtomicU32],
+    pub states: &'a [<P::State as StateWord>::Atomic],
+    pub pending: &'a [AtomicU32],
+    /// What is left (8-byte aligned): the tile's rows when they fit.
+    pub spare: *mut u64,
+    pub spare_words: usize,
+}
+
+/// A tile's copy of its rows in shared memory: offsets relative to its first
+/// edge, targets and weights. Read-only once written (before the loop).
+struct Rows<P: Program> {
+    offs: *mut u32,
+    targets: *mut u32,
+    weights: *mut P::Weight,
+}
+
+/// Everything the tiled kernel reads and writes.
+pub struct Tiles<'a, P: Program> {
+    pub graph: CsrView<'a>,
+    /// One weight per edge (zero-sized slice for unweighted programs).
+    pub weights: &'a [P::Weight],
+    /// The states, and every tile's mailbox.
+    pub state: &'a [<P::State as StateWord>::Atomic],
+    /// One bit per vertex: set while the vertex is in its owner's inbox.
+    pub sent: &'a [AtomicU32],
+    /// The inboxes: tile `b`'s is `inbox[b·T .. b·T + len]`, a ring of its length.
+    pub inbox: &'a [AtomicU32],
+    /// Reservations per inbox (one word per block).
+    pub tails: &'a [AtomicU32],
+    /// [`CTL_WORDS`] control words.
+    pub ctl: &'a [AtomicU32],
+    /// Vertices per tile.
+    pub tile: u32,
+    /// Orders relaxed per round: those below the lowest pending one plus this.
+    pub delta: u32,
+    /// The run's source (`init`'s argument), the one vertex pending first.
+    pub source: u32,
+    /// Every vertex pending first instead (programs without a source).
+    pub every: bool,
+}
+
+/// The calling block's tile, its shared memory and its inbox.
+struct Mine<'a, 's, P: Program> {
+    lo: u32,
+    len: u32,
+    smem: &'s TileSmem<'a, P>,
+    inbox: &'a [AtomicU32],
+    rows: Option<Rows<P>>,
+}
+
+impl<P: Program> Tiles<'_, P> {
+    /// The whole traversal, as one thread of the grid.
+    #[inline(always)]
+    pub fn run(&self, crew: &impl Crew, smem: &TileSmem<'_, P>) {
+        let t = crew.ctx();
+        let n = self.state.len() as u64;
+        let lo = (u64::from(t.block_idx) * u64::from(self.tile)).min(n) as u32;
+        let hi = (u64::from(lo) + u64::from(self.tile)).min(n) as u32;
+        let (tid, step) = (t.thread_idx, t.block_dim);
+        let me = Mine {
+            lo,
+            len: hi - lo,
+            smem,
+            inbox: &self.inbox[lo as usize..hi as usize],
+            rows: self.copy_rows(smem, lo, hi, tid, step),
+        };
+        let words = me.len.div_ceil(32);
+        let mut i = tid;
+        while i < me.len {
+            // From `init`, not from the global array: another tile may already
+            // have combined a candidate into this tile's mailbox, and that
+            // candidate must arrive as a message, not be taken silently.
+            P::State::store(&smem.states[i as usize], P::init(lo + i, self.source));
+            i += step;
+        }
+        let mut w = tid;
+        while w < words {
+            let bits = if self.every {
+                let left = me.len - w * 32;
+                if left >= 32 {
+                    u32::MAX
+                } else {
+                    (1u32 << left) - 1
+                }
+            } else if self.source.wrapping_sub(lo) / 32 == w && (lo..hi).contains(&self.source) {
+                1 << ((self.source - lo) % 32)
+            } else {
+                0
+            };
+            smem.pending[w as usize].store(bits, Relaxed);
+            w += step;
+        }
+        if tid == 0 {
+            for h in &smem.header[..SMEM_HEADER] {
+                h.store(0, Relaxed);
+            }
+            smem.header[LOWEST].store(u32::MAX, Relaxed);
+            smem.header[LOWEST + 1].store(u32::MAX, Relaxed);
+        }
+        crew.sync_block();
+
+        let (mut pops, mut messages, mut rounds) = (0u32, 0u32, 0u32);
+        // The block's token, then the messages drained and not yet retired
+        // (thread 0's), and how far the inbox has been drained (every thread's).
+        let mut held = u32::from(tid == 0);
+        let mut drained = 0u32;
+        let mut p = 0usize;
+        loop {
+            // Phase A: drain the inbox up to the tail read last phase, and find
+            // the lowest pending order (marks made here report theirs too).
+            let tail = smem.header[TAIL + p].load(Relaxed);
+            let count = tail.wrapping_sub(drained);
+            if tid == 0 {
+                // Read by everyone in the last phase B; marked from the next.
+                smem.header[LOWEST + 1 - p].store(u32::MAX, Relaxed);
+            }
+            let mut i = tid;
+            while i < count {
+                self.receive(crew, &me, drained.wrapping_add(i), p);
+                i += step;
+            }
+            drained = tail;
+            if tid == 0 {
+                held += count;
+            }
+            let mut lowest = u32::MAX;
+            let mut w = tid;
+            while w < words {
+                let mut bits = smem.pending[w as usize].load(Relaxed);
+                while bits != 0 {
+                    let v = w * 32 + bits.trailing_zeros();
+                    bits &= bits - 1;
+                    lowest = lowest.min(P::order(P::State::load(&smem.states[v as usize])));
+                }
+                w += step;
+            }
+            if lowest != u32::MAX {
+                smem.header[LOWEST + p].fetch_min(lowest, Relaxed);
+            }
+            crew.sync_block();
+            // Phase B: relax the lowest bucket (marks report to the other
+            // parity, the next phase A's). Thread 0 reads the inbox's tail for
+            // the next phase A.
+            let lowest = smem.header[LOWEST + p].load(Relaxed);
+            if tid == 0 {
+                smem.header[TAIL + 1 - p]
+                    .store(self.tails[t.block_idx as usize].load(Relaxed), Relaxed);
+            }
+            p = 1 - p;
+            if lowest == u32::MAX {
+                // Nothing pending: retire what was drained, and stop once no
+                // block holds a token and no message is in flight.
+                if tid == 0 {
+                    if held > 0 {
+                        crew.fence_device();
+                        self.ctl[OUTSTANDING].fetch_sub(held, Relaxed);
+                        held = 0;
+                    }
+                    if self.ctl[OUTSTANDING].load(Relaxed) == 0 {
+                        smem.header[DONE].store(1, Relaxed);
+                    } else {
+                        crew.idle();
+                    }
+                }
+                crew.sync_block();
+                if smem.header[DONE].load(Relaxed) != 0 {
+                    break;
+                }
+                continue;
+            }
+            rounds += 1;
+            let limit = lowest.saturating_add(self.delta.max(1));
+            let mut w = tid;
+            while w < words {
+                let bits = smem.pending[w as usize].load(Relaxed);
+                let mut take = 0u32;
+                let mut rest = bits;
+                while rest != 0 {
+                    let b = rest.trailing_zeros();
+                    rest &= rest - 1;
+                    let o = P::order(P::State::load(&smem.states[(w * 32 + b) as usize]));
+                    if o < limit {
+                        take |= 1 << b;
+                    }
+                }
+                if take != 0 {
+                    smem.pending[w as usize].fetch_and(!take, Relaxed);
+                    // See the module notes: the bits are clear before the
+                    // states are read.
+                    crew.fence_block();
+                    while take != 0 {
+                        let i = w * 32 + take.trailing_zeros();
+                        take &= take - 1;
+                        messages += self.relax(crew, &me, i, p);
+                        pops += 1;
+                    }
+                }
+                w += step;
+            }
+            crew.sync_block();
+        }
+        let mut i = tid;
+        while i < me.len {
+            P::State::store(
+                &self.state[(lo + i) as usize],
+                P::State::load(&smem.states[i as usize]),
+            );
+            i += step;
+        }
+        if pops > 0 {
+            self.ctl[POPS].fetch_add(pops, Relaxed);
+        }
+        if messages > 0 {
+            self.ctl[MESSAGES].fetch_add(messages, Relaxed);
+        }
+        if tid == 0 {
+            self.ctl[ROUNDS].fetch_max(rounds, Relaxed);
+        }
+    }
+
+    /// Copies the tile's rows into the spare shared memory when they fit (a
+    /// grid's tile: its offsets, targets and weights in 180 KB at 7,600
+    /// vertices), so that a round reads no global memory for its own edges.
+    #[inline(always)]
+    fn copy_rows(
+        &self,
+        smem: &TileSmem<'_, P>,
+        lo: u32,
+        hi: u32,
+        tid: u32,
+        step: u32,
+    ) -> Option<Rows<P>> {
+        let offsets = self.graph.offsets;
+        let (first, end) = (offsets[lo as usize], offsets[hi as usize]);
+        let edges = end - first;
+        let words = |bytes: u64| bytes.div_ceil(8);
+        let (o, t) = (words(u64::from(hi - lo + 1) * 4), words(edges * 4));
+        let w = words(edges * core::mem::size_of::<P::Weight>() as u64);
+        if edges > u64::from(u32::MAX) || o + t + w > smem.spare_words as u64 {
+            return None;
+        }
+        // SAFETY: the three regions lie in the block's spare shared memory
+        // (checked above), 8-byte aligned, and do not overlap; each index is
+        // written by one thread, and read only after the barrier that follows.
+        unsafe {
+            let rows = Rows::<P> {
+                offs: smem.spare.cast(),
+                targets: smem.spare.add(o as usize).cast(),
+                weights: smem.spare.add((o + t) as usize).cast(),
+            };
+            let mut i = tid;
+            while i <= hi - lo {
+                *rows.offs.add(i as usize) = (offsets[(lo + i) as usize] - first) as u32;
+                i += step;
+            }
+            let mut e = u64::from(tid);
+            while e < edges {
+                let g = (first + e) as usize;
+                *rows.targets.add(e as usize) = self.graph.targets[g];
+                *rows.weights.add(e as usize) = self.weights[g];
+                e += u64::from(step);
+            }
+            Some(rows)
+        }
+    }
+
+    /// Relaxes the edges of tile vertex `i` (from the tile's copy of its rows
+    /// when it has one); returns the messages sent. Marks report their order to
+    /// the next phase's lowest (parity `p`).
+    #[inline(always)]
+    fn relax(&self, crew: &impl Crew, me: &Mine<'_, '_, P>, i: u32, p: usize) -> u32 {
+        let s = P::State::load(&me.smem.states[i as usize]);
+        let mut sent = 0;
+        if let Some(c) = &me.rows {
+            // SAFETY: the copy was written before the barrier that opened the
+            // loop and is only read since; `i < len`, so `i + 1` is in `offs`
+            // and the row's edges are in `targets`/`weights`.
+            unsafe {
+                let (a, b) = (*c.offs.add(i as usize), *c.offs.add(i as usize + 1));
+                for e in a as usize..b as usize {
+                    if let Some(cand) = P::relax(s, *c.weights.add(e), 0) {
+                        sent += self.edge(crew, me, *c.targets.add(e), cand, p);
+                    }
+                }
+            }
+        } else {
+            let v = (me.lo + i) as usize;
+            let offsets = self.graph.offsets;
+            for e in offsets[v] as usize..offsets[v + 1] as usize {
+                if let Some(cand) = P::relax(s, self.weights[e], 0) {
+                    sent += self.edge(crew, me, self.graph.targets[e], cand, p);
+                }
+            }
+        }
+        sent
+    }
+
+    /// Offers `cand` to vertex `k`: to the tile's state, or to another tile's
+    /// mailbox; returns the messages sent.
+    #[inline(always)]
+    fn edge(
+        &self,
+        crew: &impl Crew,
+        me: &Mine<'_, '_, P>,
+        k: u32,
+        cand: P::State,
+        p: usize,
+    ) -> u32 {
+        let local = k.wrapping_sub(me.lo);
+        if local < me.len {
+            if P::combine(&me.smem.states[local as usize], cand) {
+                mark(crew, me.smem, local, P::order(cand), p);
+            }
+            0
+        } else if P::combine(&self.state[k as usize], cand) {
+            self.send(crew, k)
+        } else {
+            0
+        }
+    }
+
+    /// Sends `k` to its owner's inbox unless it is there already (its mailbox
+    /// has just improved); returns whether it sent.
+    #[inline(always)]
+    fn send(&self, crew: &impl Crew, k: u32) -> u32 {
+        let bit = 1u32 << (k % 32);
+        // Counted before it can be seen (the owner may retire it at once), and
+        // before the fence, which orders the mailbox's value and the count
+        // before the bit and the entry; taken back if the vertex is in the
+        // inbox already.
+        self.ctl[OUTSTANDING].fetch_add(1, Relaxed);
+        crew.fence_device();
+        if self.sent[(k / 32) as usize].fetch_or(bit, Relaxed) & bit != 0 {
+            self.ctl[OUTSTANDING].fetch_sub(1, Relaxed);
+            return 0;
+        }
+        let owner = k / self.tile;
+        let lo = owner * self.tile;
+        let len = (self.state.len() as u32 - lo).min(self.tile);
+        let at = self.tails[owner as usize].fetch_add(1, Relaxed) % len;
+        put(crew, &self.inbox[(lo + at) as usize], k);
+        1
+    }
+
+    /// Takes inbox entry `at` into the tile: the mailbox's value is combined
+    /// into the shared state, and the vertex is pending if it improved.
+    #[inline(always)]
+    fn receive(&self, crew: &impl Crew, me: &Mine<'_, '_, P>, at: u32, p: usize) {
+        let k = take(crew, &me.inbox[(at % me.len) as usize]);
+        self.sent[(k / 32) as usize].fetch_and(!(1u32 << (k % 32)), Relaxed);
+        crew.fence_device();
+        let cand = P::State::load(&self.state[k as usize]);
+        if P::combine(&me.smem.states[(k - me.lo) as usize], cand) {
+            mark(crew, me.smem, k - me.lo, P::order(cand), p);
+        }
+    }
+}
+
+/// Marks tile vertex `i` pending, after its improved state, and reports its
+/// order to the lowest of parity `p`.
+#[inline(always)]
+fn mark<P: Program>(crew: &impl Crew, smem: &TileSmem<'_, P>, i: u32, order: u32, p: usize) {
+    crew.fence_block();
+    smem.pending[(i / 32) as usize].fetch_or(1 << (i % 32), Relaxed);
+    smem.header[LOWEST + p].fetch_min(order, Relaxed);
+}
+
+/// Stores `k` into a reserved inbox slot once its previous vertex has been taken.
+#[inline(always)]
+fn put(crew: &impl Crew, slot: &AtomicU32, k: u32) {
+    while slot.compare_exchange(0, k + 1, Relaxed, Relaxed).is_err() {
+        crew.idle();
+    }
+}
+
+/// Takes the vertex from a reserved inbox slot once its sender has stored it.
+#[inline(always)]
+fn take(crew: &impl Crew, slot: &AtomicU32) -> u32 {
+    loop {
+        let x = slot.swap(0, Relaxed);
+        if x != 0 {
+            return x - 1;
+        }
+        crew.idle();
+    }
+}
+
+/// The GPU's [`Crew`].
+#[cfg(target_arch = "nvptx64")]
+#[derive(Clone, Copy)]
+pub struct PtxCrew(pub ThreadCtx);
+
+#[cfg(target_arch = "nvptx64")]
+impl Crew for PtxCrew {
+    #[inline(always)]
+    fn ctx(&self) -> ThreadCtx {
+        self.0
+    }
+    #[inline(always)]
+    fn sync_block(&self) {
+        // SAFETY: every thread of the block reaches every block barrier of the
+        // tiled kernel: the round loop's branches and its exit depend only on
+        // shared words read after a barrier, the same in every thread.
+        unsafe { core::arch::nvptx::_syncthreads() }
+    }
+    #[inline(always)]
+    fn fence_block(&self) {
+        // SAFETY: a fence has no operands and no other effect.
+        unsafe { core::arch::asm!("fence.acq_rel.cta;", options(nostack)) };
+    }
+    #[inline(always)]
+    fn fence_device(&self) {
+        // SAFETY: as above.
+        unsafe { core::arch::asm!("fence.acq_rel.gpu;", options(nostack)) };
+    }
+    #[inline(always)]
+    fn idle(&self) {
+        // SAFETY: `nanosleep` only delays this thread (sm_70+).
+        unsafe { core::arch::asm!("nanosleep.u32 64;", options(nostack)) };
+    }
+}
+
+/// Kernel entry over raw pointers (the host emulator calls it too).
+///
+/// # Safety
+/// `offsets` (`n + 1`), `targets`/`weights` (`m`), `state` (`n`, every vertex
+/// at `init(v, source)`), `inbox` (`n`, zeroed), `sent` (`⌈n/32⌉`, zeroed), `tails` (one per block, zeroed), `ctl`
+/// ([`CTL_WORDS`], [`OUTSTANDING`] = blocks) valid for the call; `smem` 8-byte
+/// aligned, `smem_words` words, at least [`smem_bytes`]`(tile, size_of::<State>())`
+/// bytes, and private to the calling block; `tile · blocks ≥ n`; the grid co-resident.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub unsafe fn tiles<P: Program>(
+    crew: &impl Crew,
+    n: u64,
+    m: u64,
+    offsets: *const u64,
+    targets: *const u32,
+    weights: *const P::Weight,
+    state: *mut P::State,
+    sent: *mut u32,
+    inbox: *mut u32,
+    tails: *mut u32,
+    ctl: *mut u32,
+    tile: u32,
+    delta: u32,
+    source: u32,
+    every: u32,
+    smem: *mut u32,
+    smem_words: u32,
+) {
+    use crate::word::slice;
+    let n = n as usize;
+    let blocks = crew.ctx().grid_dim as usize;
+    let t = tile as usize;
+    let state_words = (t * core::mem::size_of::<P::State>()).div_ceil(8) * 2;
+    // Header, states, pending bits; rounded up to 8 bytes for the rows.
+    let used = (SMEM_HEADER + state_words + t.div_ceil(32)).div_ceil(2) * 2;
+    // SAFETY: lengths and validity are the caller's contract; the shared regions
+    // do not overlap (header, states, pending bits in that order).
+    unsafe {
+        let s = TileSmem::<P> {
+            header: u32::atomics_from_raw(smem, SMEM_HEADER),
+            states: P::State::atomics_from_raw(smem.add(SMEM_HEADER).cast(), t),
+            pending: u32::atomics_from_raw(smem.add(SMEM_HEADER + state_words), t.div_ceil(32)),
+            spare: smem.add(used).cast(),
+            spare_words: (smem_words as usize).saturating_sub(used) / 2,
+        };
+        let k = Tiles::<P> {
+            graph: CsrView {
+                offsets: slice(offsets, n + 1),
+                targets: slice(targets, m as usize),
+            },
+            weights: slice(weights, m as usize),
+            state: P::State::atomics_from_raw(state, n),
+            sent: u32::atomics_from_raw(sent, n.div_ceil(32)),
+            inbox: u32::atomics_from_raw(inbox, n),
+            tails: u32::atomics_from_raw(tails, blocks),
+            ctl: u32::atomics_from_raw(ctl, CTL_WORDS),
+            tile,
+            delta,
+            source,
+            every: every != 0,
+        };
+        k.run(crew, &s);
+    }
+}
+
+/// The tiled kernel of program `$prog`, named `$name`: parameters `(n, m,
+/// offsets, targets, weights, state, sent, inbox, tails, ctl, tile, delta,
+/// source, every)`;
+/// dynamic shared memory of [`smem_bytes`] for the tile.
+#[macro_export]
+macro_rules! tiles_kernel {
+    ($prog:ty => $name:ident) => {
+        #[cfg(target_arch = "nvptx64")]
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn $name(
+            n: u64,
+            m: u64,
+            offsets: *const u64,
+            targets: *const u32,
+            weights: *const <$prog as $crate::Program>::Weight,
+            state: *mut <$prog as $crate::Program>::State,
+            sent: *mut u32,
+            inbox: *mut u32,
+            tails: *mut u32,
+            ctl: *mut u32,
+            tile: u32,
+            delta: u32,
+            source: u32,
+            every: u32,
+        ) {
+            let (smem, smem_words) = $crate::resident::block_smem();
+            // SAFETY: the host launches cooperatively with buffers matching the
+            // documented contract and the tile's shared memory.
+            unsafe {
+                $crate::tiles::tiles::<$prog>(
+                    &$crate::tiles::PtxCrew($crate::ThreadCtx::current()),
+                    n,
+                    m,
+                    offsets,
+                    targets,
+                    weights,
+                    state,
+                    sent,
+                    inbox,
+                    tails,
+                    ctl,
+                    tile,
+                    delta,
+                    source,
+                    every,
+                    smem,
+                    smem_words,
+                )
+            }
+        }
+    };
+}

@@ -1,0 +1,157 @@
+//! The tiled asynchronous kernel (`kernels_rs::tiles`) on the host: the generated
+//! `vx_<program>_tiles` body run by one OS thread per simulated GPU thread,
+//! against the sequential oracles, on the graphs it is for (grids, long paths, a
+//! 100,000-vertex chain) and the ones it must survive (Kronecker hubs, isolated
+//! sources, a star glued to a path, more tiles than vertices), with grid shapes
+//! from one thread to several blocks of several threads.
+
+use proptest::prelude::*;
+use runtime::generate::GenSpec;
+use runtime::gpu::program::emulate;
+use runtime::gpu::tiles::emulate_tiles;
+use runtime::gpu::{BfsKernel, ProgramOptions};
+use runtime::graph::{build, BuildOptions, EdgeList, Graph};
+use vertex_examples::programs::{bfs, cc, sssp, widest};
+use vertex_tests as oracle;
+
+fn generated(spec: &str, weights: bool) -> Graph<u32> {
+    let g = GenSpec::parse(spec).unwrap().unwrap();
+    let mut el = g.generate().unwrap();
+    el.weights =
+        weights.then(|| runtime::generate::weights_for_edges::<u32>(&el.edges, 1, 255, 7, true));
+    build(&el, g.default_build_options()).unwrap()
+}
+
+/// `(blocks, threads, rows in shared memory)`: several tiles of several
+/// threads, one tile, one thread, many one-thread tiles; rows copied or read
+/// from the graph.
+const SHAPES: [(u32, u32, bool); 5] = [
+    (3, 4, true),
+    (3, 4, false),
+    (1, 6, true),
+    (1, 1, false),
+    (7, 1, true),
+];
+
+fn opts() -> ProgramOptions {
+    ProgramOptions {
+        kernel: BfsKernel::Tiles,
+        ..ProgramOptions::default()
+    }
+}
+
+fn check_all(g: &Graph<u32>, gw: &Graph<u32>, src: u32) {
+    let levels = oracle::bfs_levels(g.csr(), src);
+    let comps = oracle::components(g.csr());
+    let dist = oracle::dijkstra(gw.csr(), src);
+    let wide = oracle::widest(gw.csr(), src);
+    for (b, t, rows) in SHAPES {
+        let shape = format!("{b}x{t} rows {rows}");
+        let r = emulate_tiles::<bfs::Program>(g.csr(), src, &opts(), b, t, rows).unwrap();
+        assert_eq!(r.states, levels, "BFS {shape}");
+        let stats = r.tiles.unwrap();
+        let reached = levels.iter().filter(|&&l| l != oracle::UNREACHED).count();
+        assert!(stats.pops as usize >= reached, "{stats:?}");
+        let r = emulate_tiles::<cc::Program>(g.csr(), src, &opts(), b, t, rows).unwrap();
+        assert_eq!(r.states, comps, "CC {shape}");
+        let r = emulate_tiles::<sssp::sssp::Program>(gw.csr(), src, &opts(), b, t, rows).unwrap();
+        assert_eq!(r.states, dist, "SSSP {shape}");
+        let r = emulate_tiles::<widest::Program>(gw.csr(), src, &opts(), b, t, rows).unwrap();
+        assert_eq!(r.states, wide, "widest {shape}");
+    }
+}
+
+fn first_with_edges(g: &Graph<u32>) -> u32 {
+    (0..g.num_vertices() as u32)
+        .find(|&v| g.csr().degree(v) > 0)
+        .unwrap_or(0)
+}
+
+#[test]
+fn generated_graphs() {
+    for spec in ["grid:23x17", "kron:9:8", "uniform:300:900", "grid:1x150"] {
+        let (g, gw) = (generated(spec, false), generated(spec, true));
+        check_all(&g, &gw, first_with_edges(&g));
+    }
+}
+
+#[test]
+fn a_chain_of_100000_vertices() {
+    let n = 100_000u32;
+    let el = EdgeList::<u32> {
+        num_vertices: n as usize,
+        edges: (0..n - 1).map(|v| [v, v + 1]).collect(),
+        weights: Some((0..n - 1).map(|v| 1 + v % 7).collect()),
+    };
+    let g = build(&el, BuildOptions::default()).unwrap();
+    for (b, t, rows) in [(1, 1, false), (4, 2, true)] {
+        let r = emulate_tiles::<bfs::Program>(g.csr(), 0, &opts(), b, t, rows).unwrap();
+        assert_eq!(r.states, oracle::bfs_levels(g.csr(), 0));
+        // A chain is relaxed once per vertex: no vertex is reached twice.
+        assert_eq!(r.tiles.unwrap().pops, n);
+        assert_eq!(r.tiles.unwrap().messages, b - 1);
+        let r = emulate_tiles::<sssp::sssp::Program>(g.csr(), 0, &opts(), b, t, rows).unwrap();
+        assert_eq!(r.states, oracle::dijkstra(g.csr(), 0));
+    }
+}
+
+#[test]
+fn hubs_isolated_sources_and_errors() {
+    // A star glued to a path: one vertex of degree 500, then 300 levels.
+    let mut edges: Vec<[u32; 2]> = (1..=500).map(|v| [0, v]).collect();
+    edges.extend((500..800).map(|v| [v, v + 1]));
+    let w: Vec<u32> = (0..edges.len() as u32).map(|i| 1 + i % 13).collect();
+    let el = EdgeList::<u32> {
+        num_vertices: 802,
+        edges,
+        weights: Some(w),
+    };
+    let g = build(&el, BuildOptions::undirected()).unwrap();
+    check_all(&g, &g, 0);
+    check_all(&g, &g, 801); // isolated
+    let e = emulate_tiles::<bfs::Program>(g.csr(), 900, &opts(), 1, 2, true).unwrap_err();
+    assert!(e.to_string().contains("out of range"), "{e}");
+    // More tiles than vertices: the last tiles are empty.
+    let tiny = generated("grid:2x2", true);
+    check_all(&tiny, &tiny, 0);
+    let r = emulate_tiles::<bfs::Program>(tiny.csr(), 3, &opts(), 9, 2, true).unwrap();
+    assert_eq!(r.states, oracle::bfs_levels(tiny.csr(), 3));
+    // Parents: the resident kernel records them instead.
+    let o = ProgramOptions {
+        parents: true,
+        ..opts()
+    };
+    let r = emulate_tiles::<bfs::Program>(g.csr(), 0, &o, 2, 2, false).unwrap();
+    assert!(r.parents.is_some() && r.resident.is_some() && r.tiles.is_none());
+    // The level-kernel entry point reaches the tiled kernel too.
+    let r = emulate::<bfs::Program>(g.csr(), 0, &opts(), 4).unwrap();
+    assert_eq!(r.states, oracle::bfs_levels(g.csr(), 0));
+    assert!(r.tiles.is_some());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+    #[test]
+    fn random_small_graphs(
+        n in 1u32..40,
+        raw in prop::collection::vec((0u32..40, 0u32..40, 1u32..20), 0..120),
+        undirected in any::<bool>(),
+        shape in 0usize..5,
+    ) {
+        let edges: Vec<[u32; 2]> = raw.iter().map(|&(a, b, _)| [a % n, b % n]).collect();
+        let weights: Vec<u32> = raw.iter().map(|&(_, _, w)| w).collect();
+        let bo = if undirected { BuildOptions::undirected() } else { BuildOptions::default() };
+        let g = build(&EdgeList { num_vertices: n as usize, edges, weights: Some(weights) }, bo).unwrap();
+        let (b, t, rows) = SHAPES[shape];
+        let r = emulate_tiles::<bfs::Program>(g.csr(), 0, &opts(), b, t, rows).unwrap();
+        prop_assert_eq!(r.states, oracle::bfs_levels(g.csr(), 0));
+        let r = emulate_tiles::<sssp::sssp::Program>(g.csr(), 0, &opts(), b, t, rows).unwrap();
+        prop_assert_eq!(r.states, oracle::dijkstra(g.csr(), 0));
+        let r = emulate_tiles::<widest::Program>(g.csr(), 0, &opts(), b, t, rows).unwrap();
+        prop_assert_eq!(r.states, oracle::widest(g.csr(), 0));
+        if undirected {
+            let r = emulate_tiles::<cc::Program>(g.csr(), 0, &opts(), b, t, rows).unwrap();
+            prop_assert_eq!(r.states, oracle::components(g.csr()));
+        }
+    }
+}
