@@ -179,13 +179,14 @@ fn hubs_isolated_sources_and_errors() {
 }
 
 #[test]
-fn auto_picks_resident_on_grids_and_chains_only() {
+fn auto_picks_resident_or_tiles_on_grids_and_chains_only() {
     let grid = generated("grid:100x100", true);
     let kron = generated("kron:12:16", true);
     let c = auto::choose::<bfs::Program>(&grid, 0);
     assert_eq!(c.kernel, BfsKernel::Resident, "{}", c.reason);
+    // SSSP on a grid that fits shared memory: the tiled kernel.
     let c = auto::choose::<sssp::sssp::Program>(&grid, 0);
-    assert_eq!(c.kernel, BfsKernel::Resident, "{}", c.reason);
+    assert_eq!(c.kernel, BfsKernel::Tiles, "{}", c.reason);
     assert!(c.delta.is_some());
     let s = first_with_edges(&kron);
     let c = auto::choose::<bfs::Program>(&kron, s);

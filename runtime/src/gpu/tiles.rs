@@ -70,6 +70,10 @@ const RESERVED_SMEM: u64 = 1 << 10;
 /// The tiled kernel's bucket width over [`super::program::gpu_delta`].
 pub const TILES_DELTA_FACTOR: u64 = 1;
 
+/// An H100's multiprocessors, for deciding without a device at hand (the run
+/// falls back to the resident kernel where the graph does not fit after all).
+pub const H100_MULTIPROCESSORS: u32 = 132;
+
 /// An H100's opt-in shared memory per block (227 KiB), for deciding without
 /// a device at hand.
 pub const H100_SMEM_PER_BLOCK: u64 = 227 << 10;
