@@ -83,20 +83,39 @@ pub const SMEM_HEADER: usize = 8;
 const TAIL: usize = 0;
 const LOWEST: usize = 2;
 const DONE: usize = 4;
+const LISTED: usize = 5;
+/// Outbox entries this round (may exceed [`OUTBOX`]: the rest went directly).
+const OUT_LEN: usize = 6;
 
 /// Bytes of shared memory a block needs for tiles of `tile` vertices of
-/// `state_bytes`-byte states: the header, the states (rounded up to 8 bytes)
-/// and the pending bits.
+/// `state_bytes`-byte states: the header, the states (rounded up to 8 bytes),
+/// the pending bits, the bucket's list and the outbox.
 pub const fn smem_bytes(tile: u64, state_bytes: u64) -> u64 {
     let states = (tile * state_bytes).div_ceil(8) * 8;
-    SMEM_HEADER as u64 * 4 + states + tile.div_ceil(32) * 4
+    let lists = (tile.div_ceil(32) * 4 + tile * 4).div_ceil(8) * 8;
+    let outbox = (OUTBOX as u64 * state_bytes).div_ceil(8) * 8 + OUTBOX as u64 * 4;
+    SMEM_HEADER as u64 * 4 + states + lists + outbox
 }
+
+/// Candidates for other tiles that a round's buckets leave for its end: their
+/// targets and candidates, [`OUTBOX`] of each.
+pub struct Outbox<'a, P: Program> {
+    pub keys: &'a [AtomicU32],
+    pub cands: &'a [<P::State as StateWord>::Atomic],
+}
+
+/// Entries of a block's outbox (a round stops taking buckets once half full;
+/// beyond it, candidates go out directly).
+pub const OUTBOX: usize = 1024;
 
 /// A tile's shared memory, split.
 pub struct TileSmem<'a, P: Program> {
     pub header: &'a [AtomicU32],
     pub states: &'a [<P::State as StateWord>::Atomic],
     pub pending: &'a [AtomicU32],
+    /// The vertices a bucket relaxes.
+    pub list: &'a [AtomicU32],
+    pub out: Outbox<'a, P>,
     /// What is left (8-byte aligned): the tile's rows when they fit.
     pub spare: *mut u64,
     pub spare_words: usize,
@@ -127,8 +146,11 @@ pub struct Tiles<'a, P: Program> {
     pub ctl: &'a [AtomicU32],
     /// Vertices per tile.
     pub tile: u32,
-    /// Orders relaxed per round: those below the lowest pending one plus this.
+    /// Orders relaxed per bucket: those below the lowest pending one plus this.
     pub delta: u32,
+    /// Buckets a round relaxes (with block barriers only) before it sends its
+    /// outbox and reads its inbox.
+    pub subrounds: u32,
     /// The run's source (`init`'s argument), the one vertex pending first.
     pub source: u32,
     /// Every vertex pending first instead (programs without a source).
@@ -196,53 +218,34 @@ impl<P: Program> Tiles<'_, P> {
         crew.sync_block();
 
         let (mut pops, mut messages, mut rounds) = (0u32, 0u32, 0u32);
+        let h = smem.header;
         // The block's token, then the messages drained and not yet retired
         // (thread 0's), and how far the inbox has been drained (every thread's).
         let mut held = u32::from(tid == 0);
         let mut drained = 0u32;
-        let mut p = 0usize;
+        // Scans so far: scan `c` finds its minimum in `LOWEST + c % 2` (marks
+        // made before the next scan report there too).
+        let mut c = 0usize;
         loop {
-            // Phase A: drain the inbox up to the tail read last phase, and find
-            // the lowest pending order (marks made here report theirs too).
-            let tail = smem.header[TAIL + p].load(Relaxed);
+            // Phase A: drain the inbox up to the tail read last round, and scan.
+            let tail = h[TAIL].load(Relaxed);
             let count = tail.wrapping_sub(drained);
-            if tid == 0 {
-                // Read by everyone in the last phase B; marked from the next.
-                smem.header[LOWEST + 1 - p].store(u32::MAX, Relaxed);
-            }
             let mut i = tid;
             while i < count {
-                self.receive(crew, &me, drained.wrapping_add(i), p);
+                self.receive(crew, &me, drained.wrapping_add(i), c % 2);
                 i += step;
             }
             drained = tail;
             if tid == 0 {
                 held += count;
             }
-            let mut lowest = u32::MAX;
-            let mut w = tid;
-            while w < words {
-                let mut bits = smem.pending[w as usize].load(Relaxed);
-                while bits != 0 {
-                    let v = w * 32 + bits.trailing_zeros();
-                    bits &= bits - 1;
-                    lowest = lowest.min(P::order(P::State::load(&smem.states[v as usize])));
-                }
-                w += step;
-            }
-            if lowest != u32::MAX {
-                smem.header[LOWEST + p].fetch_min(lowest, Relaxed);
-            }
+            self.scan(crew, &me, c);
             crew.sync_block();
-            // Phase B: relax the lowest bucket (marks report to the other
-            // parity, the next phase A's). Thread 0 reads the inbox's tail for
-            // the next phase A.
-            let lowest = smem.header[LOWEST + p].load(Relaxed);
+            let mut lowest = h[LOWEST + c % 2].load(Relaxed);
+            c += 1;
             if tid == 0 {
-                smem.header[TAIL + 1 - p]
-                    .store(self.tails[t.block_idx as usize].load(Relaxed), Relaxed);
+                h[TAIL].store(self.tails[t.block_idx as usize].load(Relaxed), Relaxed);
             }
-            p = 1 - p;
             if lowest == u32::MAX {
                 // Nothing pending: retire what was drained, and stop once no
                 // block holds a token and no message is in flight.
@@ -253,47 +256,60 @@ impl<P: Program> Tiles<'_, P> {
                         held = 0;
                     }
                     if self.ctl[OUTSTANDING].load(Relaxed) == 0 {
-                        smem.header[DONE].store(1, Relaxed);
+                        h[DONE].store(1, Relaxed);
                     } else {
                         crew.idle();
                     }
                 }
                 crew.sync_block();
-                if smem.header[DONE].load(Relaxed) != 0 {
+                if h[DONE].load(Relaxed) != 0 {
                     break;
                 }
                 continue;
             }
-            rounds += 1;
-            let limit = lowest.saturating_add(self.delta.max(1));
-            let mut w = tid;
-            while w < words {
-                let bits = smem.pending[w as usize].load(Relaxed);
-                let mut take = 0u32;
-                let mut rest = bits;
-                while rest != 0 {
-                    let b = rest.trailing_zeros();
-                    rest &= rest - 1;
-                    let o = P::order(P::State::load(&smem.states[(w * 32 + b) as usize]));
-                    if o < limit {
-                        take |= 1 << b;
-                    }
+            // Phase B: up to `subrounds` buckets, lowest first, with block
+            // barriers only; candidates for other tiles wait in the outbox.
+            let mut subs = 0;
+            loop {
+                rounds += 1;
+                subs += 1;
+                let limit = lowest.saturating_add(self.delta.max(1));
+                self.list(crew, &me, limit);
+                crew.sync_block();
+                // See the module notes: the bits are clear before the states
+                // are read.
+                crew.fence_block();
+                let listed = h[LISTED].load(Relaxed);
+                let mut j = tid;
+                while j < listed {
+                    let i = smem.list[j as usize].load(Relaxed);
+                    messages += self.relax(crew, &me, i, c % 2);
+                    pops += 1;
+                    j += step;
                 }
-                if take != 0 {
-                    smem.pending[w as usize].fetch_and(!take, Relaxed);
-                    // See the module notes: the bits are clear before the
-                    // states are read.
-                    crew.fence_block();
-                    while take != 0 {
-                        let i = w * 32 + take.trailing_zeros();
-                        take &= take - 1;
-                        messages += self.relax(crew, &me, i, p);
-                        pops += 1;
-                    }
+                crew.sync_block();
+                if subs >= self.subrounds || h[OUT_LEN].load(Relaxed) as usize >= OUTBOX / 2 {
+                    break;
                 }
-                w += step;
+                self.scan(crew, &me, c);
+                crew.sync_block();
+                lowest = h[LOWEST + c % 2].load(Relaxed);
+                c += 1;
+                if lowest == u32::MAX {
+                    break;
+                }
+            }
+            // The outbox, all at once: one chain of global round trips a round.
+            let out = (h[OUT_LEN].load(Relaxed) as usize).min(OUTBOX) as u32;
+            let mut j = tid;
+            while j < out {
+                messages += self.post(crew, &me, j);
+                j += step;
             }
             crew.sync_block();
+            if tid == 0 {
+                h[OUT_LEN].store(0, Relaxed);
+            }
         }
         let mut i = tid;
         while i < me.len {
@@ -311,6 +327,82 @@ impl<P: Program> Tiles<'_, P> {
         }
         if tid == 0 {
             self.ctl[ROUNDS].fetch_max(rounds, Relaxed);
+        }
+    }
+
+    /// Scan `c`: the lowest order among the pending vertices, into
+    /// `LOWEST + c % 2`. Thread 0 readies the other word for the marks made
+    /// before the next scan, and the list for the next bucket (both last read
+    /// before the barrier that preceded this scan).
+    #[inline(always)]
+    fn scan(&self, crew: &impl Crew, me: &Mine<'_, '_, P>, c: usize) {
+        let t = crew.ctx();
+        let (smem, h) = (me.smem, me.smem.header);
+        if t.thread_idx == 0 {
+            h[LOWEST + (c + 1) % 2].store(u32::MAX, Relaxed);
+            h[LISTED].store(0, Relaxed);
+        }
+        let mut lowest = u32::MAX;
+        let mut w = t.thread_idx;
+        while w < me.len.div_ceil(32) {
+            let mut bits = smem.pending[w as usize].load(Relaxed);
+            while bits != 0 {
+                let v = w * 32 + bits.trailing_zeros();
+                bits &= bits - 1;
+                lowest = lowest.min(P::order(P::State::load(&smem.states[v as usize])));
+            }
+            w += t.block_dim;
+        }
+        if lowest != u32::MAX {
+            h[LOWEST + c % 2].fetch_min(lowest, Relaxed);
+        }
+    }
+
+    /// Takes the pending vertices of order below `limit` off their bits and
+    /// lists them, so that the whole block relaxes them (a frontier of
+    /// consecutive ids, a grid's row, would otherwise be one thread's).
+    #[inline(always)]
+    fn list(&self, crew: &impl Crew, me: &Mine<'_, '_, P>, limit: u32) {
+        let t = crew.ctx();
+        let (smem, h) = (me.smem, me.smem.header);
+        let mut w = t.thread_idx;
+        while w < me.len.div_ceil(32) {
+            let bits = smem.pending[w as usize].load(Relaxed);
+            let mut take = 0u32;
+            let mut rest = bits;
+            while rest != 0 {
+                let b = rest.trailing_zeros();
+                rest &= rest - 1;
+                let o = P::order(P::State::load(&smem.states[(w * 32 + b) as usize]));
+                if o < limit {
+                    take |= 1 << b;
+                }
+            }
+            if take != 0 {
+                smem.pending[w as usize].fetch_and(!take, Relaxed);
+                let mut j = h[LISTED].fetch_add(take.count_ones(), Relaxed);
+                while take != 0 {
+                    smem.list[j as usize].store(w * 32 + take.trailing_zeros(), Relaxed);
+                    take &= take - 1;
+                    j += 1;
+                }
+            }
+            w += t.block_dim;
+        }
+    }
+
+    /// Posts outbox entry `at`: combines its candidate into the target's
+    /// mailbox and sends the target if that improved it; returns the messages
+    /// sent.
+    #[inline(always)]
+    fn post(&self, crew: &impl Crew, me: &Mine<'_, '_, P>, at: u32) -> u32 {
+        let out = &me.smem.out;
+        let k = out.keys[at as usize].load(Relaxed);
+        let cand = P::State::load(&out.cands[at as usize]);
+        if P::combine(&self.state[k as usize], cand) {
+            self.send(crew, k)
+        } else {
+            0
         }
     }
 
@@ -408,10 +500,17 @@ impl<P: Program> Tiles<'_, P> {
                 mark(crew, me.smem, local, P::order(cand), p);
             }
             0
-        } else if P::combine(&self.state[k as usize], cand) {
-            self.send(crew, k)
         } else {
-            0
+            let at = me.smem.header[OUT_LEN].fetch_add(1, Relaxed) as usize;
+            if at < OUTBOX {
+                me.smem.out.keys[at].store(k, Relaxed);
+                P::State::store(&me.smem.out.cands[at], cand);
+                0
+            } else if P::combine(&self.state[k as usize], cand) {
+                self.send(crew, k)
+            } else {
+                0
+            }
         }
     }
 
@@ -540,6 +639,7 @@ pub unsafe fn tiles<P: Program>(
     ctl: *mut u32,
     tile: u32,
     delta: u32,
+    subrounds: u32,
     source: u32,
     every: u32,
     smem: *mut u32,
@@ -550,15 +650,25 @@ pub unsafe fn tiles<P: Program>(
     let blocks = crew.ctx().grid_dim as usize;
     let t = tile as usize;
     let state_words = (t * core::mem::size_of::<P::State>()).div_ceil(8) * 2;
-    // Header, states, pending bits; rounded up to 8 bytes for the rows.
-    let used = (SMEM_HEADER + state_words + t.div_ceil(32)).div_ceil(2) * 2;
+    // Header, states, pending bits, list, outbox candidates and targets; each
+    // state region 8-byte aligned, and the rows after them.
+    let bits_at = SMEM_HEADER + state_words;
+    let list_at = bits_at + t.div_ceil(32);
+    let cands_at = (list_at + t).div_ceil(2) * 2;
+    let keys_at = cands_at + (OUTBOX * core::mem::size_of::<P::State>()).div_ceil(8) * 2;
+    let used = (keys_at + OUTBOX).div_ceil(2) * 2;
     // SAFETY: lengths and validity are the caller's contract; the shared regions
-    // do not overlap (header, states, pending bits in that order).
+    // do not overlap (header, states, pending bits, list, outbox in that order).
     unsafe {
         let s = TileSmem::<P> {
             header: u32::atomics_from_raw(smem, SMEM_HEADER),
             states: P::State::atomics_from_raw(smem.add(SMEM_HEADER).cast(), t),
-            pending: u32::atomics_from_raw(smem.add(SMEM_HEADER + state_words), t.div_ceil(32)),
+            pending: u32::atomics_from_raw(smem.add(bits_at), t.div_ceil(32)),
+            list: u32::atomics_from_raw(smem.add(list_at), t),
+            out: Outbox {
+                keys: u32::atomics_from_raw(smem.add(keys_at), OUTBOX),
+                cands: P::State::atomics_from_raw(smem.add(cands_at).cast(), OUTBOX),
+            },
             spare: smem.add(used).cast(),
             spare_words: (smem_words as usize).saturating_sub(used) / 2,
         };
@@ -575,6 +685,7 @@ pub unsafe fn tiles<P: Program>(
             ctl: u32::atomics_from_raw(ctl, CTL_WORDS),
             tile,
             delta,
+            subrounds: subrounds.max(1),
             source,
             every: every != 0,
         };
@@ -584,7 +695,7 @@ pub unsafe fn tiles<P: Program>(
 
 /// The tiled kernel of program `$prog`, named `$name`: parameters `(n, m,
 /// offsets, targets, weights, state, sent, inbox, tails, ctl, tile, delta,
-/// source, every)`;
+/// subrounds, source, every)`;
 /// dynamic shared memory of [`smem_bytes`] for the tile.
 #[macro_export]
 macro_rules! tiles_kernel {
@@ -604,6 +715,7 @@ macro_rules! tiles_kernel {
             ctl: *mut u32,
             tile: u32,
             delta: u32,
+            subrounds: u32,
             source: u32,
             every: u32,
         ) {
@@ -625,6 +737,7 @@ macro_rules! tiles_kernel {
                     ctl,
                     tile,
                     delta,
+                    subrounds,
                     source,
                     every,
                     smem,

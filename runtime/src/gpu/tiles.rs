@@ -40,6 +40,18 @@ fn block_size() -> u32 {
         .unwrap_or(BLOCK)
 }
 
+/// Buckets a tile relaxes per round before it exchanges messages
+/// (`VERTEX_TILES_SUBROUNDS` overrides it, for measuring).
+pub const SUBROUNDS: u32 = 8;
+
+fn subrounds() -> u32 {
+    std::env::var("VERTEX_TILES_SUBROUNDS")
+        .ok()
+        .and_then(|s| s.parse::<u32>().ok())
+        .filter(|&b| (1..=1024).contains(&b))
+        .unwrap_or(SUBROUNDS)
+}
+
 /// Blocks per multiprocessor (`VERTEX_TILES_PER_SM` overrides the default 1):
 /// more, smaller tiles share a multiprocessor's shared memory.
 fn blocks_per_sm() -> u32 {
@@ -213,6 +225,7 @@ impl Device {
         let weights = g.weights.as_ref().map_or(0, |w| w.ptr);
         let every = every::<P>();
         let delta = kernel_delta::<P>(opts);
+        let subs = subrounds();
         let mut b = self.gpu.stream.launch_builder(f);
         b.arg(&g.n)
             .arg(&g.m)
@@ -226,6 +239,7 @@ impl Device {
             .arg(&ctl.ptr)
             .arg(&tile)
             .arg(&delta)
+            .arg(&subs)
             .arg(&source)
             .arg(&every);
         let cfg = LaunchConfig {
@@ -375,6 +389,7 @@ pub fn emulate_tiles<P: GpuProgram>(
                             p.7.get(),
                             tile,
                             kernel_delta::<P>(opts),
+                            subrounds(),
                             source,
                             every::<P>(),
                             p.8.get().add(b as usize * per_block).cast(),
