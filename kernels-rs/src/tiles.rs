@@ -20,6 +20,9 @@
 //!   tile relaxes near-final states first even though tiles run at their own
 //!   pace; a candidate from a tile that ran ahead waits in its bit until the
 //!   tile's own front has either overtaken it or reached it.
+//! * **Rounds.** A round drains the inbox, then relaxes up to `subrounds`
+//!   buckets with block barriers only, keeping candidates for other tiles in a
+//!   shared outbox that it sends at its end, all at once.
 //! * **Mailboxes.** An edge into another tile combines the candidate into the
 //!   global state array (the owner's mailbox) and, if that improved it, sends the
 //!   vertex id to the owner's inbox (once while its sent bit is set). Each round
