@@ -43,6 +43,7 @@ use crossbeam_utils::CachePadded;
 use super::barrier::SpinBarrier;
 use super::frontier::{Bitmap, LocalIds, Queue};
 use super::operator::combine;
+use super::prefetch::{prefetch, prefetch_walk};
 use super::{Direction, RunReport};
 use crate::graph::{Csr, Graph, Weight};
 use crate::program::{AtomicState, VertexProgram};
@@ -362,8 +363,13 @@ impl<P: VertexProgram> Worker<'_, P> {
         let grain = grain as usize;
         let mut buf = LocalIds::default();
         let (mut edges, mut found, mut scout) = (0u64, 0u64, 0u64);
+        // Staged prefetches (see `prefetch`): a grid level's vertices lie rows
+        // apart, and without them each waits for three dependent misses
+        // (1000² grid, one thread, 2-core machine: 38 → 31 ms).
+        let at = |k: usize| (k < len).then(|| sh.queue.get(window.start + k));
         while let Some(r) = slot.grab(grain, len) {
             for i in r {
+                prefetch_walk(at, i, offsets, targets, |x| prefetch(cells, x));
                 let u = sh.queue.get(window.start + i);
                 let es = &targets[offsets[u as usize] as usize..offsets[u as usize + 1] as usize];
                 edges += es.len() as u64;
@@ -377,10 +383,16 @@ impl<P: VertexProgram> Worker<'_, P> {
                     if combine::<P>(cur, cand) == cur {
                         continue;
                     }
+                    // The degree is read before the locked update, not after: a
+                    // locked instruction is a full fence on x86, so a load behind
+                    // it cannot start until it retires, and the offsets line is a
+                    // second cache miss (gapbs gets the degree from the parent word
+                    // it swaps). Read here, both misses are in flight together.
+                    let deg = degree_at(offsets, v);
                     let old = P::State::fetch_combine(cell, P::COMBINE, cand, P::combine);
                     if combine::<P>(old, cand) != old {
                         found += 1;
-                        scout += csr.degree(v);
+                        scout += deg;
                         buf.push(&sh.queue, v);
                     }
                 }
@@ -404,6 +416,12 @@ impl<P: VertexProgram> Worker<'_, P> {
         t.edges += edges;
         t.updates += found;
     }
+}
+
+/// Out-degree of `v` from its CSR offsets (`v` below the vertex count).
+#[inline(always)]
+fn degree_at(offsets: &[u64], v: u32) -> u64 {
+    offsets[v as usize + 1] - offsets[v as usize]
 }
 
 /// The body of [`Worker::pull`]: `(edges tested, vertices found)`.

@@ -25,6 +25,7 @@ pub mod narrow;
 pub mod obim;
 pub mod operator;
 pub mod plot;
+mod prefetch;
 pub mod steal;
 pub mod sync;
 pub mod termination;
