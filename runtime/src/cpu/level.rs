@@ -144,7 +144,9 @@ pub(super) fn run<P: VertexProgram>(
     let threads = rayon::current_num_threads();
     let sh = Shared {
         queue: Queue::new(n),
-        bits: [Bitmap::new(n), Bitmap::new(n)],
+        // Unspecified contents: `queue_to_bits` clears a bitmap before setting
+        // its bits, a pull level stores every word of the next one.
+        bits: [Bitmap::scratch(n), Bitmap::scratch(n)],
         slots: Default::default(),
         barrier: SpinBarrier::new(threads),
     };

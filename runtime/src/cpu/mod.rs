@@ -26,6 +26,7 @@ pub mod obim;
 pub mod operator;
 pub mod plot;
 mod prefetch;
+mod recycle;
 pub mod steal;
 pub mod sync;
 pub mod termination;
