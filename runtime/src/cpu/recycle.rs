@@ -14,14 +14,18 @@
 //! level engine's bitmaps are cleared or overwritten before they are read
 //! (gapbs's `new T[n]` is not cleared either).
 //!
-//! At most [`KEPT`] blocks of at least [`MIN_BYTES`] are kept per element type,
-//! process-wide.
+//! At most [`KEPT`] blocks of [`MIN_BYTES`] to [`MAX_BYTES`] are kept per
+//! element type, process-wide.
 
 use core::sync::atomic::{AtomicU32, AtomicU64};
 use std::sync::{Mutex, PoisonError};
 
 /// Smaller blocks are allocated and freed as usual.
 const MIN_BYTES: usize = 1 << 20;
+
+/// Larger blocks are freed as usual: the pool must not hold gigabytes after a
+/// run on a huge graph, and there a `memset` is small next to the traversal.
+const MAX_BYTES: usize = 1 << 26;
 
 /// Blocks kept between runs (a run holds up to three queues).
 const KEPT: usize = 4;
@@ -112,7 +116,8 @@ impl<A: Word> core::ops::Deref for Slots<A> {
 
 impl<A: Word> Drop for Slots<A> {
     fn drop(&mut self) {
-        if self.buf.len() * core::mem::size_of::<A>() >= MIN_BYTES {
+        let bytes = self.buf.len() * core::mem::size_of::<A>();
+        if (MIN_BYTES..=MAX_BYTES).contains(&bytes) {
             let buf = core::mem::take(&mut self.buf);
             let mut free = A::free().lock().unwrap_or_else(PoisonError::into_inner);
             free.push(buf);
