@@ -8,16 +8,27 @@ use core::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
+use super::recycle::Slots;
+
 /// A concurrent bit set over vertex ids.
 pub struct Bitmap {
-    words: Vec<AtomicU64>,
+    words: Slots<AtomicU64>,
     len: usize,
 }
 
 impl Bitmap {
     pub fn new(len: usize) -> Self {
         Bitmap {
-            words: (0..len.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
+            words: Slots::zeroed(len.div_ceil(64)),
+            len,
+        }
+    }
+
+    /// A bitmap of unspecified contents, for callers that clear or overwrite
+    /// every word before reading it (see [`super::recycle`]).
+    pub(crate) fn scratch(len: usize) -> Self {
+        Bitmap {
+            words: Slots::scratch(len.div_ceil(64)),
             len,
         }
     }
@@ -136,7 +147,7 @@ impl Bitmap {
 /// (gapbs's sliding queue): workers collect ids in a small local buffer and append
 /// it with one `fetch_add` on the tail, so a round allocates nothing.
 pub struct Queue {
-    slots: Vec<AtomicU32>,
+    slots: Slots<AtomicU32>,
     tail: AtomicUsize,
 }
 
@@ -144,10 +155,11 @@ pub struct Queue {
 pub const LOCAL_BUFFER: usize = 256;
 
 impl Queue {
-    /// A queue with room for `cap` ids.
+    /// A queue with room for `cap` ids (its storage may be an earlier queue's:
+    /// only appended slots are ever read).
     pub fn new(cap: usize) -> Self {
         Queue {
-            slots: zeroed_atomics(cap),
+            slots: Slots::scratch(cap),
             tail: AtomicUsize::new(0),
         }
     }
@@ -237,20 +249,6 @@ impl Queue {
             buf.flush(self);
         });
     }
-}
-
-/// `len` zeroed atomics from a zeroed allocation: large ones come as fresh
-/// zero pages from the OS, so nothing is written up front and the pages are
-/// touched later by whichever worker uses them, in parallel. Writing the zeros
-/// one by one cost a sequential millisecond per 4 MB, on every run.
-fn zeroed_atomics(len: usize) -> Vec<AtomicU32> {
-    let mut v = core::mem::ManuallyDrop::new(vec![0u32; len]);
-    let (ptr, len, cap) = (v.as_mut_ptr(), v.len(), v.capacity());
-    // SAFETY: `AtomicU32` has the same size, alignment and bit validity as `u32`
-    // (documented in `core::sync::atomic`), so the buffer is a valid
-    // `[AtomicU32]` of the same length and capacity and is freed with the same
-    // layout; `ManuallyDrop` keeps the `Vec<u32>` from freeing it as well.
-    unsafe { Vec::from_raw_parts(ptr.cast::<AtomicU32>(), len, cap) }
 }
 
 /// A worker's local buffer of ids bound for a [`Queue`].

@@ -28,6 +28,7 @@ use std::time::Instant;
 use kernels_rs::StateWord;
 use rayon::prelude::*;
 
+use super::prefetch::{prefetch, prefetch_walk};
 use crate::error::Result;
 use crate::gather::{
     degree, no_weight, weights_of, Ctx, GatherOptions, GatherProgram, GatherReport, GatherRun,
@@ -576,9 +577,15 @@ impl<P: GatherProgram> Engine<'_, P> {
                     report.edges_gathered += fe;
                     touched.clear();
                     for (i, &u) in frontier.iter().enumerate() {
-                        prefetch_walk(&frontier, i, self.out_offsets, self.out_targets, |v| {
-                            prefetch(&state.0, v);
-                        });
+                        prefetch_walk(
+                            |k| frontier.get(k).copied(),
+                            i,
+                            self.out_offsets,
+                            self.out_targets,
+                            |v| {
+                                prefetch(&state.0, v);
+                            },
+                        );
                         let u = u as usize;
                         let mu = msg.get(u);
                         let (lo, hi) = (
@@ -723,56 +730,6 @@ impl<P: GatherProgram> Engine<'_, P> {
         let new = P::apply(ctx, old, acc);
         state.set(v, new);
         P::active(ctx, old, new)
-    }
-}
-
-/// A hint to bring `slice[i]` into the cache (nothing if `i` is out of range).
-#[inline(always)]
-fn prefetch<T>(slice: &[T], i: usize) {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(x) = slice.get(i) {
-        // SAFETY: a prefetch is a hint that never faults; the address is a live
-        // element's.
-        unsafe {
-            std::arch::x86_64::_mm_prefetch(
-                x as *const T as *const i8,
-                std::arch::x86_64::_MM_HINT_T0,
-            )
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (slice, i);
-}
-
-/// Staged prefetches for a serial walk over the edges of `vs`, called at step `i`:
-/// the offsets of `vs[i + 16]`, the neighbour list of `vs[i + 8]` (its offsets
-/// fetched 8 steps ago) and, through `per_neighbour`, the per-vertex data of the
-/// first neighbours of `vs[i + 4]`. A walk over a scattered list (a BFS level of a
-/// grid: every vertex on another row) otherwise waits for three dependent cache
-/// misses per vertex, one after another; staged, the misses of 16 vertices
-/// overlap.
-#[inline(always)]
-fn prefetch_walk(
-    vs: &[u32],
-    i: usize,
-    offsets: &[u64],
-    neighbours: &[u32],
-    per_neighbour: impl Fn(usize),
-) {
-    if let Some(&w) = vs.get(i + 16) {
-        prefetch(offsets, w as usize);
-    }
-    if let Some(&w) = vs.get(i + 8) {
-        prefetch(neighbours, offsets[w as usize] as usize);
-    }
-    if let Some(&w) = vs.get(i + 4) {
-        let (lo, hi) = (
-            offsets[w as usize] as usize,
-            offsets[w as usize + 1] as usize,
-        );
-        for &x in &neighbours[lo..hi.min(lo + 8)] {
-            per_neighbour(x as usize);
-        }
     }
 }
 

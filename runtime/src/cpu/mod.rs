@@ -25,6 +25,8 @@ pub mod narrow;
 pub mod obim;
 pub mod operator;
 pub mod plot;
+mod prefetch;
+mod recycle;
 pub mod steal;
 pub mod sync;
 pub mod termination;

@@ -85,10 +85,16 @@ impl<P: GatherProgram> Engine<'_, P> {
             } else if small(cur, self.in_offsets) {
                 let mut edges = 0;
                 for (i, &v) in cur.iter().enumerate() {
-                    prefetch_walk(cur, i, self.in_offsets, self.in_sources, |u| {
-                        prefetch(&sweep.rank, u);
-                        prefetch(&msg.0, u);
-                    });
+                    prefetch_walk(
+                        |k| cur.get(k).copied(),
+                        i,
+                        self.in_offsets,
+                        self.in_sources,
+                        |u| {
+                            prefetch(&sweep.rank, u);
+                            prefetch(&msg.0, u);
+                        },
+                    );
                     edges += round.pull(v);
                 }
                 edges
