@@ -37,3 +37,36 @@ pub fn directed(n: u32, edges: &[[u32; 2]]) -> Graph<u32> {
     )
     .expect("built")
 }
+
+/// The generated graph `spec`, with weights 1..255 (seed 7) when `weights`, built
+/// as the CLI builds it.
+pub fn generated(spec: &str, weights: bool) -> Graph<u32> {
+    let g = GenSpec::parse(spec)
+        .expect("a valid spec")
+        .expect("a generator spec");
+    let mut el = g.generate().expect("generated");
+    el.weights =
+        weights.then(|| runtime::generate::weights_for_edges::<u32>(&el.edges, 1, 255, 7, true));
+    build(&el, g.default_build_options()).expect("built")
+}
+
+/// The smallest vertex with out-edges (0 when none has any).
+pub fn first_with_edges(g: &Graph<u32>) -> u32 {
+    (0..g.num_vertices() as u32)
+        .find(|&v| g.csr().degree(v) > 0)
+        .unwrap_or(0)
+}
+
+/// A star glued to a path, undirected and weighted: vertex 0 of degree 500,
+/// then 300 levels, and vertex 801 isolated (a hub and a high diameter at once).
+pub fn star_and_path() -> Graph<u32> {
+    let mut edges: Vec<[u32; 2]> = (1..=500).map(|v| [0, v]).collect();
+    edges.extend((500..800).map(|v| [v, v + 1]));
+    let w: Vec<u32> = (0..edges.len() as u32).map(|i| 1 + i % 13).collect();
+    let el = EdgeList::<u32> {
+        num_vertices: 802,
+        edges,
+        weights: Some(w),
+    };
+    build(&el, BuildOptions::undirected()).expect("built")
+}

@@ -7,7 +7,6 @@
 //! global queue), and bucket widths from 1 to "one bucket".
 
 use proptest::prelude::*;
-use runtime::generate::GenSpec;
 use runtime::gpu::auto;
 use runtime::gpu::program::emulate;
 use runtime::gpu::resident::emulate_resident;
@@ -15,14 +14,7 @@ use runtime::gpu::{BfsKernel, ProgramOptions};
 use runtime::graph::{build, BuildOptions, EdgeList, Graph};
 use vertex_examples::programs::{bfs, cc, sssp, widest};
 use vertex_tests as oracle;
-
-fn generated(spec: &str, weights: bool) -> Graph<u32> {
-    let g = GenSpec::parse(spec).unwrap().unwrap();
-    let mut el = g.generate().unwrap();
-    el.weights =
-        weights.then(|| runtime::generate::weights_for_edges::<u32>(&el.edges, 1, 255, 7, true));
-    build(&el, g.default_build_options()).unwrap()
-}
+use vertex_tests::{first_with_edges, generated, star_and_path};
 
 /// `(blocks, threads, smem words, small_max)`: mixed, always wide, tiny buffer,
 /// always one block, one thread.
@@ -78,12 +70,6 @@ fn check_all(g: &Graph<u32>, gw: &Graph<u32>, src: u32) {
             .unwrap();
         assert_eq!(r.states, wide, "widest {shape}");
     }
-}
-
-fn first_with_edges(g: &Graph<u32>) -> u32 {
-    (0..g.num_vertices() as u32)
-        .find(|&v| g.csr().degree(v) > 0)
-        .unwrap_or(0)
 }
 
 #[test]
@@ -153,15 +139,7 @@ fn a_chain_of_100000_vertices() {
 #[test]
 fn hubs_isolated_sources_and_errors() {
     // A star glued to a path: one vertex of degree 500, then 300 levels.
-    let mut edges: Vec<[u32; 2]> = (1..=500).map(|v| [0, v]).collect();
-    edges.extend((500..800).map(|v| [v, v + 1]));
-    let w: Vec<u32> = (0..edges.len() as u32).map(|i| 1 + i % 13).collect();
-    let el = EdgeList::<u32> {
-        num_vertices: 802,
-        edges,
-        weights: Some(w),
-    };
-    let g = build(&el, BuildOptions::undirected()).unwrap();
+    let g = star_and_path();
     check_all(&g, &g, 0);
     check_all(&g, &g, 801); // unreached tail vertex 801: isolated
                             // Not idempotent or not BFS-like: refused, not wrong.

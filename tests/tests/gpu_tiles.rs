@@ -6,21 +6,13 @@
 //! from one thread to several blocks of several threads.
 
 use proptest::prelude::*;
-use runtime::generate::GenSpec;
 use runtime::gpu::program::emulate;
 use runtime::gpu::tiles::emulate_tiles;
 use runtime::gpu::{BfsKernel, ProgramOptions};
 use runtime::graph::{build, BuildOptions, EdgeList, Graph};
 use vertex_examples::programs::{bfs, cc, sssp, widest};
 use vertex_tests as oracle;
-
-fn generated(spec: &str, weights: bool) -> Graph<u32> {
-    let g = GenSpec::parse(spec).unwrap().unwrap();
-    let mut el = g.generate().unwrap();
-    el.weights =
-        weights.then(|| runtime::generate::weights_for_edges::<u32>(&el.edges, 1, 255, 7, true));
-    build(&el, g.default_build_options()).unwrap()
-}
+use vertex_tests::{first_with_edges, generated, star_and_path};
 
 /// `(blocks, threads, rows in shared memory)`: several tiles of several
 /// threads, one tile, one thread, many one-thread tiles; rows copied or read
@@ -61,12 +53,6 @@ fn check_all(g: &Graph<u32>, gw: &Graph<u32>, src: u32) {
     }
 }
 
-fn first_with_edges(g: &Graph<u32>) -> u32 {
-    (0..g.num_vertices() as u32)
-        .find(|&v| g.csr().degree(v) > 0)
-        .unwrap_or(0)
-}
-
 #[test]
 fn generated_graphs() {
     for spec in ["grid:23x17", "kron:9:8", "uniform:300:900", "grid:1x150"] {
@@ -98,15 +84,7 @@ fn a_chain_of_100000_vertices() {
 #[test]
 fn hubs_isolated_sources_and_errors() {
     // A star glued to a path: one vertex of degree 500, then 300 levels.
-    let mut edges: Vec<[u32; 2]> = (1..=500).map(|v| [0, v]).collect();
-    edges.extend((500..800).map(|v| [v, v + 1]));
-    let w: Vec<u32> = (0..edges.len() as u32).map(|i| 1 + i % 13).collect();
-    let el = EdgeList::<u32> {
-        num_vertices: 802,
-        edges,
-        weights: Some(w),
-    };
-    let g = build(&el, BuildOptions::undirected()).unwrap();
+    let g = star_and_path();
     check_all(&g, &g, 0);
     check_all(&g, &g, 801); // isolated
     let e = emulate_tiles::<bfs::Program>(g.csr(), 900, &opts(), 1, 2, true).unwrap_err();

@@ -30,6 +30,27 @@ pub fn launch(grid: u32, block: u32, body: impl Fn(ThreadCtx) + Sync) {
     });
 }
 
+/// Runs `body` on one OS thread per thread of a grid of `grid` blocks of
+/// `block` threads, all at once: for the persistent kernels, whose threads wait
+/// for each other (barriers, spin loops) and so cannot run one after another.
+pub fn spawn_grid(grid: u32, block: u32, body: impl Fn(ThreadCtx) + Sync) {
+    std::thread::scope(|scope| {
+        for b in 0..grid {
+            for t in 0..block {
+                let body = &body;
+                scope.spawn(move || {
+                    body(ThreadCtx {
+                        thread_idx: t,
+                        block_idx: b,
+                        block_dim: block,
+                        grid_dim: grid,
+                    })
+                });
+            }
+        }
+    });
+}
+
 /// Grid size the emulator uses for `work` items: like the GPU's, but capped, so
 /// that the grid-stride loops of the kernels are exercised too.
 pub fn emulated_grid(work: u64, block: u32, max_blocks: u32) -> u32 {

@@ -8,9 +8,9 @@
 
 use std::sync::Arc;
 
-use cudarc::driver::{CudaFunction, CudaModule};
+use cudarc::driver::{CudaFunction, CudaModule, PushKernelArg};
 
-use super::cuda::{cuda_err, DevBuf};
+use super::cuda::{cuda_err, DevBuf, Gpu};
 use super::device::Device;
 use super::direction::LevelLog;
 use super::options::{BfsKernel, Pull};
@@ -251,6 +251,33 @@ impl ProgramKernels {
 pub(crate) type Downloaded<P> = (Vec<<P as VertexProgram>::State>, Option<Vec<u32>>);
 
 impl Device {
+    /// A persistent run's launches between two CUDA events: `P`'s `init` of
+    /// every vertex (and of the parents, when `parents` is not null), then
+    /// `launch`; waits for both. Returns the device and the host wall time in
+    /// milliseconds.
+    pub(crate) fn init_and_time(
+        &self,
+        kern: &ProgramKernels,
+        n: u64,
+        source: u32,
+        state: u64,
+        parents: u64,
+        launch: impl FnOnce() -> Result<()>,
+    ) -> Result<(f64, f64)> {
+        let wall = std::time::Instant::now();
+        let start = self.gpu.record()?;
+        let mut b = self.gpu.stream.launch_builder(kern.init_fn());
+        b.arg(&n).arg(&source).arg(&state).arg(&parents);
+        // SAFETY: `init(n, source, state, parents)` as in kernels_rs::entry::init;
+        // the caller's `state` holds n states and `parents` n words or is null.
+        unsafe { b.launch(Gpu::grid_for(n, 256)) }.map_err(cuda_err("cuLaunchKernel(init)"))?;
+        launch()?;
+        let end = self.gpu.record()?;
+        self.gpu.sync("the persistent kernel")?;
+        let wall_ms = wall.elapsed().as_secs_f64() * 1e3;
+        Ok((Gpu::elapsed_ms(&start, &end)?, wall_ms))
+    }
+
     /// A run's results back on the host: `n` states of `P`, and the parents when
     /// the run kept them. Every program runner ends with this.
     pub(crate) fn download_results<P: GpuProgram>(

@@ -17,7 +17,7 @@ use cudarc::driver::{LaunchConfig, PushKernelArg};
 use kernels_rs::resident::{self as k, Team, CTL_WORDS};
 use kernels_rs::ThreadCtx;
 
-use super::cuda::{cuda_err, DevBuf, Gpu};
+use super::cuda::{cuda_err, DevBuf};
 use super::device::{Device, DeviceGraph};
 use super::program_api::{check_run, GpuProgram, ProgramKernels, ProgramOptions, ProgramRun};
 use crate::error::{Error, Result};
@@ -188,50 +188,42 @@ impl Device {
         let ctl = self.gpu.upload(&ctl0, "resident control")?;
         self.gpu.sync("resident buffer allocation")?;
 
-        let wall = Instant::now();
-        let start = self.gpu.record()?;
-        let (nn, pptr) = (g.n, parents.as_ref().map_or(0, |p| p.ptr));
-        let cfg = Gpu::grid_for(g.n, 256);
-        let mut b = self.gpu.stream.launch_builder(kern.init_fn());
-        b.arg(&nn).arg(&source).arg(&state.ptr).arg(&pptr);
-        // SAFETY: `init(n, source, state, parents)` as in kernels_rs::entry::init;
-        // `state` holds n states, `parents` n words or null.
-        unsafe { b.launch(cfg) }.map_err(cuda_err("cuLaunchKernel(init)"))?;
+        let pptr = parents.as_ref().map_or(0, |p| p.ptr);
         let weights = g.weights.as_ref().map_or(0, |w| w.ptr);
         let small = small_max();
         let dedup = dedup::<P>();
-        let mut b = self.gpu.stream.launch_builder(f);
-        b.arg(&g.n)
-            .arg(&g.m)
-            .arg(&g.offsets.ptr)
-            .arg(&g.targets.ptr)
-            .arg(&weights)
-            .arg(&state.ptr)
-            .arg(&pptr)
-            .arg(&q0.ptr)
-            .arg(&q1.ptr)
-            .arg(&stamps.ptr)
-            .arg(&far0.ptr)
-            .arg(&far1.ptr)
-            .arg(&in_far.ptr)
-            .arg(&ctl.ptr)
-            .arg(&delta)
-            .arg(&small)
-            .arg(&dedup);
-        let cfg = LaunchConfig {
-            grid_dim: (blocks, 1, 1),
-            block_dim: (block, 1, 1),
-            shared_mem_bytes: smem_bytes as u32,
+        let launch = || -> Result<()> {
+            let mut b = self.gpu.stream.launch_builder(f);
+            b.arg(&g.n)
+                .arg(&g.m)
+                .arg(&g.offsets.ptr)
+                .arg(&g.targets.ptr)
+                .arg(&weights)
+                .arg(&state.ptr)
+                .arg(&pptr)
+                .arg(&q0.ptr)
+                .arg(&q1.ptr)
+                .arg(&stamps.ptr)
+                .arg(&far0.ptr)
+                .arg(&far1.ptr)
+                .arg(&in_far.ptr)
+                .arg(&ctl.ptr)
+                .arg(&delta)
+                .arg(&small)
+                .arg(&dedup);
+            let cfg = LaunchConfig {
+                grid_dim: (blocks, 1, 1),
+                block_dim: (block, 1, 1),
+                shared_mem_bytes: smem_bytes as u32,
+            };
+            // SAFETY: the parameter list of kernels_rs::resident_kernel!, every pointer
+            // into a live buffer of the documented length (far piles n words when
+            // delta > 0); a cooperative launch of at most the co-resident grid.
+            unsafe { b.launch_cooperative(cfg) }
+                .map_err(cuda_err("cuLaunchCooperativeKernel(resident)"))?;
+            Ok(())
         };
-        // SAFETY: the parameter list of kernels_rs::resident_kernel!, every pointer
-        // into a live buffer of the documented length (far piles n words when
-        // delta > 0); a cooperative launch of at most the co-resident grid.
-        unsafe { b.launch_cooperative(cfg) }
-            .map_err(cuda_err("cuLaunchCooperativeKernel(resident)"))?;
-        let end = self.gpu.record()?;
-        self.gpu.sync("resident kernel")?;
-        let wall_ms = wall.elapsed().as_secs_f64() * 1e3;
-        let time_ms = Gpu::elapsed_ms(&start, &end)?;
+        let (time_ms, wall_ms) = self.init_and_time(kern, g.n, source, state.ptr, pptr, launch)?;
         let mut ctl_out = [0u32; CTL_WORDS];
         self.gpu.download(&ctl, &mut ctl_out, "resident control")?;
         let (states, parents) = self.download_results::<P>(&state, parents.as_ref(), n)?;
@@ -359,50 +351,40 @@ pub fn emulate_resident<P: GpuProgram>(
         .collect();
     let per_block = smem_words + k::SMEM_HEADER as u32;
     let t0 = Instant::now();
-    std::thread::scope(|scope| {
-        for b in 0..blocks {
-            for t in 0..threads {
-                let team = HostTeam {
-                    ctx: ThreadCtx {
-                        thread_idx: t,
-                        block_idx: b,
-                        block_dim: threads,
-                        grid_dim: blocks,
-                    },
-                    block: &block_barriers[b as usize],
-                    grid: &grid_barrier,
-                };
-                let p = ptrs;
-                scope.spawn(move || {
-                    let p = p;
-                    // SAFETY: every buffer outlives the scope and has the lengths of
-                    // the kernel's contract (n entries, or one when empty; far piles
-                    // n when delta > 0); the kernel touches shared words only
-                    // through atomics; each block's smem slice is its own.
-                    unsafe {
-                        k::resident::<P>(
-                            &team,
-                            n as u64,
-                            m,
-                            p.0.get(),
-                            p.1.get(),
-                            p.2.get(),
-                            p.3.get(),
-                            p.4.get(),
-                            [p.5[0].get(), p.5[1].get()],
-                            p.6.get(),
-                            [p.7[0].get(), p.7[1].get()],
-                            p.8.get(),
-                            p.9.get(),
-                            delta,
-                            small,
-                            dedup::<P>(),
-                            p.10.get().add((b * per_block) as usize),
-                            per_block,
-                        )
-                    }
-                });
-            }
+    let dedup = dedup::<P>();
+    super::launch::spawn_grid(blocks, threads, |ctx| {
+        let b = ctx.block_idx;
+        let team = HostTeam {
+            ctx,
+            block: &block_barriers[b as usize],
+            grid: &grid_barrier,
+        };
+        let p = ptrs;
+        // SAFETY: every buffer outlives the scope and has the lengths of
+        // the kernel's contract (n entries, or one when empty; far piles
+        // n when delta > 0); the kernel touches shared words only
+        // through atomics; each block's smem slice is its own.
+        unsafe {
+            k::resident::<P>(
+                &team,
+                n as u64,
+                m,
+                p.0.get(),
+                p.1.get(),
+                p.2.get(),
+                p.3.get(),
+                p.4.get(),
+                [p.5[0].get(), p.5[1].get()],
+                p.6.get(),
+                [p.7[0].get(), p.7[1].get()],
+                p.8.get(),
+                p.9.get(),
+                delta,
+                small,
+                dedup,
+                p.10.get().add((b * per_block) as usize),
+                per_block,
+            )
         }
     });
     let time_ms = t0.elapsed().as_secs_f64() * 1e3;

@@ -19,7 +19,7 @@ use cudarc::driver::{LaunchConfig, PushKernelArg};
 use kernels_rs::tiles::{self as k, Crew, CTL_WORDS};
 use kernels_rs::ThreadCtx;
 
-use super::cuda::{cuda_err, DevBuf, Gpu};
+use super::cuda::{cuda_err, DevBuf};
 use super::device::{Device, DeviceGraph};
 use super::program_api::{
     check_run, GpuProgram, ProgramKernels, ProgramOptions, ProgramRun, TileStats,
@@ -216,50 +216,41 @@ impl Device {
         let ctl = self.gpu.upload(&ctl0, "tiles control")?;
         self.gpu.sync("tiles buffer allocation")?;
 
-        let wall = Instant::now();
-        let start = self.gpu.record()?;
-        let (nn, null) = (g.n, 0u64);
-        let cfg = Gpu::grid_for(g.n, 256);
-        let mut b = self.gpu.stream.launch_builder(kern.init_fn());
-        b.arg(&nn).arg(&source).arg(&state.ptr).arg(&null);
-        // SAFETY: `init(n, source, state, parents)` as in kernels_rs::entry::init;
-        // `state` holds n states, parents null.
-        unsafe { b.launch(cfg) }.map_err(cuda_err("cuLaunchKernel(init)"))?;
         let weights = g.weights.as_ref().map_or(0, |w| w.ptr);
         let every = every::<P>();
         let delta = kernel_delta::<P>(opts);
         let subs = subrounds();
-        let mut b = self.gpu.stream.launch_builder(f);
-        b.arg(&g.n)
-            .arg(&g.m)
-            .arg(&g.offsets.ptr)
-            .arg(&g.targets.ptr)
-            .arg(&weights)
-            .arg(&state.ptr)
-            .arg(&sent.ptr)
-            .arg(&inbox.ptr)
-            .arg(&tails.ptr)
-            .arg(&ctl.ptr)
-            .arg(&tile)
-            .arg(&delta)
-            .arg(&subs)
-            .arg(&source)
-            .arg(&every);
-        let cfg = LaunchConfig {
-            grid_dim: (blocks, 1, 1),
-            block_dim: (block, 1, 1),
-            shared_mem_bytes: smem as u32,
+        let launch = || -> Result<()> {
+            let mut b = self.gpu.stream.launch_builder(f);
+            b.arg(&g.n)
+                .arg(&g.m)
+                .arg(&g.offsets.ptr)
+                .arg(&g.targets.ptr)
+                .arg(&weights)
+                .arg(&state.ptr)
+                .arg(&sent.ptr)
+                .arg(&inbox.ptr)
+                .arg(&tails.ptr)
+                .arg(&ctl.ptr)
+                .arg(&tile)
+                .arg(&delta)
+                .arg(&subs)
+                .arg(&source)
+                .arg(&every);
+            let cfg = LaunchConfig {
+                grid_dim: (blocks, 1, 1),
+                block_dim: (block, 1, 1),
+                shared_mem_bytes: smem as u32,
+            };
+            // SAFETY: the parameter list of kernels_rs::tiles_kernel!, every pointer into
+            // a live buffer of the documented length (zeroed bits, inboxes and tails);
+            // `tile · blocks ≥ n`; a cooperative launch of a co-resident grid with the
+            // tile's shared memory.
+            unsafe { b.launch_cooperative(cfg) }
+                .map_err(cuda_err("cuLaunchCooperativeKernel(tiles)"))?;
+            Ok(())
         };
-        // SAFETY: the parameter list of kernels_rs::tiles_kernel!, every pointer into
-        // a live buffer of the documented length (zeroed bits, inboxes and tails);
-        // `tile · blocks ≥ n`; a cooperative launch of a co-resident grid with the
-        // tile's shared memory.
-        unsafe { b.launch_cooperative(cfg) }
-            .map_err(cuda_err("cuLaunchCooperativeKernel(tiles)"))?;
-        let end = self.gpu.record()?;
-        self.gpu.sync("tiles kernel")?;
-        let wall_ms = wall.elapsed().as_secs_f64() * 1e3;
-        let time_ms = Gpu::elapsed_ms(&start, &end)?;
+        let (time_ms, wall_ms) = self.init_and_time(kern, g.n, source, state.ptr, 0, launch)?;
         let mut ctl_out = [0u32; CTL_WORDS];
         self.gpu.download(&ctl, &mut ctl_out, "tiles control")?;
         let (states, _) = self.download_results::<P>(&state, None, n)?;
@@ -357,50 +348,40 @@ pub fn emulate_tiles<P: GpuProgram>(
         .map(|_| std::sync::Barrier::new(threads as usize))
         .collect();
     let t0 = Instant::now();
-    std::thread::scope(|scope| {
-        for b in 0..blocks {
-            for t in 0..threads {
-                let crew = HostCrew {
-                    ctx: ThreadCtx {
-                        thread_idx: t,
-                        block_idx: b,
-                        block_dim: threads,
-                        grid_dim: blocks,
-                    },
-                    block: &barriers[b as usize],
-                };
-                let p = ptrs;
-                scope.spawn(move || {
-                    let p = p;
-                    // SAFETY: every buffer outlives the scope and has the lengths of
-                    // the kernel's contract (n entries, or one when empty; zeroed
-                    // bits, inboxes and tails); the kernel touches shared words only
-                    // through atomics; each block's shared slice is its own, 8-byte
-                    // aligned and `smem_bytes` long.
-                    unsafe {
-                        k::tiles::<P>(
-                            &crew,
-                            n as u64,
-                            m,
-                            p.0.get(),
-                            p.1.get(),
-                            p.2.get(),
-                            p.3.get(),
-                            p.4.get(),
-                            p.5.get(),
-                            p.6.get(),
-                            p.7.get(),
-                            tile,
-                            kernel_delta::<P>(opts),
-                            subrounds(),
-                            source,
-                            every::<P>(),
-                            p.8.get().add(b as usize * per_block).cast(),
-                            (per_block * 2) as u32,
-                        )
-                    }
-                });
-            }
+    let (delta, subs, every) = (kernel_delta::<P>(opts), subrounds(), every::<P>());
+    super::launch::spawn_grid(blocks, threads, |ctx| {
+        let b = ctx.block_idx;
+        let crew = HostCrew {
+            ctx,
+            block: &barriers[b as usize],
+        };
+        let p = ptrs;
+        // SAFETY: every buffer outlives the scope and has the lengths of
+        // the kernel's contract (n entries, or one when empty; zeroed
+        // bits, inboxes and tails); the kernel touches shared words only
+        // through atomics; each block's shared slice is its own, 8-byte
+        // aligned and `smem_bytes` long.
+        unsafe {
+            k::tiles::<P>(
+                &crew,
+                n as u64,
+                m,
+                p.0.get(),
+                p.1.get(),
+                p.2.get(),
+                p.3.get(),
+                p.4.get(),
+                p.5.get(),
+                p.6.get(),
+                p.7.get(),
+                tile,
+                delta,
+                subs,
+                source,
+                every,
+                p.8.get().add(b as usize * per_block).cast(),
+                (per_block * 2) as u32,
+            )
         }
     });
     let time_ms = t0.elapsed().as_secs_f64() * 1e3;
