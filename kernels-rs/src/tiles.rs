@@ -583,23 +583,20 @@ fn take(crew: &impl Crew, slot: &AtomicU32) -> u32 {
     }
 }
 
-/// The GPU's [`Crew`].
+/// The GPU's [`Crew`]: the resident kernel's team, with its block barrier,
+/// plus scoped fences and a short sleep.
 #[cfg(target_arch = "nvptx64")]
-#[derive(Clone, Copy)]
-pub struct PtxCrew(pub ThreadCtx);
-
-#[cfg(target_arch = "nvptx64")]
-impl Crew for PtxCrew {
+impl Crew for crate::resident::PtxTeam {
     #[inline(always)]
     fn ctx(&self) -> ThreadCtx {
         self.0
     }
     #[inline(always)]
     fn sync_block(&self) {
-        // SAFETY: every thread of the block reaches every block barrier of the
-        // tiled kernel: the round loop's branches and its exit depend only on
-        // shared words read after a barrier, the same in every thread.
-        unsafe { core::arch::nvptx::_syncthreads() }
+        // Every thread of the block reaches every block barrier of the tiled
+        // kernel: the round loop's branches and its exit depend only on shared
+        // words read after a barrier, the same in every thread.
+        crate::resident::Team::sync_block(self)
     }
     #[inline(always)]
     fn fence_block(&self) {
@@ -727,7 +724,7 @@ macro_rules! tiles_kernel {
             // documented contract and the tile's shared memory.
             unsafe {
                 $crate::tiles::tiles::<$prog>(
-                    &$crate::tiles::PtxCrew($crate::ThreadCtx::current()),
+                    &$crate::resident::PtxTeam($crate::ThreadCtx::current()),
                     n,
                     m,
                     offsets,

@@ -133,12 +133,7 @@ fn run_of<S>(
 /// The queues hand a vertex's current state on once per improvement, which is
 /// right only for idempotent combines; parents only for BFS-like programs.
 fn check_resident<P: GpuProgram>(opts: &ProgramOptions) -> Result<()> {
-    if !<P as VertexProgram>::IDEMPOTENT {
-        return Err(Error::InvalidArgument(format!(
-            "program `{}`: the resident kernel needs an idempotent combine (min, max, or, and)",
-            P::NAME
-        )));
-    }
+    super::program_api::require_idempotent::<P>("resident")?;
     if opts.parents && !super::program_api::uniform_frontier::<P>() {
         return Err(Error::InvalidArgument(format!(
             "program `{}`: parents are only recorded for BFS-like programs (one source, unweighted, min/max)",
@@ -324,10 +319,7 @@ pub fn emulate_resident<P: GpuProgram>(
     );
     let mut ctl = ctl0;
     let mut smem = vec![0u32; (blocks * (smem_words + k::SMEM_HEADER as u32)) as usize];
-    let weights: *const <P as kernels_rs::Program>::Weight = match (P::WEIGHTED, csr.weights()) {
-        (true, Some(w)) => w.as_ptr().cast(),
-        _ => std::ptr::null(),
-    };
+    let weights = super::program_api::host_weights::<P>(csr);
     use super::launch::SharedPtr as S;
     let ptrs = (
         S(csr.offsets().as_ptr() as *mut u64),

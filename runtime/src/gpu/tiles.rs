@@ -93,17 +93,6 @@ pub const H100_MULTIPROCESSORS: u32 = 132;
 /// a device at hand.
 pub const H100_SMEM_PER_BLOCK: u64 = 227 << 10;
 
-/// The tiled kernel relaxes in any order: only idempotent combines.
-fn check_tiles<P: GpuProgram>() -> Result<()> {
-    if !<P as VertexProgram>::IDEMPOTENT {
-        return Err(Error::InvalidArgument(format!(
-            "program `{}`: the tiled kernel needs an idempotent combine (min, max, or, and)",
-            P::NAME
-        )));
-    }
-    Ok(())
-}
-
 /// The kernel's bucket width: the options' Δ for programs with a priority
 /// (clamped to the priority's range); 1 otherwise, which for BFS-like programs
 /// (ordered by their level) relaxes one level a round, and for programs without
@@ -165,7 +154,7 @@ impl Device {
         source: u32,
         opts: &ProgramOptions,
     ) -> Result<ProgramRun<<P as VertexProgram>::State>> {
-        check_tiles::<P>()?;
+        super::program_api::require_idempotent::<P>("tiled")?;
         let n = g.n as usize;
         let state_size = std::mem::size_of::<<P as VertexProgram>::State>();
         let f = kern.tiles_fn();
@@ -302,7 +291,7 @@ pub fn emulate_tiles<P: GpuProgram>(
 ) -> Result<ProgramRun<<P as VertexProgram>::State>> {
     let n = csr.num_vertices();
     check_run::<P>(n as u64, source, csr.weights().is_some())?;
-    check_tiles::<P>()?;
+    super::program_api::require_idempotent::<P>("tiled")?;
     if opts.parents {
         return super::resident::emulate_resident::<P>(csr, source, opts, blocks, threads, 64, 16);
     }
@@ -327,10 +316,7 @@ pub fn emulate_tiles<P: GpuProgram>(
     // u64 words: the kernel wants each block's shared memory 8-byte aligned.
     let per_block = smem_bytes.div_ceil(8) as usize;
     let mut smem = vec![0u64; blocks as usize * per_block];
-    let weights: *const <P as kernels_rs::Program>::Weight = match (P::WEIGHTED, csr.weights()) {
-        (true, Some(w)) => w.as_ptr().cast(),
-        _ => std::ptr::null(),
-    };
+    let weights = super::program_api::host_weights::<P>(csr);
     use super::launch::SharedPtr as S;
     let ptrs = (
         S(csr.offsets().as_ptr() as *mut u64),

@@ -202,11 +202,7 @@ pub fn emulate_multi<P: GpuProgram>(
     let (log, syncs) = {
         let mut parts = Vec::with_capacity(gpus);
         for ((pg, st), pa) in graphs.iter().zip(&mut states).zip(&mut parents) {
-            let weights: *const <P as kernels_rs::Program>::Weight =
-                match (P::WEIGHTED, pg.out.weights()) {
-                    (true, Some(w)) => w.as_ptr().cast(),
-                    _ => std::ptr::null(),
-                };
+            let weights = crate::gpu::program_api::host_weights::<P>(&pg.out);
             let mut h = HostDirection::<P>::new(
                 pg.out.offsets(),
                 pg.out.targets(),

@@ -79,13 +79,7 @@ impl<P: GpuProgram> LevelExec for HostProgramExec<'_, P> {
     fn level(&mut self, iter: u32, slot_in: u32, slot_out: u32) -> Result<()> {
         let n = self.n();
         let balanced = self.opts.kernel == BfsKernel::Balanced;
-        let weights: *const <P as kernels_rs::Program>::Weight =
-            match (P::WEIGHTED, self.csr.weights()) {
-                // Same type: the macro sets the GPU weight to the host weight when the
-                // program reads weights (checked by `check_run` for size).
-                (true, Some(w)) => w.as_ptr().cast(),
-                _ => std::ptr::null(),
-            };
+        let weights = crate::gpu::program_api::host_weights::<P>(self.csr);
         let (a, b) = self.stamps.split_at_mut(1);
         let (cur, next) = if iter % 2 == 0 {
             (a[0].as_mut_ptr(), b[0].as_mut_ptr())
@@ -254,10 +248,7 @@ fn emulate_direction_csr<P: GpuProgram>(
 ) -> Result<ProgramRun<<P as VertexProgram>::State>> {
     let pull = direction_mode::<P>(opts, incoming.is_some())?;
     let n = csr.num_vertices();
-    let weights: *const <P as kernels_rs::Program>::Weight = match (P::WEIGHTED, csr.weights()) {
-        (true, Some(w)) => w.as_ptr().cast(),
-        _ => std::ptr::null(),
-    };
+    let weights = crate::gpu::program_api::host_weights::<P>(csr);
     let mut states = vec![<<P as VertexProgram>::State as bytemuck::Zeroable>::zeroed(); n];
     let mut parents = opts.parents.then(|| vec![0u32; n]);
     let t0 = Instant::now();
