@@ -49,7 +49,7 @@ fn check(g: &Graph<u32>, gw: &Graph<u32>, src: u32, gpus: &[usize]) {
         for (mec, blocks, lps) in [(1, 3, 1), (32, 16, 3)] {
             let o = ProgramOptions {
                 kernel: BfsKernel::Direction,
-                max_edge_count: mec,
+                max_edge_count: Some(mec),
                 block_size: 32,
                 levels_per_sync: lps,
                 ..ProgramOptions::default()

@@ -34,7 +34,7 @@ fn variants() -> Vec<(ProgramOptions, u32)> {
         v.push((
             ProgramOptions {
                 kernel: BfsKernel::Direction,
-                max_edge_count: mec,
+                max_edge_count: Some(mec),
                 block_size: 32,
                 ..ProgramOptions::default()
             },
@@ -43,7 +43,7 @@ fn variants() -> Vec<(ProgramOptions, u32)> {
         v.push((
             ProgramOptions {
                 kernel: BfsKernel::Balanced,
-                max_edge_count: mec,
+                max_edge_count: Some(mec),
                 block_size: 32,
                 ..ProgramOptions::default()
             },
@@ -244,7 +244,7 @@ proptest! {
         let weights: Vec<u32> = raw.iter().map(|&(_, _, w)| w).collect();
         let opts = if undirected { BuildOptions::undirected() } else { BuildOptions::default() };
         let g = build(&EdgeList { num_vertices: n as usize, edges, weights: Some(weights) }, opts).unwrap();
-        let o = ProgramOptions { kernel: BfsKernel::Balanced, max_edge_count: mec, block_size: 8, ..ProgramOptions::default() };
+        let o = ProgramOptions { kernel: BfsKernel::Balanced, max_edge_count: Some(mec), block_size: 8, ..ProgramOptions::default() };
         let r = emulate::<bfs::Program>(g.csr(), 0, &o, 3).unwrap();
         prop_assert_eq!(r.states, oracle::bfs_levels(g.csr(), 0));
         let r = emulate::<sssp::sssp::Program>(g.csr(), 0, &o, 3).unwrap();

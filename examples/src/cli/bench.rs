@@ -423,7 +423,7 @@ fn run_gpu_dsl(
     // frontier); the seed 000 kernels leave them to a host pass.
     let opts = ProgramOptions {
         kernel,
-        max_edge_count,
+        max_edge_count: Some(max_edge_count),
         levels_per_sync,
         parents: kernel == BfsKernel::Direction,
         ..ProgramOptions::default()
@@ -465,7 +465,7 @@ fn run_multi(
     let multi = runtime::gpu::multi::MultiGpu::open(gpus)?;
     let opts = ProgramOptions {
         kernel: BfsKernel::Direction,
-        max_edge_count,
+        max_edge_count: Some(max_edge_count),
         parents: true,
         ..ProgramOptions::default()
     };

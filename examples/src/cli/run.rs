@@ -74,9 +74,10 @@ pub struct RunArgs {
     /// shared memory with no barrier: high-diameter graphs that fit).
     #[arg(long, default_value = "auto")]
     pub kernel: BfsKernel,
-    /// Edges per GPU thread (balanced) or per work item (direction).
-    #[arg(long, default_value_t = runtime::gpu::bfs::DEFAULT_MAX_EDGE_COUNT)]
-    pub max_edge_count: u64,
+    /// Edges per GPU thread (balanced; default 8) or per work item (direction;
+    /// default 64).
+    #[arg(long)]
+    pub max_edge_count: Option<u64>,
     /// Programs with a priority (SSSP): bucket width, a number or `auto` (from the
     /// weights and degree): the GPU direction kernel's near-far buckets, the CPU
     /// obim schedule's buckets.

@@ -86,7 +86,7 @@ pub fn run<P: GpuProgram + VertexProgram<State = u32>>(
     let (store, amin) = (hand(BfsCombine::Store), hand(BfsCombine::AtomicMin));
     let dsl = ProgramOptions {
         kernel: BfsKernel::Balanced,
-        max_edge_count,
+        max_edge_count: Some(max_edge_count),
         ..ProgramOptions::default()
     };
     // Warm-up: module JIT and first touch.

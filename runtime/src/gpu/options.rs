@@ -68,6 +68,24 @@ impl std::str::FromStr for BfsKernel {
 /// kernels and the CLI.
 pub const DEFAULT_MAX_EDGE_COUNT: u64 = 64;
 
+/// Edges per thread of the programs' balanced kernel (SSSP, widest, CC, …): the
+/// best of the sweep on an H100 (`docs/results/h100/mec-programs/`: SSSP Kronecker
+/// 22 7.3 ms at 8 against 23.1 ms at 64, Kronecker 20 2.1 against 6.3, a uniform
+/// random graph of 4 M vertices 22.8 against 57.5; widest alike). A warp's 32
+/// threads then read 32 × 8 consecutive edges, which the L1 cache holds; at 64
+/// each thread's lines are evicted before it comes back to them.
+pub const BALANCED_MAX_EDGE_COUNT: u64 = 8;
+
+/// A program run's edges per item when none is given: [`BALANCED_MAX_EDGE_COUNT`]
+/// for the balanced (and naive) level kernels, [`DEFAULT_MAX_EDGE_COUNT`] for
+/// the direction kernel's work items.
+pub fn default_max_edge_count(kernel: BfsKernel) -> u64 {
+    match kernel {
+        BfsKernel::Balanced | BfsKernel::Naive | BfsKernel::Auto => BALANCED_MAX_EDGE_COUNT,
+        BfsKernel::Direction | BfsKernel::Resident | BfsKernel::Tiles => DEFAULT_MAX_EDGE_COUNT,
+    }
+}
+
 /// Levels launched between two host waits. The balanced/naive kernels read a
 /// ring of level flags once per batch; the direction kernel plans each level's
 /// direction on the device (`kernels_rs::direction::plan_level`), so the host

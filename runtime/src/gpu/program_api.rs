@@ -58,8 +58,9 @@ impl<P> GpuProgram for P where
 pub struct ProgramOptions {
     /// Full scan (seed 000 Alg. 2) or edge chunks (Alg. 3).
     pub kernel: BfsKernel,
-    /// Edges per thread for the balanced kernel.
-    pub max_edge_count: u64,
+    /// Edges per thread (balanced kernel) or per work item (direction kernel);
+    /// `None` takes the kernel's default ([`ProgramOptions::edges_per_item`]).
+    pub max_edge_count: Option<u64>,
     /// Level launches between two reads of the frontier flags.
     pub levels_per_sync: u32,
     /// Threads per block.
@@ -79,7 +80,7 @@ impl Default for ProgramOptions {
     fn default() -> Self {
         ProgramOptions {
             kernel: BfsKernel::Balanced,
-            max_edge_count: super::options::DEFAULT_MAX_EDGE_COUNT,
+            max_edge_count: None,
             levels_per_sync: super::options::DEFAULT_LEVELS_PER_SYNC,
             block_size: 256,
             parents: false,
@@ -106,10 +107,17 @@ pub(crate) fn bucket_delta<P: GpuProgram>(opts: &ProgramOptions) -> Option<u64> 
 }
 
 impl ProgramOptions {
+    /// Edges per thread or work item: the one given, else the kernel's default
+    /// ([`super::options::default_max_edge_count`]).
+    pub fn edges_per_item(&self) -> u64 {
+        self.max_edge_count
+            .unwrap_or_else(|| super::options::default_max_edge_count(self.kernel))
+    }
+
     pub(crate) fn validate(&self) -> Result<()> {
         super::options::validate_launch(
             self.kernel,
-            self.max_edge_count,
+            self.edges_per_item(),
             self.block_size,
             self.levels_per_sync,
         )

@@ -139,7 +139,7 @@ fn measure(
     for &lps in lps_list {
         let opts = ProgramOptions {
             kernel: BfsKernel::Direction,
-            max_edge_count: runtime::gpu::direction::DEFAULT_CHUNK,
+            max_edge_count: Some(runtime::gpu::direction::DEFAULT_CHUNK),
             parents: true,
             levels_per_sync: lps,
             ..ProgramOptions::default()

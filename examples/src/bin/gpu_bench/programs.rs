@@ -42,12 +42,12 @@ fn variants() -> Vec<ProgramOptions> {
         for mec in [1, 16, 256] {
             v.push(ProgramOptions {
                 kernel: BfsKernel::Direction,
-                max_edge_count: mec,
+                max_edge_count: Some(mec),
                 ..ProgramOptions::default()
             });
             v.push(ProgramOptions {
                 kernel: BfsKernel::Balanced,
-                max_edge_count: mec,
+                max_edge_count: Some(mec),
                 levels_per_sync: lps,
                 ..ProgramOptions::default()
             });
@@ -79,7 +79,7 @@ fn one<P: GpuProgram>(
                 "    FAIL {} {:?} mec {} lps {}: vertex {v}: gpu {:?} oracle {:?}",
                 P::NAME,
                 o.kernel,
-                o.max_edge_count,
+                o.edges_per_item(),
                 o.levels_per_sync,
                 r.states[v],
                 want[v]

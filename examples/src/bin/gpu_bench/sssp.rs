@@ -63,7 +63,14 @@ pub fn run(dev: &Device, specs: &[String], sources: usize, out: &Path) -> Result
                 "edge chunks (seed 000, stamps)".to_string(),
                 ProgramOptions {
                     kernel: BfsKernel::Balanced,
-                    max_edge_count: 64,
+                    ..ProgramOptions::default()
+                },
+            ),
+            (
+                "edge chunks, 64 per thread (the old default)".to_string(),
+                ProgramOptions {
+                    kernel: BfsKernel::Balanced,
+                    max_edge_count: Some(64),
                     ..ProgramOptions::default()
                 },
             ),
@@ -71,7 +78,7 @@ pub fn run(dev: &Device, specs: &[String], sources: usize, out: &Path) -> Result
                 "work list, no buckets".to_string(),
                 ProgramOptions {
                     kernel: BfsKernel::Direction,
-                    max_edge_count: 32,
+                    max_edge_count: Some(32),
                     ..ProgramOptions::default()
                 },
             ),
@@ -82,7 +89,7 @@ pub fn run(dev: &Device, specs: &[String], sources: usize, out: &Path) -> Result
                 format!("near-far Δ {d}"),
                 ProgramOptions {
                     kernel: BfsKernel::Direction,
-                    max_edge_count: 32,
+                    max_edge_count: Some(32),
                     delta: Some(d),
                     ..ProgramOptions::default()
                 },
@@ -101,7 +108,7 @@ pub fn run(dev: &Device, specs: &[String], sources: usize, out: &Path) -> Result
                 label,
                 ProgramOptions {
                     kernel: BfsKernel::Direction,
-                    max_edge_count: 32,
+                    max_edge_count: Some(32),
                     delta,
                     levels_per_sync: 1,
                     ..ProgramOptions::default()
@@ -141,7 +148,7 @@ pub fn run(dev: &Device, specs: &[String], sources: usize, out: &Path) -> Result
                 graph: spec.clone(),
                 name: name.clone(),
                 kernel: o.kernel,
-                max_edge_count: o.max_edge_count,
+                max_edge_count: o.edges_per_item(),
                 delta: o.delta,
                 levels_per_sync: o.levels_per_sync,
                 sources: times.len(),

@@ -216,7 +216,8 @@ impl MultiGpu {
                 &self.devices[p].gpu,
                 dk,
                 &graphs[p],
-                opts.max_edge_count,
+                opts.max_edge_count
+                    .unwrap_or(crate::gpu::options::DEFAULT_MAX_EDGE_COUNT),
                 opts.block_size,
                 states[p].ptr,
                 pptr,

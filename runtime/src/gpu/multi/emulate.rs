@@ -208,7 +208,8 @@ pub fn emulate_multi<P: GpuProgram>(
                 pg.out.targets(),
                 weights,
                 Some((pg.incoming.offsets(), pg.incoming.targets())),
-                opts.max_edge_count,
+                opts.max_edge_count
+                    .unwrap_or(crate::gpu::options::DEFAULT_MAX_EDGE_COUNT),
                 opts.block_size,
                 max_blocks,
                 st,

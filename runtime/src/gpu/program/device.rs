@@ -54,7 +54,7 @@ impl Device {
         let state_size = std::mem::size_of::<<P as VertexProgram>::State>();
         let balanced = opts.kernel == BfsKernel::Balanced;
         let nchunks = if balanced {
-            kernels_rs::skeleton::num_chunks(g.m, opts.max_edge_count)
+            kernels_rs::skeleton::num_chunks(g.m, opts.edges_per_item())
         } else {
             0
         };
@@ -122,7 +122,7 @@ impl Device {
         let pull = direction_mode::<P>(opts, g.incoming().is_some())?;
         let n = g.n as usize;
         let state_size = std::mem::size_of::<<P as VertexProgram>::State>();
-        let chunk = opts.max_edge_count;
+        let chunk = opts.edges_per_item();
         let parents_bytes = if opts.parents {
             DevBuf::<u32>::bytes_for(n)
         } else {
@@ -266,7 +266,7 @@ impl LevelExec for GpuProgramExec<'_> {
         let (n, offsets, mec, sv, nchunks) = (
             self.g.n,
             self.g.offsets.ptr,
-            self.opts.max_edge_count,
+            self.opts.edges_per_item(),
             self.sv.ptr,
             self.nchunks,
         );
@@ -291,7 +291,7 @@ impl LevelExec for GpuProgramExec<'_> {
         let cur = self.stamps[(iter % 2) as usize].ptr;
         let next = self.stamps[((iter + 1) % 2) as usize].ptr;
         let (flags, nflags) = (self.flags.ptr, self.flags.len as u32);
-        let (sv, nchunks, mec) = (self.sv.ptr, self.nchunks, self.opts.max_edge_count);
+        let (sv, nchunks, mec) = (self.sv.ptr, self.nchunks, self.opts.edges_per_item());
         let work = if balanced { nchunks } else { n };
         let cfg = Gpu::grid_for(work, self.opts.block_size);
         let mut b = self.gpu.stream.launch_builder(f);

@@ -68,7 +68,7 @@ impl<P: GpuProgram> LevelExec for HostProgramExec<'_, P> {
         let n = self.n();
         let offsets = SharedPtr(self.csr.offsets().as_ptr() as *mut u64);
         let (sv, nchunks) = (SharedPtr(self.sv.as_mut_ptr()), self.sv.len() as u64);
-        let mec = self.opts.max_edge_count;
+        let mec = self.opts.edges_per_item();
         launch(self.grid(n), self.opts.block_size, |t| {
             // SAFETY: n + 1 offsets (read only), `nchunks` SV slots (atomics).
             unsafe { entry::build_sv(t, n, offsets.get(), mec, sv.get(), nchunks) }
@@ -105,7 +105,7 @@ impl<P: GpuProgram> LevelExec for HostProgramExec<'_, P> {
         let (sv, nchunks, mec) = (
             SharedPtr(self.sv.as_mut_ptr()),
             self.sv.len() as u64,
-            self.opts.max_edge_count,
+            self.opts.edges_per_item(),
         );
         let work = if balanced { nchunks } else { n };
         launch(self.grid(work), self.opts.block_size, |t| {
@@ -152,7 +152,7 @@ pub fn emulate<P: GpuProgram>(
     }
     let nchunks = match opts.kernel {
         BfsKernel::Balanced => {
-            kernels_rs::skeleton::num_chunks(csr.num_edges(), opts.max_edge_count)
+            kernels_rs::skeleton::num_chunks(csr.num_edges(), opts.edges_per_item())
         }
         BfsKernel::Naive => 0,
         // In-edges unknown from a bare CSR: top-down levels only.
@@ -258,7 +258,7 @@ fn emulate_direction_csr<P: GpuProgram>(
             csr.targets(),
             weights,
             incoming.flatten(),
-            opts.max_edge_count,
+            opts.edges_per_item(),
             opts.block_size,
             max_blocks,
             &mut states,
