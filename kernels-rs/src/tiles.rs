@@ -65,6 +65,10 @@ pub trait Crew {
     fn fence_device(&self);
     /// Lets other threads run while this one has nothing to do.
     fn idle(&self);
+    /// A cycle counter for the phase profile ([`PROFILE`]); 0 where there is none.
+    fn clock(&self) -> u64 {
+        0
+    }
 }
 
 /// Control words (`u32`): tokens outstanding (the host sets it to the number of
@@ -76,18 +80,28 @@ pub const POPS: usize = 32;
 pub const MESSAGES: usize = 33;
 /// Rounds of the busiest tile.
 pub const ROUNDS: usize = 34;
+/// Thread 0's cycles (in units of 64, summed over blocks) per phase: the
+/// inbox drain and scan up to its barrier, the step to the bucket, listing,
+/// relaxing, sending, and the rest of a pass that found nothing pending; then
+/// the count of such idle passes and of rounds, summed over blocks.
+pub const PROFILE: usize = 40;
+/// Words in [`PROFILE`].
+pub const PHASES: usize = 8;
 /// Size of the control block.
 pub const CTL_WORDS: usize = 64;
 
-/// Words of the shared header: the inbox tail to drain to and the lowest
-/// pending order (a pair each, by round parity), done, then padding so the
-/// states that follow are 8-byte aligned.
+/// Words of the shared header: the inbox tail to drain to, the lowest
+/// pending order (a pair, by scan parity), done, the bucket's listed count and
+/// the outbox halves' lengths (a pair).
 pub const SMEM_HEADER: usize = 8;
 const TAIL: usize = 0;
 const LOWEST: usize = 2;
 const DONE: usize = 4;
 const LISTED: usize = 5;
-/// Outbox entries this round (may exceed [`OUTBOX`]: the rest went directly).
+/// Outbox entries of each half (may exceed [`HALF`]: the rest went directly).
+/// Rounds fill the halves in turn, so a round's sends need no barrier after
+/// them: the next round fills the other half, and the one after that passes
+/// a barrier that every sender of this round has reached.
 const OUT_LEN: usize = 6;
 
 /// Bytes of shared memory a block needs for tiles of `tile` vertices of
@@ -110,6 +124,8 @@ pub struct Outbox<'a, P: Program> {
 /// Entries of a block's outbox (a round stops taking buckets once half full;
 /// beyond it, candidates go out directly).
 pub const OUTBOX: usize = 1024;
+/// Entries of each half of the outbox.
+const HALF: usize = OUTBOX / 2;
 
 /// A tile's shared memory, split.
 pub struct TileSmem<'a, P: Program> {
@@ -229,8 +245,28 @@ impl<P: Program> Tiles<'_, P> {
         // Scans so far: scan `c` finds its minimum in `LOWEST + c % 2` (marks
         // made before the next scan report there too).
         let mut c = 0usize;
+        // Rounds with buckets so far: this one fills outbox half `posts % 2`.
+        let mut posts = 0usize;
+        let mut prof = [0u64; PHASES];
+        let mut idle_passes = 0u32;
+        let mut clock = crew.clock();
+        let mut lap = |prof: &mut [u64; PHASES], i: usize| {
+            let now = crew.clock();
+            prof[i] += now.wrapping_sub(clock);
+            clock = now;
+        };
         loop {
             // Phase A: drain the inbox up to the tail read last round, and scan.
+            // Thread 0 reads the next tail now, so that the round trip
+            // overlaps the drain and the scan, and empties the outbox half
+            // this round fills (its last senders passed the previous barrier).
+            let o = posts % 2;
+            let next_tail = if tid == 0 {
+                h[OUT_LEN + o].store(0, Relaxed);
+                self.tails[t.block_idx as usize].load(Relaxed)
+            } else {
+                0
+            };
             let tail = h[TAIL].load(Relaxed);
             let count = tail.wrapping_sub(drained);
             let mut i = tid;
@@ -244,12 +280,14 @@ impl<P: Program> Tiles<'_, P> {
             }
             self.scan(crew, &me, c);
             crew.sync_block();
+            lap(&mut prof, 0);
             let mut lowest = h[LOWEST + c % 2].load(Relaxed);
             c += 1;
             if tid == 0 {
-                h[TAIL].store(self.tails[t.block_idx as usize].load(Relaxed), Relaxed);
+                h[TAIL].store(next_tail, Relaxed);
             }
             if lowest == u32::MAX {
+                idle_passes += 1;
                 // Nothing pending: retire what was drained, and stop once no
                 // block holds a token and no message is in flight.
                 if tid == 0 {
@@ -265,11 +303,13 @@ impl<P: Program> Tiles<'_, P> {
                     }
                 }
                 crew.sync_block();
+                lap(&mut prof, 5);
                 if h[DONE].load(Relaxed) != 0 {
                     break;
                 }
                 continue;
             }
+            lap(&mut prof, 1);
             // Phase B: up to `subrounds` buckets, lowest first, with block
             // barriers only; candidates for other tiles wait in the outbox.
             let mut subs = 0;
@@ -279,6 +319,7 @@ impl<P: Program> Tiles<'_, P> {
                 let limit = lowest.saturating_add(self.delta.max(1));
                 self.list(crew, &me, limit);
                 crew.sync_block();
+                lap(&mut prof, 2);
                 // See the module notes: the bits are clear before the states
                 // are read.
                 crew.fence_block();
@@ -286,12 +327,13 @@ impl<P: Program> Tiles<'_, P> {
                 let mut j = tid;
                 while j < listed {
                     let i = smem.list[j as usize].load(Relaxed);
-                    messages += self.relax(crew, &me, i, c % 2);
+                    messages += self.relax(crew, &me, i, c % 2, o);
                     pops += 1;
                     j += step;
                 }
                 crew.sync_block();
-                if subs >= self.subrounds || h[OUT_LEN].load(Relaxed) as usize >= OUTBOX / 2 {
+                lap(&mut prof, 3);
+                if subs >= self.subrounds || h[OUT_LEN + o].load(Relaxed) as usize >= HALF / 2 {
                     break;
                 }
                 self.scan(crew, &me, c);
@@ -302,17 +344,16 @@ impl<P: Program> Tiles<'_, P> {
                     break;
                 }
             }
-            // The outbox, all at once: one chain of global round trips a round.
-            let out = (h[OUT_LEN].load(Relaxed) as usize).min(OUTBOX) as u32;
+            // The outbox, all at once: one chain of global round trips a round,
+            // with no barrier after it (see `OUT_LEN`).
+            let out = (h[OUT_LEN + o].load(Relaxed) as usize).min(HALF) as u32;
             let mut j = tid;
             while j < out {
-                messages += self.post(crew, &me, j);
+                messages += self.post(crew, &me, o * HALF + j as usize);
                 j += step;
             }
-            crew.sync_block();
-            if tid == 0 {
-                h[OUT_LEN].store(0, Relaxed);
-            }
+            posts += 1;
+            lap(&mut prof, 4);
         }
         let mut i = tid;
         while i < me.len {
@@ -330,6 +371,11 @@ impl<P: Program> Tiles<'_, P> {
         }
         if tid == 0 {
             self.ctl[ROUNDS].fetch_max(rounds, Relaxed);
+            for (i, &p) in prof.iter().enumerate().take(6) {
+                self.ctl[PROFILE + i].fetch_add((p >> 6) as u32, Relaxed);
+            }
+            self.ctl[PROFILE + 6].fetch_add(idle_passes, Relaxed);
+            self.ctl[PROFILE + 7].fetch_add(rounds, Relaxed);
         }
     }
 
@@ -398,10 +444,10 @@ impl<P: Program> Tiles<'_, P> {
     /// mailbox and sends the target if that improved it; returns the messages
     /// sent.
     #[inline(always)]
-    fn post(&self, crew: &impl Crew, me: &Mine<'_, '_, P>, at: u32) -> u32 {
+    fn post(&self, crew: &impl Crew, me: &Mine<'_, '_, P>, at: usize) -> u32 {
         let out = &me.smem.out;
-        let k = out.keys[at as usize].load(Relaxed);
-        let cand = P::State::load(&out.cands[at as usize]);
+        let k = out.keys[at].load(Relaxed);
+        let cand = P::State::load(&out.cands[at]);
         if P::combine(&self.state[k as usize], cand) {
             self.send(crew, k)
         } else {
@@ -459,7 +505,7 @@ impl<P: Program> Tiles<'_, P> {
     /// when it has one); returns the messages sent. Marks report their order to
     /// the next phase's lowest (parity `p`).
     #[inline(always)]
-    fn relax(&self, crew: &impl Crew, me: &Mine<'_, '_, P>, i: u32, p: usize) -> u32 {
+    fn relax(&self, crew: &impl Crew, me: &Mine<'_, '_, P>, i: u32, p: usize, o: usize) -> u32 {
         let s = P::State::load(&me.smem.states[i as usize]);
         let mut sent = 0;
         if let Some(c) = &me.rows {
@@ -470,7 +516,7 @@ impl<P: Program> Tiles<'_, P> {
                 let (a, b) = (*c.offs.add(i as usize), *c.offs.add(i as usize + 1));
                 for e in a as usize..b as usize {
                     if let Some(cand) = P::relax(s, *c.weights.add(e), 0) {
-                        sent += self.edge(crew, me, *c.targets.add(e), cand, p);
+                        sent += self.edge(crew, me, *c.targets.add(e), cand, p, o);
                     }
                 }
             }
@@ -479,7 +525,7 @@ impl<P: Program> Tiles<'_, P> {
             let offsets = self.graph.offsets;
             for e in offsets[v] as usize..offsets[v + 1] as usize {
                 if let Some(cand) = P::relax(s, self.weights[e], 0) {
-                    sent += self.edge(crew, me, self.graph.targets[e], cand, p);
+                    sent += self.edge(crew, me, self.graph.targets[e], cand, p, o);
                 }
             }
         }
@@ -496,6 +542,7 @@ impl<P: Program> Tiles<'_, P> {
         k: u32,
         cand: P::State,
         p: usize,
+        o: usize,
     ) -> u32 {
         let local = k.wrapping_sub(me.lo);
         if local < me.len {
@@ -504,10 +551,10 @@ impl<P: Program> Tiles<'_, P> {
             }
             0
         } else {
-            let at = me.smem.header[OUT_LEN].fetch_add(1, Relaxed) as usize;
-            if at < OUTBOX {
-                me.smem.out.keys[at].store(k, Relaxed);
-                P::State::store(&me.smem.out.cands[at], cand);
+            let at = me.smem.header[OUT_LEN + o].fetch_add(1, Relaxed) as usize;
+            if at < HALF {
+                me.smem.out.keys[o * HALF + at].store(k, Relaxed);
+                P::State::store(&me.smem.out.cands[o * HALF + at], cand);
                 0
             } else if P::combine(&self.state[k as usize], cand) {
                 self.send(crew, k)
@@ -612,6 +659,15 @@ impl Crew for crate::resident::PtxTeam {
     fn idle(&self) {
         // SAFETY: `nanosleep` only delays this thread (sm_70+).
         unsafe { core::arch::asm!("nanosleep.u32 64;", options(nostack)) };
+    }
+    #[inline(always)]
+    fn clock(&self) -> u64 {
+        let c: u64;
+        // SAFETY: reads the multiprocessor's cycle counter into a register.
+        unsafe {
+            core::arch::asm!("mov.u64 {c}, %clock64;", c = out(reg64) c, options(nostack, nomem))
+        };
+        c
     }
 }
 

@@ -46,8 +46,22 @@ fn check_all(g: &Graph<u32>, gw: &Graph<u32>, src: u32) {
         assert!(stats.pops as usize >= reached, "{stats:?}");
         let r = emulate_tiles::<cc::Program>(g.csr(), src, &opts(), b, t, rows).unwrap();
         assert_eq!(r.states, comps, "CC {shape}");
+        // 64-bit distances go through the mailboxes, 32-bit ones as messages.
         let r = emulate_tiles::<sssp::sssp::Program>(gw.csr(), src, &opts(), b, t, rows).unwrap();
         assert_eq!(r.states, dist, "SSSP {shape}");
+        let r = emulate_tiles::<sssp::sssp32::Program>(gw.csr(), src, &opts(), b, t, rows).unwrap();
+        let d32: Vec<u64> = r
+            .states
+            .iter()
+            .map(|&d| {
+                if d == u32::MAX {
+                    u64::MAX
+                } else {
+                    u64::from(d)
+                }
+            })
+            .collect();
+        assert_eq!(d32, dist, "SSSP 32 {shape}");
         let r = emulate_tiles::<widest::Program>(gw.csr(), src, &opts(), b, t, rows).unwrap();
         assert_eq!(r.states, wide, "widest {shape}");
     }
