@@ -17,6 +17,20 @@ pub fn min<S: StateWord>(slot: &S::Atomic, v: S) -> bool {
     S::fetch_min(slot, v) > v
 }
 
+/// [`min`] without the read first: one round trip where [`min`] takes two
+/// when `v` wins. For latency-bound phases (the resident kernel's one-block
+/// rounds) whose critical path is a thread's chain of dependent loads.
+#[inline(always)]
+pub fn min_now<S: StateWord>(slot: &S::Atomic, v: S) -> bool {
+    S::fetch_min(slot, v) > v
+}
+
+/// [`max`] without the read first (see [`min_now`]).
+#[inline(always)]
+pub fn max_now<S: StateWord>(slot: &S::Atomic, v: S) -> bool {
+    S::fetch_max(slot, v) < v
+}
+
 /// `slot = max(slot, v)`; true if `v` was larger.
 #[inline(always)]
 pub fn max<S: StateWord>(slot: &S::Atomic, v: S) -> bool {

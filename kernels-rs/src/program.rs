@@ -37,6 +37,14 @@ pub trait Program: 'static {
     /// [`crate::combine`] for the building blocks (min, max, store-if-unset, CAS).
     fn combine(slot: &<Self::State as StateWord>::Atomic, candidate: Self::State) -> bool;
 
+    /// `combine` as one atomic, with no read first, where the kind allows
+    /// (`min`/`max`): a latency-bound phase (the resident kernel's one-block
+    /// rounds) saves a round trip per winning candidate. `combine` otherwise.
+    #[inline(always)]
+    fn combine_now(slot: &<Self::State as StateWord>::Atomic, candidate: Self::State) -> bool {
+        Self::combine(slot, candidate)
+    }
+
     /// Whether `combine` would change a slot holding `current` (its non-atomic
     /// test). The bottom-up kernel ([`crate::direction`]) uses it to skip vertices
     /// the frontier's candidate cannot improve.

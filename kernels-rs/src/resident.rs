@@ -101,6 +101,10 @@ pub struct Cursor {
     pub limit: u32,
     /// Length of round `round`'s queue.
     pub queued: u32,
+    /// Round `round`'s queue is in block 0's shared buffer (half `round % 2`),
+    /// not in global memory: consecutive one-block rounds hand their queue
+    /// over in shared memory, without a copy out and a round trip back.
+    pub local: bool,
     pub done: bool,
 }
 
@@ -211,6 +215,7 @@ impl<P: Program> Resident<'_, P> {
             far: self.ctl[b + 1].load(Relaxed),
             limit: self.ctl[b + 2].load(Relaxed),
             queued: self.ctl[LEN + (self.ctl[b].load(Relaxed) % 3) as usize].load(Relaxed),
+            local: false,
             done: self.ctl[b + 3].load(Relaxed) != 0,
         }
     }
@@ -259,7 +264,7 @@ impl<P: Program> Resident<'_, P> {
         if crew.first {
             self.ctl[LEN + ((r + 2) % 3) as usize].store(0, Relaxed);
         }
-        let appended = if queued > 0 {
+        let (appended, local) = if queued > 0 {
             let a = self.expand(c, crew, team, smem, queued);
             sync();
             a
@@ -272,6 +277,7 @@ impl<P: Program> Resident<'_, P> {
             }
             a
         };
+        c.local = local;
         // One block knows its appends; the grid reads the total after its barrier.
         c.queued = if wide {
             self.ctl[LEN + ((r + 1) % 3) as usize].load(Relaxed)
@@ -290,27 +296,41 @@ impl<P: Program> Resident<'_, P> {
         team: &impl Team,
         smem: &[AtomicU32],
         queued: u32,
-    ) -> u32 {
+    ) -> (u32, bool) {
         let r = c.round;
         let queue = self.queue(r);
         let offsets = self.graph.offsets;
+        let half = (smem.len() - SMEM_HEADER) / 2;
+        let local_at = SMEM_HEADER + (r % 2) as usize * half;
         let mut i = crew.me;
         while i < u64::from(queued) {
-            let v = queue[i as usize].load(Relaxed) as usize;
+            let v = if c.local {
+                smem[local_at + i as usize].load(Relaxed)
+            } else {
+                queue[i as usize].load(Relaxed)
+            } as usize;
             let s = P::State::load(&self.state[v]);
             for e in offsets[v] as usize..offsets[v + 1] as usize {
                 let Some(cand) = P::relax(s, self.weights[e], r) else {
                     continue;
                 };
                 let k = self.graph.targets[e] as usize;
-                if !P::combine(&self.state[k], cand) {
+                // One block alone is bound by each thread's chain of round
+                // trips: no read before the atomic. The grid by throughput:
+                // the read saves most atomics.
+                let won = if crew.wide {
+                    P::combine(&self.state[k], cand)
+                } else {
+                    P::combine_now(&self.state[k], cand)
+                };
+                if !won {
                     continue;
                 }
                 if let Some(p) = self.parents {
                     p[k].store(v as u32, Relaxed);
                 }
                 if self.near(P::priority(cand), c.limit) {
-                    self.append_once(k, r, smem);
+                    self.append_once(k, r, smem, crew.wide);
                 } else if self.in_far[k].swap(1, Relaxed) == 0 {
                     let pile = c.far as usize;
                     let at = self.ctl[FAR_LEN + pile].fetch_add(1, Relaxed);
@@ -360,7 +380,7 @@ impl<P: Program> Resident<'_, P> {
         smem: &[AtomicU32],
         far_len: u32,
         sync: &impl Fn(),
-    ) -> (u32, u32) {
+    ) -> (u32, (u32, bool)) {
         let pile = self.pile(c.far);
         let keep = (c.far ^ 1) as usize;
         if crew.first {
@@ -387,7 +407,7 @@ impl<P: Program> Resident<'_, P> {
             let p = P::priority(P::State::load(&self.state[v as usize]));
             if self.near(p, limit) {
                 self.in_far[v as usize].store(0, Relaxed);
-                self.append_once(v as usize, c.round, smem);
+                self.append_once(v as usize, c.round, smem, crew.wide);
             } else {
                 let at = self.ctl[FAR_LEN + keep].fetch_add(1, Relaxed);
                 self.pile(keep as u32)[at as usize].store(v, Relaxed);
@@ -406,7 +426,7 @@ impl<P: Program> Resident<'_, P> {
 
     /// Appends `k` to round `r + 1`'s queue unless round `r` already did.
     #[inline(always)]
-    fn append_once(&self, k: usize, r: u32, smem: &[AtomicU32]) {
+    fn append_once(&self, k: usize, r: u32, smem: &[AtomicU32], wide: bool) {
         // One exchange, no read first: a winner of `combine` is rarely stamped
         // already, and a read would add a round trip to every round's chain.
         // Without `dedup` (BFS-like programs: one winner per vertex and round)
@@ -418,9 +438,10 @@ impl<P: Program> Resident<'_, P> {
         // reached is rarely cached, so start that DRAM read now (L2 prefetch,
         // no result to wait for).
         prefetch_l2(&self.graph.offsets[k]);
+        let (base, cap) = out_buffer(smem.len(), r, wide);
         let buffered = smem[0].fetch_add(1, Relaxed) as usize;
-        if SMEM_HEADER + buffered < smem.len() {
-            smem[SMEM_HEADER + buffered].store(k as u32, Relaxed);
+        if buffered < cap {
+            smem[base + buffered].store(k as u32, Relaxed);
         } else {
             let at = self.ctl[LEN + ((r + 1) % 3) as usize].fetch_add(1, Relaxed);
             self.queue(r + 1)[at as usize].store(k as u32, Relaxed);
@@ -432,14 +453,26 @@ impl<P: Program> Resident<'_, P> {
     /// global atomic reserves the block's range, and the result is 0 (the total
     /// is read after the grid barrier); a block appending alone owns the queue:
     /// the overflowed appends took its first slots, the buffer goes after them,
-    /// and the result is the queue's length, without a global round trip.
+    /// and the result is the queue's length, without a global round trip. A
+    /// block alone whose appends all fit, and few enough for another one-block
+    /// round, leaves them where they are (the second result: the next round
+    /// reads its queue from shared memory).
     #[inline(always)]
-    fn flush(&self, r: u32, team: &impl Team, smem: &[AtomicU32], wide: bool) -> u32 {
+    fn flush(&self, r: u32, team: &impl Team, smem: &[AtomicU32], wide: bool) -> (u32, bool) {
         let t = team.ctx();
-        let cap = (smem.len() - SMEM_HEADER) as u32;
+        let (base, cap) = out_buffer(smem.len(), r, wide);
+        let cap = cap as u32;
         let len = &self.ctl[LEN + ((r + 1) % 3) as usize];
         team.sync_block();
         let count = smem[0].load(Relaxed);
+        if !wide && count > 0 && count <= cap && count <= self.small_max {
+            // Every thread has read `count` before thread 0 clears it.
+            team.sync_block();
+            if t.thread_idx == 0 {
+                smem[0].store(0, Relaxed);
+            }
+            return (count, true);
+        }
         let n = count.min(cap);
         if wide {
             if t.thread_idx == 0 {
@@ -455,7 +488,7 @@ impl<P: Program> Resident<'_, P> {
         let queue = self.queue(r + 1);
         let mut i = t.thread_idx;
         while i < n {
-            let v = smem[SMEM_HEADER + i as usize].load(Relaxed);
+            let v = smem[base + i as usize].load(Relaxed);
             queue[at + i as usize].store(v, Relaxed);
             i += t.block_dim;
         }
@@ -466,11 +499,21 @@ impl<P: Program> Resident<'_, P> {
                 len.store(count, Relaxed);
             }
         }
-        if wide {
-            0
-        } else {
-            count
-        }
+        (if wide { 0 } else { count }, false)
+    }
+}
+
+/// Where round `r`'s appends go in a block's shared buffer of `len` words:
+/// the first word and the capacity. The whole buffer for the grid's rounds;
+/// for one-block rounds the half `(r + 1) % 2`, so that the next round can
+/// read its queue from the other half while it appends to this one.
+#[inline(always)]
+fn out_buffer(len: usize, r: u32, wide: bool) -> (usize, usize) {
+    let room = len.saturating_sub(SMEM_HEADER);
+    if wide {
+        (SMEM_HEADER, room)
+    } else {
+        (SMEM_HEADER + ((r + 1) % 2) as usize * (room / 2), room / 2)
     }
 }
 

@@ -52,6 +52,22 @@ pub fn kernel_entry_points(p: &Program, c: &Checked) -> TokenStream {
         }
         CombineKind::Custom => quote!(#k::combine::update::<#state>(slot, candidate, combine)),
     };
+    // `combine` in one atomic (no read first), where the kind has one.
+    let combine_now_fn = match c.combine {
+        CombineKind::Min => quote! {
+            #[inline(always)]
+            fn combine_now(slot: &<#state as #k::StateWord>::Atomic, candidate: #state) -> bool {
+                #k::combine::min_now::<#state>(slot, candidate)
+            }
+        },
+        CombineKind::Max => quote! {
+            #[inline(always)]
+            fn combine_now(slot: &<#state as #k::StateWord>::Atomic, candidate: #state) -> bool {
+                #k::combine::max_now::<#state>(slot, candidate)
+            }
+        },
+        _ => quote!(),
+    };
     // The non-atomic twin of `combine`: would it change the slot?
     let improves = match c.combine {
         CombineKind::Min => quote!(candidate < current),
@@ -130,6 +146,7 @@ pub fn kernel_entry_points(p: &Program, c: &Checked) -> TokenStream {
             fn improves(current: #state, candidate: #state) -> bool {
                 #improves
             }
+            #combine_now_fn
             #priority_fn
             #order_fn
         }
