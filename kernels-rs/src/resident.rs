@@ -310,36 +310,94 @@ impl<P: Program> Resident<'_, P> {
                 queue[i as usize].load(Relaxed)
             } as usize;
             let s = P::State::load(&self.state[v]);
-            for e in offsets[v] as usize..offsets[v + 1] as usize {
-                let Some(cand) = P::relax(s, self.weights[e], r) else {
-                    continue;
-                };
-                let k = self.graph.targets[e] as usize;
-                // One block alone is bound by each thread's chain of round
-                // trips: no read before the atomic. The grid by throughput:
-                // the read saves most atomics.
-                let won = if crew.wide {
-                    P::combine(&self.state[k], cand)
-                } else {
-                    P::combine_now(&self.state[k], cand)
-                };
-                if !won {
-                    continue;
+            let (first, end) = (offsets[v] as usize, offsets[v + 1] as usize);
+            if crew.wide {
+                // The grid is bound by throughput: the read in `combine` saves
+                // most atomics.
+                for e in first..end {
+                    let Some(cand) = P::relax(s, self.weights[e], r) else {
+                        continue;
+                    };
+                    let k = self.graph.targets[e] as usize;
+                    if P::combine(&self.state[k], cand) {
+                        self.arrive(v, k, cand, c, smem, true);
+                    }
                 }
-                if let Some(p) = self.parents {
-                    p[k].store(v as u32, Relaxed);
-                }
-                if self.near(P::priority(cand), c.limit) {
-                    self.append_once(k, r, smem, crew.wide);
-                } else if self.in_far[k].swap(1, Relaxed) == 0 {
-                    let pile = c.far as usize;
-                    let at = self.ctl[FAR_LEN + pile].fetch_add(1, Relaxed);
-                    self.pile(pile as u32)[at as usize].store(k as u32, Relaxed);
-                }
+            } else {
+                self.expand_row_now(v, s, first, end, c, smem);
             }
             i += crew.size;
         }
         self.flush(r, team, smem, crew.wide)
+    }
+
+    /// A one-block round's edge loop over `v`'s row `[first, end)`. One block
+    /// alone is bound by each thread's chain of round trips, so the combines
+    /// are single atomics with no read first ([`Program::combine_now`]), four
+    /// edges' at a time, issued before any result is looked at: their round
+    /// trips overlap instead of following each other.
+    #[inline(always)]
+    fn expand_row_now(
+        &self,
+        v: usize,
+        s: P::State,
+        first: usize,
+        end: usize,
+        c: &Cursor,
+        smem: &[AtomicU32],
+    ) {
+        let r = c.round;
+        let (targets, weights) = (self.graph.targets, self.weights);
+        let edge = |e: usize| {
+            if e < end {
+                P::relax(s, weights[e], r).map(|cand| (targets[e], cand))
+            } else {
+                None
+            }
+        };
+        let offer = |x: Option<(u32, P::State)>| match x {
+            Some((k, cand)) => P::combine_now(&self.state[k as usize], cand),
+            None => false,
+        };
+        let arrive = |won: bool, x: Option<(u32, P::State)>| {
+            if let (true, Some((k, cand))) = (won, x) {
+                self.arrive(v, k as usize, cand, c, smem, false);
+            }
+        };
+        let mut e = first;
+        while e < end {
+            let (x0, x1, x2, x3) = (edge(e), edge(e + 1), edge(e + 2), edge(e + 3));
+            let (w0, w1, w2, w3) = (offer(x0), offer(x1), offer(x2), offer(x3));
+            arrive(w0, x0);
+            arrive(w1, x1);
+            arrive(w2, x2);
+            arrive(w3, x3);
+            e += 4;
+        }
+    }
+
+    /// `k` won `cand` from `v`: its parent, and its place in the next queue
+    /// (or the far pile when the candidate is beyond the bucket's limit).
+    #[inline(always)]
+    fn arrive(
+        &self,
+        v: usize,
+        k: usize,
+        cand: P::State,
+        c: &Cursor,
+        smem: &[AtomicU32],
+        wide: bool,
+    ) {
+        if let Some(p) = self.parents {
+            p[k].store(v as u32, Relaxed);
+        }
+        if self.near(P::priority(cand), c.limit) {
+            self.append_once(k, c.round, smem, wide);
+        } else if self.in_far[k].swap(1, Relaxed) == 0 {
+            let pile = c.far as usize;
+            let at = self.ctl[FAR_LEN + pile].fetch_add(1, Relaxed);
+            self.pile(pile as u32)[at as usize].store(k as u32, Relaxed);
+        }
     }
 
     /// Round `r`'s queue. A branch, not `queues[r % 2]`: a dynamic index into an
