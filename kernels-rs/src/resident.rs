@@ -95,7 +95,7 @@ pub const ROUNDS: usize = 51;
 pub const CTL_WORDS: usize = 52;
 
 /// Words of the per-block shared buffer before the appended vertices.
-pub const SMEM_HEADER: usize = 2;
+pub const SMEM_HEADER: usize = 3;
 
 /// Where a traversal is; identical in every thread that runs the same rounds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -178,6 +178,7 @@ impl<P: Program> Resident<'_, P> {
         // Dynamic shared memory starts undefined.
         if block.first {
             smem[0].store(0, Relaxed);
+            smem[1].store(0, Relaxed);
         }
         team.sync_block();
         let mut c = self.read_cursor(0);
@@ -199,6 +200,13 @@ impl<P: Program> Resident<'_, P> {
                     }
                 } else {
                     phase ^= 1;
+                    // Block 0's rounds moved the round parity on: the counter
+                    // the next round appends to may hold this block's count
+                    // from its last round (see `flush`).
+                    if block.first {
+                        smem[0].store(0, Relaxed);
+                        smem[1].store(0, Relaxed);
+                    }
                 }
                 team.sync_grid(&self.ctl[BAR_COUNT], &self.ctl[BAR_GEN]);
                 c = self.read_cursor(phase);
@@ -504,7 +512,7 @@ impl<P: Program> Resident<'_, P> {
         // no result to wait for).
         prefetch_l2(&self.graph.offsets[k]);
         let (base, cap) = out_buffer(smem.len(), r, wide);
-        let buffered = smem[0].fetch_add(1, Relaxed) as usize;
+        let buffered = smem[(r % 2) as usize].fetch_add(1, Relaxed) as usize;
         if buffered < cap {
             smem[base + buffered].store(k as u32, Relaxed);
         } else {
@@ -529,24 +537,26 @@ impl<P: Program> Resident<'_, P> {
         let cap = cap as u32;
         let len = &self.ctl[LEN + ((r + 1) % 3) as usize];
         team.sync_block();
-        let count = smem[0].load(Relaxed);
+        // Round `r` appended through counter `r % 2`; thread 0 clears the
+        // other one for round `r + 1`, whose appends start after the round's
+        // closing barrier. Its last readers (round `r - 1`) all passed the
+        // barrier above, so no barrier is needed between the read and a clear.
+        let count = smem[(r % 2) as usize].load(Relaxed);
+        if t.thread_idx == 0 {
+            smem[((r + 1) % 2) as usize].store(0, Relaxed);
+        }
         if !wide && count > 0 && count <= cap && count <= self.small_max {
-            // Every thread has read `count` before thread 0 clears it.
-            team.sync_block();
-            if t.thread_idx == 0 {
-                smem[0].store(0, Relaxed);
-            }
             return (count, true);
         }
         let n = count.min(cap);
         if wide {
             if t.thread_idx == 0 {
-                smem[1].store(len.fetch_add(n, Relaxed), Relaxed);
+                smem[2].store(len.fetch_add(n, Relaxed), Relaxed);
             }
             team.sync_block();
         }
         let at = if wide {
-            smem[1].load(Relaxed)
+            smem[2].load(Relaxed)
         } else {
             count - n
         } as usize;
@@ -558,11 +568,8 @@ impl<P: Program> Resident<'_, P> {
             i += t.block_dim;
         }
         team.sync_block();
-        if t.thread_idx == 0 {
-            smem[0].store(0, Relaxed);
-            if !wide {
-                len.store(count, Relaxed);
-            }
+        if t.thread_idx == 0 && !wide {
+            len.store(count, Relaxed);
         }
         (if wide { 0 } else { count }, false)
     }
