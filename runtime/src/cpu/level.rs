@@ -379,7 +379,7 @@ impl<P: VertexProgram> Worker<'_, P> {
         let at = |k: usize| (k < len).then(|| sh.queue.get(window.start + k));
         while let Some(r) = slot.grab(grain, len) {
             for i in r {
-                prefetch_walk(at, i, offsets, targets, |x| prefetch(cells, x));
+                prefetch_walk(at, i, offsets, targets, |&x| prefetch(cells, x as usize));
                 let u = sh.queue.get(window.start + i);
                 let es = &targets[offsets[u as usize] as usize..offsets[u as usize + 1] as usize];
                 edges += es.len() as u64;

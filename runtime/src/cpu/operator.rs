@@ -142,6 +142,35 @@ fn for_each_edge<P: VertexProgram>(
     }
 }
 
+/// Staged prefetches for a walk that relaxes the out-edges of `vs(0)`, `vs(1)`,
+/// … with [`relax_edges`], called at step `i` ([`super::prefetch::prefetch_walk`]
+/// over the edge array [`for_each_edge`] reads, plus the state of `vs(i + 8)`,
+/// which the walk loads before its edges). A Δ-stepping bucket of a grid holds
+/// vertices rows apart: without them each task waits for its offsets, then its
+/// edge list, then its neighbours' states, one miss after another.
+#[inline(always)]
+pub(super) fn prefetch_relax<P: VertexProgram>(
+    g: &Graph<P::Weight>,
+    cells: &[<P::State as AtomicState>::Atomic],
+    vs: impl Fn(usize) -> Option<u32>,
+    i: usize,
+) {
+    use super::prefetch::{prefetch, prefetch_walk};
+    let offsets = g.csr().offsets();
+    if let Some(u) = vs(i + 8) {
+        prefetch(cells, u as usize);
+    }
+    if P::WEIGHTED {
+        prefetch_walk(vs, i, offsets, g.packed(), |e| {
+            prefetch(cells, e.to as usize)
+        });
+    } else {
+        prefetch_walk(vs, i, offsets, g.csr().targets(), |&v| {
+            prefetch(cells, v as usize)
+        });
+    }
+}
+
 /// Builds the interleaved edges a weighted program's push loop reads
 /// (`for_each_edge`); engines call it before their timed region.
 pub fn prepare_edges<P: VertexProgram>(g: &Graph<P::Weight>) {

@@ -32,12 +32,12 @@ pub(super) fn prefetch<T>(slice: &[T], i: usize) {
 /// three dependent cache misses per vertex, one after another; staged, the
 /// misses of 16 vertices overlap.
 #[inline(always)]
-pub(super) fn prefetch_walk(
+pub(super) fn prefetch_walk<E>(
     vs: impl Fn(usize) -> Option<u32>,
     i: usize,
     offsets: &[u64],
-    neighbours: &[u32],
-    per_neighbour: impl Fn(usize),
+    neighbours: &[E],
+    per_neighbour: impl Fn(&E),
 ) {
     if let Some(w) = vs(i + 16) {
         prefetch(offsets, w as usize);
@@ -50,8 +50,8 @@ pub(super) fn prefetch_walk(
             offsets[w as usize] as usize,
             offsets[w as usize + 1] as usize,
         );
-        for &x in &neighbours[lo..hi.min(lo + 8)] {
-            per_neighbour(x as usize);
+        for x in &neighbours[lo..hi.min(lo + 8)] {
+            per_neighbour(x);
         }
     }
 }
