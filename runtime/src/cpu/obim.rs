@@ -37,7 +37,8 @@ use core::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 
 use super::bag::{Origin, PackageQueues, PopChunk, Spare};
 use super::operator::{
-    check_run, expand, init_cells, resolve_delta, seed_range, BucketOf, Counters, Setup, Task,
+    check_run, expand, init_cells, prefetch_relax, resolve_delta, seed_range, BucketOf, Counters,
+    Setup, Task,
 };
 use super::termination::{IdleWait, Termination};
 use super::{unload, AsyncOptions, CpuOptions, RunResult};
@@ -446,6 +447,8 @@ impl<P: VertexProgram> Worker<'_, P> {
         loop {
             while let Some(t) = self.next() {
                 let (g, cells) = (self.g, self.cells);
+                let pop = &self.pop;
+                prefetch_relax::<P>(g, cells, |j| pop.ahead(j).map(|t| t.v), 0);
                 expand::<P>(g, cells, t, &mut edge_counters, |nt| self.push(nt));
                 if self.term.hungry() && self.slots.iter().any(|s| !s.items.is_empty()) {
                     self.flush();
