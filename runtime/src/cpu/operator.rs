@@ -144,7 +144,7 @@ fn for_each_edge<P: VertexProgram>(
 
 /// Staged prefetches for a walk that relaxes the out-edges of `vs(0)`, `vs(1)`,
 /// … with [`relax_edges`], called at step `i` ([`super::prefetch::prefetch_walk`]
-/// over the edge array [`for_each_edge`] reads, plus the state of `vs(i + 8)`,
+/// over the edge array [`for_each_edge`] reads, plus the state of `vs(i + 16)`,
 /// which the walk loads before its edges). A Δ-stepping bucket of a grid holds
 /// vertices rows apart: without them each task waits for its offsets, then its
 /// edge list, then its neighbours' states, one miss after another.
@@ -157,7 +157,7 @@ pub(super) fn prefetch_relax<P: VertexProgram>(
 ) {
     use super::prefetch::{prefetch, prefetch_walk};
     let offsets = g.csr().offsets();
-    if let Some(u) = vs(i + 8) {
+    if let Some(u) = vs(i + 16) {
         prefetch(cells, u as usize);
     }
     if P::WEIGHTED {
