@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::topology::{pin_current_thread, Topology};
+use super::topology::{pin_current_thread, pin_for_now, Topology};
 use super::{AsyncOptions, CpuOptions, RunReport};
 use crate::error::{Error, Result};
 use crate::graph::{Graph, Weight};
@@ -293,9 +293,8 @@ impl Setup {
     /// asked) and returns their results in worker order.
     pub fn spawn<R: Send>(&self, work: impl Fn(usize, usize) -> R + Sync) -> Vec<R> {
         if self.threads == 1 {
-            if self.pin {
-                pin_current_thread(self.placement[0].1);
-            }
+            // The caller's own thread: pinned only for this run.
+            let _pinned = self.pin.then(|| pin_for_now(self.placement[0].1));
             return vec![work(0, self.placement[0].0)];
         }
         std::thread::scope(|s| {
