@@ -436,7 +436,7 @@ pub(super) fn median_of<T>(
 }
 
 /// Our side: median over trials of `schedule` from `root` (`bulk`: obim's
-/// gapbs-style bulk delta-stepping path instead of soft-priority obim).
+/// gapbs-style bulk delta-stepping path; otherwise obim is soft-priority obim).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn ours_run<P: VertexProgram>(
     g: &Graph<P::Weight>,
@@ -460,6 +460,10 @@ pub(super) fn ours_run<P: VertexProgram>(
     median_of(trials, || {
         let r = if bulk {
             cpu::obim::run_bulk::<P>(g, root, &opts, &aopts)?
+        } else if schedule == Schedule::Obim {
+            // Soft priorities as labelled (`cpu::run` would pick lock-step
+            // buckets on a high-diameter graph: the `bulk` variants).
+            cpu::obim::run::<P>(g, root, &opts, &aopts)?
         } else {
             cpu::run::<P>(g, root, schedule, &opts, &aopts)?
         };

@@ -7,7 +7,8 @@
 //! * a program with a priority (SSSP): **obim** with Δ from the weights. Sync
 //!   rounds re-relax every improved vertex each round (190 % redundant work on
 //!   Kronecker, ten times the time on grids); obim's buckets approach Dijkstra's
-//!   order at parallel speed.
+//!   order at parallel speed. On a high-diameter graph obim runs its buckets in
+//!   lock-step (gapbs's bulk Δ-stepping, [`super::obim::lockstep`]).
 //! * a single-source, unweighted, idempotent program (BFS-like) whose combine is
 //!   `min` or `max`: **sync**, whatever the diameter. Sync runs it on the
 //!   level engine (`level`: one team of workers, a spinning barrier per level),
@@ -104,10 +105,23 @@ pub struct Choice {
 pub fn choose<P: VertexProgram>(g: &Graph<P::Weight>, source: u32) -> Choice {
     let allowed = |s: Schedule| P::SCHEDULES.contains(&s);
     if P::HAS_PRIORITY && allowed(Schedule::Obim) {
+        let p = P::NEEDS_SOURCE.then(|| probe(g, source));
         return Choice {
             schedule: Schedule::Obim,
-            reason: "the program has a priority: ordered buckets, Δ from the weights".into(),
-            probe: None,
+            // The same test as `obim::lockstep`, on the probe already taken.
+            reason: if let Some(p) = p.filter(|p| p.high_diameter) {
+                format!(
+                    "the program has a priority: ordered buckets, Δ from the weights; high \
+                     diameter ({} levels reached only {} vertices): buckets in lock-step \
+                     (bulk Δ-stepping with bin fusion)",
+                    p.levels, p.reached
+                )
+            } else {
+                "the program has a priority: ordered buckets, Δ from the weights, soft \
+                 priorities"
+                    .into()
+            },
+            probe: p,
         };
     }
     let bfs_like = P::NEEDS_SOURCE && !P::WEIGHTED && P::IDEMPOTENT;

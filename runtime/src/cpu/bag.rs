@@ -121,6 +121,17 @@ impl<T: Copy> PopChunk<T> {
         t
     }
 
+    /// `ahead(0)`: the task [`Self::pop`] returned last; `ahead(k)`: the one `k`
+    /// places after it (`None` past the end). Lets a worker prefetch the tasks it
+    /// is about to run.
+    #[inline]
+    pub fn ahead(&self, k: usize) -> Option<T> {
+        (self.next + k)
+            .checked_sub(1)
+            .and_then(|i| self.items.get(i))
+            .copied()
+    }
+
     pub fn is_empty(&self) -> bool {
         self.next >= self.items.len()
     }
@@ -197,5 +208,19 @@ mod tests {
         assert_eq!(p.pop(), Some(3));
         assert_eq!(p.pop(), Some(4));
         assert_eq!(p.pop(), None);
+    }
+
+    #[test]
+    fn ahead_counts_from_the_last_pop() {
+        let mut p = PopChunk::<u32>::new();
+        assert_eq!(p.ahead(0), None, "nothing popped yet");
+        p.refill(vec![3, 4, 5]);
+        assert_eq!(p.ahead(0), None);
+        assert_eq!(p.ahead(1), Some(3));
+        assert_eq!(p.pop(), Some(3));
+        assert_eq!(
+            (p.ahead(0), p.ahead(2), p.ahead(3)),
+            (Some(3), Some(5), None)
+        );
     }
 }

@@ -41,8 +41,8 @@ use crossbeam_utils::CachePadded;
 use super::barrier::SpinBarrier;
 use super::frontier::Queue;
 use super::operator::{
-    check_run, init_cells, prepare_edges, relax_edges, resolve_delta, seed_range, BucketOf,
-    Counters, Setup,
+    check_run, init_cells, prefetch_relax, prepare_edges, relax_edges, resolve_delta, seed_range,
+    BucketOf, Counters, Setup,
 };
 use super::{unload, AsyncOptions, CpuOptions, RunReport, RunResult};
 use crate::error::Result;
@@ -319,12 +319,14 @@ impl<P: VertexProgram> Worker<'_, P> {
         let frontier = &sh.frontier[p];
         let len = frontier.len();
         let skip_low = !sh.clamped.load(Ordering::Acquire);
+        let at = |i: usize| (i < len).then(|| frontier.get(i));
         loop {
             let lo = sh.cursor[p].fetch_add(GRAIN, Ordering::Relaxed);
             if lo >= len {
                 break;
             }
             for i in lo..(lo + GRAIN).min(len) {
+                prefetch_relax::<P>(self.g, self.cells, at, i);
                 self.process(frontier.get(i), k, skip_low, bins, c);
             }
         }
@@ -334,7 +336,8 @@ impl<P: VertexProgram> Worker<'_, P> {
             std::mem::swap(&mut batch, &mut bins.ring[slot]);
             // Re-read: this worker may just have set it.
             let skip_low = !sh.clamped.load(Ordering::Acquire);
-            for &u in &batch {
+            for (i, &u) in batch.iter().enumerate() {
+                prefetch_relax::<P>(self.g, self.cells, |j| batch.get(j).copied(), i);
                 self.process(u, k, skip_low, bins, c);
             }
             batch.clear();

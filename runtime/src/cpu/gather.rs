@@ -582,8 +582,8 @@ impl<P: GatherProgram> Engine<'_, P> {
                             i,
                             self.out_offsets,
                             self.out_targets,
-                            |v| {
-                                prefetch(&state.0, v);
+                            |&v| {
+                                prefetch(&state.0, v as usize);
                             },
                         );
                         let u = u as usize;

@@ -156,7 +156,7 @@ pub fn run<P: VertexProgram>(
             sync::run_pinned::<P>(g, source, opts, aopts.pin)
         }
         Schedule::Async => steal::run::<P>(g, source, opts, aopts),
-        Schedule::Obim => obim::run::<P>(g, source, opts, aopts),
+        Schedule::Obim => obim::run_ordered::<P>(g, source, opts, aopts),
     }
 }
 

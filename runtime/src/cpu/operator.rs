@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::topology::{pin_current_thread, Topology};
+use super::topology::{pin_current_thread, pin_for_now, Topology};
 use super::{AsyncOptions, CpuOptions, RunReport};
 use crate::error::{Error, Result};
 use crate::graph::{Graph, Weight};
@@ -142,6 +142,35 @@ fn for_each_edge<P: VertexProgram>(
     }
 }
 
+/// Staged prefetches for a walk that relaxes the out-edges of `vs(0)`, `vs(1)`,
+/// … with [`relax_edges`], called at step `i` ([`super::prefetch::prefetch_walk`]
+/// over the edge array [`for_each_edge`] reads, plus the state of `vs(i + 16)`,
+/// which the walk loads before its edges). A Δ-stepping bucket of a grid holds
+/// vertices rows apart: without them each task waits for its offsets, then its
+/// edge list, then its neighbours' states, one miss after another.
+#[inline(always)]
+pub(super) fn prefetch_relax<P: VertexProgram>(
+    g: &Graph<P::Weight>,
+    cells: &[<P::State as AtomicState>::Atomic],
+    vs: impl Fn(usize) -> Option<u32>,
+    i: usize,
+) {
+    use super::prefetch::{prefetch, prefetch_walk};
+    let offsets = g.csr().offsets();
+    if let Some(u) = vs(i + 16) {
+        prefetch(cells, u as usize);
+    }
+    if P::WEIGHTED {
+        prefetch_walk(vs, i, offsets, g.packed(), |e| {
+            prefetch(cells, e.to as usize)
+        });
+    } else {
+        prefetch_walk(vs, i, offsets, g.csr().targets(), |&v| {
+            prefetch(cells, v as usize)
+        });
+    }
+}
+
 /// Builds the interleaved edges a weighted program's push loop reads
 /// (`for_each_edge`); engines call it before their timed region.
 pub fn prepare_edges<P: VertexProgram>(g: &Graph<P::Weight>) {
@@ -264,9 +293,8 @@ impl Setup {
     /// asked) and returns their results in worker order.
     pub fn spawn<R: Send>(&self, work: impl Fn(usize, usize) -> R + Sync) -> Vec<R> {
         if self.threads == 1 {
-            if self.pin {
-                pin_current_thread(self.placement[0].1);
-            }
+            // The caller's own thread: pinned only for this run.
+            let _pinned = self.pin.then(|| pin_for_now(self.placement[0].1));
             return vec![work(0, self.placement[0].0)];
         }
         std::thread::scope(|s| {

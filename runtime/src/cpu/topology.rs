@@ -195,6 +195,51 @@ fn allowed_cpus() -> Option<Vec<usize>> {
     None
 }
 
+/// The calling thread pinned to one CPU until the guard drops, when its earlier
+/// affinity mask comes back (see [`pin_for_now`]).
+pub struct PinGuard {
+    before: Option<Vec<usize>>,
+}
+
+/// Pins the calling thread to `cpu` ([`pin_current_thread`]) for as long as the
+/// returned guard lives. A one-worker engine runs on its caller's thread: pinned
+/// for good, that thread (a benchmark's main thread, say) and every thread or
+/// process it starts later would be confined to one CPU — `vertex bench-cpu`'s
+/// 2-thread SSSP runs, ours and gapbs's, ran on one CPU after a pinned 1-thread
+/// variant.
+pub fn pin_for_now(cpu: usize) -> PinGuard {
+    let before = allowed_cpus();
+    pin_current_thread(cpu);
+    PinGuard { before }
+}
+
+impl Drop for PinGuard {
+    fn drop(&mut self) {
+        if let Some(cpus) = &self.before {
+            set_affinity(cpus);
+        }
+    }
+}
+
+/// Sets the calling thread's affinity mask to `cpus`. Best effort.
+#[cfg(target_os = "linux")]
+fn set_affinity(cpus: &[usize]) -> bool {
+    // SAFETY: as in `allowed_cpus`; every CPU_SET index came from CPU_ISSET over
+    // `0..CPU_SETSIZE`, so it writes inside the zeroed set.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        for &c in cpus {
+            libc::CPU_SET(c, &mut set);
+        }
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn set_affinity(_cpus: &[usize]) -> bool {
+    false
+}
+
 /// Pins the calling thread to `cpu` (taken modulo the CPUs that exist, so that a
 /// forced topology larger than the machine still pins somewhere). Best effort:
 /// returns whether the OS accepted it.
@@ -231,6 +276,18 @@ mod tests {
         assert!(Topology::parse("2y2").is_err());
         assert!(Topology::parse("0x4").is_err());
         assert!(Topology::parse("x4").is_err());
+    }
+
+    #[test]
+    fn a_pin_for_now_ends_with_its_guard() {
+        let before = allowed_cpus();
+        {
+            let _g = pin_for_now(0);
+            if before.as_ref().is_some_and(|b| b.len() > 1) {
+                assert_eq!(allowed_cpus().map(|c| c.len()), Some(1));
+            }
+        }
+        assert_eq!(allowed_cpus(), before);
     }
 
     #[test]

@@ -90,9 +90,9 @@ impl<P: GatherProgram> Engine<'_, P> {
                         i,
                         self.in_offsets,
                         self.in_sources,
-                        |u| {
-                            prefetch(&sweep.rank, u);
-                            prefetch(&msg.0, u);
+                        |&u| {
+                            prefetch(&sweep.rank, u as usize);
+                            prefetch(&msg.0, u as usize);
                         },
                     );
                     edges += round.pull(v);
