@@ -60,6 +60,13 @@
 #             kernels $BENCHGAP_KERNELS (default all six), label $BENCHGAP_LABEL; its JSON
 #             and SVG go straight to $OUT (rewritten after every row, so a cut-off call
 #             keeps what it measured)
+#   ab        a kernel change measured side by side: the previous build (bundle/vertex-old,
+#             copied in by hand) and this one run alternately, $AB_REPEAT times each (default
+#             2), `vertex P G --backend gpu --kernel $AB_KERNEL` (default resident) for P in
+#             $AB_PROGRAMS (default "bfs sssp") and G in $AB_GRAPHS (default
+#             "grid:1000x1000 grid:2000x1000"), this build's runs with --validate; then
+#             compute-sanitizer memcheck, racecheck and synccheck on $AB_SAN_GRAPH (default
+#             grid:60x40). $AB_ENV (e.g. VERTEX_TILES_PROFILE=1) is exported for the runs.
 #   profile   Nsight Compute on the BFS level kernels (direction + balanced), Graph500 scale
 #             $PROFILE_SCALE (default 22), 2 roots: per-launch duration, throughput,
 #             occupancy, warp stalls as CSV (profile-*.csv) and a per-launch summary
@@ -248,6 +255,37 @@ for step in "${steps[@]}"; do
             # shellcheck disable=SC2086 # CPU_ARGS is a list of options
             "$B/vertex" bench-cpu --gapbs "$B/gapbs" --out "$OUTDIR" --work /tmp/bench-cpu \
                 ${CPU_ARGS:-} 2>&1 | tee "$OUTDIR/cpu.log"
+            rc=${PIPESTATUS[0]}
+            ;;
+        ab)
+            {
+                rc=0
+                [ -x "$B/vertex-old" ] || { echo "ab: bundle/vertex-old is missing (copy the previous build there)"; exit 2; }
+                # shellcheck disable=SC2086 # AB_ENV is a list of assignments
+                [ -n "${AB_ENV:-}" ] && export ${AB_ENV}
+                k=${AB_KERNEL:-resident}
+                for g in ${AB_GRAPHS:-grid:1000x1000 grid:2000x1000}; do
+                    for p in ${AB_PROGRAMS:-bfs sssp}; do
+                        for _ in $(seq "${AB_REPEAT:-2}"); do
+                            for b in vertex-old vertex; do
+                                v=(); [ "$b" = vertex ] && v=(--validate)
+                                echo "== $b $p $g --kernel $k ${v[*]}"
+                                "$B/$b" "$p" "$g" --backend gpu --kernel "$k" "${v[@]}" 2>&1 \
+                                    | grep -E "^  (kernel|tiles|time|oracle)|rror|profile" || rc=1
+                            done
+                        done
+                    done
+                done
+                for t in memcheck racecheck synccheck; do
+                    for p in ${AB_PROGRAMS:-bfs sssp}; do
+                        echo "== $t $p ${AB_SAN_GRAPH:-grid:60x40}"
+                        "$SAN" --tool "$t" --error-exitcode 3 "$B/vertex" "$p" \
+                            "${AB_SAN_GRAPH:-grid:60x40}" --backend gpu --kernel "$k" --validate 2>&1 \
+                            | grep -E "SUMMARY|oracle|rror" || rc=1
+                    done
+                done
+                exit "$rc"
+            } 2>&1 | tee "$OUTDIR/ab.log"
             rc=${PIPESTATUS[0]}
             ;;
         cpuvs)
