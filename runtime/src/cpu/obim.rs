@@ -58,27 +58,35 @@ pub fn run_ordered<P: VertexProgram>(
     opts: &CpuOptions,
     aopts: &AsyncOptions,
 ) -> Result<RunResult<P::State>> {
-    if lockstep::<P>(g, source) {
+    let threads = opts.threads.unwrap_or_else(rayon::current_num_threads);
+    if lockstep::<P>(g, source, threads) {
         run_bulk::<P>(g, source, opts, aopts)
     } else {
         run::<P>(g, source, opts, aopts)
     }
 }
 
-/// Whether `P`'s buckets run in lock-step from `source`: for a single-source
-/// program on a high-diameter graph ([`super::auto::probe`]: a mesh, a road network). There a bucket is a
-/// thin ring of vertices, bulk passes with gapbs's bin fusion keep each
-/// worker on its own small bins with two barriers per pass, and soft
-/// priorities' chunk traffic costs more than the barriers: 1000² grid, auto Δ,
-/// 3 roots, 2-core machine, 1 thread 180–187 ms bulk vs 215–291 soft, 2 threads
-/// 122–141 vs 124–192 (both with prefetching); the 16-core host (before
-/// prefetching) 78 vs 97 ms at 1 thread, 109 vs 181 at 16. On low-diameter
-/// graphs soft obim kept the edge there (Kronecker 20, auto Δ 8: 347 vs 457 ms
-/// at 1 thread, 352 vs 390 at 16) and stays, as it does for programs where
-/// every vertex starts (no source to probe from).
-pub fn lockstep<P: VertexProgram>(g: &Graph<P::Weight>, source: u32) -> bool {
-    P::NEEDS_SOURCE && super::auto::probe(g, source).high_diameter
+/// Whether `P`'s buckets run in lock-step from `source` on `threads` workers:
+/// for a single-source program on a high-diameter graph
+/// ([`super::auto::probe`]: a mesh, a road network) with at most
+/// [`LOCKSTEP_MAX_THREADS`] workers. There a bucket is a thin ring of vertices;
+/// bulk passes with gapbs's bin fusion keep each worker on its own small bins
+/// with two barriers per pass, which beats soft priorities' chunk traffic on
+/// one or two workers, not on more (1000² grid, auto Δ 50, H100 host,
+/// `docs/results/h100/cpu-issue20/session4/`: bulk / soft 74 / 134 ms at 1
+/// thread, 67 / 64 at 2, 42 / 40 at 4, 31 / 25 at 8, 23 / 18 at 16; 2-core
+/// machine, 1 thread 180–187 vs 215–291, 2 threads 122–141 vs 124–192). On
+/// low-diameter graphs soft obim keeps the edge (Kronecker 20, auto Δ 8: 347
+/// vs 457 ms at 1 thread), as it does for programs where every vertex starts
+/// (no source to probe from).
+pub fn lockstep<P: VertexProgram>(g: &Graph<P::Weight>, source: u32, threads: usize) -> bool {
+    P::NEEDS_SOURCE
+        && threads <= LOCKSTEP_MAX_THREADS
+        && super::auto::probe(g, source).high_diameter
 }
+
+/// The most workers for which [`lockstep`] picks lock-step buckets.
+pub const LOCKSTEP_MAX_THREADS: usize = 2;
 
 /// Runs `P` under soft-priority obim from `source`.
 pub fn run<P: VertexProgram>(
