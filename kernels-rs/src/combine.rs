@@ -14,7 +14,7 @@ pub fn min<S: StateWord>(slot: &S::Atomic, v: S) -> bool {
     if S::load(slot) <= v {
         return false;
     }
-    S::fetch_min(slot, v) > v
+    min_now::<S>(slot, v)
 }
 
 /// [`min`] without the read first: one round trip where [`min`] takes two
@@ -37,7 +37,7 @@ pub fn max<S: StateWord>(slot: &S::Atomic, v: S) -> bool {
     if S::load(slot) >= v {
         return false;
     }
-    S::fetch_max(slot, v) < v
+    max_now::<S>(slot, v)
 }
 
 /// Writes `v` if the slot still holds `unset`, with a plain store (no atomic

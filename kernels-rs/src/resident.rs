@@ -315,8 +315,8 @@ impl<P: Program> Resident<'_, P> {
         let r = c.round;
         let queue = self.queue(r);
         let offsets = self.graph.offsets;
-        let half = (smem.len() - SMEM_HEADER) / 2;
-        let local_at = SMEM_HEADER + (r % 2) as usize * half;
+        // Where round `r - 1` appended (see `out_buffer`).
+        let local_at = half_buffer(smem.len(), r % 2).0;
         let mut i = crew.me;
         while i < u64::from(queued) {
             let v = if c.local {
@@ -581,12 +581,19 @@ impl<P: Program> Resident<'_, P> {
 /// read its queue from the other half while it appends to this one.
 #[inline(always)]
 fn out_buffer(len: usize, r: u32, wide: bool) -> (usize, usize) {
-    let room = len.saturating_sub(SMEM_HEADER);
     if wide {
-        (SMEM_HEADER, room)
+        (SMEM_HEADER, len.saturating_sub(SMEM_HEADER))
     } else {
-        (SMEM_HEADER + ((r + 1) % 2) as usize * (room / 2), room / 2)
+        half_buffer(len, (r + 1) % 2)
     }
+}
+
+/// Half `h` (0 or 1) of a block's shared buffer of `len` words: its first word
+/// and its capacity.
+#[inline(always)]
+fn half_buffer(len: usize, h: u32) -> (usize, usize) {
+    let half = len.saturating_sub(SMEM_HEADER) / 2;
+    (SMEM_HEADER + h as usize * half, half)
 }
 
 /// Starts loading `x`'s line into the L2 (GPU); nothing on the host.

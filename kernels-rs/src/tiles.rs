@@ -82,11 +82,15 @@ pub const MESSAGES: usize = 33;
 pub const ROUNDS: usize = 34;
 /// Thread 0's cycles (in units of 64, summed over blocks) per phase: the
 /// inbox drain and scan up to its barrier, the step to the bucket, listing,
-/// relaxing, sending, and the rest of a pass that found nothing pending; then
-/// the count of such idle passes and of rounds, summed over blocks.
+/// relaxing, sending, and the rest of a pass that found nothing pending
+/// ([`TIMED`] words); then [`IDLE_PASSES`] and [`ALL_ROUNDS`].
 pub const PROFILE: usize = 40;
-/// Words in [`PROFILE`].
-pub const PHASES: usize = 8;
+/// Phases timed in [`PROFILE`].
+pub const TIMED: usize = 6;
+/// Passes that found nothing pending, summed over blocks.
+pub const IDLE_PASSES: usize = PROFILE + TIMED;
+/// Rounds, summed over blocks ([`ROUNDS`] is the busiest tile's).
+pub const ALL_ROUNDS: usize = PROFILE + TIMED + 1;
 /// Size of the control block.
 pub const CTL_WORDS: usize = 64;
 
@@ -121,8 +125,9 @@ pub struct Outbox<'a, P: Program> {
     pub cands: &'a [<P::State as StateWord>::Atomic],
 }
 
-/// Entries of a block's outbox (a round stops taking buckets once half full;
-/// beyond it, candidates go out directly).
+/// Entries of a block's outbox, in two halves that rounds fill in turn (a
+/// round stops taking buckets once its half is half full; beyond the half,
+/// candidates go out directly).
 pub const OUTBOX: usize = 1024;
 /// Entries of each half of the outbox.
 const HALF: usize = OUTBOX / 2;
@@ -247,10 +252,10 @@ impl<P: Program> Tiles<'_, P> {
         let mut c = 0usize;
         // Rounds with buckets so far: this one fills outbox half `posts % 2`.
         let mut posts = 0usize;
-        let mut prof = [0u64; PHASES];
+        let mut prof = [0u64; TIMED];
         let mut idle_passes = 0u32;
         let mut clock = crew.clock();
-        let mut lap = |prof: &mut [u64; PHASES], i: usize| {
+        let mut lap = |prof: &mut [u64; TIMED], i: usize| {
             let now = crew.clock();
             prof[i] += now.wrapping_sub(clock);
             clock = now;
@@ -371,11 +376,11 @@ impl<P: Program> Tiles<'_, P> {
         }
         if tid == 0 {
             self.ctl[ROUNDS].fetch_max(rounds, Relaxed);
-            for (i, &p) in prof.iter().enumerate().take(6) {
+            for (i, &p) in prof.iter().enumerate() {
                 self.ctl[PROFILE + i].fetch_add((p >> 6) as u32, Relaxed);
             }
-            self.ctl[PROFILE + 6].fetch_add(idle_passes, Relaxed);
-            self.ctl[PROFILE + 7].fetch_add(rounds, Relaxed);
+            self.ctl[IDLE_PASSES].fetch_add(idle_passes, Relaxed);
+            self.ctl[ALL_ROUNDS].fetch_add(rounds, Relaxed);
         }
     }
 

@@ -125,16 +125,17 @@ fn run_of<S>(states: Vec<S>, stats: TileStats, time_ms: f64, wall_ms: f64) -> Pr
 
 fn stats_of(ctl: &[u32], tile: u32, blocks: u32, threads: u32) -> TileStats {
     if std::env::var_os("VERTEX_TILES_PROFILE").is_some() {
-        let p = &ctl[k::PROFILE..k::PROFILE + k::PHASES];
-        let rounds = f64::from(p[7].max(1));
-        let idle = f64::from(p[6].max(1));
+        let p = &ctl[k::PROFILE..k::PROFILE + k::TIMED];
+        let (all_rounds, idle_passes) = (ctl[k::ALL_ROUNDS], ctl[k::IDLE_PASSES]);
+        let rounds = f64::from(all_rounds.max(1));
+        let idle = f64::from(idle_passes.max(1));
         let per = |i: usize, by: f64| f64::from(p[i]) * 64.0 / by;
         eprintln!(
             "tiles profile (thread 0, cycles; {} rounds, {} idle passes over {blocks} blocks): \
              per round: drain+scan {:.0} (all passes), step {:.0}, list {:.0}, relax {:.0}, \
              send {:.0}; per idle pass: rest {:.0}; per block: busy {:.0}, idle {:.0}",
-            p[7],
-            p[6],
+            all_rounds,
+            idle_passes,
             per(0, rounds + idle),
             per(1, rounds),
             per(2, rounds),
