@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Small rounds of the resident kernel on a thread-block cluster (cluster 0,
+# hardware cluster barrier) instead of block 0: vertex-old (092874b) against
+# this build at VERTEX_RESIDENT_CLUSTER = 1 (block 0, as before), 4, 8, 16.
+set -u
+cd bundle
+SAN=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -n1)
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+run() { # label, env, binary, args...
+    local label=$1 env=$2 bin=$3; shift 3
+    echo "== $label $*"
+    env $env ./$bin "$@" --backend gpu --kernel resident 2>&1 | grep -E "^  (resident|time|oracle)|rror|WRONG"
+}
+for g in grid:1000x1000 grid:2000x1000; do
+    for rep in 1 2; do
+        for p in bfs sssp; do
+            run old X=1 vertex-old $p $g
+            for c in 1 4 8 16; do
+                v=(); [ $c = 8 ] && v=(--validate)
+                run c$c VERTEX_RESIDENT_CLUSTER=$c vertex $p $g "${v[@]}"
+            done
+        done
+    done
+done
+for p in widest cc; do
+    run old X=1 vertex-old $p grid:1000x1000
+    run c8 X=1 vertex $p grid:1000x1000 --validate
+done
+for p in bfs sssp; do
+    run old X=1 vertex-old $p kron:18
+    run c8 X=1 vertex $p kron:18 --validate
+    run c16 VERTEX_RESIDENT_CLUSTER=16 vertex $p kron:18 --validate
+    run old X=1 vertex-old $p grid:4000x4000
+    run c8 X=1 vertex $p grid:4000x4000
+done
+for t in memcheck racecheck synccheck; do
+    for p in bfs sssp; do
+        echo "== $t $p grid:60x40"
+        timeout 120 "$SAN" --tool $t --error-exitcode 3 ./vertex $p grid:60x40 --backend gpu --kernel resident --validate 2>&1 \
+            | grep -E "SUMMARY|oracle|rror" | head -5
+    done
+done
