@@ -9,24 +9,25 @@
 //!
 //! The workers live for the whole run (as gapbs's OpenMP team) and meet at a
 //! spinning barrier once per pass. Before it, every worker *offers* its lowest
-//! non-empty bin: it moves the bin out of its ring, publishes where the ids are
-//! and which bucket they belong to, and `fetch_min`s the bucket into the shared
-//! next-bucket cell. After it, the next bucket `k` is that minimum and the pass's
-//! frontier is the concatenation of the offers for `k`, read in place: a pass
-//! hands out chunks of `GRAIN` ids of it from a shared cursor (OpenMP's
-//! `schedule(dynamic, 64)`), and a worker whose offer was for a later bucket
-//! takes it back. gapbs (and this engine before) met twice per pass, once to
+//! non-empty bin: it moves the bin out of its ring and publishes where the ids
+//! are and which bucket they belong to. After it, every worker reads all offers:
+//! the next bucket `k` is their lowest (no shared minimum to update and reset),
+//! and the pass's frontier is the concatenation of the offers for `k`, read in
+//! place. A pass hands out chunks of `GRAIN` ids of it from a shared cursor
+//! (OpenMP's `schedule(dynamic, 64)`), or, when it holds at most `GRAIN` ids
+//! per worker, splits it evenly with no cursor at all; a worker whose offer was
+//! for a later bucket takes it back. gapbs (and this engine before) met twice per pass, once to
 //! agree on the bucket and once after copying every worker's bin into one shared
 //! frontier; the barrier and the copy are the fixed cost of a pass, and a 1000²
 //! grid takes about a thousand passes.
 //!
 //! An offer is read by the others only during the pass right after it; its
 //! owner leaves it alone until two iterations later (offers alternate between
-//! two buffers), by which time everyone has passed the next barrier. Cursors and
-//! next-bucket cells rotate through three slots: worker 0 clears slot
-//! `(i + 1) % 3` before the barrier of iteration `i`, after every use of it in
-//! iteration `i − 2` (finished before the previous barrier) and before its first
-//! use in iteration `i + 1` (after this one).
+//! two buffers), by which time everyone has passed the next barrier. Cursors
+//! rotate through three slots: worker 0 clears slot `(i + 1) % 3` before the
+//! barrier of iteration `i`, after every use of it in iteration `i − 2`
+//! (finished before the previous barrier) and before its first use in iteration
+//! `i + 1` (after this one).
 //!
 //! Correctness for any idempotent program with a priority (not only monotone
 //! ones like SSSP): a vertex whose state changes is pushed to bin
@@ -136,12 +137,10 @@ impl Default for Offer {
 }
 
 /// What the workers share: each worker's offers (by iteration parity), three
-/// slots of (cursor, next bucket) used by turns, the far-list minimum and the
-/// clamp flag.
+/// cursors used by turns, the far-list minimum and the clamp flag.
 struct Shared {
     offers: Vec<[CachePadded<Offer>; 2]>,
     cursor: [CachePadded<AtomicUsize>; 3],
-    next: [CachePadded<AtomicU64>; 3],
     far_min: CachePadded<AtomicU64>,
     clamped: AtomicBool,
     barrier: SpinBarrier,
@@ -166,7 +165,6 @@ pub fn run<P: VertexProgram>(
     let shared = Shared {
         offers: (0..setup.threads).map(|_| Default::default()).collect(),
         cursor: Default::default(),
-        next: [(); 3].map(|_| CachePadded::new(AtomicU64::new(NONE))),
         far_min: CachePadded::new(AtomicU64::new(NONE)),
         clamped: AtomicBool::new(false),
         barrier: SpinBarrier::new(setup.threads),
@@ -220,6 +218,44 @@ struct Tally {
     buckets: u64,
 }
 
+/// A pass's frontier: the offered bins `segs` (pointer, length) taken in
+/// order, walked forward (a worker's grabs only move forward).
+struct Walk<'a> {
+    segs: &'a [(*const u32, usize)],
+    /// The bin holding the next index, and the index of its first id.
+    seg: usize,
+    start: usize,
+}
+
+impl Walk<'_> {
+    /// Calls `f(ids, j)` for every index in `lo..hi` (none below an earlier
+    /// call's), with `ids` the offered bin that holds it and `j` its place there.
+    #[inline(always)]
+    fn range(&mut self, lo: usize, hi: usize, mut f: impl FnMut(&[u32], usize)) {
+        let mut i = lo;
+        while i < hi {
+            while i >= self.start + self.segs[self.seg].1 {
+                self.start += self.segs[self.seg].1;
+                self.seg += 1;
+            }
+            let (ptr, len) = self.segs[self.seg];
+            // SAFETY: an offer points at `len` initialised ids of a `Vec<u32>`
+            // its owner neither moves (the buffer stays where it is when the
+            // `Vec` is swapped) nor writes until two iterations later, after the
+            // barrier that every worker passes only once this pass is over; the
+            // barrier this pass started after made the owner's writes visible
+            // (see the module docs). `len > 0` here, so `ptr` is a live
+            // allocation.
+            let ids = unsafe { core::slice::from_raw_parts(ptr, len) };
+            let end = (hi - self.start).min(len);
+            for j in i - self.start..end {
+                f(ids, j);
+            }
+            i = self.start + end;
+        }
+    }
+}
+
 struct Worker<'a, P: VertexProgram> {
     g: &'a Graph<P::Weight>,
     cells: &'a [<P::State as AtomicState>::Atomic],
@@ -265,7 +301,6 @@ impl<P: VertexProgram> Worker<'_, P> {
                 bins.rebin(cur, |v| self.vertex_bucket(v));
             }
             if self.me == 0 {
-                sh.next[(iter + 1) % 3].store(NONE, Ordering::Relaxed);
                 sh.cursor[(iter + 1) % 3].store(0, Ordering::Relaxed);
             }
             // Offer the lowest bin: out of the ring, into this parity's buffer
@@ -280,14 +315,18 @@ impl<P: VertexProgram> Worker<'_, P> {
                     offer.ptr.store(mine.as_mut_ptr(), Ordering::Relaxed);
                     offer.len.store(mine.len(), Ordering::Relaxed);
                     offer.bucket.store(u64::from(b), Ordering::Relaxed);
-                    sh.next[s].fetch_min(u64::from(b), Ordering::AcqRel);
                 }
                 None => offer.bucket.store(NONE, Ordering::Relaxed),
             }
             if !sh.barrier.wait() {
                 return t;
             }
-            let k = sh.next[s].load(Ordering::Acquire);
+            let offers = sh.offers.iter().map(|o| &o[p]);
+            let k = offers
+                .clone()
+                .map(|o| o.bucket.load(Ordering::Relaxed))
+                .min()
+                .unwrap_or(NONE);
             if k == NONE {
                 // Every ring is empty: restart from the lowest far bucket, if any.
                 match self.rebin_far(&mut bins, &mut cur) {
@@ -308,8 +347,7 @@ impl<P: VertexProgram> Worker<'_, P> {
                 last = Some(k);
             }
             segs.clear();
-            segs.extend(sh.offers.iter().filter_map(|o| {
-                let o = &o[p];
+            segs.extend(offers.filter_map(|o| {
                 (o.bucket.load(Ordering::Relaxed) == u64::from(k)).then(|| {
                     (
                         o.ptr.load(Ordering::Relaxed).cast_const(),
@@ -318,7 +356,7 @@ impl<P: VertexProgram> Worker<'_, P> {
                 })
             }));
             t.passes += 1;
-            self.pass(s, k, &segs, &mut bins, &mut t.c);
+            self.pass(s, k, &segs, workers, &mut bins, &mut t.c);
             iter += 1;
         }
     }
@@ -352,7 +390,8 @@ impl<P: VertexProgram> Worker<'_, P> {
     }
 
     /// One pass over bucket `k`, whose frontier is the offered bins `segs`
-    /// (pointer, length) taken in order, handed out with cursor slot `s`; then
+    /// (pointer, length) taken in order, handed out with cursor slot `s` (or
+    /// split evenly over the `workers` when small); then
     /// gapbs's bin fusion: a small own bin for `k` is drained at once instead of
     /// waiting for the next pass.
     fn pass(
@@ -360,43 +399,35 @@ impl<P: VertexProgram> Worker<'_, P> {
         s: usize,
         k: u32,
         segs: &[(*const u32, usize)],
+        workers: usize,
         bins: &mut Bins,
         c: &mut Counters,
     ) {
         let sh = self.sh;
-        let cursor = &sh.cursor[s];
         let skip_low = !sh.clamped.load(Ordering::Acquire);
         let total: usize = segs.iter().map(|&(_, len)| len).sum();
-        // The segment holding the next index: grabs only move forward.
-        let (mut seg, mut seg_start) = (0usize, 0usize);
-        loop {
-            let lo = cursor.fetch_add(GRAIN, Ordering::Relaxed);
-            if lo >= total {
-                break;
-            }
-            let hi = (lo + GRAIN).min(total);
-            let mut i = lo;
-            while i < hi {
-                while i >= seg_start + segs[seg].1 {
-                    seg_start += segs[seg].1;
-                    seg += 1;
+        let mut walk = Walk {
+            segs,
+            seg: 0,
+            start: 0,
+        };
+        let mut relax = |ids: &[u32], j: usize| {
+            prefetch_relax::<P>(self.g, self.cells, |x| ids.get(x).copied(), j);
+            self.process(ids[j], k, skip_low, bins, c);
+        };
+        if total <= workers * GRAIN {
+            // Small (most passes of a grid at small Δ): an even split, and no
+            // shared cursor line bouncing between the workers.
+            let share = |w: usize| total * w / workers;
+            walk.range(share(self.me), share(self.me + 1), &mut relax);
+        } else {
+            let cursor = &sh.cursor[s];
+            loop {
+                let lo = cursor.fetch_add(GRAIN, Ordering::Relaxed);
+                if lo >= total {
+                    break;
                 }
-                let (ptr, len) = segs[seg];
-                // SAFETY: an offer points at `len` initialised ids of a
-                // `Vec<u32>` its owner neither moves (the buffer stays where it
-                // is when the `Vec` is swapped) nor writes until two iterations
-                // later, after the barrier that every worker passes only once
-                // this pass is over; the barrier this pass started after made the
-                // owner's writes visible (see the module docs). `len > 0` here,
-                // so `ptr` is a live allocation.
-                let ids = unsafe { core::slice::from_raw_parts(ptr, len) };
-                let at = |j: usize| ids.get(j).copied();
-                let end = (hi - seg_start).min(len);
-                for j in i - seg_start..end {
-                    prefetch_relax::<P>(self.g, self.cells, at, j);
-                    self.process(ids[j], k, skip_low, bins, c);
-                }
-                i = seg_start + end;
+                walk.range(lo, (lo + GRAIN).min(total), &mut relax);
             }
         }
         let slot = k as usize % WINDOW;
