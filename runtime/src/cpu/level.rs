@@ -171,6 +171,7 @@ pub(super) fn run<P: VertexProgram>(
             cells,
             sh: &sh,
             me: ctx.index(),
+            alone: threads == 1,
         };
         // A panic in user code must not leave the other workers at the barrier.
         match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -203,6 +204,8 @@ struct Worker<'a, P: VertexProgram> {
     cells: &'a [<P::State as AtomicState>::Atomic],
     sh: &'a Shared,
     me: usize,
+    /// The only worker: push levels update states with plain stores.
+    alone: bool,
 }
 
 impl<P: VertexProgram> Worker<'_, P> {
@@ -288,7 +291,11 @@ impl<P: VertexProgram> Worker<'_, P> {
                     form = Form::Queue;
                 }
                 let slot = self.open(phase);
-                self.push(slot, cand, lo..hi, scout, &mut t);
+                if self.alone {
+                    self.push::<true>(slot, cand, lo..hi, scout, &mut t);
+                } else {
+                    self.push::<false>(slot, cand, lo..hi, scout, &mut t);
+                }
                 if !sh.barrier.wait() {
                     return t;
                 }
@@ -359,8 +366,11 @@ impl<P: VertexProgram> Worker<'_, P> {
 
     /// A top-down level over `queue[window]`, whose vertices have `scout`
     /// out-edges in all: arrivals of `cand` that change a state join the queue
-    /// past the window.
-    fn push(
+    /// past the window. `ALONE`: this is the only worker, so an arrival that
+    /// improves a state stores it plainly: a locked update is a full fence on
+    /// x86 that keeps the next edges' loads from starting before it retires
+    /// (see [`super::operator::relax_edges_alone`]).
+    fn push<const ALONE: bool>(
         &self,
         slot: &Slot,
         cand: P::State,
@@ -405,6 +415,13 @@ impl<P: VertexProgram> Worker<'_, P> {
                     let cell = unsafe { cells.get_unchecked(v as usize) };
                     let cur = P::State::load(cell);
                     if combine::<P>(cur, cand) == cur {
+                        continue;
+                    }
+                    if ALONE {
+                        P::State::store(cell, combine::<P>(cur, cand));
+                        found += 1;
+                        scout += degree_at(offsets, v);
+                        buf.push(&sh.queue, v);
                         continue;
                     }
                     // The degree is read before the locked update, not after: a
