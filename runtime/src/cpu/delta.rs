@@ -16,10 +16,11 @@
 //! place. A pass hands out chunks of `GRAIN` ids of it from a shared cursor
 //! (OpenMP's `schedule(dynamic, 64)`), or, when it holds at most `GRAIN` ids
 //! per worker, splits it evenly with no cursor at all; a worker whose offer was
-//! for a later bucket takes it back. gapbs (and this engine before) met twice per pass, once to
-//! agree on the bucket and once after copying every worker's bin into one shared
-//! frontier; the barrier and the copy are the fixed cost of a pass, and a 1000²
-//! grid takes about a thousand passes.
+//! for a later bucket takes it back. gapbs (and this engine before) met twice
+//! per pass, once to agree on the bucket and once after copying every worker's
+//! bin into one shared frontier; barriers and shared lines are the fixed cost of
+//! a pass, and a 1000² grid takes a thousand passes at Δ 50, tens of thousands
+//! at Δ 1.
 //!
 //! An offer is read by the others only during the pass right after it; its
 //! owner leaves it alone until two iterations later (offers alternate between
@@ -347,14 +348,16 @@ impl<P: VertexProgram> Worker<'_, P> {
                 last = Some(k);
             }
             segs.clear();
-            segs.extend(offers.filter_map(|o| {
-                (o.bucket.load(Ordering::Relaxed) == u64::from(k)).then(|| {
-                    (
-                        o.ptr.load(Ordering::Relaxed).cast_const(),
-                        o.len.load(Ordering::Relaxed),
-                    )
-                })
-            }));
+            segs.extend(
+                offers
+                    .filter(|o| o.bucket.load(Ordering::Relaxed) == u64::from(k))
+                    .map(|o| {
+                        (
+                            o.ptr.load(Ordering::Relaxed).cast_const(),
+                            o.len.load(Ordering::Relaxed),
+                        )
+                    }),
+            );
             t.passes += 1;
             self.pass(s, k, &segs, workers, &mut bins, &mut t.c);
             iter += 1;
