@@ -713,3 +713,69 @@ fn sssp_picks_32_bits_only_where_they_cannot_overflow() {
     assert!(narrow);
     assert_eq!(r.states, oracle::dijkstra(g.csr(), 2));
 }
+
+/// The level engine keeps a mask of the vertices a pull level may still change
+/// (`remaining`), written by the first pull level and then only narrowed. Two
+/// Kronecker blobs joined by a long path make it pull in the first blob, push
+/// along the path (reaching vertices the mask still lists) and pull again in
+/// the second; directed and undirected, every direction policy, 1–3 threads,
+/// sources in both blobs, on the path, and on an isolated vertex.
+#[test]
+fn level_engine_pulls_again_after_pushing() {
+    let blob = generated("kron:11:8", false);
+    let nb = blob.num_vertices() as u32;
+    let path = 40u32;
+    // Blob A: 0..nb, path: nb..nb+path, blob B: nb+path..2nb+path, one isolated
+    // vertex at the end.
+    let n = 2 * nb + path + 1;
+    let mut edges = Vec::new();
+    for u in 0..nb {
+        for &v in blob.csr().neighbors(u) {
+            edges.push([u, v]);
+            edges.push([u + nb + path, v + nb + path]);
+        }
+    }
+    // The path leaves blob A at its highest-degree vertex and enters blob B at
+    // the same one.
+    let hub = (0..nb).max_by_key(|&v| blob.csr().degree(v)).unwrap();
+    let mut prev = hub;
+    for p in nb..nb + path {
+        edges.push([prev, p]);
+        prev = p;
+    }
+    edges.push([prev, hub + nb + path]);
+    for symmetrize in [true, false] {
+        let el = EdgeList {
+            num_vertices: n as usize,
+            edges: edges.clone(),
+            weights: None,
+        };
+        let g = build(
+            &el,
+            BuildOptions {
+                symmetrize,
+                ..BuildOptions::default()
+            },
+        )
+        .unwrap();
+        for src in [hub, nb + path / 2, hub + nb + path, n - 1] {
+            let want = oracle::bfs_levels(g.csr(), src);
+            for direction in [Direction::Auto, Direction::Pull, Direction::Push] {
+                for t in [1, 2, 3] {
+                    let o = CpuOptions {
+                        threads: Some(t),
+                        direction,
+                    };
+                    let r = cpu::sync::run::<bfs::Program>(&g, src, &o).unwrap();
+                    let what = format!("sym {symmetrize} src {src} {direction:?} t{t}");
+                    assert_eq!(r.states, want, "{what}");
+                    if symmetrize && src == hub && direction == Direction::Auto {
+                        // Both blobs were pulled: the mask was reused.
+                        assert!(r.report.pull_rounds >= 2, "{what}: {:?}", r.report);
+                        assert!(r.report.pull_rounds < r.report.rounds, "{what}");
+                    }
+                }
+            }
+        }
+    }
+}

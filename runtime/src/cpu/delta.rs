@@ -8,13 +8,27 @@
 //! frontier. A task is a vertex id; its state is read when it is processed.
 //!
 //! The workers live for the whole run (as gapbs's OpenMP team) and meet at a
-//! spinning barrier twice per pass: once after agreeing on the next bucket (each
-//! worker `fetch_min`s its lowest non-empty bin), once after *gathering*: every
-//! worker copies its own bin for that bucket into the shared frontier at an offset
-//! it reserves with one `fetch_add`, all in parallel. A pass hands out the frontier
-//! in chunks of `GRAIN` ids from a shared cursor (OpenMP's `schedule(dynamic,
-//! 64)`). Frontiers and cursors alternate between two sets, so the one thread that
-//! resets the idle set never races with readers of the live one.
+//! spinning barrier once per pass. Before it, every worker *offers* its lowest
+//! non-empty bin: it moves the bin out of its ring and publishes where the ids
+//! are and which bucket they belong to. After it, every worker reads all offers:
+//! the next bucket `k` is their lowest (no shared minimum to update and reset),
+//! and the pass's frontier is the concatenation of the offers for `k`, read in
+//! place. A pass hands out chunks of `GRAIN` ids of it from a shared cursor
+//! (OpenMP's `schedule(dynamic, 64)`), or, when it holds at most `GRAIN` ids
+//! per worker, splits it evenly with no cursor at all; a worker whose offer was
+//! for a later bucket takes it back. gapbs (and this engine before) met twice
+//! per pass, once to agree on the bucket and once after copying every worker's
+//! bin into one shared frontier; barriers and shared lines are the fixed cost of
+//! a pass, and a 1000² grid takes a thousand passes at Δ 50, tens of thousands
+//! at Δ 1.
+//!
+//! An offer is read by the others only during the pass right after it; its
+//! owner leaves it alone until two iterations later (offers alternate between
+//! two buffers), by which time everyone has passed the next barrier. Cursors
+//! rotate through three slots: worker 0 clears slot `(i + 1) % 3` before the
+//! barrier of iteration `i`, after every use of it in iteration `i − 2`
+//! (finished before the previous barrier) and before its first use in iteration
+//! `i + 1` (after this one).
 //!
 //! Correctness for any idempotent program with a priority (not only monotone
 //! ones like SSSP): a vertex whose state changes is pushed to bin
@@ -27,19 +41,15 @@
 //!
 //! Bins live in a ring of [`WINDOW`] buckets past the current one; pushes further
 //! out wait in a per-worker far list that is re-binned when the ring runs dry, so
-//! memory does not depend on how large priorities get. The shared frontier has
-//! one slot per vertex; a gather that would overflow it (a bucket holding more
-//! duplicate ids than the graph has vertices) leaves the rest in the worker's bin,
-//! and the same bucket simply gets another pass.
+//! memory does not depend on how large priorities get.
 
 use std::time::Instant;
 
-use core::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 
 use crossbeam_utils::CachePadded;
 
 use super::barrier::SpinBarrier;
-use super::frontier::Queue;
 use super::operator::{
     check_run, init_cells, prefetch_relax, prepare_edges, relax_edges, resolve_delta, seed_range,
     BucketOf, Counters, Setup,
@@ -109,12 +119,29 @@ impl Bins {
     }
 }
 
-/// What the workers share: two sets of (frontier, cursor, next bucket), used by
-/// alternate passes, plus the far-list minimum and the clamp flag.
+/// A worker's bin offered for a pass: where its ids are, how many, and for
+/// which bucket ([`NONE`]: the worker had none).
+struct Offer {
+    ptr: AtomicPtr<u32>,
+    len: AtomicUsize,
+    bucket: AtomicU64,
+}
+
+impl Default for Offer {
+    fn default() -> Self {
+        Offer {
+            ptr: AtomicPtr::new(core::ptr::null_mut()),
+            len: AtomicUsize::new(0),
+            bucket: AtomicU64::new(NONE),
+        }
+    }
+}
+
+/// What the workers share: each worker's offers (by iteration parity), three
+/// cursors used by turns, the far-list minimum and the clamp flag.
 struct Shared {
-    frontier: [Queue; 2],
-    cursor: [CachePadded<AtomicUsize>; 2],
-    next: [CachePadded<AtomicU64>; 2],
+    offers: Vec<[CachePadded<Offer>; 2]>,
+    cursor: [CachePadded<AtomicUsize>; 3],
     far_min: CachePadded<AtomicU64>,
     clamped: AtomicBool,
     barrier: SpinBarrier,
@@ -137,12 +164,8 @@ pub fn run<P: VertexProgram>(
     let n = g.num_vertices();
     let cells = init_cells::<P>(n, source);
     let shared = Shared {
-        frontier: [Queue::new(n), Queue::new(n)],
+        offers: (0..setup.threads).map(|_| Default::default()).collect(),
         cursor: Default::default(),
-        next: [
-            CachePadded::new(AtomicU64::new(NONE)),
-            CachePadded::new(AtomicU64::new(NONE)),
-        ],
         far_min: CachePadded::new(AtomicU64::new(NONE)),
         clamped: AtomicBool::new(false),
         barrier: SpinBarrier::new(setup.threads),
@@ -196,6 +219,44 @@ struct Tally {
     buckets: u64,
 }
 
+/// A pass's frontier: the offered bins `segs` (pointer, length) taken in
+/// order, walked forward (a worker's grabs only move forward).
+struct Walk<'a> {
+    segs: &'a [(*const u32, usize)],
+    /// The bin holding the next index, and the index of its first id.
+    seg: usize,
+    start: usize,
+}
+
+impl Walk<'_> {
+    /// Calls `f(ids, j)` for every index in `lo..hi` (none below an earlier
+    /// call's), with `ids` the offered bin that holds it and `j` its place there.
+    #[inline(always)]
+    fn range(&mut self, lo: usize, hi: usize, mut f: impl FnMut(&[u32], usize)) {
+        let mut i = lo;
+        while i < hi {
+            while i >= self.start + self.segs[self.seg].1 {
+                self.start += self.segs[self.seg].1;
+                self.seg += 1;
+            }
+            let (ptr, len) = self.segs[self.seg];
+            // SAFETY: an offer points at `len` initialised ids of a `Vec<u32>`
+            // its owner neither moves (the buffer stays where it is when the
+            // `Vec` is swapped) nor writes until two iterations later, after the
+            // barrier that every worker passes only once this pass is over; the
+            // barrier this pass started after made the owner's writes visible
+            // (see the module docs). `len > 0` here, so `ptr` is a live
+            // allocation.
+            let ids = unsafe { core::slice::from_raw_parts(ptr, len) };
+            let end = (hi - self.start).min(len);
+            for j in i - self.start..end {
+                f(ids, j);
+            }
+            i = self.start + end;
+        }
+    }
+}
+
 struct Worker<'a, P: VertexProgram> {
     g: &'a Graph<P::Weight>,
     cells: &'a [<P::State as AtomicState>::Atomic],
@@ -229,31 +290,44 @@ impl<P: VertexProgram> Worker<'_, P> {
             bins.far
                 .extend(seed_range(self.cells.len(), self.me, workers));
         }
+        // The bins offered in even and odd iterations (see the module docs).
+        let mut offered: [Vec<u32>; 2] = Default::default();
+        let mut segs: Vec<(*const u32, usize)> = Vec::with_capacity(workers);
         let mut cur = 0u32;
         let mut last = None;
         let mut iter = 0usize;
         loop {
-            let p = iter & 1;
+            let (p, s) = (iter & 1, iter % 3);
             if (bins.far_low as u64) < cur as u64 + WINDOW as u64 {
                 bins.rebin(cur, |v| self.vertex_bucket(v));
             }
-            let k = match bins.lowest(cur) {
-                Some(k) => u64::from(k),
-                None => NONE,
-            };
-            if k != NONE {
-                sh.next[p].fetch_min(k, Ordering::AcqRel);
+            if self.me == 0 {
+                sh.cursor[(iter + 1) % 3].store(0, Ordering::Relaxed);
+            }
+            // Offer the lowest bin: out of the ring, into this parity's buffer
+            // (read by others last in iteration `iter - 2`).
+            let offer = &sh.offers[self.me][p];
+            let mine = &mut offered[p];
+            mine.clear();
+            let low = bins.lowest(cur);
+            match low {
+                Some(b) => {
+                    core::mem::swap(mine, &mut bins.ring[b as usize % WINDOW]);
+                    offer.ptr.store(mine.as_mut_ptr(), Ordering::Relaxed);
+                    offer.len.store(mine.len(), Ordering::Relaxed);
+                    offer.bucket.store(u64::from(b), Ordering::Relaxed);
+                }
+                None => offer.bucket.store(NONE, Ordering::Relaxed),
             }
             if !sh.barrier.wait() {
                 return t;
             }
-            let k = sh.next[p].load(Ordering::Acquire);
-            if self.me == 0 {
-                // Nobody touches the other set until after the next barrier.
-                sh.next[1 - p].store(NONE, Ordering::Relaxed);
-                sh.frontier[1 - p].reset();
-                sh.cursor[1 - p].store(0, Ordering::Relaxed);
-            }
+            let offers = sh.offers.iter().map(|o| &o[p]);
+            let k = offers
+                .clone()
+                .map(|o| o.bucket.load(Ordering::Relaxed))
+                .min()
+                .unwrap_or(NONE);
             if k == NONE {
                 // Every ring is empty: restart from the lowest far bucket, if any.
                 match self.rebin_far(&mut bins, &mut cur) {
@@ -264,21 +338,28 @@ impl<P: VertexProgram> Worker<'_, P> {
                 continue;
             }
             let k = k as u32;
+            if let Some(b) = low.filter(|&b| b != k) {
+                // Not this pass's bucket: nobody reads it, back into the ring.
+                core::mem::swap(&mut offered[p], &mut bins.ring[b as usize % WINDOW]);
+            }
             cur = k;
             if last != Some(k) {
                 t.buckets += 1;
                 last = Some(k);
             }
-            // Gather: this worker's bin `k` into the shared frontier.
-            let slot = k as usize % WINDOW;
-            let mine = &mut bins.ring[slot];
-            let copied = sh.frontier[p].append_upto(mine);
-            mine.drain(..copied);
-            if !sh.barrier.wait() {
-                return t;
-            }
+            segs.clear();
+            segs.extend(
+                offers
+                    .filter(|o| o.bucket.load(Ordering::Relaxed) == u64::from(k))
+                    .map(|o| {
+                        (
+                            o.ptr.load(Ordering::Relaxed).cast_const(),
+                            o.len.load(Ordering::Relaxed),
+                        )
+                    }),
+            );
             t.passes += 1;
-            self.pass(p, k, &mut bins, &mut t.c);
+            self.pass(s, k, &segs, workers, &mut bins, &mut t.c);
             iter += 1;
         }
     }
@@ -311,23 +392,45 @@ impl<P: VertexProgram> Worker<'_, P> {
         Some(true)
     }
 
-    /// One pass over the frontier of bucket `k` (set `p`), then gapbs's bin
-    /// fusion: a small own bin for `k` is drained at once instead of waiting for
-    /// the next pass.
-    fn pass(&self, p: usize, k: u32, bins: &mut Bins, c: &mut Counters) {
+    /// One pass over bucket `k`, whose frontier is the offered bins `segs`
+    /// (pointer, length) taken in order, handed out with cursor slot `s` (or
+    /// split evenly over the `workers` when small); then
+    /// gapbs's bin fusion: a small own bin for `k` is drained at once instead of
+    /// waiting for the next pass.
+    fn pass(
+        &self,
+        s: usize,
+        k: u32,
+        segs: &[(*const u32, usize)],
+        workers: usize,
+        bins: &mut Bins,
+        c: &mut Counters,
+    ) {
         let sh = self.sh;
-        let frontier = &sh.frontier[p];
-        let len = frontier.len();
         let skip_low = !sh.clamped.load(Ordering::Acquire);
-        let at = |i: usize| (i < len).then(|| frontier.get(i));
-        loop {
-            let lo = sh.cursor[p].fetch_add(GRAIN, Ordering::Relaxed);
-            if lo >= len {
-                break;
-            }
-            for i in lo..(lo + GRAIN).min(len) {
-                prefetch_relax::<P>(self.g, self.cells, at, i);
-                self.process(frontier.get(i), k, skip_low, bins, c);
+        let total: usize = segs.iter().map(|&(_, len)| len).sum();
+        let mut walk = Walk {
+            segs,
+            seg: 0,
+            start: 0,
+        };
+        let mut relax = |ids: &[u32], j: usize| {
+            prefetch_relax::<P>(self.g, self.cells, |x| ids.get(x).copied(), j);
+            self.process(ids[j], k, skip_low, bins, c);
+        };
+        if total <= workers * GRAIN {
+            // Small (most passes of a grid at small Δ): an even split, and no
+            // shared cursor line bouncing between the workers.
+            let share = |w: usize| total * w / workers;
+            walk.range(share(self.me), share(self.me + 1), &mut relax);
+        } else {
+            let cursor = &sh.cursor[s];
+            loop {
+                let lo = cursor.fetch_add(GRAIN, Ordering::Relaxed);
+                if lo >= total {
+                    break;
+                }
+                walk.range(lo, (lo + GRAIN).min(total), &mut relax);
             }
         }
         let slot = k as usize % WINDOW;
@@ -450,7 +553,8 @@ mod tests {
                 .find(|&v| g.csr().degree(v) > 0)
                 .unwrap();
             let want = crate::oracle::dijkstra(g.csr(), src);
-            for threads in [1, 2, 3] {
+            // 8: several offers for one bucket, others for later ones.
+            for threads in [1, 2, 3, 8] {
                 for delta in [None, Some(1), Some(7), Some(100_000)] {
                     let o = CpuOptions {
                         threads: Some(threads),

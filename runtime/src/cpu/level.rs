@@ -114,6 +114,10 @@ struct Shared {
     queue: Queue,
     /// Frontier bitmaps of pull levels, current and next by turns.
     bits: [Bitmap; 2],
+    /// Pull candidates: a superset of the vertices a pull level can still
+    /// change that have in-edges (see [`pull_word_masked`]). Written whole by
+    /// the first pull level, then only cleared bit by bit.
+    remaining: Bitmap,
     slots: [CachePadded<Slot>; 3],
     barrier: SpinBarrier,
 }
@@ -155,6 +159,8 @@ pub(super) fn run<P: VertexProgram>(
         // Unspecified contents: `queue_to_bits` clears a bitmap before setting
         // its bits, a pull level stores every word of the next one.
         bits: [Bitmap::scratch(n), Bitmap::scratch(n)],
+        // Unspecified contents: the first pull level stores every word.
+        remaining: Bitmap::scratch(n),
         slots: Default::default(),
         barrier: SpinBarrier::new(threads),
     };
@@ -165,6 +171,7 @@ pub(super) fn run<P: VertexProgram>(
             cells,
             sh: &sh,
             me: ctx.index(),
+            alone: threads == 1,
         };
         // A panic in user code must not leave the other workers at the barrier.
         match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -197,6 +204,8 @@ struct Worker<'a, P: VertexProgram> {
     cells: &'a [<P::State as AtomicState>::Atomic],
     sh: &'a Shared,
     me: usize,
+    /// The only worker: push levels update states with plain stores.
+    alone: bool,
 }
 
 impl<P: VertexProgram> Worker<'_, P> {
@@ -226,6 +235,8 @@ impl<P: VertexProgram> Worker<'_, P> {
         let mut edges_to_check = csr.num_edges();
         let mut pulling = direction == Direction::Pull;
         let (mut awake, mut old_awake) = (0u64, 0u64);
+        // Whether `remaining` holds the candidates (a pull level has run).
+        let mut masked = false;
         while len > 0 {
             let Some(cand) = P::relax(s, <P::Weight as Weight>::ONE) else {
                 break; // nothing can change any more
@@ -261,10 +272,11 @@ impl<P: VertexProgram> Worker<'_, P> {
                     form = Form::Bits;
                 }
                 let slot = self.open(phase);
-                self.pull(slot, cand, &sh.bits[b], &sh.bits[1 - b], &mut t);
+                self.pull(slot, cand, b, masked, &mut t);
                 if !sh.barrier.wait() {
                     return t;
                 }
+                masked = true;
                 phase += 1;
                 b = 1 - b;
                 old_awake = awake;
@@ -279,7 +291,11 @@ impl<P: VertexProgram> Worker<'_, P> {
                     form = Form::Queue;
                 }
                 let slot = self.open(phase);
-                self.push(slot, cand, lo..hi, scout, &mut t);
+                if self.alone {
+                    self.push::<true>(slot, cand, lo..hi, scout, &mut t);
+                } else {
+                    self.push::<false>(slot, cand, lo..hi, scout, &mut t);
+                }
                 if !sh.barrier.wait() {
                     return t;
                 }
@@ -350,8 +366,11 @@ impl<P: VertexProgram> Worker<'_, P> {
 
     /// A top-down level over `queue[window]`, whose vertices have `scout`
     /// out-edges in all: arrivals of `cand` that change a state join the queue
-    /// past the window.
-    fn push(
+    /// past the window. `ALONE`: this is the only worker, so an arrival that
+    /// improves a state stores it plainly: a locked update is a full fence on
+    /// x86 that keeps the next edges' loads from starting before it retires
+    /// (see [`super::operator::relax_edges_alone`]).
+    fn push<const ALONE: bool>(
         &self,
         slot: &Slot,
         cand: P::State,
@@ -398,6 +417,13 @@ impl<P: VertexProgram> Worker<'_, P> {
                     if combine::<P>(cur, cand) == cur {
                         continue;
                     }
+                    if ALONE {
+                        P::State::store(cell, combine::<P>(cur, cand));
+                        found += 1;
+                        scout += degree_at(offsets, v);
+                        buf.push(&sh.queue, v);
+                        continue;
+                    }
                     // The degree is read before the locked update, not after: a
                     // locked instruction is a full fence on x86, so a load behind
                     // it cannot start until it retires, and the offsets line is a
@@ -420,13 +446,40 @@ impl<P: VertexProgram> Worker<'_, P> {
         t.updates += found;
     }
 
-    /// A bottom-up level: every vertex `cand` can still improve looks for a member
-    /// of `front` among its in-neighbours and stops at the first. A grab owns whole
-    /// words of `next`, so they are stored without atomics.
-    fn pull(&self, slot: &Slot, cand: P::State, front: &Bitmap, next: &Bitmap, t: &mut Tally) {
+    /// A bottom-up level from `bits[b]` into `bits[1 - b]`: every vertex `cand`
+    /// can still improve looks for a member of the frontier among its
+    /// in-neighbours and stops at the first. A grab owns whole words of the next
+    /// bitmap and of `remaining`, so they are stored without atomics. `masked`:
+    /// `remaining` holds the candidates (an earlier pull level wrote it).
+    fn pull(&self, slot: &Slot, cand: P::State, b: usize, masked: bool, t: &mut Tally) {
+        let sh = self.sh;
+        let (front, next) = (&sh.bits[b], &sh.bits[1 - b]);
         let csc = self.g.csc();
-        let n = self.cells.len();
-        let (edges, found) = pull_words::<P>(csc, self.cells, slot, cand, front, next, n);
+        let cells = self.cells;
+        let nw = next.num_words();
+        let mask = |w: usize| {
+            if w >= nw {
+                0
+            } else if masked {
+                sh.remaining.word(w)
+            } else {
+                candidates::<P>(csc.offsets(), cells, cand, w)
+            }
+        };
+        let (mut edges, mut found) = (0u64, 0u64);
+        while let Some(r) = slot.grab(PULL_GRAIN_WORDS, nw) {
+            let mut ahead = mask(r.start);
+            for w in r {
+                let cands = ahead;
+                ahead = mask(w + 1);
+                let (bits, still, e) =
+                    pull_word_masked::<P>(csc, cells, cand, front, w, cands, ahead);
+                next.store_word(w, bits);
+                sh.remaining.store_word(w, still);
+                edges += e;
+                found += u64::from(bits.count_ones());
+            }
+        }
         slot.found.fetch_add(found, Ordering::Relaxed);
         t.edges += edges;
         t.updates += found;
@@ -439,27 +492,109 @@ fn degree_at(offsets: &[u64], v: u32) -> u64 {
     offsets[v as usize + 1] - offsets[v as usize]
 }
 
-/// The body of [`Worker::pull`]: `(edges tested, vertices found)`.
+/// The vertices of word `w` that `cand` can still improve and that have
+/// in-edges (bit `i`: vertex `64w + i`), from their states and offsets. A pull
+/// level only ever looks at these; the first one computes them, later ones
+/// read what the previous left in `remaining`.
 #[inline]
-fn pull_words<P: VertexProgram>(
+fn candidates<P: VertexProgram>(
+    offsets: &[u64],
+    cells: &[<P::State as AtomicState>::Atomic],
+    cand: P::State,
+    w: usize,
+) -> u64 {
+    let lo = w * 64;
+    let hi = (lo + 64).min(cells.len());
+    let offs = &offsets[lo..=hi];
+    let mut mask = 0u64;
+    for (i, cell) in cells[lo..hi].iter().enumerate() {
+        let cur = P::State::load(cell);
+        let open = combine::<P>(cur, cand) != cur && offs[i + 1] > offs[i];
+        mask |= u64::from(open) << i;
+    }
+    mask
+}
+
+/// Bottom-up over the candidates `cands` of word `w` (see [`candidates`]; a
+/// superset is fine: each one's state is checked first). Returns the word of
+/// vertices that took `cand`, the candidates still open after this level (for
+/// `remaining`) and the edges tested. While scanning it prefetches the first
+/// in-edges of `ahead`, the next word's candidates.
+///
+/// Why a candidate mask: a vertex that `cand` cannot improve now never can
+/// later (the level engine's candidates only get worse under the combine), and
+/// one without in-edges never finds a parent. gapbs's bottom-up step reads
+/// every vertex's parent word each level (and so did this engine, plus its
+/// offsets); after the first pull level of a Kronecker graph most vertices are
+/// reached or isolated, and a word with no candidate left costs one load.
+#[inline]
+fn pull_word_masked<P: VertexProgram>(
     csc: &Csr<P::Weight>,
     cells: &[<P::State as AtomicState>::Atomic],
-    slot: &Slot,
     cand: P::State,
     front: &Bitmap,
-    next: &Bitmap,
-    n: usize,
-) -> (u64, u64) {
-    let (mut edges, mut found) = (0u64, 0u64);
-    while let Some(r) = slot.grab(PULL_GRAIN_WORDS, next.num_words()) {
-        for w in r {
-            let (bits, e, f) = pull_word::<P>(csc, cells, cand, front, w, n);
-            next.store_word(w, bits);
-            edges += e;
-            found += f;
+    w: usize,
+    cands: u64,
+    ahead: u64,
+) -> (u64, u64, u64) {
+    let offsets = csc.offsets();
+    let sources = csc.targets();
+    let words = front.words();
+    let n = cells.len();
+    assert!(
+        words.len() * 64 >= n,
+        "the frontier bitmap covers every vertex"
+    );
+    let lo = w * 64;
+    let (mut bits, mut still, mut edges) = (0u64, cands, 0u64);
+    let (mut rest, mut pf) = (cands, ahead);
+    // One prefetch of the next word's candidates per candidate scanned here, so
+    // a dense word keeps about 64 vertices of lookahead and a sparse one does
+    // not flood the memory system; the rest after the loop.
+    let prefetch_next = |pf: &mut u64| {
+        if *pf != 0 {
+            let v = lo + 64 + pf.trailing_zeros() as usize;
+            *pf &= *pf - 1;
+            if let Some(&o) = offsets.get(v) {
+                prefetch(sources, o as usize);
+            }
         }
+    };
+    while rest != 0 {
+        let i = rest.trailing_zeros() as usize;
+        rest &= rest - 1;
+        prefetch_next(&mut pf);
+        let v = lo + i;
+        let cell = &cells[v];
+        let cur = P::State::load(cell);
+        if combine::<P>(cur, cand) == cur {
+            still &= !(1u64 << i); // reached by a push level since
+            continue;
+        }
+        let ins = &sources[offsets[v] as usize..offsets[v + 1] as usize];
+        let mut tested = ins.len();
+        // gapbs's bottom-up loop: one bitmap test per edge, out at the first hit.
+        for (k, &u) in ins.iter().enumerate() {
+            debug_assert!((u as usize) < n);
+            // SAFETY: every target of a `Csr` is below its vertex count (checked
+            // by `Csr::from_parts`, guaranteed by the builder), `n` is that count
+            // (one cell per vertex), and `words.len() * 64 >= n` was asserted above,
+            // so `u / 64` is a valid word index.
+            let word = unsafe { words.get_unchecked(u as usize / 64) };
+            if word.load(Ordering::Relaxed) & (1u64 << (u % 64)) != 0 {
+                tested = k + 1;
+                P::State::store(cell, combine::<P>(cur, cand));
+                bits |= 1u64 << i;
+                still &= !(1u64 << i);
+                break;
+            }
+        }
+        edges += tested as u64;
     }
-    (edges, found)
+    while pf != 0 {
+        prefetch_next(&mut pf);
+    }
+    (bits, still, edges)
 }
 
 /// Bottom-up over the 64 vertices of word `w`: each one `cand` can still improve

@@ -71,8 +71,9 @@ pub fn run_ordered<P: VertexProgram>(
 /// ([`super::auto::probe`]: a mesh, a road network) with at most
 /// [`LOCKSTEP_MAX_THREADS`] workers. There a bucket is a thin ring of vertices;
 /// bulk passes with gapbs's bin fusion keep each worker on its own small bins
-/// with two barriers per pass, which beats soft priorities' chunk traffic on
-/// one or two workers, not on more (1000² grid, auto Δ 50, H100 host,
+/// (two barriers per pass when these figures were taken, one since), which
+/// beats soft priorities' chunk traffic on one or two workers, not on more
+/// (1000² grid, auto Δ 50, H100 host,
 /// `docs/results/h100/cpu-issue20/session4/`: bulk / soft 74 / 134 ms at 1
 /// thread, 67 / 64 at 2, 42 / 40 at 4, 31 / 25 at 8, 23 / 18 at 16; 2-core
 /// machine, 1 thread 180–187 vs 215–291, 2 threads 122–141 vs 124–192). On
