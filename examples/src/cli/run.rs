@@ -668,6 +668,12 @@ where
                 t.pops, t.messages, t.rounds, t.blocks, t.threads_per_block, t.tile
             );
         }
+        if let Some(r) = &summary.resident {
+            println!(
+                "  resident     {} rounds: {} on one block, {} on the grid, {} bucket splits ({} blocks × {} threads)",
+                r.rounds, r.small_rounds, r.wide_rounds, r.splits, r.blocks, r.threads_per_block
+            );
+        }
         println!("  time         {:.6} s ({} rounds)", time_s, rounds);
         println!("  reached      {reached} vertices");
         if let Some(m) = &summary.max_value {
