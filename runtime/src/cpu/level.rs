@@ -572,24 +572,18 @@ fn pull_word_masked<P: VertexProgram>(
             continue;
         }
         let ins = &sources[offsets[v] as usize..offsets[v + 1] as usize];
-        let mut tested = ins.len();
-        // gapbs's bottom-up loop: one bitmap test per edge, out at the first hit.
-        for (k, &u) in ins.iter().enumerate() {
-            debug_assert!((u as usize) < n);
-            // SAFETY: every target of a `Csr` is below its vertex count (checked
-            // by `Csr::from_parts`, guaranteed by the builder), `n` is that count
-            // (one cell per vertex), and `words.len() * 64 >= n` was asserted above,
-            // so `u / 64` is a valid word index.
-            let word = unsafe { words.get_unchecked(u as usize / 64) };
-            if word.load(Ordering::Relaxed) & (1u64 << (u % 64)) != 0 {
-                tested = k + 1;
-                P::State::store(cell, combine::<P>(cur, cand));
-                bits |= 1u64 << i;
-                still &= !(1u64 << i);
-                break;
-            }
+        // SAFETY: every in-neighbour is below `n` (a `Csr`'s targets are below
+        // its vertex count, one cell per vertex), and `words.len() * 64 >= n`
+        // was asserted above.
+        let hit = unsafe { first_in_front(ins, words) };
+        if let Some(tested) = hit {
+            P::State::store(cell, combine::<P>(cur, cand));
+            bits |= 1u64 << i;
+            still &= !(1u64 << i);
+            edges += tested as u64;
+        } else {
+            edges += ins.len() as u64;
         }
-        edges += tested as u64;
     }
     while pf != 0 {
         prefetch_next(&mut pf);
@@ -632,26 +626,39 @@ pub(super) fn pull_word<P: VertexProgram>(
             continue;
         }
         let ins = &sources[offs[i] as usize..offs[i + 1] as usize];
-        let mut tested = ins.len();
-        // gapbs's bottom-up loop: one bitmap test per edge, out at the first hit.
-        for (k, &u) in ins.iter().enumerate() {
-            debug_assert!((u as usize) < n);
-            // SAFETY: every target of a `Csr` is below its vertex count (checked
-            // by `Csr::from_parts`, guaranteed by the builder), `n` is that count
-            // (one cell per vertex), and `words.len() * 64 >= n` was asserted above,
-            // so `u / 64` is a valid word index.
-            let word = unsafe { words.get_unchecked(u as usize / 64) };
-            if word.load(Ordering::Relaxed) & (1u64 << (u % 64)) != 0 {
-                tested = k + 1;
-                P::State::store(cell, combine::<P>(cur, cand));
-                bits |= 1u64 << i;
-                found += 1;
-                break;
-            }
+        // SAFETY: as in `pull_word_masked`: in-neighbours are below `n`, and
+        // `words.len() * 64 >= n` was asserted above.
+        let hit = unsafe { first_in_front(ins, words) };
+        if let Some(tested) = hit {
+            P::State::store(cell, combine::<P>(cur, cand));
+            bits |= 1u64 << i;
+            found += 1;
+            edges += tested as u64;
+        } else {
+            edges += ins.len() as u64;
         }
-        edges += tested as u64;
     }
     (bits, edges, found)
+}
+
+/// gapbs's bottom-up loop: one bitmap test per in-neighbour, out at the first
+/// that is in the frontier (`words`). Returns how many were tested up to and
+/// including it, or `None` when none is.
+///
+/// # Safety
+/// Every id in `ins` is below `words.len() * 64` (the bitmap tests skip
+/// bounds checks: this loop is the bottom-up level's whole cost).
+#[inline(always)]
+unsafe fn first_in_front(ins: &[u32], words: &[AtomicU64]) -> Option<usize> {
+    for (k, &u) in ins.iter().enumerate() {
+        debug_assert!((u as usize) < words.len() * 64);
+        // SAFETY: the caller's contract makes `u / 64` a valid word index.
+        let word = unsafe { words.get_unchecked(u as usize / 64) };
+        if word.load(Ordering::Relaxed) & (1u64 << (u % 64)) != 0 {
+            return Some(k + 1);
+        }
+    }
+    None
 }
 
 #[cfg(test)]
