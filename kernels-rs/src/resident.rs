@@ -61,6 +61,10 @@ pub trait Team {
     /// memory ordering. `count` and `generation` are two control words
     /// ([`BAR_COUNT`], [`BAR_GEN`]) that the GPU version spins on.
     fn sync_grid(&self, count: &AtomicU32, generation: &AtomicU32);
+    /// A cycle counter for the phase profile ([`PROFILE`]); 0 where there is none.
+    fn clock(&self) -> u64 {
+        0
+    }
 }
 
 /// Control words (`u32`, zero unless stated): the grid barrier's counter. The
@@ -91,11 +95,23 @@ pub const WIDE_ROUNDS: usize = 49;
 pub const SPLITS: usize = 50;
 /// Rounds in all (the final cursor's round).
 pub const ROUNDS: usize = 51;
+/// Nonzero: block 0's thread 0 times its one-block rounds into [`PROFILE`]
+/// (the host sets it for `VERTEX_RESIDENT_PROFILE`).
+pub const PROFILE_ON: usize = 52;
+/// Block 0's thread 0, cycles / 16 summed over one-block rounds, per phase: its
+/// own vertices (loads, offers, appends), the wait at the flush's barrier for
+/// the rest of the block, the flush, the round's closing barrier, and the step
+/// to the next round ([`PHASES`] words).
+pub const PROFILE: usize = 53;
+/// Phases timed in [`PROFILE`].
+pub const PHASES: usize = 5;
 /// Size of the control block.
-pub const CTL_WORDS: usize = 52;
+pub const CTL_WORDS: usize = PROFILE + PHASES;
 
-/// Words of the per-block shared buffer before the appended vertices.
-pub const SMEM_HEADER: usize = 3;
+/// Words of the per-block shared buffer before the appended vertices: the two
+/// append counters, the block's reserved queue slot, and the profile's last
+/// clock (two words).
+pub const SMEM_HEADER: usize = 5;
 
 /// Where a traversal is; identical in every thread that runs the same rounds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -143,6 +159,9 @@ pub struct Resident<'a, P: Program> {
     /// min/max (BFS-like) may go without: there a vertex has one winner per
     /// round, so the queue (`n` entries) cannot overflow.
     pub dedup: bool,
+    /// [`PROFILE_ON`], read once: a load per phase would lengthen the very
+    /// chain it times.
+    pub profile: bool,
 }
 
 /// Who runs a round: thread `me` of `size`, `first` clears the ring slots.
@@ -179,6 +198,8 @@ impl<P: Program> Resident<'_, P> {
         if block.first {
             smem[0].store(0, Relaxed);
             smem[1].store(0, Relaxed);
+            smem[3].store(0, Relaxed);
+            smem[4].store(0, Relaxed);
         }
         team.sync_block();
         let mut c = self.read_cursor(0);
@@ -223,6 +244,23 @@ impl<P: Program> Resident<'_, P> {
         }
     }
 
+    /// Ends phase `phase` of the profile ([`PROFILE`]) in block 0's thread 0 of a
+    /// one-block round; nothing elsewhere or without [`PROFILE_ON`].
+    #[inline(always)]
+    fn lap(&self, team: &impl Team, smem: &[AtomicU32], phase: usize, wide: bool) {
+        let t = team.ctx();
+        if !self.profile || wide || t.block_idx != 0 || t.thread_idx != 0 {
+            return;
+        }
+        let now = team.clock();
+        let last = u64::from(smem[3].load(Relaxed)) | u64::from(smem[4].load(Relaxed)) << 32;
+        if last != 0 && phase < PHASES {
+            self.ctl[PROFILE + phase].fetch_add((now.wrapping_sub(last) >> 4) as u32, Relaxed);
+        }
+        smem[3].store(now as u32, Relaxed);
+        smem[4].store((now >> 32) as u32, Relaxed);
+    }
+
     fn read_cursor(&self, slot: usize) -> Cursor {
         let b = CURSOR + slot * CURSOR_WORDS;
         Cursor {
@@ -265,6 +303,7 @@ impl<P: Program> Resident<'_, P> {
                 team.sync_block();
             }
         };
+        self.lap(team, smem, 4, wide);
         let r = c.round;
         let queued = c.queued;
         let far_len = if queued == 0 && self.delta > 0 {
@@ -282,6 +321,7 @@ impl<P: Program> Resident<'_, P> {
         let (appended, local) = if queued > 0 {
             let a = self.expand(c, crew, team, smem, queued);
             sync();
+            self.lap(team, smem, 3, wide);
             a
         } else {
             let (limit, a) = self.split(c, crew, team, smem, far_len, &sync);
@@ -343,6 +383,7 @@ impl<P: Program> Resident<'_, P> {
             }
             i += crew.size;
         }
+        self.lap(team, smem, 0, crew.wide);
         self.flush(r, team, smem, crew.wide)
     }
 
@@ -545,7 +586,9 @@ impl<P: Program> Resident<'_, P> {
         if t.thread_idx == 0 {
             smem[((r + 1) % 2) as usize].store(0, Relaxed);
         }
+        self.lap(team, smem, 1, wide);
         if !wide && count > 0 && count <= cap && count <= self.small_max {
+            self.lap(team, smem, 2, wide);
             return (count, true);
         }
         let n = count.min(cap);
@@ -571,6 +614,7 @@ impl<P: Program> Resident<'_, P> {
         if t.thread_idx == 0 && !wide {
             len.store(count, Relaxed);
         }
+        self.lap(team, smem, 2, wide);
         (if wide { 0 } else { count }, false)
     }
 }
@@ -657,6 +701,14 @@ impl Team for PtxTeam {
         }
         self.sync_block();
     }
+    #[inline(always)]
+    fn clock(&self) -> u64 {
+        let c: u64;
+        // SAFETY: reads the multiprocessor's cycle counter into a register. Not
+        // `nomem`: the read stays after the memory accesses before it.
+        unsafe { core::arch::asm!("mov.u64 {c}, %clock64;", c = out(reg64) c, options(nostack)) };
+        c
+    }
 }
 
 /// Kernel entry over raw pointers (the host emulator calls it too).
@@ -716,7 +768,12 @@ pub unsafe fn resident<P: Program>(
             delta,
             small_max,
             dedup: dedup != 0,
+            profile: false,
         }
+    };
+    let k = Resident {
+        profile: k.ctl[PROFILE_ON].load(Relaxed) != 0,
+        ..k
     };
     // SAFETY: as above, the block's own shared words.
     let smem = unsafe { u32::atomics_from_raw(smem, smem_len as usize) };

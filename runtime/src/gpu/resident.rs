@@ -60,8 +60,33 @@ pub const RESIDENT_DELTA_FACTOR: u64 = 16;
 
 pub use super::program_api::ResidentStats;
 
+/// Whether `VERTEX_RESIDENT_PROFILE` asks for the one-block rounds' phase profile.
+fn profiling() -> bool {
+    std::env::var_os("VERTEX_RESIDENT_PROFILE").is_some()
+}
+
+/// Prints the phase profile ([`k::PROFILE`]) to stderr, per one-block round.
+fn print_profile(ctl: &[u32]) {
+    let rounds = f64::from(ctl[k::SMALL_ROUNDS].max(1));
+    let per = |i: usize| f64::from(ctl[k::PROFILE + i]) * 16.0 / rounds;
+    eprintln!(
+        "resident profile (block 0 thread 0, cycles per one-block round over {} rounds): \
+         own vertices {:.0}, wait for the block {:.0}, flush {:.0}, closing barrier {:.0}, \
+         to the next round {:.0}",
+        ctl[k::SMALL_ROUNDS],
+        per(0),
+        per(1),
+        per(2),
+        per(3),
+        per(4)
+    );
+}
+
 impl ResidentStats {
     fn from_ctl(ctl: &[u32], blocks: u32, threads_per_block: u32) -> Self {
+        if profiling() {
+            print_profile(ctl);
+        }
         ResidentStats {
             rounds: ctl[k::ROUNDS],
             small_rounds: ctl[k::SMALL_ROUNDS],
@@ -90,6 +115,7 @@ fn initial<P: GpuProgram>(n: usize, source: u32, delta: u32) -> (Vec<u32>, [u32;
     };
     let mut ctl = [0u32; CTL_WORDS];
     ctl[k::LEN] = queue.len() as u32;
+    ctl[k::PROFILE_ON] = u32::from(profiling());
     ctl[k::MIN_PRIORITY] = u32::MAX;
     ctl[k::CURSOR + 2] = if delta == 0 || !P::NEEDS_SOURCE {
         u32::MAX
