@@ -116,12 +116,7 @@ impl CcExec for DeviceExec<'_> {
     fn link_round(&mut self, round: u32) -> Result<()> {
         let g = self.g;
         let mut b = self.gpu.stream.launch_builder(&self.k.link_round);
-        b.arg(&g.n)
-            .arg(&g.m)
-            .arg(&g.offsets.ptr)
-            .arg(&g.targets.ptr)
-            .arg(&self.comp.ptr)
-            .arg(&round);
+        g.csr_args(&mut b).arg(&self.comp.ptr).arg(&round);
         // SAFETY: `cc_link_round(n, m, offsets, targets, comp, round)` over the
         // uploaded CSR (checked on upload) and `n` comp words.
         unsafe { b.launch(self.cfg) }.map_err(cuda_err("cuLaunchKernel(cc_link_round)"))?;
@@ -162,10 +157,7 @@ impl CcExec for DeviceExec<'_> {
         let g = self.g;
         let (m_in, in_offsets, in_sources) = self.incoming();
         let mut b = self.gpu.stream.launch_builder(&self.k.link_rest);
-        b.arg(&g.n)
-            .arg(&g.m)
-            .arg(&g.offsets.ptr)
-            .arg(&g.targets.ptr)
+        g.csr_args(&mut b)
             .arg(&m_in)
             .arg(&in_offsets)
             .arg(&in_sources)

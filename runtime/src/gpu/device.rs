@@ -4,7 +4,7 @@
 //! memory checks, `multi`'s part uploads); this module only opens the device and
 //! moves graphs onto it.
 
-use cudarc::driver::CudaFunction;
+use cudarc::driver::{CudaFunction, LaunchArgs, PushKernelArg};
 
 use super::cuda::{DevBuf, DeviceInfo, Gpu};
 use crate::error::Result;
@@ -18,6 +18,9 @@ pub struct DeviceGraph {
     pub(super) targets: DevBuf<u32>,
     /// Edge weights as bytes (only uploaded for programs that read them).
     pub(super) weights: Option<DevBuf<u8>>,
+    /// `weights`' device pointer, or 0 (null) without weights: the kernel
+    /// argument, kept here so that [`Self::weighted_csr_args`] can lend it.
+    weights_ptr: u64,
     /// Host copy of the offsets, for counting traversed edges.
     pub(super) host_offsets: Vec<u64>,
     /// Where bottom-up levels find in-edges.
@@ -43,6 +46,24 @@ impl DeviceGraph {
     }
     pub fn num_edges(&self) -> u64 {
         self.m
+    }
+
+    /// Pushes the CSR's kernel parameters `(n, m, offsets, targets)`, which
+    /// every traversal kernel's parameter list starts with.
+    pub(super) fn csr_args<'a, 'b>(&'a self, b: &'b mut LaunchArgs<'a>) -> &'b mut LaunchArgs<'a> {
+        b.arg(&self.n)
+            .arg(&self.m)
+            .arg(&self.offsets.ptr)
+            .arg(&self.targets.ptr)
+    }
+
+    /// [`Self::csr_args`], then the weights pointer (null when none were
+    /// uploaded): the start of the program kernels' parameter lists.
+    pub(super) fn weighted_csr_args<'a, 'b>(
+        &'a self,
+        b: &'b mut LaunchArgs<'a>,
+    ) -> &'b mut LaunchArgs<'a> {
+        self.csr_args(b).arg(&self.weights_ptr)
     }
 
     /// Device pointers of the in-edge offsets and sources and their count, if known.
@@ -180,6 +201,7 @@ impl Device {
             m: m as u64,
             offsets,
             targets,
+            weights_ptr: weights.as_ref().map_or(0, |w| w.ptr),
             weights,
             host_offsets: csr.offsets().to_vec(),
             incoming: Incoming::Unknown,

@@ -210,16 +210,11 @@ impl Device {
         self.gpu.sync("resident buffer allocation")?;
 
         let pptr = parents.as_ref().map_or(0, |p| p.ptr);
-        let weights = g.weights.as_ref().map_or(0, |w| w.ptr);
         let small = small_max();
         let dedup = dedup::<P>();
         let launch = || -> Result<()> {
             let mut b = self.gpu.stream.launch_builder(f);
-            b.arg(&g.n)
-                .arg(&g.m)
-                .arg(&g.offsets.ptr)
-                .arg(&g.targets.ptr)
-                .arg(&weights)
+            g.weighted_csr_args(&mut b)
                 .arg(&state.ptr)
                 .arg(&pptr)
                 .arg(&q0.ptr)

@@ -227,17 +227,12 @@ impl Device {
         let ctl = self.gpu.upload(&ctl0, "tiles control")?;
         self.gpu.sync("tiles buffer allocation")?;
 
-        let weights = g.weights.as_ref().map_or(0, |w| w.ptr);
         let every = every::<P>();
         let delta = kernel_delta::<P>(opts);
         let subs = subrounds();
         let launch = || -> Result<()> {
             let mut b = self.gpu.stream.launch_builder(f);
-            b.arg(&g.n)
-                .arg(&g.m)
-                .arg(&g.offsets.ptr)
-                .arg(&g.targets.ptr)
-                .arg(&weights)
+            g.weighted_csr_args(&mut b)
                 .arg(&state.ptr)
                 .arg(&sent.ptr)
                 .arg(&inbox.ptr)

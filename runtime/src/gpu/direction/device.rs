@@ -148,16 +148,11 @@ impl<'a> GpuDirection<'a> {
     /// at most `work` chunks.
     /// `ctl`: the level's counter block.
     fn relax(&self, iter: u32, next: u64, work: u64, candidate: u64, ctl: u64) -> Result<()> {
-        let (n, m, offsets, targets) = (self.g.n, self.g.m, self.g.offsets.ptr, self.g.targets.ptr);
-        let weights = self.g.weights.as_ref().map_or(0, |w| w.ptr);
         let (state, parents) = (self.state, self.parents);
         let (chunks, capacity, chunk) = (self.chunks.ptr, self.capacity, self.chunk);
         let mut b = self.gpu.stream.launch_builder(self.k.td_relax);
-        b.arg(&n)
-            .arg(&m)
-            .arg(&offsets)
-            .arg(&targets)
-            .arg(&weights)
+        self.g
+            .weighted_csr_args(&mut b)
             .arg(&state)
             .arg(&parents)
             .arg(&chunks)

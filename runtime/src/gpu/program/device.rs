@@ -285,8 +285,7 @@ impl LevelExec for GpuProgramExec<'_> {
         } else {
             (&self.k.naive, &self.k.names[1])
         };
-        let (n, m, offsets, targets) = (self.g.n, self.g.m, self.g.offsets.ptr, self.g.targets.ptr);
-        let weights = self.g.weights.as_ref().map_or(0, |w| w.ptr);
+        let n = self.g.n;
         let (state, parents) = (self.state.ptr, 0u64);
         let cur = self.stamps[(iter % 2) as usize].ptr;
         let next = self.stamps[((iter + 1) % 2) as usize].ptr;
@@ -295,11 +294,8 @@ impl LevelExec for GpuProgramExec<'_> {
         let work = if balanced { nchunks } else { n };
         let cfg = Gpu::grid_for(work, self.opts.block_size);
         let mut b = self.gpu.stream.launch_builder(f);
-        b.arg(&n)
-            .arg(&m)
-            .arg(&offsets)
-            .arg(&targets)
-            .arg(&weights)
+        self.g
+            .weighted_csr_args(&mut b)
             .arg(&state)
             .arg(&parents)
             .arg(&cur)
