@@ -107,6 +107,7 @@ pub unsafe fn resident<P: Program>(
     let far_n = if delta == 0 { 0 } else { n };
     // SAFETY: lengths and validity are the caller's contract.
     let k = unsafe {
+        let ctl = u32::atomics_from_raw(ctl, CTL_WORDS);
         Resident::<P> {
             graph: CsrView {
                 offsets: slice(offsets, n + 1),
@@ -126,16 +127,13 @@ pub unsafe fn resident<P: Program>(
                 u32::atomics_from_raw(far[1], far_n),
             ],
             in_far: u32::atomics_from_raw(in_far, far_n),
-            ctl: u32::atomics_from_raw(ctl, CTL_WORDS),
+            ctl,
             delta,
             small_max,
             dedup: dedup != 0,
-            profile: false,
+            // Read once: a load per phase would lengthen the chain it times.
+            profile: ctl[PROFILE_ON].load(Relaxed) != 0,
         }
-    };
-    let k = Resident {
-        profile: k.ctl[PROFILE_ON].load(Relaxed) != 0,
-        ..k
     };
     // SAFETY: as above, the block's own shared words.
     let smem = unsafe { u32::atomics_from_raw(smem, smem_len as usize) };

@@ -85,12 +85,9 @@ impl Device {
         let lv = gpu.upload(levels, "tree levels")?;
         let pa = gpu.upload(parents, "tree parents")?;
         let verdict = gpu.upload(&[u64::MAX], "tree verdict")?;
-        let (n, m, offsets, targets) = (g.n, g.m, g.offsets.ptr, g.targets.ptr);
+        let n = g.n;
         let mut b = gpu.stream.launch_builder(&self.k.check_tree);
-        b.arg(&n)
-            .arg(&m)
-            .arg(&offsets)
-            .arg(&targets)
+        g.csr_args(&mut b)
             .arg(&root)
             .arg(&lv.ptr)
             .arg(&pa.ptr)
