@@ -295,7 +295,7 @@ for step in "${steps[@]}"; do
                 # shellcheck disable=SC2086 # CPU_ARGS is a list of options
                 timeout 530 "$B/vertex" bench-cpu --gapbs "$B/gapbs" --out "$OUTDIR/cpuvs" \
                     --work /tmp/bench-cpu --bfs= --sssp kron:20,grid:1000x1000 --pr= \
-                    --threads 1,2,4,8,16 --roots 4 --trials 3 --deltas 8,16,32,64,128 \
+                    --threads 1,2,4,8,16 --roots 4 --trials 3 --deltas 16,32,64,128,256,512,1024 \
                     ${CPU_ARGS:-}
                 rc_sssp=$?
                 left=$((530 - (SECONDS - t0)))
