@@ -96,4 +96,25 @@ impl Error {
             msg: msg.into(),
         }
     }
+
+    /// Host memory for `what` (`needed` bytes) could not be had; says how much
+    /// is available where the OS tells.
+    pub fn host_memory(what: impl Into<String>, needed: u64) -> Self {
+        Error::HostOutOfMemory {
+            what: what.into(),
+            needed,
+            available: available_memory().unwrap_or(0),
+        }
+    }
+}
+
+/// `MemAvailable + SwapFree` from `/proc/meminfo` (Linux); `None` elsewhere.
+pub fn available_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kib = |key: &str| {
+        info.lines()
+            .find_map(|l| l.strip_prefix(key))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+    };
+    Some((kib("MemAvailable:")? + kib("SwapFree:").unwrap_or(0)) * 1024)
 }

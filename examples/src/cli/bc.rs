@@ -29,9 +29,9 @@ pub struct BcArgs {
     #[command(flatten)]
     pub common: KernelArgs,
     /// How many sources: random vertices with out-degree > 0, reproducible from
-    /// --seed (gapbs `-i`).
-    #[arg(long, default_value_t = 4)]
-    pub sources: usize,
+    /// --seed (gapbs `-i`). Default: 4, or every such vertex where there are fewer.
+    #[arg(long)]
+    pub sources: Option<usize>,
     /// Explicit sources instead (comma-separated, 0-based).
     #[arg(long, value_delimiter = ',', conflicts_with = "sources")]
     pub source: Vec<u32>,
@@ -45,6 +45,9 @@ pub struct BcArgs {
     #[arg(short, long)]
     pub output: Option<PathBuf>,
 }
+
+/// Sources when `--sources` is not given (where the graph has that many).
+const DEFAULT_SOURCES: usize = 4;
 
 #[derive(Serialize)]
 struct Summary {
@@ -138,33 +141,37 @@ pub fn bc_cmd(a: BcArgs) -> anyhow::Result<()> {
     let g = &loaded.graph;
     let n = g.num_vertices();
     let sources = if a.source.is_empty() {
-        if a.sources == 0 {
+        let wanted = a.sources.unwrap_or(DEFAULT_SOURCES);
+        if wanted == 0 {
             bail!("--sources 0: give at least one source");
         }
-        let s = runtime::gpu::bench::pick_roots(g.csr(), a.sources, a.seed);
+        let s = runtime::gpu::bench::pick_roots(g.csr(), wanted, a.seed);
         if s.is_empty() {
             bail!(
                 "{}: no vertex has an out-edge, so there is no source to pick",
                 loaded.source
             );
         }
-        if s.len() < a.sources {
-            bail!(
-                "--sources {}: only {} vertices of {} have out-edges (sources are distinct); ask for at most {}, or list sources with --source",
-                a.sources,
+        if s.len() < wanted {
+            if a.sources.is_some() {
+                bail!(
+                    "--sources {wanted}: only {} vertices of {} have out-edges (sources are distinct); ask for at most {}, or list sources with --source",
+                    s.len(),
+                    loaded.source,
+                    s.len()
+                );
+            }
+            eprintln!(
+                "bc: only {} vertices of {} have out-edges; using them all as sources",
                 s.len(),
-                loaded.source,
-                s.len()
+                loaded.source
             );
         }
         s
     } else {
         for &s in &a.source {
             if s as usize >= n {
-                bail!(
-                    "--source {s}: the graph has {n} vertices (ids 0..{})",
-                    n.saturating_sub(1)
-                );
+                bail!("--source {s}: the graph has {n} vertices (ids are 0-based)");
             }
         }
         a.source.clone()

@@ -168,11 +168,11 @@ pub fn l1(a: impl Iterator<Item = f64>, b: &[f64]) -> f64 {
 
 /// The sum of the ranks and the top-ranked vertex.
 fn rank_summary(ranks: impl Iterator<Item = f64>) -> serde_json::Value {
-    let (mut sum, mut top, mut max) = (0.0, 0, f64::NEG_INFINITY);
+    let (mut sum, mut top, mut max) = (0.0, None, f64::NEG_INFINITY);
     for (v, r) in ranks.enumerate() {
         sum += r;
         if r > max {
-            (top, max) = (v, r);
+            (top, max) = (Some(v), r);
         }
     }
     serde_json::json!({ "rank_sum": sum, "top_vertex": top, "top_rank": max })

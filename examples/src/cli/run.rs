@@ -563,26 +563,27 @@ where
         }
     };
 
-    let unreached = if P::NEEDS_SOURCE {
-        // Every vertex but the source starts at this value; it stays if unreached.
-        let other = if source == 0 && n > 1 { 1 } else { 0 };
-        Some(<P as VertexProgram>::init(other, source))
-    } else {
-        None
+    // Every vertex but the source starts at this value; it stays if unreached.
+    // The source is reached by definition (also where it is the only vertex,
+    // and no other vertex's initial value can be asked for).
+    let unreached = P::NEEDS_SOURCE
+        .then(|| <P as VertexProgram>::init(if source == 0 { 1 } else { 0 }, source));
+    let is_reached = |v: usize, s: &<P as VertexProgram>::State| {
+        !P::NEEDS_SOURCE || v == source as usize || unreached.is_none_or(|u| *s != u)
     };
-    let is_reached = |s: &<P as VertexProgram>::State| unreached.is_none_or(|u| *s != u);
     let csr = g.csr();
     let (reached, edges) = states
         .iter()
         .enumerate()
-        .filter(|(_, s)| is_reached(s))
+        .filter(|&(v, s)| is_reached(v, s))
         .fold((0u64, 0u64), |(r, e), (v, _)| {
             (r + 1, e + csr.degree(v as u32))
         });
     let max_value = states
         .iter()
-        .filter(|s| is_reached(s))
-        .copied()
+        .enumerate()
+        .filter(|&(v, s)| is_reached(v, s))
+        .map(|(_, s)| *s)
         .reduce(|x, y| if y > x { y } else { x })
         .map(|m| m.to_string());
     let validated = if a.validate {
@@ -593,7 +594,7 @@ where
     if let Some(path) = &a.output {
         runtime::formats::vgr::atomic_write(path, |w| {
             for (v, s) in states.iter().enumerate() {
-                if is_reached(s) {
+                if is_reached(v, s) {
                     writeln!(w, "{v} {s}")?;
                 } else {
                     writeln!(w, "{v} inf")?;

@@ -357,7 +357,7 @@ where
     for v in [from, to] {
         if v as usize >= n {
             return Err(Error::InvalidArgument(format!(
-                "vertex {v} does not exist (the graph has {n} vertices, ids 0..{n})"
+                "vertex {v} does not exist (the graph has {n} vertices; ids are 0-based)"
             )));
         }
     }

@@ -128,16 +128,7 @@ pub fn check_host_memory(cfg: &Graph500Config, available: Option<u64>) -> Result
     }
 }
 
-/// `MemAvailable + SwapFree` from `/proc/meminfo` (Linux); `None` elsewhere.
-pub fn available_memory() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let kib = |key: &str| {
-        info.lines()
-            .find_map(|l| l.strip_prefix(key))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-    };
-    Some((kib("MemAvailable:")? + kib("SwapFree:").unwrap_or(0)) * 1024)
-}
+pub use crate::error::available_memory;
 
 /// Generates and builds the graph of `cfg` (kernel 1), after checking that it
 /// fits in host memory ([`check_host_memory`]).

@@ -142,8 +142,11 @@ macro_rules! float_weight {
         impl Weight for $t {
             const KIND: WeightKind = WeightKind::$kind;
             const ONE: Self = 1.0;
+            /// NaN is refused: it compares false with everything, so an edge
+            /// weighing NaN would silently vanish from every shortest path.
+            /// Infinities stay (an edge that can never be used).
             fn parse_token(s: &str) -> Option<Self> {
-                s.parse().ok()
+                s.parse().ok().filter(|x: &$t| !x.is_nan())
             }
             fn from_u64(x: u64) -> Self {
                 x as $t
@@ -172,6 +175,9 @@ mod tests {
         assert_eq!(i32::parse_token("-1"), Some(-1));
         assert_eq!(u32::parse_token("4294967296"), None);
         assert_eq!(f64::parse_token("2.5e1"), Some(25.0));
+        assert_eq!(f64::parse_token("nan"), None);
+        assert_eq!(f32::parse_token("NaN"), None);
+        assert_eq!(f64::parse_token("inf"), Some(f64::INFINITY));
     }
 
     #[test]

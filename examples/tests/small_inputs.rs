@@ -1,0 +1,89 @@
+//! The CLI on the smallest and oddest inputs a user can hand it: a graph of one
+//! vertex, fewer vertices than a default asks for, a weight that is not a number.
+//! Each either gives the right answer or an error naming the problem and where.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_vertex"))
+        .args(args)
+        .output()
+        .expect("the vertex binary runs")
+}
+
+fn ok_json(args: &[&str]) -> serde_json::Value {
+    let out = run(args);
+    assert!(
+        out.status.success(),
+        "{args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON on stdout")
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+#[test]
+fn the_source_of_a_one_vertex_graph_is_reached() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = write(dir.path(), "loop.wel", "0 0 3\n");
+    for program in ["bfs", "sssp", "widest"] {
+        let out = dir.path().join(format!("{program}.txt"));
+        let json = ok_json(&[
+            program,
+            &g,
+            "--backend",
+            "cpu",
+            "--validate",
+            "--json",
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(json["reached"], 1, "{program}: {json}");
+        assert_eq!(json["validated"], true, "{program}: {json}");
+        let text = std::fs::read_to_string(&out).unwrap();
+        assert!(
+            !text.contains("inf"),
+            "{program} wrote the source as unreached: {text}"
+        );
+    }
+}
+
+#[test]
+fn bc_takes_every_source_a_small_graph_has_unless_asked_for_more() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = write(dir.path(), "path.el", "0 1\n1 2\n");
+    let out = run(&["bc", &g, "--backend", "cpu"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("using them all"));
+    let out = run(&["bc", &g, "--backend", "cpu", "--sources", "3"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("only 2 vertices"));
+}
+
+#[test]
+fn a_weight_that_is_not_a_number_is_refused_at_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = write(dir.path(), "nan.wel", "0 1 2.5\n1 2 nan\n");
+    let out = run(&["sssp", &g, "--backend", "cpu"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("nan.wel:2") && err.contains("`nan`"), "{err}");
+}
+
+#[test]
+fn an_empty_graph_has_no_top_vertex() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = write(dir.path(), "empty.el", "");
+    let json = ok_json(&["pr", &g, "--backend", "cpu", "--json"]);
+    assert!(json["top_vertex"].is_null(), "{json}");
+}
