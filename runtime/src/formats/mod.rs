@@ -90,12 +90,19 @@ impl Format {
                 } else {
                     format!("unknown extension `.{ext}`")
                 };
+                // `kronn:20` is a mistyped generator far more often than a file.
+                let generator = if path.to_str().is_some_and(|s| s.contains(':')) && !path.exists()
+                {
+                    "; or, for a generated graph, kron:S[:E], uniform:N:M or grid:WxH"
+                } else {
+                    ""
+                };
                 return Err(Error::format(
                     path,
                     format!(
                         "cannot tell the graph format ({shown}): use .mtx, .gr, .el, .txt \
                          (SNAP edge list), .wel, .graph (METIS) or .vgr, optionally \
-                         followed by .gz"
+                         followed by .gz{generator}"
                     ),
                 ));
             }
