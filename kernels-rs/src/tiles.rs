@@ -80,6 +80,11 @@ pub const POPS: usize = 32;
 pub const MESSAGES: usize = 33;
 /// Rounds of the busiest tile.
 pub const ROUNDS: usize = 34;
+/// Tiles that copied their rows as they are, and narrow ([`ROWS_NARROW`]);
+/// the rest read their rows from the graph.
+pub const ROWS_WIDE: usize = 35;
+/// Tiles that copied their rows narrow (ids within the tile, halved weights).
+pub const ROWS_NARROW: usize = 36;
 /// Thread 0's cycles (in units of 64, summed over blocks) per phase: the
 /// inbox drain and scan up to its barrier, the step to the bucket, listing,
 /// relaxing, sending, and the rest of a pass that found nothing pending
@@ -149,9 +154,35 @@ pub struct TileSmem<'a, P: Program> {
 /// edge, targets and weights. Read-only once written (before the loop).
 struct Rows<P: Program> {
     offs: *mut u32,
-    targets: *mut u32,
-    weights: *mut P::Weight,
+    targets: Targets,
+    weights: Weights<P::Weight>,
+    /// The tile's first edge in the graph (a narrow row's remote targets are
+    /// read from there).
+    first: u64,
 }
+
+/// A tile's copied targets: graph ids, or (the narrow copy, for tiles whose
+/// wide copy does not fit) ids within the tile, [`REMOTE`] for a target in
+/// another tile, whose id is read from the graph.
+enum Targets {
+    Ids(*mut u32),
+    Local(*mut u16),
+}
+
+/// A tile's copied weights: as they are, or (4-byte weights whose upper half
+/// is zero on every edge of the tile: a grid's or a road network's integer
+/// weights) their lower half, from which the same bits are rebuilt.
+enum Weights<W> {
+    Full(*mut W),
+    Low(*mut u16),
+}
+
+/// A narrow row's target in another tile.
+const REMOTE: u16 = u16::MAX;
+
+/// The header word where a narrow copy's threads report a weight whose upper
+/// half is not zero (the header's other words are set up after the copy).
+const MISFIT: usize = 1;
 
 /// Everything the tiled kernel reads and writes.
 pub struct Tiles<'a, P: Program> {
@@ -204,7 +235,7 @@ impl<P: Program> Tiles<'_, P> {
             len: hi - lo,
             smem,
             inbox: &self.inbox[lo as usize..hi as usize],
-            rows: self.copy_rows(smem, lo, hi, tid, step),
+            rows: self.copy_rows(crew, smem, lo, hi),
         };
         let words = me.len.div_ceil(32);
         let mut i = tid;
@@ -376,6 +407,11 @@ impl<P: Program> Tiles<'_, P> {
         }
         if tid == 0 {
             self.ctl[ROUNDS].fetch_max(rounds, Relaxed);
+            match me.rows.as_ref().map(|r| &r.targets) {
+                Some(Targets::Ids(_)) => self.ctl[ROWS_WIDE].fetch_add(1, Relaxed),
+                Some(Targets::Local(_)) => self.ctl[ROWS_NARROW].fetch_add(1, Relaxed),
+                None => 0,
+            };
             for (i, &p) in prof.iter().enumerate() {
                 self.ctl[PROFILE + i].fetch_add((p >> 6) as u32, Relaxed);
             }
@@ -460,49 +496,110 @@ impl<P: Program> Tiles<'_, P> {
         }
     }
 
-    /// Copies the tile's rows into the spare shared memory when they fit (a
-    /// grid's tile: its offsets, targets and weights in 180 KB at 7,600
-    /// vertices), so that a round reads no global memory for its own edges.
+    /// Copies the tile's rows into the spare shared memory when they fit, so
+    /// that a round reads no global memory for its own edges: as they are (a
+    /// 1000² grid's BFS tile: offsets and targets in 150 KB at 7,600
+    /// vertices), or else narrow (targets as ids within the tile, 4-byte
+    /// weights as their lower half where that loses nothing: the same grid's
+    /// SSSP tile in 150 KB instead of 270). Every thread of the block calls it
+    /// and gets the same answer.
     #[inline(always)]
     fn copy_rows(
         &self,
+        crew: &impl Crew,
         smem: &TileSmem<'_, P>,
         lo: u32,
         hi: u32,
-        tid: u32,
-        step: u32,
     ) -> Option<Rows<P>> {
+        let t = crew.ctx();
+        let (tid, step) = (t.thread_idx, t.block_dim);
         let offsets = self.graph.offsets;
         let (first, end) = (offsets[lo as usize], offsets[hi as usize]);
         let edges = end - first;
+        let len = hi - lo;
         let words = |bytes: u64| bytes.div_ceil(8);
-        let (o, t) = (words(u64::from(hi - lo + 1) * 4), words(edges * 4));
-        let w = words(edges * core::mem::size_of::<P::Weight>() as u64);
-        if edges > u64::from(u32::MAX) || o + t + w > smem.spare_words as u64 {
+        let spare = smem.spare_words as u64;
+        let weight = core::mem::size_of::<P::Weight>() as u64;
+        let o = words(u64::from(len + 1) * 4);
+        if edges > u64::from(u32::MAX) {
             return None;
         }
-        // SAFETY: the three regions lie in the block's spare shared memory
-        // (checked above), 8-byte aligned, and do not overlap; each index is
-        // written by one thread, and read only after the barrier that follows.
+        let (t_wide, w_full) = (words(edges * 4), words(edges * weight));
+        let halve = weight == 4;
+        let (t_narrow, w_narrow) = (words(edges * 2), if halve { words(edges * 2) } else { w_full });
+        let wide = o + t_wide + w_full <= spare;
+        if !wide && (len >= u32::from(REMOTE) || o + t_narrow + w_narrow > spare) {
+            return None;
+        }
+        let offs: *mut u32 = smem.spare.cast();
+        // SAFETY: `offs` and the regions below lie in the block's spare shared
+        // memory (checked above), 8-byte aligned, and do not overlap; each
+        // index is written by one thread, and read only after the barrier that
+        // follows the copy (here, or the one after the states' set-up).
         unsafe {
-            let rows = Rows::<P> {
-                offs: smem.spare.cast(),
-                targets: smem.spare.add(o as usize).cast(),
-                weights: smem.spare.add((o + t) as usize).cast(),
-            };
             let mut i = tid;
-            while i <= hi - lo {
-                *rows.offs.add(i as usize) = (offsets[(lo + i) as usize] - first) as u32;
+            while i <= len {
+                *offs.add(i as usize) = (offsets[(lo + i) as usize] - first) as u32;
                 i += step;
             }
+            if wide {
+                let targets: *mut u32 = smem.spare.add(o as usize).cast();
+                let weights: *mut P::Weight = smem.spare.add((o + t_wide) as usize).cast();
+                let mut e = u64::from(tid);
+                while e < edges {
+                    let g = (first + e) as usize;
+                    *targets.add(e as usize) = self.graph.targets[g];
+                    *weights.add(e as usize) = self.weights[g];
+                    e += u64::from(step);
+                }
+                return Some(Rows {
+                    offs,
+                    targets: Targets::Ids(targets),
+                    weights: Weights::Full(weights),
+                    first,
+                });
+            }
+            let targets: *mut u16 = smem.spare.add(o as usize).cast();
+            let at = smem.spare.add((o + t_narrow) as usize);
+            let misfit = &smem.header[MISFIT];
+            if tid == 0 {
+                misfit.store(0, Relaxed);
+            }
+            crew.sync_block();
+            let mut bad = false;
             let mut e = u64::from(tid);
             while e < edges {
                 let g = (first + e) as usize;
-                *rows.targets.add(e as usize) = self.graph.targets[g];
-                *rows.weights.add(e as usize) = self.weights[g];
+                let local = self.graph.targets[g].wrapping_sub(lo);
+                *targets.add(e as usize) = if local < len { local as u16 } else { REMOTE };
+                if halve {
+                    // SAFETY (of the read): `P::Weight` is 4 bytes here, and
+                    // every 4-byte pattern is a `u32`.
+                    let bits: u32 = core::mem::transmute_copy(&self.weights[g]);
+                    bad |= bits > u32::from(u16::MAX);
+                    *at.cast::<u16>().add(e as usize) = bits as u16;
+                } else {
+                    *at.cast::<P::Weight>().add(e as usize) = self.weights[g];
+                }
                 e += u64::from(step);
             }
-            Some(rows)
+            if bad {
+                misfit.fetch_or(1, Relaxed);
+            }
+            crew.sync_block();
+            let fits = misfit.load(Relaxed) == 0;
+            // Everyone has read the word before the header is set up.
+            crew.sync_block();
+            fits.then(|| Rows {
+                offs,
+                targets: Targets::Local(targets),
+                weights: if halve {
+                    Weights::Low(at.cast())
+                } else {
+                    Weights::Full(at.cast())
+                },
+                first,
+            })
         }
     }
 
@@ -516,13 +613,28 @@ impl<P: Program> Tiles<'_, P> {
         if let Some(c) = &me.rows {
             // SAFETY: the copy was written before the barrier that opened the
             // loop and is only read since; `i < len`, so `i + 1` is in `offs`
-            // and the row's edges are in `targets`/`weights`.
+            // and the row's edges are in the targets and weights; a low half
+            // is only kept for 4-byte weights, whose bits it rebuilds.
             unsafe {
                 let (a, b) = (*c.offs.add(i as usize), *c.offs.add(i as usize + 1));
                 for e in a as usize..b as usize {
-                    if let Some(cand) = P::relax(s, *c.weights.add(e), 0) {
-                        sent += self.edge(crew, me, *c.targets.add(e), cand, p, o);
-                    }
+                    let w = match c.weights {
+                        Weights::Full(w) => *w.add(e),
+                        Weights::Low(w) => {
+                            core::mem::transmute_copy::<u32, P::Weight>(&u32::from(*w.add(e)))
+                        }
+                    };
+                    let Some(cand) = P::relax(s, w, 0) else {
+                        continue;
+                    };
+                    let k = match c.targets {
+                        Targets::Ids(t) => *t.add(e),
+                        Targets::Local(t) => match *t.add(e) {
+                            REMOTE => self.graph.targets[(c.first + e as u64) as usize],
+                            x => me.lo + u32::from(x),
+                        },
+                    };
+                    sent += self.edge(crew, me, k, cand, p, o);
                 }
             }
         } else {

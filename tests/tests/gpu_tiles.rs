@@ -7,22 +7,23 @@
 
 use proptest::prelude::*;
 use runtime::gpu::program::emulate;
-use runtime::gpu::tiles::emulate_tiles;
+use runtime::gpu::tiles::{emulate_tiles, RowRoom};
 use runtime::gpu::{BfsKernel, ProgramOptions};
 use runtime::graph::{build, BuildOptions, EdgeList, Graph};
 use vertex_examples::programs::{bfs, cc, sssp, widest};
 use vertex_tests as oracle;
 use vertex_tests::{first_with_edges, generated, star_and_path};
 
-/// `(blocks, threads, rows in shared memory)`: several tiles of several
-/// threads, one tile, one thread, many one-thread tiles; rows copied or read
-/// from the graph.
-const SHAPES: [(u32, u32, bool); 5] = [
-    (3, 4, true),
-    (3, 4, false),
-    (1, 6, true),
-    (1, 1, false),
-    (7, 1, true),
+/// `(blocks, threads, room for rows in shared memory)`: several tiles of
+/// several threads, one tile, one thread, many one-thread tiles; rows copied
+/// as they are, copied narrow, or read from the graph.
+const SHAPES: [(u32, u32, RowRoom); 6] = [
+    (3, 4, RowRoom::Wide),
+    (3, 4, RowRoom::None),
+    (3, 4, RowRoom::Narrow),
+    (1, 6, RowRoom::Wide),
+    (1, 1, RowRoom::Narrow),
+    (7, 1, RowRoom::Wide),
 ];
 
 fn opts() -> ProgramOptions {
@@ -38,12 +39,19 @@ fn check_all(g: &Graph<u32>, gw: &Graph<u32>, src: u32) {
     let dist = oracle::dijkstra(gw.csr(), src);
     let wide = oracle::widest(gw.csr(), src);
     for (b, t, rows) in SHAPES {
-        let shape = format!("{b}x{t} rows {rows}");
+        let shape = format!("{b}x{t} rows {rows:?}");
         let r = emulate_tiles::<bfs::Program>(g.csr(), src, &opts(), b, t, rows).unwrap();
         assert_eq!(r.states, levels, "BFS {shape}");
         let stats = r.tiles.unwrap();
         let reached = levels.iter().filter(|&&l| l != oracle::UNREACHED).count();
         assert!(stats.pops as usize >= reached, "{stats:?}");
+        let copied = stats.rows_wide + stats.rows_narrow;
+        match rows {
+            RowRoom::None => assert_eq!(copied, 0, "{shape} {stats:?}"),
+            RowRoom::Wide => assert_eq!(stats.rows_wide, b, "{shape} {stats:?}"),
+            // Narrow room still holds a sparse tile as it is.
+            RowRoom::Narrow => assert_eq!(copied, b, "{shape} {stats:?}"),
+        }
         let r = emulate_tiles::<cc::Program>(g.csr(), src, &opts(), b, t, rows).unwrap();
         assert_eq!(r.states, comps, "CC {shape}");
         // 64-bit distances go through the mailboxes, 32-bit ones as messages.
@@ -84,7 +92,7 @@ fn a_chain_of_100000_vertices() {
         weights: Some((0..n - 1).map(|v| 1 + v % 7).collect()),
     };
     let g = build(&el, BuildOptions::default()).unwrap();
-    for (b, t, rows) in [(1, 1, false), (4, 2, true)] {
+    for (b, t, rows) in [(1, 1, RowRoom::None), (4, 2, RowRoom::Wide), (4, 2, RowRoom::Narrow)] {
         let r = emulate_tiles::<bfs::Program>(g.csr(), 0, &opts(), b, t, rows).unwrap();
         assert_eq!(r.states, oracle::bfs_levels(g.csr(), 0));
         // A chain is relaxed once per vertex: no vertex is reached twice.
@@ -101,19 +109,19 @@ fn hubs_isolated_sources_and_errors() {
     let g = star_and_path();
     check_all(&g, &g, 0);
     check_all(&g, &g, 801); // isolated
-    let e = emulate_tiles::<bfs::Program>(g.csr(), 900, &opts(), 1, 2, true).unwrap_err();
+    let e = emulate_tiles::<bfs::Program>(g.csr(), 900, &opts(), 1, 2, RowRoom::Wide).unwrap_err();
     assert!(e.to_string().contains("out of range"), "{e}");
     // More tiles than vertices: the last tiles are empty.
     let tiny = generated("grid:2x2", true);
     check_all(&tiny, &tiny, 0);
-    let r = emulate_tiles::<bfs::Program>(tiny.csr(), 3, &opts(), 9, 2, true).unwrap();
+    let r = emulate_tiles::<bfs::Program>(tiny.csr(), 3, &opts(), 9, 2, RowRoom::Wide).unwrap();
     assert_eq!(r.states, oracle::bfs_levels(tiny.csr(), 3));
     // Parents: the resident kernel records them instead.
     let o = ProgramOptions {
         parents: true,
         ..opts()
     };
-    let r = emulate_tiles::<bfs::Program>(g.csr(), 0, &o, 2, 2, false).unwrap();
+    let r = emulate_tiles::<bfs::Program>(g.csr(), 0, &o, 2, 2, RowRoom::None).unwrap();
     assert!(r.parents.is_some() && r.resident.is_some() && r.tiles.is_none());
     // The level-kernel entry point reaches the tiled kernel too.
     let r = emulate::<bfs::Program>(g.csr(), 0, &opts(), 4).unwrap();
@@ -145,5 +153,54 @@ proptest! {
             let r = emulate_tiles::<cc::Program>(g.csr(), 0, &opts(), b, t, rows).unwrap();
             prop_assert_eq!(r.states, oracle::components(g.csr()));
         }
+    }
+}
+
+#[test]
+fn weights_past_sixteen_bits_keep_their_rows_in_the_graph() {
+    // A narrow copy halves 4-byte weights; one weight of 2^16 or more in a
+    // tile means that tile reads its rows from the graph instead.
+    let g = generated("grid:12x9", false);
+    let el = EdgeList::<u32> {
+        num_vertices: g.num_vertices(),
+        edges: (0..g.num_vertices() as u32)
+            .flat_map(|v| g.csr().neighbors(v).iter().map(move |&t| [v, t]))
+            .collect(),
+        weights: None,
+    };
+    let weights = (0..el.edges.len() as u32)
+        .map(|i| if i % 5 == 0 { 70_000 + i } else { 1 + i % 9 })
+        .collect();
+    let gw = build(
+        &EdgeList {
+            weights: Some(weights),
+            ..el
+        },
+        BuildOptions::default(),
+    )
+    .unwrap();
+    let want = oracle::dijkstra(gw.csr(), 0);
+    for (b, t) in [(3, 4), (1, 2)] {
+        let r = emulate_tiles::<sssp::sssp::Program>(gw.csr(), 0, &opts(), b, t, RowRoom::Narrow)
+            .unwrap();
+        assert_eq!(r.states, want, "{b}x{t}");
+        let stats = r.tiles.unwrap();
+        assert_eq!(stats.rows_narrow, 0, "{stats:?}");
+    }
+}
+
+#[test]
+fn a_grid_tile_too_big_as_it_is_is_copied_narrow() {
+    let gw = generated("grid:30x30", true);
+    let src = 0;
+    for (b, t) in [(3, 4), (2, 3)] {
+        let r = emulate_tiles::<bfs::Program>(gw.csr(), src, &opts(), b, t, RowRoom::Narrow).unwrap();
+        assert_eq!(r.states, oracle::bfs_levels(gw.csr(), src));
+        assert_eq!(r.tiles.unwrap().rows_narrow, b, "BFS {:?}", r.tiles);
+        // Integer weights below 2^16: halved in the copy, rebuilt exactly.
+        let r = emulate_tiles::<sssp::sssp::Program>(gw.csr(), src, &opts(), b, t, RowRoom::Narrow)
+            .unwrap();
+        assert_eq!(r.states, oracle::dijkstra(gw.csr(), src));
+        assert_eq!(r.tiles.unwrap().rows_narrow, b, "SSSP {:?}", r.tiles);
     }
 }

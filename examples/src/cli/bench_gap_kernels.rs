@@ -327,25 +327,45 @@ impl GapKernel for Sssp<'_> {
 
     fn gpu(&mut self, dev: &Device) -> anyhow::Result<(String, Timed)> {
         let (g, _) = self.graph()?;
-        let k = dev.load_program::<sssp::sssp::Program>()?;
         let dg = dev.upload_traversal(g, true)?;
         // `--kernel auto`'s pick and the two level-kernel strategies, the fastest
-        // kept (as the CPU side keeps its best schedule).
+        // kept (as the CPU side keeps its best schedule); 32-bit distances where
+        // they are exact, as `vertex sssp` runs them.
         let auto = auto_options::<sssp::sssp::Program>(g, self.gg.roots[0]);
         let near_far = ProgramOptions {
             kernel: BfsKernel::Direction,
             delta: Some(self.delta),
             ..ProgramOptions::default()
         };
-        best_gpu::<sssp::sssp::Program>(
-            dev,
-            &k,
-            &dg,
-            &self.gg.roots,
-            &self.expect,
-            self.p.trials,
-            [auto, ProgramOptions::default(), near_far],
-        )
+        let strategies = [auto, ProgramOptions::default(), near_far];
+        if sssp::fits_u32(g) {
+            let k = dev.load_program::<sssp::sssp32::Program>()?;
+            let expect: Vec<Vec<u32>> = self
+                .expect
+                .iter()
+                .map(|d| d.iter().map(|&x| u32::try_from(x).unwrap_or(u32::MAX)).collect())
+                .collect();
+            best_gpu::<sssp::sssp32::Program>(
+                dev,
+                &k,
+                &dg,
+                &self.gg.roots,
+                &expect,
+                self.p.trials,
+                strategies,
+            )
+        } else {
+            let k = dev.load_program::<sssp::sssp::Program>()?;
+            best_gpu::<sssp::sssp::Program>(
+                dev,
+                &k,
+                &dg,
+                &self.gg.roots,
+                &self.expect,
+                self.p.trials,
+                strategies,
+            )
+        }
     }
 
     fn gapbs_input(&self) -> (&Path, Vec<String>) {

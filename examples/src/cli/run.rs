@@ -158,6 +158,46 @@ type CpuRun<P> = fn(
     Option<String>,
 )>;
 
+/// How a program runs on one GPU (the kernels loaded, the graph uploaded):
+/// `Device::run_program` for most; integer SSSP swaps in its 32-bit twin where
+/// that is exact. The note says what was swapped.
+type GpuRun<P> = fn(
+    &Graph<<P as VertexProgram>::Weight>,
+    &Device,
+    &runtime::gpu::program::ProgramKernels,
+    &runtime::gpu::DeviceGraph,
+    u32,
+    &ProgramOptions,
+) -> runtime::Result<(
+    runtime::gpu::ProgramRun<<P as VertexProgram>::State>,
+    Option<String>,
+)>;
+
+/// The GPU run of most programs: the program as written.
+fn gpu_as_written<P: GpuProgram>(
+    _g: &Graph<<P as VertexProgram>::Weight>,
+    dev: &Device,
+    k: &runtime::gpu::program::ProgramKernels,
+    dg: &runtime::gpu::DeviceGraph,
+    source: u32,
+    po: &ProgramOptions,
+) -> runtime::Result<(
+    runtime::gpu::ProgramRun<<P as VertexProgram>::State>,
+    Option<String>,
+)> {
+    Ok((dev.run_program::<P>(k, dg, source, po)?, None))
+}
+
+/// Which distance width integer SSSP ran with, and why.
+fn sssp_width_note(narrow: bool) -> String {
+    if narrow {
+        "32-bit distances: no simple path reaches 2^32 - 1"
+    } else {
+        "64-bit distances: a path could exceed 32 bits"
+    }
+    .to_string()
+}
+
 /// The CPU run of most programs: the program as written.
 fn cpu_as_written<P: VertexProgram>(
     g: &Graph<P::Weight>,
@@ -209,6 +249,7 @@ pub fn cc_cmd(a: CcArgs) -> anyhow::Result<()> {
             |g, _| runtime::oracle::components(g.csr()),
             true,
             cpu_as_written::<cc::Program>,
+            gpu_as_written::<cc::Program>,
         ),
     }
 }
@@ -368,12 +409,11 @@ pub fn sssp_cmd(a: RunArgs) -> anyhow::Result<()> {
             false,
             |g, source, schedule, co, aopts| {
                 let (r, narrow) = sssp::run_cpu(g, source, schedule, co, aopts)?;
-                let note = if narrow {
-                    "32-bit distances: no simple path reaches 2^32 - 1"
-                } else {
-                    "64-bit distances: a path could exceed 32 bits"
-                };
-                Ok((r, Some(note.to_string())))
+                Ok((r, Some(sssp_width_note(narrow))))
+            },
+            |g, dev, k, dg, source, po| {
+                let (r, narrow) = sssp::run_gpu(g, dev, k, dg, source, po)?;
+                Ok((r, Some(sssp_width_note(narrow))))
             },
         ),
     }
@@ -394,7 +434,7 @@ fn run_program<P: GpuProgram>(a: RunArgs, oracle: Oracle<P>) -> anyhow::Result<(
 where
     <P as VertexProgram>::State: std::fmt::Display,
 {
-    run_program_with::<P>(a, oracle, false, cpu_as_written::<P>)
+    run_program_with::<P>(a, oracle, false, cpu_as_written::<P>, gpu_as_written::<P>)
 }
 
 /// [`run_program`], on the symmetrized graph if `symmetrize`, with `cpu` as the
@@ -404,6 +444,7 @@ fn run_program_with<P: GpuProgram>(
     oracle: Oracle<P>,
     symmetrize: bool,
     cpu: CpuRun<P>,
+    gpu_run: GpuRun<P>,
 ) -> anyhow::Result<()>
 where
     <P as VertexProgram>::State: std::fmt::Display,
@@ -521,7 +562,8 @@ where
         Some((dev, k)) => {
             // With in-edges, so that the direction kernel can go bottom-up.
             let dg = dev.upload_traversal(g, P::WEIGHTED)?;
-            let r = dev.run_program::<P>(k, &dg, source, &po)?;
+            let (r, note) = gpu_run(g, dev, k, &dg, source, &po)?;
+            states_note = note;
             resident = r.resident;
             tiles = r.tiles;
             (
@@ -665,8 +707,8 @@ where
         }
         if let Some(t) = &summary.tiles {
             println!(
-                "  tiles        {} relaxed, {} messages, {} rounds in the busiest tile ({} blocks × {} threads, {} vertices a tile)",
-                t.pops, t.messages, t.rounds, t.blocks, t.threads_per_block, t.tile
+                "  tiles        {} relaxed, {} messages, {} rounds in the busiest tile ({} blocks × {} threads, {} vertices a tile; rows in shared memory: {} as they are, {} narrow)",
+                t.pops, t.messages, t.rounds, t.blocks, t.threads_per_block, t.tile, t.rows_wide, t.rows_narrow
             );
         }
         if let Some(r) = &summary.resident {

@@ -83,7 +83,7 @@ pub mod sssp_f64 {
 }
 
 #[cfg(not(target_arch = "nvptx64"))]
-pub use host::{fits_u32, run_cpu};
+pub use host::{fits_u32, run_cpu, run_gpu};
 
 /// Host-only helpers (the GPU build of this file has no runtime crate).
 #[cfg(not(target_arch = "nvptx64"))]
@@ -118,5 +118,37 @@ mod host {
             let r = ::runtime::cpu::run::<sssp::Program>(g, source, schedule, opts, aopts)?;
             Ok((r, false))
         }
+    }
+
+    /// [`run_cpu`]'s twin on the GPU: [`sssp32`]'s kernels where [`fits_u32`]
+    /// holds (half the state to move, and a 1000² grid's tiles then hold their
+    /// rows in shared memory), [`sssp`]'s (`k64`, loaded already) otherwise.
+    /// The time is the kernels' (CUDA events), as for any program.
+    pub fn run_gpu(
+        g: &::runtime::graph::Graph<u32>,
+        dev: &::runtime::gpu::Device,
+        k64: &::runtime::gpu::program::ProgramKernels,
+        dg: &::runtime::gpu::DeviceGraph,
+        source: u32,
+        opts: &::runtime::gpu::ProgramOptions,
+    ) -> ::runtime::error::Result<(::runtime::gpu::ProgramRun<u64>, bool)> {
+        if opts.parents || !fits_u32(g) {
+            return Ok((dev.run_program::<sssp::Program>(k64, dg, source, opts)?, false));
+        }
+        let k32 = dev.load_program::<sssp32::Program>()?;
+        let r = dev.run_program::<sssp32::Program>(&k32, dg, source, opts)?;
+        let run = ::runtime::gpu::ProgramRun {
+            states: ::runtime::cpu::narrow::widen(&r.states),
+            num_levels: r.num_levels,
+            launched_levels: r.launched_levels,
+            syncs: r.syncs,
+            time_ms: r.time_ms,
+            wall_ms: r.wall_ms,
+            parents: r.parents,
+            directions: r.directions,
+            resident: r.resident,
+            tiles: r.tiles,
+        };
+        Ok((run, true))
     }
 }

@@ -385,6 +385,10 @@ pub struct TileStats {
     pub tile: u32,
     pub blocks: u32,
     pub threads_per_block: u32,
+    /// Tiles whose rows were copied into shared memory as they are, and
+    /// narrow (ids within the tile, halved weights); the others read the graph.
+    pub rows_wide: u32,
+    pub rows_narrow: u32,
 }
 
 /// What the resident kernel did, read back from its control words.

@@ -153,6 +153,8 @@ fn stats_of(ctl: &[u32], tile: u32, blocks: u32, threads: u32) -> TileStats {
         tile,
         blocks,
         threads_per_block: threads,
+        rows_wide: ctl[k::ROWS_WIDE],
+        rows_narrow: ctl[k::ROWS_NARROW],
     }
 }
 
@@ -294,17 +296,29 @@ impl Crew for HostCrew<'_> {
     }
 }
 
+/// How much room the emulator leaves each block for a copy of its rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RowRoom {
+    /// None: rows are read from the graph.
+    None,
+    /// Enough for the narrow copy only (targets within the tile, the lower
+    /// half of 4-byte weights), as a GPU has for a 1000² grid's SSSP tiles.
+    Narrow,
+    /// Enough for the rows as they are.
+    Wide,
+}
+
 /// Runs the tiled kernel of `P` on the host: `blocks × threads` OS threads
-/// (keep it small, e.g. 3 × 4; every thread spins while it waits). With `rows`
-/// each block has room to copy its rows into its shared memory, as on a GPU
-/// for graphs that fit; without, it reads them from the graph.
+/// (keep it small, e.g. 3 × 4; every thread spins while it waits). `rows`
+/// says how much shared memory each block has for a copy of its rows, as a
+/// GPU has more or less for the graph's tiles.
 pub fn emulate_tiles<P: GpuProgram>(
     csr: &Csr<<P as VertexProgram>::Weight>,
     source: u32,
     opts: &ProgramOptions,
     blocks: u32,
     threads: u32,
-    rows: bool,
+    rows: RowRoom,
 ) -> Result<ProgramRun<<P as VertexProgram>::State>> {
     let n = csr.num_vertices();
     check_run::<P>(n as u64, source, csr.weights().is_some())?;
@@ -319,9 +333,26 @@ pub fn emulate_tiles<P: GpuProgram>(
     }
     let state_size = std::mem::size_of::<<P as VertexProgram>::State>() as u64;
     let (tile, smem_bytes) = shape(n as u64, state_size, blocks);
-    let weight_size = std::mem::size_of::<<P as VertexProgram>::Weight>() as u64;
-    let rows_bytes = (u64::from(tile) + 1) * 4 + 8 + csr.num_edges() * (4 + weight_size) + 16;
-    let smem_bytes = smem_bytes + if rows { rows_bytes } else { 0 };
+    // The kernel's weight: none for unweighted programs.
+    let weight_size = std::mem::size_of::<<P as kernels_rs::Program>::Weight>() as u64;
+    let per_edge = match rows {
+        RowRoom::None => 0,
+        RowRoom::Narrow => 2 + if weight_size == 4 { 2 } else { weight_size },
+        RowRoom::Wide => 4 + weight_size,
+    };
+    // Room for the fullest tile's rows in the asked-for form, no more: a
+    // narrow room must not hold the wide copy of that tile.
+    let offsets = csr.offsets();
+    let tile_edges = (0..u64::from(blocks))
+        .map(|b| {
+            let lo = (b * u64::from(tile)).min(n as u64) as usize;
+            let hi = (lo as u64 + u64::from(tile)).min(n as u64) as usize;
+            offsets[hi] - offsets[lo]
+        })
+        .max()
+        .unwrap_or(0);
+    let rows_bytes = (u64::from(tile) + 1) * 4 + tile_edges * per_edge + 24;
+    let smem_bytes = smem_bytes + if rows == RowRoom::None { 0 } else { rows_bytes };
     let mut states: Vec<<P as VertexProgram>::State> = (0..n as u32)
         .map(|v| <P as VertexProgram>::init(v, source))
         .collect();

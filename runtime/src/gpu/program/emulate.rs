@@ -177,7 +177,7 @@ pub fn emulate<P: GpuProgram>(
                 opts,
                 max_blocks.clamp(1, 4),
                 4,
-                true,
+                crate::gpu::tiles::RowRoom::Wide,
             )
         }
         BfsKernel::Auto => {
