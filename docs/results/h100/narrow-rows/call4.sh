@@ -1,0 +1,11 @@
+# Issue 20: bulk Δ-stepping's lowest-bin search bounded by the highest bucket
+# pushed (vertex) against the full 1,024-bin scan (vertex-old, 4d10b3c), at 16
+# and 8 threads on the host, three alternations; gapbs in the same sweeps.
+cd bundle
+gunzip -c vertex-old.gz > vertex-old && chmod +x vertex-old
+for rep in 1 2 3; do
+  for b in vertex-old vertex; do
+    echo "== $b"
+    ./$b bench-cpu --gapbs gapbs --bfs= --pr= --sssp grid:1000x1000 --threads 8,16 --roots 1 --trials 5 --deltas 64,256,512 --work /tmp/bw --out /tmp/bc-$b 2>&1 | grep -E "Δ [0-9]+:|sssp  "
+  done
+done
