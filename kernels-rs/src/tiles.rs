@@ -526,7 +526,10 @@ impl<P: Program> Tiles<'_, P> {
         }
         let (t_wide, w_full) = (words(edges * 4), words(edges * weight));
         let halve = weight == 4;
-        let (t_narrow, w_narrow) = (words(edges * 2), if halve { words(edges * 2) } else { w_full });
+        let (t_narrow, w_narrow) = (
+            words(edges * 2),
+            if halve { words(edges * 2) } else { w_full },
+        );
         let wide = o + t_wide + w_full <= spare;
         if !wide && (len >= u32::from(REMOTE) || o + t_narrow + w_narrow > spare) {
             return None;

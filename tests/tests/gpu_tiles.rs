@@ -92,7 +92,11 @@ fn a_chain_of_100000_vertices() {
         weights: Some((0..n - 1).map(|v| 1 + v % 7).collect()),
     };
     let g = build(&el, BuildOptions::default()).unwrap();
-    for (b, t, rows) in [(1, 1, RowRoom::None), (4, 2, RowRoom::Wide), (4, 2, RowRoom::Narrow)] {
+    for (b, t, rows) in [
+        (1, 1, RowRoom::None),
+        (4, 2, RowRoom::Wide),
+        (4, 2, RowRoom::Narrow),
+    ] {
         let r = emulate_tiles::<bfs::Program>(g.csr(), 0, &opts(), b, t, rows).unwrap();
         assert_eq!(r.states, oracle::bfs_levels(g.csr(), 0));
         // A chain is relaxed once per vertex: no vertex is reached twice.
@@ -194,7 +198,8 @@ fn a_grid_tile_too_big_as_it_is_is_copied_narrow() {
     let gw = generated("grid:30x30", true);
     let src = 0;
     for (b, t) in [(3, 4), (2, 3)] {
-        let r = emulate_tiles::<bfs::Program>(gw.csr(), src, &opts(), b, t, RowRoom::Narrow).unwrap();
+        let r =
+            emulate_tiles::<bfs::Program>(gw.csr(), src, &opts(), b, t, RowRoom::Narrow).unwrap();
         assert_eq!(r.states, oracle::bfs_levels(gw.csr(), src));
         assert_eq!(r.tiles.unwrap().rows_narrow, b, "BFS {:?}", r.tiles);
         // Integer weights below 2^16: halved in the copy, rebuilt exactly.

@@ -343,7 +343,11 @@ impl GapKernel for Sssp<'_> {
             let expect: Vec<Vec<u32>> = self
                 .expect
                 .iter()
-                .map(|d| d.iter().map(|&x| u32::try_from(x).unwrap_or(u32::MAX)).collect())
+                .map(|d| {
+                    d.iter()
+                        .map(|&x| u32::try_from(x).unwrap_or(u32::MAX))
+                        .collect()
+                })
                 .collect();
             best_gpu::<sssp::sssp32::Program>(
                 dev,

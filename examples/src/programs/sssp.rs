@@ -133,7 +133,10 @@ mod host {
         opts: &::runtime::gpu::ProgramOptions,
     ) -> ::runtime::error::Result<(::runtime::gpu::ProgramRun<u64>, bool)> {
         if opts.parents || !fits_u32(g) {
-            return Ok((dev.run_program::<sssp::Program>(k64, dg, source, opts)?, false));
+            return Ok((
+                dev.run_program::<sssp::Program>(k64, dg, source, opts)?,
+                false,
+            ));
         }
         let k32 = dev.load_program::<sssp32::Program>()?;
         let r = dev.run_program::<sssp32::Program>(&k32, dg, source, opts)?;
