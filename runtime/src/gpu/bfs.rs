@@ -435,22 +435,34 @@ impl LevelExec for GpuExec<'_> {
             (false, BfsCombine::AtomicMin) => (&k.min_naive, "bfs_min_naive_level"),
             (true, BfsCombine::AtomicMin) => (&k.min_balanced, "bfs_min_balanced_level"),
         };
-        let (n, m, offsets, targets) = (self.g.n, self.g.m, self.g.offsets.ptr, self.g.targets.ptr);
+        // BFS reads no weights: a null weights pointer after the CSR.
         let (weights, state, parents, null) = (0u64, self.state.ptr, self.parents_ptr(), 0u64);
         let (flags, nflags) = (self.flags.ptr, self.flags.len as u32);
         let (sv, nchunks, mec) = (self.sv.ptr, self.nchunks, self.opts.max_edge_count);
-        let work = if balanced { nchunks } else { n };
+        let work = if balanced { nchunks } else { self.g.n };
         let cfg = Gpu::grid_for(work, self.opts.block_size);
         let a = self.gpu().record()?;
+        let mut b = self.gpu().stream.launch_builder(f);
+        self.g
+            .csr_args(&mut b)
+            .arg(&weights)
+            .arg(&state)
+            .arg(&parents)
+            .arg(&null)
+            .arg(&null)
+            .arg(&flags)
+            .arg(&nflags)
+            .arg(&slot_in)
+            .arg(&slot_out)
+            .arg(&iter);
         if balanced {
-            launch!(self.gpu(), f, cfg, name;
-                &n, &m, &offsets, &targets, &weights, &state, &parents, &null, &null,
-                &flags, &nflags, &slot_in, &slot_out, &iter, &sv, &nchunks, &mec)?;
-        } else {
-            launch!(self.gpu(), f, cfg, name;
-                &n, &m, &offsets, &targets, &weights, &state, &parents, &null, &null,
-                &flags, &nflags, &slot_in, &slot_out, &iter)?;
+            b.arg(&sv).arg(&nchunks).arg(&mec);
         }
+        // SAFETY: the level kernels' parameter list of kernels_rs::entry (the
+        // balanced one with the chunk arguments last), every pointer into a live
+        // buffer of the documented length, the weights and the unused pointers null.
+        unsafe { b.launch(cfg) }
+            .map_err(super::cuda::cuda_err(&format!("cuLaunchKernel({name})")))?;
         let e = self.gpu().record()?;
         self.events.levels.push((a, e));
         Ok(())
