@@ -78,6 +78,8 @@ struct Bins {
     far: Vec<u32>,
     /// Lowest bucket pushed to `far` since it was last re-binned (`u32::MAX`: none).
     far_low: u32,
+    /// The fusion loop's buffer, kept from pass to pass.
+    spare: Vec<u32>,
 }
 
 impl Bins {
@@ -86,6 +88,7 @@ impl Bins {
             ring: (0..WINDOW).map(|_| Vec::new()).collect(),
             far: Vec::new(),
             far_low: u32::MAX,
+            spare: Vec::new(),
         }
     }
 
@@ -434,7 +437,11 @@ impl<P: VertexProgram> Worker<'_, P> {
             }
         }
         let slot = k as usize % WINDOW;
-        let mut batch = Vec::new();
+        // The buffer the fused bin is drained from is kept from pass to pass:
+        // a fresh one would be freed at the end of each pass, and the bin it
+        // is swapped with regrown from nothing (16 threads, Δ 512 on the
+        // 1000² grid: 26.1 / 27.6 → 21.8 / 20.9 ms, `call6.log`).
+        let mut batch = std::mem::take(&mut bins.spare);
         while !bins.ring[slot].is_empty() && bins.ring[slot].len() < FUSE_BELOW {
             std::mem::swap(&mut batch, &mut bins.ring[slot]);
             // Re-read: this worker may just have set it.
@@ -445,6 +452,7 @@ impl<P: VertexProgram> Worker<'_, P> {
             }
             batch.clear();
         }
+        bins.spare = batch;
     }
 
     /// Relaxes `u`'s out-edges if its task in bin `k` is not stale.
