@@ -24,7 +24,7 @@ use std::time::Instant;
 use runtime::cpu::{self, Direction};
 use runtime::gather::GatherOptions;
 use runtime::gpu::gather::GatherGpuOptions;
-use runtime::gpu::program::{GpuProgram, ProgramKernels};
+use runtime::gpu::program::GpuProgram;
 use runtime::gpu::{BfsKernel, Device, DeviceGraph, ProgramOptions};
 use runtime::graph::Graph;
 use runtime::program::{Schedule, VertexProgram};
@@ -74,17 +74,17 @@ fn strategy_name(program: &str, o: &ProgramOptions, rounds: Option<(u32, f64)>) 
     s
 }
 
-/// Times each distinct strategy on every root (median of `trials`), checks each
+/// Loads `P`'s kernels, times each distinct strategy on every root (median of `trials`), checks each
 /// against `expect`, and keeps the fastest; a wrong answer is returned at once.
 fn best_gpu<P: GpuProgram>(
     dev: &Device,
-    k: &ProgramKernels,
     dg: &DeviceGraph,
     roots: &[u32],
     expect: &[Vec<<P as VertexProgram>::State>],
     trials: usize,
     strategies: impl IntoIterator<Item = ProgramOptions>,
 ) -> anyhow::Result<(String, Timed)> {
+    let k = &dev.load_program::<P>()?;
     let mut tried: Vec<(BfsKernel, Option<u64>)> = Vec::new();
     let mut best: Option<(String, Timed)> = None;
     for po in strategies {
@@ -253,7 +253,6 @@ impl GapKernel for Bfs<'_> {
     }
 
     fn gpu(&mut self, dev: &Device) -> anyhow::Result<(String, Timed)> {
-        let k = dev.load_program::<bfs::Program>()?;
         let dg = dev.upload_traversal(&self.gg.g, false)?;
         let direction = ProgramOptions {
             kernel: BfsKernel::Direction,
@@ -262,7 +261,6 @@ impl GapKernel for Bfs<'_> {
         let auto = auto_options::<bfs::Program>(&self.gg.g, self.gg.roots[0]);
         best_gpu::<bfs::Program>(
             dev,
-            &k,
             &dg,
             &self.gg.roots,
             &self.expect,
@@ -339,7 +337,6 @@ impl GapKernel for Sssp<'_> {
         };
         let strategies = [auto, ProgramOptions::default(), near_far];
         if sssp::fits_u32(g) {
-            let k = dev.load_program::<sssp::sssp32::Program>()?;
             let expect: Vec<Vec<u32>> = self
                 .expect
                 .iter()
@@ -351,7 +348,6 @@ impl GapKernel for Sssp<'_> {
                 .collect();
             best_gpu::<sssp::sssp32::Program>(
                 dev,
-                &k,
                 &dg,
                 &self.gg.roots,
                 &expect,
@@ -359,10 +355,8 @@ impl GapKernel for Sssp<'_> {
                 strategies,
             )
         } else {
-            let k = dev.load_program::<sssp::sssp::Program>()?;
             best_gpu::<sssp::sssp::Program>(
                 dev,
-                &k,
                 &dg,
                 &self.gg.roots,
                 &self.expect,
