@@ -140,18 +140,6 @@ mod host {
         }
         let k32 = dev.load_program::<sssp32::Program>()?;
         let r = dev.run_program::<sssp32::Program>(&k32, dg, source, opts)?;
-        let run = ::runtime::gpu::ProgramRun {
-            states: ::runtime::cpu::narrow::widen(&r.states),
-            num_levels: r.num_levels,
-            launched_levels: r.launched_levels,
-            syncs: r.syncs,
-            time_ms: r.time_ms,
-            wall_ms: r.wall_ms,
-            parents: r.parents,
-            directions: r.directions,
-            resident: r.resident,
-            tiles: r.tiles,
-        };
-        Ok((run, true))
+        Ok((r.map_states(|d| ::runtime::cpu::narrow::widen(&d)), true))
     }
 }

@@ -150,6 +150,25 @@ pub struct ProgramRun<S> {
     pub tiles: Option<TileStats>,
 }
 
+impl<S> ProgramRun<S> {
+    /// The same run with its states converted (a narrow program's states
+    /// widened to its wide twin's, say); everything else as it was.
+    pub fn map_states<T>(self, f: impl FnOnce(Vec<S>) -> Vec<T>) -> ProgramRun<T> {
+        ProgramRun {
+            states: f(self.states),
+            num_levels: self.num_levels,
+            launched_levels: self.launched_levels,
+            syncs: self.syncs,
+            time_ms: self.time_ms,
+            wall_ms: self.wall_ms,
+            parents: self.parents,
+            directions: self.directions,
+            resident: self.resident,
+            tiles: self.tiles,
+        }
+    }
+}
+
 /// Kernel names of program `name`, as the macro generates them.
 pub fn kernel_names(name: &str) -> [String; 10] {
     [
