@@ -35,6 +35,12 @@
 #             then vertex-apsp-bench closure at N = $CLOSURE_SIZES (default
 #             4096,8192,16384; $CLOSURE_ARGS adds options, e.g. "--programs apsp,apsp_f64"
 #             or "--large apsp" to cut the N = 16384 runs): apsp-closure.json + SVGs
+#   shapes    every GPU kernel of bfs/sssp/widest/cc (auto, naive, balanced, direction,
+#             resident, tiles) with --validate on the odd graph files of
+#             scripts/odd-graphs.py (id gaps, directed, zero/huge/16-bit-boundary
+#             weights, multi-edges, a 100,000-vertex chain, a hub with 200,000 leaves,
+#             float weights), then compute-sanitizer memcheck on a few of them; a line
+#             per run, "BAD" marks a run that did not agree with the oracle
 #   cpu       our CPU engines vs gapbs on all the machine's cores ($CPU_ARGS adds options)
 #   cpuvs     issue 20's table: bench-cpu SSSP (kron:20, grid:1000x1000; ours with 32-bit
 #             and 64-bit distances, pinned and not) then BFS (kron:20, kron:22,
@@ -255,6 +261,38 @@ for step in "${steps[@]}"; do
             # shellcheck disable=SC2086 # CPU_ARGS is a list of options
             "$B/vertex" bench-cpu --gapbs "$B/gapbs" --out "$OUTDIR" --work /tmp/bench-cpu \
                 ${CPU_ARGS:-} 2>&1 | tee "$OUTDIR/cpu.log"
+            rc=${PIPESTATUS[0]}
+            ;;
+        shapes)
+            {
+                rc=0
+                dir=/tmp/odd-graphs
+                python3 "$B/odd-graphs.py" "$dir" || exit 2
+                for f in "$dir"/*; do
+                    for p in ${SHAPES_PROGRAMS:-bfs sssp widest cc}; do
+                        for k in ${SHAPES_KERNELS:-auto naive balanced direction resident tiles}; do
+                            a=(--kernel "$k"); [ "$p" = cc ] && a=(--algorithm label --kernel "$k")
+                            out=$("$B/vertex" "$p" "$f" --backend gpu "${a[@]}" --validate 2>&1)
+                            if grep -q "oracle .*agrees" <<<"$out"; then
+                                line=$(grep -E "^  (kernel|time)" <<<"$out" | tr -s ' ' | tr '\n' ' ')
+                                echo "ok  $(basename "$f") $p $k: ${line:0:160}"
+                            elif grep -qi "not supported\|does not support\|cannot run\|is not a valid" <<<"$out"; then
+                                echo "n/a $(basename "$f") $p $k: $(grep -i error <<<"$out" | head -n1 | cut -c1-160)"
+                            else
+                                echo "BAD $(basename "$f") $p $k:"; tail -n 5 <<<"$out"; rc=1
+                            fi
+                        done
+                    done
+                done
+                for run in "sssp grid_w16.wel tiles" "sssp grid_bigw.gr tiles" "bfs dir_gaps.wel resident" \
+                    "sssp star_path.wel auto" "widest grid_zero_multi.wel tiles" "sssp chain_huge.wel resident"; do
+                    set -- $run
+                    echo "== memcheck $run"
+                    "$SAN" --tool memcheck --error-exitcode 3 "$B/vertex" "$1" "$dir/$2" --backend gpu \
+                        --kernel "$3" --validate 2>&1 | grep -E "SUMMARY|oracle|rror" || rc=1
+                done
+                exit "$rc"
+            } 2>&1 | tee "$OUTDIR/shapes.log"
             rc=${PIPESTATUS[0]}
             ;;
         ab)

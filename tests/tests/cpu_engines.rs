@@ -220,6 +220,75 @@ fn every_program_on_generated_graphs() {
     }
 }
 
+/// The sync engine runs a round on the calling worker alone when its frontier
+/// has few edges and lists arrivals as they come, and scans its bitmap when the
+/// frontier is large: a Kronecker graph with a long tail has both kinds of
+/// round in one run, switching back and forth.
+#[test]
+fn sync_rounds_small_and_large_in_one_run() {
+    let kron = GenSpec::parse("kron:12:16").unwrap().unwrap();
+    let mut el = kron.generate().unwrap();
+    let n = el.num_vertices as u32;
+    let hub = (0..n)
+        .max_by_key(|&v| el.edges.iter().filter(|e| e[0] == v).count())
+        .unwrap();
+    // A 3,000-vertex chain off the hub, and a second Kronecker-sized fan at its end.
+    let tail = 3000u32;
+    let mut prev = hub;
+    for i in 0..tail {
+        el.edges.push([prev, n + i]);
+        prev = n + i;
+    }
+    for v in 0..n {
+        if v % 3 == 0 {
+            el.edges.push([prev, v]);
+        }
+    }
+    el.num_vertices = (n + tail) as usize;
+    el.weights = Some(runtime::generate::weights_for_edges::<u32>(
+        &el.edges, 1, 255, 7, true,
+    ));
+    let gw = build(
+        &el,
+        BuildOptions {
+            symmetrize: true,
+            ..BuildOptions::default()
+        },
+    )
+    .unwrap();
+    let g = build(
+        &EdgeList::<u32> {
+            weights: None,
+            ..el.clone()
+        },
+        BuildOptions {
+            symmetrize: true,
+            ..BuildOptions::default()
+        },
+    )
+    .unwrap();
+    let a = AsyncOptions::default();
+    for threads in [1, 2, 4] {
+        let o = CpuOptions {
+            threads: Some(threads),
+            direction: Direction::Push,
+        };
+        let what = format!("kron:12 + tail, {threads} threads");
+        let sssp = cpu::run::<sssp::sssp::Program>(&gw, hub, Schedule::Sync, &o, &a).unwrap();
+        assert_eq!(sssp.states, oracle::dijkstra(gw.csr(), hub), "sssp {what}");
+        // The chain is walked from both ends (its far end joins the fan).
+        assert!(
+            sssp.report.rounds > u64::from(tail / 2),
+            "{what}: {}",
+            sssp.report.rounds
+        );
+        let w = cpu::run::<widest::Program>(&gw, hub, Schedule::Sync, &o, &a).unwrap();
+        assert_eq!(w.states, oracle::widest(gw.csr(), hub), "widest {what}");
+        let c = cpu::run::<cc::Program>(&g, hub, Schedule::Sync, &o, &a).unwrap();
+        assert_eq!(c.states, oracle::components(g.csr()), "cc {what}");
+    }
+}
+
 #[test]
 fn gapbs_test_graphs() {
     let dir = concat!(

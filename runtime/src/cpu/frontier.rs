@@ -44,6 +44,12 @@ impl Bitmap {
         w.fetch_or(bit, Ordering::Relaxed) & bit == 0
     }
 
+    /// Clears bit `i`.
+    #[inline]
+    pub fn remove(&self, i: u32) {
+        self.words[i as usize / 64].fetch_and(!(1u64 << (i % 64)), Ordering::Relaxed);
+    }
+
     #[inline]
     pub fn contains(&self, i: u32) -> bool {
         self.words[i as usize / 64].load(Ordering::Relaxed) & (1u64 << (i % 64)) != 0
@@ -313,6 +319,8 @@ mod tests {
         assert!(b.insert(64));
         assert_eq!(b.count(), 3);
         assert_eq!(b.to_queue(), vec![0, 64, 129]);
+        b.remove(64);
+        assert!(!b.contains(64) && b.contains(0) && b.contains(129));
         b.clear();
         assert_eq!(b.count(), 0);
     }
