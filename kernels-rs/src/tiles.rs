@@ -439,7 +439,7 @@ impl<P: Program> Tiles<'_, P> {
             while bits != 0 {
                 let v = w * 32 + bits.trailing_zeros();
                 bits &= bits - 1;
-                lowest = lowest.min(P::order(P::State::load(&smem.states[v as usize])));
+                lowest = lowest.min(rank::<P>(P::State::load(&smem.states[v as usize])));
             }
             w += t.block_dim;
         }
@@ -463,7 +463,7 @@ impl<P: Program> Tiles<'_, P> {
             while rest != 0 {
                 let b = rest.trailing_zeros();
                 rest &= rest - 1;
-                let o = P::order(P::State::load(&smem.states[(w * 32 + b) as usize]));
+                let o = rank::<P>(P::State::load(&smem.states[(w * 32 + b) as usize]));
                 if o < limit {
                     take |= 1 << b;
                 }
@@ -667,7 +667,7 @@ impl<P: Program> Tiles<'_, P> {
         let local = k.wrapping_sub(me.lo);
         if local < me.len {
             if P::combine(&me.smem.states[local as usize], cand) {
-                mark(crew, me.smem, local, P::order(cand), p);
+                mark(crew, me.smem, local, rank::<P>(cand), p);
             }
             0
         } else {
@@ -716,7 +716,7 @@ impl<P: Program> Tiles<'_, P> {
         crew.fence_device();
         let cand = P::State::load(&self.state[k as usize]);
         if P::combine(&me.smem.states[(k - me.lo) as usize], cand) {
-            mark(crew, me.smem, k - me.lo, P::order(cand), p);
+            mark(crew, me.smem, k - me.lo, rank::<P>(cand), p);
         }
     }
 }
@@ -724,6 +724,15 @@ impl<P: Program> Tiles<'_, P> {
 /// Marks tile vertex `i` pending, after its improved state, and reports its
 /// order to the lowest of parity `p`.
 #[inline(always)]
+/// A pending vertex's place in a tile's order: [`Program::order`] below
+/// `u32::MAX`, which the scans keep for "nothing pending". A priority that
+/// saturates there (64-bit distances of 2^32 − 1 and more) ranks just under it,
+/// with every other such vertex.
+#[inline(always)]
+fn rank<P: Program>(state: P::State) -> u32 {
+    P::order(state).min(u32::MAX - 1)
+}
+
 fn mark<P: Program>(crew: &impl Crew, smem: &TileSmem<'_, P>, i: u32, order: u32, p: usize) {
     crew.fence_block();
     smem.pending[(i / 32) as usize].fetch_or(1 << (i % 32), Relaxed);

@@ -209,3 +209,26 @@ fn a_grid_tile_too_big_as_it_is_is_copied_narrow() {
         assert_eq!(r.tiles.unwrap().rows_narrow, b, "SSSP {:?}", r.tiles);
     }
 }
+
+#[test]
+fn distances_past_u32_max_stay_pending() {
+    // 64-bit distances whose priority saturates at u32::MAX (from the third
+    // vertex on): the kernel's "no pending vertex" must not be mistaken for a
+    // pending vertex that far away (found on the H100 with a DIMACS-style chain).
+    let n = 300u32;
+    let gw = build(
+        &EdgeList::<u32> {
+            num_vertices: n as usize,
+            edges: (0..n - 1).map(|i| [i, i + 1]).collect(),
+            weights: Some((0..n - 1).map(|i| (1 << 31) + i).collect()),
+        },
+        BuildOptions::default(),
+    )
+    .unwrap();
+    let want = oracle::dijkstra(gw.csr(), 0);
+    assert!(want[2] > u64::from(u32::MAX));
+    for (b, t, rows) in SHAPES {
+        let r = emulate_tiles::<sssp::sssp::Program>(gw.csr(), 0, &opts(), b, t, rows).unwrap();
+        assert_eq!(r.states, want, "{b}x{t} {rows:?}");
+    }
+}
