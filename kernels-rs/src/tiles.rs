@@ -721,9 +721,6 @@ impl<P: Program> Tiles<'_, P> {
     }
 }
 
-/// Marks tile vertex `i` pending, after its improved state, and reports its
-/// order to the lowest of parity `p`.
-#[inline(always)]
 /// A pending vertex's place in a tile's order: [`Program::order`] below
 /// `u32::MAX`, which the scans keep for "nothing pending". A priority that
 /// saturates there (64-bit distances of 2^32 − 1 and more) ranks just under it,
@@ -733,6 +730,9 @@ fn rank<P: Program>(state: P::State) -> u32 {
     P::order(state).min(u32::MAX - 1)
 }
 
+/// Marks tile vertex `i` pending, after its improved state, and reports its
+/// order to the lowest of parity `p`.
+#[inline(always)]
 fn mark<P: Program>(crew: &impl Crew, smem: &TileSmem<'_, P>, i: u32, order: u32, p: usize) {
     crew.fence_block();
     smem.pending[(i / 32) as usize].fetch_or(1 << (i % 32), Relaxed);

@@ -156,6 +156,56 @@ fn hubs_isolated_sources_and_errors() {
     assert_eq!(r.states, oracle::bfs_levels(g.csr(), 0));
 }
 
+/// A root with 100 hubs of 70 leaves each, then a path: the hubs' round lists
+/// more heavy rows than a block has slots (the rest are relaxed by the thread
+/// that met them), and one-block rounds meet heavy rows too.
+#[test]
+fn many_heavy_rows_in_one_round() {
+    let (hubs, leaves) = (100u32, 70u32);
+    let mut edges = Vec::new();
+    let mut next = hubs + 1;
+    for h in 1..=hubs {
+        edges.push([0, h]);
+        for _ in 0..leaves {
+            edges.push([h, next]);
+            next += 1;
+        }
+    }
+    for i in 0..50 {
+        edges.push([next - 1 + i, next + i]);
+    }
+    let el = EdgeList::<u32> {
+        num_vertices: (next + 50) as usize,
+        weights: Some((0..edges.len() as u32).map(|i| 1 + i % 13).collect()),
+        edges,
+    };
+    let g = build(
+        &el,
+        BuildOptions {
+            symmetrize: true,
+            ..BuildOptions::default()
+        },
+    )
+    .unwrap();
+    assert!(g.csr().degree(0) as usize > runtime::gpu::resident::HEAVY_ROW);
+    check_all(&g, &g, 0);
+    check_all(&g, &g, 7);
+    let r = emulate_resident::<bfs::Program>(
+        g.csr(),
+        0,
+        &ProgramOptions {
+            parents: true,
+            ..opts(None)
+        },
+        2,
+        8,
+        4096,
+        u32::MAX,
+    )
+    .unwrap();
+    assert_eq!(r.states, oracle::bfs_levels(g.csr(), 0));
+}
+
 #[test]
 fn auto_picks_resident_or_tiles_on_grids_and_chains_only() {
     let grid = generated("grid:100x100", true);

@@ -82,7 +82,7 @@ impl Team for PtxTeam {
 /// private to the calling block; the grid co-resident.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub unsafe fn resident<P: Program>(
+pub unsafe fn resident<P: Program, const HUBS: bool>(
     team: &impl Team,
     n: u64,
     m: u64,
@@ -133,6 +133,7 @@ pub unsafe fn resident<P: Program>(
             dedup: dedup != 0,
             // Read once: a load per phase would lengthen the chain it times.
             profile: ctl[PROFILE_ON].load(Relaxed) != 0,
+            hubs: HUBS,
         }
     };
     // SAFETY: as above, the block's own shared words.
@@ -140,12 +141,19 @@ pub unsafe fn resident<P: Program>(
     k.run(team, smem);
 }
 
-/// The resident kernel of program `$prog`, named `$name`: parameters `(n, m,
-/// offsets, targets, weights, state, parents, queue0, queue1, stamps, far0, far1,
-/// in_far, ctl, delta, small_max, dedup)`; dynamic shared memory sizes the append buffer.
+/// The resident kernels of program `$prog`: `$name`, and `$hubs`, which shares
+/// rows longer than [`HEAVY_ROW`](super::HEAVY_ROW) out over the block
+/// ([`Resident::hubs`](super::Resident::hubs)). Parameters `(n, m, offsets,
+/// targets, weights, state, parents, queue0, queue1, stamps, far0, far1,
+/// in_far, ctl, delta, small_max, dedup)`; dynamic shared memory sizes the
+/// append buffer.
 #[macro_export]
 macro_rules! resident_kernel {
-    ($prog:ty => $name:ident) => {
+    ($prog:ty => $name:ident, $hubs:ident) => {
+        $crate::resident_kernel!(@entry $prog, $name, false);
+        $crate::resident_kernel!(@entry $prog, $hubs, true);
+    };
+    (@entry $prog:ty, $name:ident, $with_hubs:literal) => {
         #[cfg(target_arch = "nvptx64")]
         #[no_mangle]
         pub unsafe extern "ptx-kernel" fn $name(
@@ -171,7 +179,7 @@ macro_rules! resident_kernel {
             // SAFETY: the host launches cooperatively with buffers matching the
             // documented contract and `smem_len` words of dynamic shared memory.
             unsafe {
-                $crate::resident::resident::<$prog>(
+                $crate::resident::resident::<$prog, $with_hubs>(
                     &$crate::resident::PtxTeam($crate::ThreadCtx::current()),
                     n,
                     m,

@@ -114,9 +114,23 @@ pub const PHASES: usize = 5;
 pub const CTL_WORDS: usize = PROFILE + PHASES;
 
 /// Words of the per-block shared buffer before the appended vertices: the two
-/// append counters, the block's reserved queue slot, and the profile's last
-/// clock (two words).
-pub const SMEM_HEADER: usize = 5;
+/// append counters, the block's reserved queue slot, the profile's last clock
+/// (two words), then the heavy rows: two counters (by round parity) and
+/// [`HEAVY_SLOTS`] vertex slots.
+pub const SMEM_HEADER: usize = HEAVY + HEAVY_SLOTS * HEAVY_WORDS;
+
+/// Heavy rows listed this round (two words, by round parity).
+const HEAVY_LEN: usize = 5;
+/// The slots: one vertex each.
+const HEAVY: usize = 7;
+const HEAVY_WORDS: usize = 1;
+/// Rows a block shares out per round; more are relaxed by the thread that met them.
+pub const HEAVY_SLOTS: usize = 32;
+/// A queued vertex with more out-edges than this is a heavy row: the whole
+/// block relaxes its edges, not the one thread that dequeued it. One thread
+/// alone takes about a round trip per four edges, so a hub of 200,000 edges
+/// held a one-block round (and every round after it) for about 100 ms.
+pub const HEAVY_ROW: usize = 64;
 
 /// Where a traversal is; identical in every thread that runs the same rounds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -167,6 +181,12 @@ pub struct Resident<'a, P: Program> {
     /// [`PROFILE_ON`], read once: a load per phase would lengthen the very
     /// chain it times.
     pub profile: bool,
+    /// Rows longer than [`HEAVY_ROW`] are shared out over the block. A
+    /// constant of each kernel entry (`vx_<program>_resident_hubs` has it,
+    /// `vx_<program>_resident` not), so that graphs without such rows (grids,
+    /// roads) run a kernel without the listing: its registers cost the
+    /// one-block rounds of grid BFS 3–5 % on the H100.
+    pub hubs: bool,
 }
 
 /// Who runs a round: thread `me` of `size`, `first` clears the ring slots.
@@ -201,10 +221,10 @@ impl<P: Program> Resident<'_, P> {
         };
         // Dynamic shared memory starts undefined.
         if block.first {
-            smem[0].store(0, Relaxed);
-            smem[1].store(0, Relaxed);
-            smem[3].store(0, Relaxed);
-            smem[4].store(0, Relaxed);
+            for w in [0, 1, 3, 4] {
+                smem[w].store(0, Relaxed);
+            }
+            clear_heavy(smem);
         }
         team.sync_block();
         let mut c = self.read_cursor(0);
@@ -232,6 +252,7 @@ impl<P: Program> Resident<'_, P> {
                     if block.first {
                         smem[0].store(0, Relaxed);
                         smem[1].store(0, Relaxed);
+                        clear_heavy(smem);
                     }
                 }
                 team.sync_grid(&self.ctl[BAR_COUNT], &self.ctl[BAR_GEN]);
@@ -371,7 +392,9 @@ impl<P: Program> Resident<'_, P> {
             } as usize;
             let s = P::State::load(&self.state[v]);
             let (first, end) = (offsets[v] as usize, offsets[v + 1] as usize);
-            if crew.wide {
+            if self.hubs && end - first > HEAVY_ROW && list_heavy(smem, r, v) {
+                // The block relaxes it in `flush`.
+            } else if crew.wide {
                 // The grid is bound by throughput: the read in `combine` saves
                 // most atomics.
                 for e in first..end {
@@ -389,7 +412,7 @@ impl<P: Program> Resident<'_, P> {
             i += crew.size;
         }
         self.lap(team, smem, 0, crew.wide);
-        self.flush(r, team, smem, crew.wide)
+        self.flush(c, team, smem, crew.wide)
     }
 
     /// A one-block round's edge loop over `v`'s row `[first, end)`. One block
@@ -533,7 +556,7 @@ impl<P: Program> Resident<'_, P> {
             }
             i += crew.size;
         }
-        let appended = self.flush(c.round, team, smem, crew.wide);
+        let appended = self.flush(c, team, smem, crew.wide);
         if crew.first {
             // Everyone read the minimum before the last barrier; the next split
             // is at least one round (one barrier) away, after the queue it fed.
@@ -577,8 +600,9 @@ impl<P: Program> Resident<'_, P> {
     /// round, leaves them where they are (the second result: the next round
     /// reads its queue from shared memory).
     #[inline(always)]
-    fn flush(&self, r: u32, team: &impl Team, smem: &[AtomicU32], wide: bool) -> (u32, bool) {
+    fn flush(&self, c: &Cursor, team: &impl Team, smem: &[AtomicU32], wide: bool) -> (u32, bool) {
         let t = team.ctx();
+        let r = c.round;
         let (base, cap) = out_buffer(smem.len(), r, wide);
         let cap = cap as u32;
         let len = &self.ctl[LEN + ((r + 1) % 3) as usize];
@@ -587,9 +611,22 @@ impl<P: Program> Resident<'_, P> {
         // other one for round `r + 1`, whose appends start after the round's
         // closing barrier. Its last readers (round `r - 1`) all passed the
         // barrier above, so no barrier is needed between the read and a clear.
+        // Heavy rows listed by this round's expansion (none in a split round:
+        // its counter was cleared in the round before), shared out over the
+        // block; their appends land before the barrier after them.
+        let heavy = if self.hubs {
+            (smem[HEAVY_LEN + (r % 2) as usize].load(Relaxed) as usize).min(HEAVY_SLOTS)
+        } else {
+            0
+        };
+        if heavy > 0 {
+            self.relax_heavy(heavy, c, t, smem, wide);
+            team.sync_block();
+        }
         let count = smem[(r % 2) as usize].load(Relaxed);
         if t.thread_idx == 0 {
             smem[((r + 1) % 2) as usize].store(0, Relaxed);
+            smem[HEAVY_LEN + ((r + 1) % 2) as usize].store(0, Relaxed);
         }
         self.lap(team, smem, 1, wide);
         if !wide && count > 0 && count <= cap && count <= self.small_max {
@@ -621,6 +658,63 @@ impl<P: Program> Resident<'_, P> {
         }
         self.lap(team, smem, 2, wide);
         (if wide { 0 } else { count }, false)
+    }
+}
+
+impl<P: Program> Resident<'_, P> {
+    /// The block's share of the `heavy` rows listed in round `r`: their edges
+    /// taken as one list, edge `j` of it by thread `j % block_dim`, so every
+    /// thread relaxes about as many edges and a hub costs a few round trips.
+    #[inline(always)]
+    fn relax_heavy(&self, heavy: usize, c: &Cursor, t: ThreadCtx, smem: &[AtomicU32], wide: bool) {
+        let r = c.round;
+        let bd = t.block_dim as usize;
+        // Where the row's edges start in the round's flattened list of heavy edges.
+        let mut start = 0usize;
+        for h in 0..heavy {
+            let v = smem[HEAVY + h].load(Relaxed) as usize;
+            let (first, end) = (
+                self.graph.offsets[v] as usize,
+                self.graph.offsets[v + 1] as usize,
+            );
+            // Edge `i` of this row is edge `start + i` of the list.
+            let mut i = (t.thread_idx as usize + bd - start % bd) % bd;
+            start += end - first;
+            if first + i >= end {
+                continue;
+            }
+            let s = P::State::load(&self.state[v]);
+            while first + i < end {
+                let e = first + i;
+                if let Some(cand) = P::relax(s, self.weights[e], r) {
+                    let k = self.graph.targets[e] as usize;
+                    // The read first: a hub's edges mostly meet reached vertices.
+                    if P::combine(&self.state[k], cand) {
+                        self.arrive(v, k, cand, c, smem, wide);
+                    }
+                }
+                i += bd;
+            }
+        }
+    }
+}
+
+/// Lists `v` as a heavy row of round `r`, if a slot is free.
+#[inline(always)]
+fn list_heavy(smem: &[AtomicU32], r: u32, v: usize) -> bool {
+    let h = smem[HEAVY_LEN + (r % 2) as usize].fetch_add(1, Relaxed) as usize;
+    if h >= HEAVY_SLOTS {
+        return false;
+    }
+    smem[HEAVY + h].store(v as u32, Relaxed);
+    true
+}
+
+/// Clears both parities' heavy-row counters.
+#[inline(always)]
+fn clear_heavy(smem: &[AtomicU32]) {
+    for w in HEAVY_LEN..HEAVY {
+        smem[w].store(0, Relaxed);
     }
 }
 

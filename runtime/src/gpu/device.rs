@@ -23,6 +23,8 @@ pub struct DeviceGraph {
     weights_ptr: u64,
     /// Host copy of the offsets, for counting traversed edges.
     pub(super) host_offsets: Vec<u64>,
+    /// The largest out-degree (which resident kernel to launch).
+    pub(super) max_degree: u64,
     /// Where bottom-up levels find in-edges.
     pub(super) incoming: Incoming,
 }
@@ -204,7 +206,13 @@ impl Device {
             weights_ptr: weights.as_ref().map_or(0, |w| w.ptr),
             weights,
             host_offsets: csr.offsets().to_vec(),
+            max_degree: max_degree(csr.offsets()),
             incoming: Incoming::Unknown,
         })
     }
+}
+
+/// The largest out-degree of a CSR with row offsets `offsets`.
+pub(super) fn max_degree(offsets: &[u64]) -> u64 {
+    offsets.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0)
 }

@@ -170,7 +170,7 @@ impl<S> ProgramRun<S> {
 }
 
 /// Kernel names of program `name`, as the macro generates them.
-pub fn kernel_names(name: &str) -> [String; 10] {
+pub fn kernel_names(name: &str) -> [String; 11] {
     [
         format!("vx_{name}_init"),
         format!("vx_{name}_naive"),
@@ -182,6 +182,7 @@ pub fn kernel_names(name: &str) -> [String; 10] {
         format!("vx_{name}_td_select"),
         format!("vx_{name}_resident"),
         format!("vx_{name}_tiles"),
+        format!("vx_{name}_resident_hubs"),
     ]
 }
 
@@ -270,8 +271,9 @@ pub struct ProgramKernels {
     pub(super) bottom_up: CudaFunction,
     pub(super) td_select: CudaFunction,
     pub(super) resident: CudaFunction,
+    pub(super) resident_hubs: CudaFunction,
     pub(super) tiles: CudaFunction,
-    pub(super) names: [String; 10],
+    pub(super) names: [String; 11],
 }
 
 impl ProgramKernels {
@@ -290,8 +292,14 @@ impl ProgramKernels {
     pub(crate) fn bottom_up_fn(&self) -> &CudaFunction {
         &self.bottom_up
     }
-    pub(crate) fn resident_fn(&self) -> &CudaFunction {
-        &self.resident
+    /// The resident kernel; `hubs`: the one that shares long rows out over a
+    /// block ([`kernels_rs::resident::Resident::hubs`]).
+    pub(crate) fn resident_fn(&self, hubs: bool) -> &CudaFunction {
+        if hubs {
+            &self.resident_hubs
+        } else {
+            &self.resident
+        }
     }
     pub(crate) fn tiles_fn(&self) -> &CudaFunction {
         &self.tiles
@@ -383,6 +391,7 @@ impl Device {
             td_select: f(7)?,
             resident: f(8)?,
             tiles: f(9)?,
+            resident_hubs: f(10)?,
             _module: module,
             names,
         })

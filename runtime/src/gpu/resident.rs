@@ -59,6 +59,8 @@ pub fn small_max() -> u32 {
 pub const RESIDENT_DELTA_FACTOR: u64 = 16;
 
 pub use super::program_api::ResidentStats;
+/// Rows longer than this are relaxed by a whole block ([`kernels_rs::resident::HEAVY_ROW`]).
+pub use kernels_rs::resident::HEAVY_ROW;
 
 /// Whether `VERTEX_RESIDENT_PROFILE` asks for the one-block rounds' phase profile.
 fn profiling() -> bool {
@@ -156,6 +158,13 @@ fn run_of<S>(
     }
 }
 
+/// Whether a graph whose largest out-degree is `max_degree` needs the kernel
+/// that shares long rows out over a block (one thread alone would take a
+/// round trip per four of a hub's edges).
+fn hubs(max_degree: u64) -> bool {
+    max_degree > k::HEAVY_ROW as u64
+}
+
 /// The queues hand a vertex's current state on once per improvement, which is
 /// right only for idempotent combines; parents only for BFS-like programs.
 fn check_resident<P: GpuProgram>(opts: &ProgramOptions) -> Result<()> {
@@ -188,7 +197,7 @@ impl Device {
             &format!("`{}` state, queues and stamps", P::NAME),
             DevBuf::<u8>::bytes_for(n * state_size) + words as u64 * DevBuf::<u32>::bytes_for(n),
         )?;
-        let f = kern.resident_fn();
+        let f = kern.resident_fn(hubs(g.max_degree));
         let smem_bytes = (SMEM_WORDS as usize + k::SMEM_HEADER) * 4;
         let (block, per_sm) = self.resident_shape(f, smem_bytes)?;
         let blocks = per_sm * self.gpu.info.multiprocessors.max(1);
@@ -365,6 +374,7 @@ pub fn emulate_resident<P: GpuProgram>(
     let per_block = smem_words + k::SMEM_HEADER as u32;
     let t0 = Instant::now();
     let dedup = dedup::<P>();
+    let hubs = hubs(super::device::max_degree(csr.offsets()));
     super::launch::spawn_grid(blocks, threads, |ctx| {
         let b = ctx.block_idx;
         let team = HostTeam {
@@ -378,7 +388,12 @@ pub fn emulate_resident<P: GpuProgram>(
         // n when delta > 0); the kernel touches shared words only
         // through atomics; each block's smem slice is its own.
         unsafe {
-            k::resident::<P>(
+            let run = if hubs {
+                k::resident::<P, true>
+            } else {
+                k::resident::<P, false>
+            };
+            run(
                 &team,
                 n as u64,
                 m,

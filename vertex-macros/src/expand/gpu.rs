@@ -7,7 +7,7 @@
 //! GPU cover a program's GPU path. Entry points are named `vx_<module>_init`,
 //! `vx_<module>_naive`, `vx_<module>_balanced`, `vx_<module>_build_sv` and the
 //! direction-optimizing kernels `vx_<module>_{td_chunks,td_select,td_relax,bottom_up}` and the
-//! device-resident `vx_<module>_resident`; the
+//! device-resident `vx_<module>_resident` (and `_resident_hubs`); the
 //! host runtime loads them by that convention.
 
 use proc_macro2::TokenStream;
@@ -114,6 +114,7 @@ pub fn kernel_entry_points(p: &Program, c: &Checked) -> TokenStream {
     let balanced_k = format_ident!("vx_{}_balanced", name);
     let sv_k = format_ident!("vx_{}_build_sv", name);
     let resident_k = format_ident!("vx_{}_resident", name);
+    let resident_hubs_k = format_ident!("vx_{}_resident_hubs", name);
     let tiles_k = format_ident!("vx_{}_tiles", name);
     quote! {
         impl #k::Program for Program {
@@ -154,7 +155,7 @@ pub fn kernel_entry_points(p: &Program, c: &Checked) -> TokenStream {
         #k::ptx_kernels!(Program => #init_k, #naive_k, #balanced_k);
         #k::sv_kernel!(#sv_k);
         #k::direction_kernels!(Program => #td_chunks_k, #td_select_k, #td_relax_k, #bottom_up_k);
-        #k::resident_kernel!(Program => #resident_k);
+        #k::resident_kernel!(Program => #resident_k, #resident_hubs_k);
         #k::tiles_kernel!(Program => #tiles_k);
     }
 }
