@@ -37,9 +37,9 @@ pub fn embedded() -> bool {
 }
 
 /// Kernels that must run 1,024-thread blocks, by name suffix: the resident
-/// kernel's one-block rounds are as wide as its block
+/// kernels' one-block rounds are as wide as their block
 /// ([`super::resident::BLOCK`]).
-const FULL_BLOCK_KERNELS: &str = "_resident";
+const FULL_BLOCK_KERNELS: [&str; 2] = ["_resident", "_resident_hubs"];
 
 /// `ptx` with `.maxntid 1024, 1, 1` on the entries named in
 /// `FULL_BLOCK_KERNELS`: the Rust nvptx target has no launch-bounds
@@ -59,7 +59,7 @@ pub fn adjust_resident_entries(ptx: &str) -> std::borrow::Cow<'_, str> {
         };
         let bounded = rest[..body].contains(".maxntid");
         out.push_str(&rest[..body]);
-        if name.ends_with(FULL_BLOCK_KERNELS) && !bounded {
+        if FULL_BLOCK_KERNELS.iter().any(|k| name.ends_with(k)) && !bounded {
             out.push_str("\n.maxntid 1024, 1, 1");
         }
         rest = &rest[body..];
@@ -78,9 +78,11 @@ mod tests {
     #[test]
     fn resident_entries_get_a_thread_bound() {
         let ptx = ".visible .entry vx_bfs_init(\n.param .u64 a\n)\n{\nld.relaxed.sys.global.u32 %r1, [%rd1];\n}\n\
-                   .visible .entry vx_bfs_resident(\n.param .u64 a\n)\n{\nld.relaxed.sys.global.u32 %r1, [%rd1];\nfence.sc.sys;\n}\n";
+                   .visible .entry vx_bfs_resident(\n.param .u64 a\n)\n{\nld.relaxed.sys.global.u32 %r1, [%rd1];\nfence.sc.sys;\n}\n\
+                   .visible .entry vx_bfs_resident_hubs(\n.param .u64 a\n)\n{\nfence.sc.sys;\n}\n";
         let out = adjust_resident_entries(ptx);
-        assert_eq!(out.matches(".maxntid 1024, 1, 1").count(), 1, "{out}");
+        assert_eq!(out.matches(".maxntid 1024, 1, 1").count(), 2, "{out}");
+        assert!(out.contains("vx_bfs_resident_hubs(\n.param .u64 a\n)\n.maxntid 1024, 1, 1\n{"), "{out}");
         let at = out.find(".maxntid").unwrap();
         assert!(out[..at].contains("vx_bfs_resident("), "{out}");
         assert!(out[at..].starts_with(".maxntid 1024, 1, 1\n{"), "{out}");
