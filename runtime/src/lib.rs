@@ -8,6 +8,7 @@
 //! `Graph`, `StableGraph` and `Csr` (the optional dependency exists only so that
 //! graphs users already keep in petgraph reach the engines without a file).
 
+pub(crate) mod alloc;
 pub mod apsp;
 pub mod bench;
 pub mod cc;

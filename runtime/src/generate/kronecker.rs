@@ -35,9 +35,9 @@
 use rand::RngCore;
 use rayon::prelude::*;
 
-use super::alloc::edge_buffer;
 use super::rng::{block_rng, stream};
 use super::shuffle::{random_permutation, shuffle};
+use crate::alloc::zeroed_vec;
 use crate::error::{Error, Result};
 use crate::graph::EdgeList;
 
@@ -140,7 +140,10 @@ impl Kronecker {
         let perm = self
             .permute_vertices
             .then(|| random_permutation(n, self.seed, stream::KRON_VERTEX_PERM));
-        let mut edges = edge_buffer(m, &format!("a Kronecker graph of scale {}", self.scale))?;
+        let mut edges: Vec<[u32; 2]> = zeroed_vec(
+            m,
+            &format!("the {m} edges of a Kronecker graph of scale {}", self.scale),
+        )?;
 
         let pb = crate::progress::bar(m as u64, "kronecker");
         edges

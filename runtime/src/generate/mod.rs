@@ -10,7 +10,6 @@
 //! usual one. [`GenSpec`] parses the `kron:S`, `uniform:N:M`, `grid:WxH` strings the
 //! CLI accepts wherever it reads a graph.
 
-mod alloc;
 mod grid;
 mod kronecker;
 pub mod rng;

@@ -12,8 +12,8 @@
 use rand::distributions::{Distribution, Uniform};
 use rayon::prelude::*;
 
-use super::alloc::edge_buffer;
 use super::rng::{block_rng, stream};
+use crate::alloc::zeroed_vec;
 use crate::error::{Error, Result};
 use crate::graph::{EdgeList, MAX_VERTICES};
 
@@ -24,7 +24,7 @@ const BLOCK: usize = 1 << 14;
 /// seed on any number of threads.
 pub fn uniform(n: usize, m: usize, seed: u64) -> Result<EdgeList<u32>> {
     check(n, m)?;
-    let mut edges = edge_buffer(m, "a uniform graph")?;
+    let mut edges: Vec<[u32; 2]> = zeroed_vec(m, &format!("the {m} edges of a uniform graph"))?;
     if m == 0 {
         return Ok(EdgeList {
             num_vertices: n,

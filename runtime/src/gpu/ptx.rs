@@ -82,7 +82,10 @@ mod tests {
                    .visible .entry vx_bfs_resident_hubs(\n.param .u64 a\n)\n{\nfence.sc.sys;\n}\n";
         let out = adjust_resident_entries(ptx);
         assert_eq!(out.matches(".maxntid 1024, 1, 1").count(), 2, "{out}");
-        assert!(out.contains("vx_bfs_resident_hubs(\n.param .u64 a\n)\n.maxntid 1024, 1, 1\n{"), "{out}");
+        assert!(
+            out.contains("vx_bfs_resident_hubs(\n.param .u64 a\n)\n.maxntid 1024, 1, 1\n{"),
+            "{out}"
+        );
         let at = out.find(".maxntid").unwrap();
         assert!(out[..at].contains("vx_bfs_resident("), "{out}");
         assert!(out[at..].starts_with(".maxntid 1024, 1, 1\n{"), "{out}");

@@ -23,8 +23,6 @@
 //! thread timing: the chunking fixes the order of entries inside a row, and rows
 //! are sorted anyway.
 
-use std::alloc::{alloc_zeroed, Layout};
-
 use bytemuck::Zeroable;
 
 use rayon::prelude::*;
@@ -32,6 +30,7 @@ use rayon::prelude::*;
 use super::csr::{Csr, Graph};
 use super::edge_list::EdgeList;
 use super::weight::Weight;
+use crate::alloc::zeroed_vec;
 use crate::error::{Error, Result};
 
 /// How to turn an edge list into a graph.
@@ -195,40 +194,6 @@ fn entries(e: [u32; 2], opts: BuildOptions, mut emit: impl FnMut(u32, u32)) {
         emit(e[1], e[0]);
     }
 }
-
-/// A vector of `len` all-zero values, from zeroed pages: large allocations come
-/// straight from the OS, so nothing is written until the pass that fills them
-/// (`vec![x; n]` would write every element first unless `x` is an integer zero).
-/// An allocation the machine cannot hold is an error naming `what`, not an
-/// abort: a stray vertex id of four billion in a text file asks for 32 GB of
-/// row offsets, and the user should learn that, not see the process die.
-fn zeroed_vec<T: Zeroable>(len: usize, what: &str) -> Result<Vec<T>> {
-    if len == 0 || std::mem::size_of::<T>() == 0 {
-        return Ok((0..len).map(|_| T::zeroed()).collect());
-    }
-    let bytes = (len as u64).saturating_mul(std::mem::size_of::<T>() as u64);
-    let too_big = || Error::host_memory(what, bytes);
-    // Zeroed pages are only reserved until touched, so an allocation larger
-    // than the machine may still succeed and be killed half-way; ask first
-    // (large ones only: reading /proc/meminfo is not free).
-    if bytes >= LARGE_ALLOCATION
-        && crate::error::available_memory().is_some_and(|free| bytes > free)
-    {
-        return Err(too_big());
-    }
-    let layout = Layout::array::<T>(len).map_err(|_| too_big())?;
-    // SAFETY: `layout` has non-zero size (checked above).
-    let ptr = unsafe { alloc_zeroed(layout) }.cast::<T>();
-    if ptr.is_null() {
-        return Err(too_big());
-    }
-    // SAFETY: `ptr` comes from the global allocator with the layout of `[T; len]`,
-    // so capacity `len` matches it; all-zero bytes are a valid `T` (`Zeroable`).
-    Ok(unsafe { Vec::from_raw_parts(ptr, len, len) })
-}
-
-/// Allocations from this size on are checked against the memory available.
-const LARGE_ALLOCATION: u64 = 1 << 30;
 
 /// Splits `data` into consecutive pieces of lengths `bounds[i+1] - bounds[i]`.
 pub(super) fn split_at_bounds<'a, T>(mut data: &'a mut [T], bounds: &[usize]) -> Vec<&'a mut [T]> {
@@ -618,13 +583,6 @@ mod tests {
         let g = build(&EdgeList::<u32>::new(1), BuildOptions::default()).unwrap();
         assert_eq!(g.num_vertices(), 1);
         assert_eq!(g.num_edges(), 0);
-    }
-
-    #[test]
-    fn an_allocation_the_machine_cannot_hold_is_an_error_not_an_abort() {
-        let e = zeroed_vec::<u64>(usize::MAX / 16, "the row offsets of many vertices").unwrap_err();
-        assert!(matches!(e, Error::HostOutOfMemory { .. }), "{e}");
-        assert!(e.to_string().contains("row offsets"), "{e}");
     }
 
     #[test]
