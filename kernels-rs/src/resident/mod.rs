@@ -713,8 +713,8 @@ fn list_heavy(smem: &[AtomicU32], r: u32, v: usize) -> bool {
 /// Clears both parities' heavy-row counters.
 #[inline(always)]
 fn clear_heavy(smem: &[AtomicU32]) {
-    for w in HEAVY_LEN..HEAVY {
-        smem[w].store(0, Relaxed);
+    for w in &smem[HEAVY_LEN..HEAVY] {
+        w.store(0, Relaxed);
     }
 }
 
