@@ -87,3 +87,28 @@ fn an_empty_graph_has_no_top_vertex() {
     let json = ok_json(&["pr", &g, "--backend", "cpu", "--json"]);
     assert!(json["top_vertex"].is_null(), "{json}");
 }
+
+#[test]
+fn kcore_takes_an_edge_list_that_lists_each_edge_both_ways() {
+    let dir = tempfile::tempdir().unwrap();
+    // A triangle 0-1-2 with a tail 2-3, each edge written in both directions
+    // (as SNAP's undirected graphs are): undirected already.
+    let both = write(
+        dir.path(),
+        "both.el",
+        "0 1\n1 0\n1 2\n2 1\n0 2\n2 0\n2 3\n3 2\n",
+    );
+    let out = run(&["kcore", &both, "--backend", "cpu", "--validate"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("agrees"), "{text}");
+    // One direction only: still asks for --symmetrize.
+    let one = write(dir.path(), "one.el", "0 1\n1 2\n0 2\n2 3\n");
+    let out = run(&["kcore", &one, "--backend", "cpu"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--symmetrize"));
+}

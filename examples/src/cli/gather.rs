@@ -274,7 +274,8 @@ fn run<P: GatherProgram>(a: GatherArgs, shape: Shape<P>) -> anyhow::Result<()> {
         load_graph::<u32>(&a.graph, &lo).with_context(|| format!("loading {}", a.graph))?;
     let load_s = secs(t_load.elapsed());
     let g = &loaded.graph;
-    if shape.undirected && !g.is_symmetric() {
+    // A file that lists each undirected edge both ways is undirected already.
+    if shape.undirected && !g.is_symmetric() && !g.csr().is_simple_and_symmetric() {
         bail!(
             "{}: `{}` needs an undirected graph and {} is directed; add --symmetrize",
             a.graph,

@@ -146,6 +146,23 @@ impl<W: Weight> Csr<W> {
         &self.targets[self.edge_range(v)]
     }
 
+    /// Whether this is already what an undirected build would make: every
+    /// edge `u→v` has its reverse `v→u` (weights not compared), no self-loops,
+    /// no repeated edges. Inputs that list an undirected graph's edges both
+    /// ways without being declared undirected (SNAP's road networks) pass.
+    /// Rows must be sorted, as the builder leaves them; unsorted rows fail.
+    pub fn is_simple_and_symmetric(&self) -> bool {
+        use rayon::prelude::*;
+        let n = self.num_vertices() as u32;
+        (0..n).into_par_iter().all(|u| {
+            let row = self.neighbors(u);
+            row.windows(2).all(|w| w[0] < w[1])
+                && row
+                    .iter()
+                    .all(|&v| v != u && self.neighbors(v).binary_search(&u).is_ok())
+        })
+    }
+
     /// Weights of `v`'s edges, aligned with [`Csr::neighbors`].
     #[inline]
     pub fn neighbor_weights(&self, v: u32) -> Option<&[W]> {
@@ -438,6 +455,21 @@ mod tests {
         assert_eq!(g.neighbors(0), &[1, 2]);
         assert_eq!(g.neighbor_weights(0), Some(&[5u32, 3][..]));
         assert_eq!(g.degree(1), 0);
+    }
+
+    #[test]
+    fn simple_and_symmetric_by_content() {
+        let csr = |offsets: Vec<u64>, targets: Vec<u32>| {
+            Csr::<u32>::from_parts(offsets.into(), targets.into(), None).unwrap()
+        };
+        // 0-1, 1-2 listed both ways.
+        assert!(csr(vec![0, 1, 3, 4], vec![1, 0, 2, 1]).is_simple_and_symmetric());
+        assert!(!small().is_simple_and_symmetric());
+        // A reverse edge missing, a self-loop, a repeated edge, an unsorted row.
+        assert!(!csr(vec![0, 1, 2, 3], vec![1, 0, 1]).is_simple_and_symmetric());
+        assert!(!csr(vec![0, 2, 3], vec![0, 1, 0]).is_simple_and_symmetric());
+        assert!(!csr(vec![0, 2, 4], vec![1, 1, 0, 0]).is_simple_and_symmetric());
+        assert!(!csr(vec![0, 2, 3, 4], vec![2, 1, 0, 0]).is_simple_and_symmetric());
     }
 
     #[test]
