@@ -248,25 +248,12 @@ fn sync_rounds_small_and_large_in_one_run() {
     el.weights = Some(runtime::generate::weights_for_edges::<u32>(
         &el.edges, 1, 255, 7, true,
     ));
-    let gw = build(
-        &el,
-        BuildOptions {
-            symmetrize: true,
-            ..BuildOptions::default()
-        },
-    )
-    .unwrap();
-    let g = build(
-        &EdgeList::<u32> {
-            weights: None,
-            ..el.clone()
-        },
-        BuildOptions {
-            symmetrize: true,
-            ..BuildOptions::default()
-        },
-    )
-    .unwrap();
+    let gw = build(&el, BuildOptions::undirected()).unwrap();
+    let unweighted = EdgeList::<u32> {
+        weights: None,
+        ..el.clone()
+    };
+    let g = build(&unweighted, BuildOptions::undirected()).unwrap();
     let a = AsyncOptions::default();
     for threads in [1, 2, 4] {
         let o = CpuOptions {

@@ -179,14 +179,7 @@ fn many_heavy_rows_in_one_round() {
         weights: Some((0..edges.len() as u32).map(|i| 1 + i % 13).collect()),
         edges,
     };
-    let g = build(
-        &el,
-        BuildOptions {
-            symmetrize: true,
-            ..BuildOptions::default()
-        },
-    )
-    .unwrap();
+    let g = build(&el, BuildOptions::undirected()).unwrap();
     assert!(g.csr().degree(0) as usize > runtime::gpu::resident::HEAVY_ROW);
     check_all(&g, &g, 0);
     check_all(&g, &g, 7);
