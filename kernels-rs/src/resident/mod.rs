@@ -607,10 +607,6 @@ impl<P: Program> Resident<'_, P> {
         let cap = cap as u32;
         let len = &self.ctl[LEN + ((r + 1) % 3) as usize];
         team.sync_block();
-        // Round `r` appended through counter `r % 2`; thread 0 clears the
-        // other one for round `r + 1`, whose appends start after the round's
-        // closing barrier. Its last readers (round `r - 1`) all passed the
-        // barrier above, so no barrier is needed between the read and a clear.
         // Heavy rows listed by this round's expansion (none in a split round:
         // its counter was cleared in the round before), shared out over the
         // block; their appends land before the barrier after them.
@@ -623,6 +619,10 @@ impl<P: Program> Resident<'_, P> {
             self.relax_heavy(heavy, c, t, smem, wide);
             team.sync_block();
         }
+        // Round `r` appended through counter `r % 2`; thread 0 clears the
+        // other one for round `r + 1`, whose appends start after the round's
+        // closing barrier. Its last readers (round `r - 1`) all passed the
+        // barrier above, so no barrier is needed between the read and a clear.
         let count = smem[(r % 2) as usize].load(Relaxed);
         if t.thread_idx == 0 {
             smem[((r + 1) % 2) as usize].store(0, Relaxed);
