@@ -33,8 +33,8 @@
 //! Rounds whose frontier has few edges (a road's or a chain's thousands of
 //! small levels) run on the calling worker alone: no parallel call, and the
 //! next frontier listed as it arrives instead of found by a scan of the whole
-//! de-duplicating bitmap (widest on a 100,000-vertex chain, 2 cores: 0.27 s →
-//! see `small_round`).
+//! de-duplicating bitmap (`small_round`; widest on a 100,000-vertex chain,
+//! 2 cores: 0.27 s → 5 ms).
 
 use std::time::Instant;
 
