@@ -209,9 +209,28 @@ fn auto_picks_resident_or_tiles_on_grids_and_chains_only() {
     let c = auto::choose::<sssp::sssp::Program>(&grid, 0);
     assert_eq!(c.kernel, BfsKernel::Tiles, "{}", c.reason);
     assert!(c.delta.is_some());
+    // Label propagation (every vertex starts) on a grid: tiles too.
+    let c = auto::choose::<cc::Program>(&grid, 0);
+    assert_eq!(c.kernel, BfsKernel::Tiles, "{}", c.reason);
+    // ... but not with a hub: a tile relaxes a row on one thread.
+    let mut el = EdgeList::<u32> {
+        num_vertices: 10_000 + 5_000,
+        edges: (0..grid.num_vertices() as u32)
+            .flat_map(|v| grid.csr().neighbors(v).iter().map(move |&t| [v, t]))
+            .collect(),
+        weights: None,
+    };
+    el.edges.extend((10_000..15_000).map(|leaf| [9_999, leaf]));
+    let hubbed = build(&el, BuildOptions::undirected()).unwrap();
+    let c = auto::choose::<cc::Program>(&hubbed, 0);
+    assert_eq!(c.kernel, BfsKernel::Resident, "{}", c.reason);
+    let c = auto::choose::<sssp::sssp::Program>(&hubbed, 0);
+    assert_eq!(c.kernel, BfsKernel::Resident, "{}", c.reason);
     let s = first_with_edges(&kron);
     let c = auto::choose::<bfs::Program>(&kron, s);
     assert_eq!(c.kernel, BfsKernel::Direction, "{}", c.reason);
+    let c = auto::choose::<cc::Program>(&kron, s);
+    assert_ne!(c.kernel, BfsKernel::Tiles, "{}", c.reason);
     let c = auto::choose::<sssp::sssp::Program>(&kron, s);
     assert_eq!(c.kernel, BfsKernel::Balanced, "{}", c.reason);
     // Whatever auto picks gives the oracle's answer.

@@ -13,8 +13,12 @@
 //!   multiprocessors' shared memory get the **tiles** kernel instead: each block
 //!   relaxes its own range of vertices in shared memory, bucket by bucket, with
 //!   no grid-wide step (H200, grid 1000²: 21.6 ms against the resident kernel's
-//!   31.4; 2000×1000: 35.9 against 52.1). For BFS it is not faster yet (15.4
-//!   against 13.0 ms), so BFS-like programs keep the resident kernel.
+//!   31.4; 2000×1000: 35.9 against 52.1). So do programs whose every vertex
+//!   starts (label propagation; H100: grid 1000² 19 against 38 ms, the
+//!   100,000-vertex chain 0.18 against 1.0 s, other grids 20–45 % faster,
+//!   `docs/results/h100/hubs-and-shapes/shapes-call5.log`). For BFS it is not
+//!   faster yet (15.4 against 13.0 ms), so BFS-like programs keep the resident
+//!   kernel. Graphs with a row over [`TILES_MAX_DEGREE`] edges keep it too.
 //! * a low-diameter graph and a BFS-like program (one source, unweighted, min/max):
 //!   the **direction**-optimizing kernel (bottom-up levels over the big frontiers).
 //! * otherwise the **balanced** edge-chunk kernel, 8 edges per thread (H100,
@@ -64,6 +68,11 @@ pub fn tiles_delta<P: GpuProgram>(
         .then(|| gpu_delta::<P>(g, source).saturating_mul(super::tiles::TILES_DELTA_FACTOR))
 }
 
+/// Out-degree above which `auto` does not pick the tiled kernel: one thread
+/// relaxes a tile's row, and a hub of 200,000 edges then holds its tile for
+/// hundreds of milliseconds (`docs/results/h100/hubs-and-shapes/`).
+pub const TILES_MAX_DEGREE: u64 = 4096;
+
 /// Picks the GPU kernel for `P` on `g` from `source` (see the module docs).
 pub fn choose<P: GpuProgram>(g: &Graph<<P as VertexProgram>::Weight>, source: u32) -> KernelChoice {
     if !<P as VertexProgram>::IDEMPOTENT {
@@ -87,15 +96,30 @@ pub fn choose<P: GpuProgram>(g: &Graph<<P as VertexProgram>::Weight>, source: u3
         super::tiles::H100_MULTIPROCESSORS,
         super::tiles::H100_SMEM_PER_BLOCK,
     );
-    if p.high_diameter && <P as VertexProgram>::HAS_PRIORITY && fits {
+    // A tile relaxes each row on one thread; the resident kernel has an entry
+    // that shares hubs out over a block.
+    let hubless = || super::device::max_degree(g.csr().offsets()) <= TILES_MAX_DEGREE;
+    let tiled = <P as VertexProgram>::HAS_PRIORITY || !P::NEEDS_SOURCE;
+    if p.high_diameter && tiled && fits && hubless() {
         let delta = tiles_delta::<P>(g, source);
         return KernelChoice {
             kernel: BfsKernel::Tiles,
             delta,
             reason: format!(
-                "high diameter ({} levels reached only {} vertices) and a priority, small enough \
-                 for shared memory: asynchronous tiles, ordered buckets",
-                p.levels, p.reached
+                "high diameter ({} levels reached only {} vertices), {}, small enough \
+                 for shared memory: asynchronous tiles{}",
+                p.levels,
+                p.reached,
+                if <P as VertexProgram>::HAS_PRIORITY {
+                    "a priority"
+                } else {
+                    "every vertex starting"
+                },
+                if delta.is_some() {
+                    ", ordered buckets"
+                } else {
+                    ""
+                }
             ),
             probe: Some(p),
         };
