@@ -14,9 +14,9 @@
 //!   relaxes its own range of vertices in shared memory, bucket by bucket, with
 //!   no grid-wide step (H200, grid 1000²: 21.6 ms against the resident kernel's
 //!   31.4; 2000×1000: 35.9 against 52.1). So do programs whose every vertex
-//!   starts (label propagation; H100: grid 1000² 19 against 38 ms, the
-//!   100,000-vertex chain 0.18 against 1.0 s, other grids 20–45 % faster,
-//!   `docs/results/h100/hubs-and-shapes/shapes-call5.log`). For BFS it is not
+//!   starts (label propagation; H100: grid 1000² 20 against 38 ms, 2000×1000
+//!   36 against 81, the 100,000-vertex chain 0.18 against 1.0 s,
+//!   `docs/results/h100/hubs-and-shapes/call6.log`). For BFS it is not
 //!   faster yet (15.4 against 13.0 ms), so BFS-like programs keep the resident
 //!   kernel. Graphs with a row over [`TILES_MAX_DEGREE`] edges keep it too.
 //! * a low-diameter graph and a BFS-like program (one source, unweighted, min/max):
