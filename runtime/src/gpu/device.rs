@@ -206,13 +206,8 @@ impl Device {
             weights_ptr: weights.as_ref().map_or(0, |w| w.ptr),
             weights,
             host_offsets: csr.offsets().to_vec(),
-            max_degree: max_degree(csr.offsets()),
+            max_degree: csr.max_degree(),
             incoming: Incoming::Unknown,
         })
     }
-}
-
-/// The largest out-degree of a CSR with row offsets `offsets`.
-pub(super) fn max_degree(offsets: &[u64]) -> u64 {
-    offsets.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0)
 }

@@ -374,7 +374,7 @@ pub fn emulate_resident<P: GpuProgram>(
     let per_block = smem_words + k::SMEM_HEADER as u32;
     let t0 = Instant::now();
     let dedup = dedup::<P>();
-    let hubs = hubs(super::device::max_degree(csr.offsets()));
+    let hubs = hubs(csr.max_degree());
     super::launch::spawn_grid(blocks, threads, |ctx| {
         let b = ctx.block_idx;
         let team = HostTeam {

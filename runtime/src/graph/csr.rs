@@ -146,6 +146,15 @@ impl<W: Weight> Csr<W> {
         &self.targets[self.edge_range(v)]
     }
 
+    /// The largest out-degree (0 without vertices).
+    pub fn max_degree(&self) -> u64 {
+        self.offsets
+            .windows(2)
+            .map(|w| w[1] - w[0])
+            .max()
+            .unwrap_or(0)
+    }
+
     /// Whether this is already what an undirected build would make: every
     /// edge `u→v` has its reverse `v→u` (weights not compared), no self-loops,
     /// no repeated edges. Inputs that list an undirected graph's edges both
@@ -455,6 +464,7 @@ mod tests {
         assert_eq!(g.neighbors(0), &[1, 2]);
         assert_eq!(g.neighbor_weights(0), Some(&[5u32, 3][..]));
         assert_eq!(g.degree(1), 0);
+        assert_eq!(g.max_degree(), 2);
     }
 
     #[test]
