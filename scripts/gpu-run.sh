@@ -41,6 +41,14 @@
 #             weights, multi-edges, a 100,000-vertex chain, a hub with 200,000 leaves,
 #             float weights), then compute-sanitizer memcheck on a few of them; a line
 #             per run, "BAD" marks a run that did not agree with the oracle
+#   handover  issue 19: `auto`'s direction kernel handing a long tail to the resident
+#             kernel. Files: Kronecker $TAIL_SCALE (default 20) with a path of $TAIL_LEN
+#             (default 3000) hung off it (scripts/tail-graph.py), from the core and from
+#             the tail's end, and odd-graphs.py's star_path.wel (hub + 5,000-vertex
+#             path); BFS and CC with auto / direction / resident, $TAIL_TRIALS (default
+#             2) runs each, every run --validate'd; kron:20 and kron:22 auto against
+#             direction (no tail: no handover); then compute-sanitizer memcheck and
+#             racecheck on a Kronecker 12 + 300 tail file
 #   cpu       our CPU engines vs gapbs on all the machine's cores ($CPU_ARGS adds options)
 #   cpuvs     issue 20's table: bench-cpu SSSP (kron:20, grid:1000x1000; ours with 32-bit
 #             and 64-bit distances, pinned and not) then BFS (kron:20, kron:22,
@@ -494,6 +502,52 @@ for step in "${steps[@]}"; do
                 --kernels "${BENCHGAP_KERNELS:-bfs,sssp,pr,cc,bc,tc}" \
                 --label "${BENCHGAP_LABEL:-h100}" --out "$dest" --work /tmp/gapwork \
                 2>&1 | tee "$OUTDIR/benchgap-${BENCHGAP_LABEL:-h100}.log"
+            rc=${PIPESTATUS[0]}
+            ;;
+        handover)
+            {
+                rc=0
+                dir=/tmp/tails
+                mkdir -p "$dir"
+                python3 "$B/odd-graphs.py" "$dir/odd" >/dev/null || exit 2
+                ts=${TAIL_SCALE:-20}
+                "$B/vertex" gen kron --scale "$ts" -o "$dir/kron.el" >/dev/null || exit 2
+                "$B/vertex" gen kron --scale 12 -o "$dir/small.el" >/dev/null || exit 2
+                read -r hang end < <(python3 "$B/tail-graph.py" "$dir/kron.el" $((1 << ts)) \
+                    "${TAIL_LEN:-3000}" "$dir/kron-tail.el")
+                read -r shang _ < <(python3 "$B/tail-graph.py" "$dir/small.el" 4096 300 \
+                    "$dir/small-tail.el")
+                for run in "kron-tail.el -s $hang" "kron-tail.el -s $end" "odd/star_path.wel -s 0"; do
+                    set -- $run
+                    for p in bfs cc; do
+                        for k in auto direction resident; do
+                            a=(--kernel "$k"); [ "$p" = cc ] && a=(--algorithm label --kernel "$k")
+                            for _ in $(seq "${TAIL_TRIALS:-2}"); do
+                                out=$("$B/vertex" "$p" "$dir/$1" "$2" "$3" --backend gpu "${a[@]}" --validate 2>&1)
+                                grep -q "oracle .*agrees" <<<"$out" || { echo "BAD $run $p $k"; tail -n 5 <<<"$out"; rc=1; }
+                                echo "$1 $3 $p $k: $(grep -E "^  time " <<<"$out" | tr -s ' ')|$(grep -E "^  resident " <<<"$out" | tr -s ' ' | cut -c1-60)|$(grep -E "^  kernel " <<<"$out" | tr -s ' ' | cut -c1-50)"
+                            done
+                        done
+                    done
+                done
+                for g in kron:20 kron:22; do
+                    for k in auto direction auto direction; do
+                        out=$("$B/vertex" bfs "$g" --backend gpu --kernel "$k" --validate 2>&1)
+                        grep -q "oracle .*agrees" <<<"$out" || { echo "BAD $g $k"; rc=1; }
+                        echo "$g bfs $k: $(grep -E "^  time " <<<"$out" | tr -s ' ')|$(grep -E "^  resident " <<<"$out" | tr -s ' ' | cut -c1-60)|$(grep -E "^  kernel " <<<"$out" | tr -s ' ' | cut -c1-50)"
+                    done
+                done
+                for tool in memcheck racecheck; do
+                    for p in bfs "cc --algorithm label"; do
+                        echo "== $tool $p small-tail.el -s $shang --kernel auto"
+                        # shellcheck disable=SC2086 # $p is a program and its options
+                        "$SAN" --tool "$tool" --error-exitcode 3 "$B/vertex" $p "$dir/small-tail.el" \
+                            -s "$shang" --backend gpu --kernel auto --validate 2>&1 \
+                            | grep -E "SUMMARY|oracle|resident  |rror" || rc=1
+                    done
+                done
+                exit "$rc"
+            } 2>&1 | tee "$OUTDIR/handover.log"
             rc=${PIPESTATUS[0]}
             ;;
         resident)

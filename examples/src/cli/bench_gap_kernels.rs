@@ -50,12 +50,7 @@ fn auto_options<P: GpuProgram>(
     g: &Graph<<P as VertexProgram>::Weight>,
     root: u32,
 ) -> ProgramOptions {
-    let c = runtime::gpu::auto::choose::<P>(g, root);
-    ProgramOptions {
-        kernel: c.kernel,
-        delta: c.delta,
-        ..ProgramOptions::default()
-    }
+    runtime::gpu::auto::choose::<P>(g, root).options(ProgramOptions::default())
 }
 
 /// A GPU strategy's name in the tables: kernel, Δ, and for the resident kernel

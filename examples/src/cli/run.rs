@@ -516,28 +516,31 @@ where
                 .with_context(|| format!("--delta {d}: expected a positive integer or `auto`"))?,
         ),
     };
-    let (kernel, kernel_note, delta) = match (&gpu, a.kernel) {
-        (Some(_), _) if a.gpus > 1 => (BfsKernel::Direction, None, delta),
+    let (kernel, kernel_note, delta, handover) = match (&gpu, a.kernel) {
+        (Some(_), _) if a.gpus > 1 => (BfsKernel::Direction, None, delta, None),
         (Some(_), BfsKernel::Auto) => {
             let c = runtime::gpu::auto::choose::<P>(g, source);
-            (c.kernel, Some(c.reason), delta.or(c.delta))
+            (c.kernel, Some(c.reason), delta.or(c.delta), c.handover)
         }
         (Some(_), BfsKernel::Resident) => (
             BfsKernel::Resident,
             None,
             delta.or_else(|| runtime::gpu::auto::resident_delta::<P>(g, source)),
+            None,
         ),
         (Some(_), BfsKernel::Tiles) => (
             BfsKernel::Tiles,
             None,
             delta.or_else(|| runtime::gpu::auto::tiles_delta::<P>(g, source)),
+            None,
         ),
-        (_, k) => (k, None, delta),
+        (_, k) => (k, None, delta, None),
     };
     let po = ProgramOptions {
         kernel,
         max_edge_count: a.max_edge_count,
         delta,
+        handover,
         ..ProgramOptions::default()
     };
     // --delta N is the obim bucket width too (`auto` leaves it to the engine).
@@ -657,8 +660,10 @@ where
         schedule_note: ran.and_then(|r| r.1),
         states_note,
         // The tiled kernel hands a graph too large for it to the resident one.
+        // The direction kernel may hand a long tail over to it.
         kernel: (backend != "cpu").then(|| match (kernel, &resident) {
             (BfsKernel::Tiles, Some(_)) => BfsKernel::Resident.name(),
+            (BfsKernel::Direction, Some(_)) => "direction, then resident",
             _ => kernel.name(),
         }),
         kernel_note,

@@ -20,7 +20,10 @@
 //!   faster yet (15.4 against 13.0 ms), so BFS-like programs keep the resident
 //!   kernel. Graphs with a row over [`TILES_MAX_DEGREE`] edges keep it too.
 //! * a low-diameter graph and a BFS-like program (one source, unweighted, min/max):
-//!   the **direction**-optimizing kernel (bottom-up levels over the big frontiers).
+//!   the **direction**-optimizing kernel (bottom-up levels over the big frontiers),
+//!   which hands the rest of the traversal to the resident kernel after a run of
+//!   small levels ([`TAIL_HANDOVER`]): the probe stops at the first hub, so a
+//!   long path behind one (a web graph's whiskers) looks low-diameter to it.
 //! * otherwise the **balanced** edge-chunk kernel, 8 edges per thread (H100,
 //!   `docs/results/h100/mec-programs/`: SSSP Kronecker 22 8.2 ms against 28.0
 //!   for the work list and 39.9 for the best near-far Δ; gapbs on 16 threads
@@ -28,8 +31,9 @@
 //! * a program whose `combine` is not idempotent (a sum) always gets the balanced
 //!   kernel: the queue-based kernels could add a contribution twice.
 
+use super::direction::{Handover, TAIL_HANDOVER};
 use super::options::BfsKernel;
-use super::program_api::{gpu_delta, uniform_frontier, GpuProgram};
+use super::program_api::{gpu_delta, uniform_frontier, GpuProgram, ProgramOptions};
 use crate::cpu::auto::{probe, Probe};
 use crate::graph::Graph;
 use crate::program::VertexProgram;
@@ -43,6 +47,21 @@ pub struct KernelChoice {
     pub reason: String,
     /// The diameter probe, when the choice made one.
     pub probe: Option<Probe>,
+    /// With the direction kernel: when its level loop hands a long tail to the
+    /// resident kernel ([`TAIL_HANDOVER`]).
+    pub handover: Option<Handover>,
+}
+
+impl KernelChoice {
+    /// `base` with this choice's kernel, Δ (unless `base` has one) and handover.
+    pub fn options(&self, base: ProgramOptions) -> ProgramOptions {
+        ProgramOptions {
+            kernel: self.kernel,
+            delta: base.delta.or(self.delta),
+            handover: self.handover,
+            ..base
+        }
+    }
 }
 
 /// The resident kernel's bucket width for `P` on `g` (programs with a
@@ -81,6 +100,7 @@ pub fn choose<P: GpuProgram>(g: &Graph<<P as VertexProgram>::Weight>, source: u3
             delta: None,
             reason: "the combine is not idempotent: edge-chunk levels".into(),
             probe: None,
+            handover: None,
         };
     }
     let from = if P::NEEDS_SOURCE {
@@ -122,6 +142,7 @@ pub fn choose<P: GpuProgram>(g: &Graph<<P as VertexProgram>::Weight>, source: u3
                 }
             ),
             probe: Some(p),
+            handover: None,
         };
     }
     if p.high_diameter {
@@ -141,6 +162,7 @@ pub fn choose<P: GpuProgram>(g: &Graph<<P as VertexProgram>::Weight>, source: u3
                 }
             ),
             probe: Some(p),
+            handover: None,
         };
     }
     let kernel = without_graph::<P>();
@@ -148,11 +170,22 @@ pub fn choose<P: GpuProgram>(g: &Graph<<P as VertexProgram>::Weight>, source: u3
         kernel,
         delta: None,
         reason: match kernel {
-            BfsKernel::Direction => "low diameter: direction-optimizing levels".into(),
+            BfsKernel::Direction => format!(
+                "low diameter: direction-optimizing levels (a tail of {} levels of at most \
+                 {} vertices goes to the resident kernel)",
+                TAIL_HANDOVER.levels, TAIL_HANDOVER.frontier
+            ),
             _ => "low diameter: edge-chunk levels".into(),
         },
         probe: Some(p),
+        handover: handover_for(kernel),
     }
+}
+
+/// The handover `auto` asks of `kernel`: [`TAIL_HANDOVER`] for the direction
+/// kernel (a bounded probe cannot see a long tail behind a hub), none otherwise.
+pub(crate) fn handover_for(kernel: BfsKernel) -> Option<Handover> {
+    (kernel == BfsKernel::Direction).then_some(TAIL_HANDOVER)
 }
 
 /// What `auto` means when the graph is not at hand (a run on an uploaded graph

@@ -43,11 +43,7 @@ impl GpuRunner {
             .find(|&v| g.csr().degree(v) > 0)
             .unwrap_or(0);
         let choice = super::auto::choose::<P>(g, from);
-        let opts = ProgramOptions {
-            kernel: choice.kernel,
-            delta: choice.delta,
-            ..ProgramOptions::default()
-        };
+        let opts = choice.options(ProgramOptions::default());
         Ok(GpuRunner {
             name: "gpu".into(),
             shape: (g.num_vertices(), g.num_edges()),

@@ -129,3 +129,26 @@ pub enum Pull {
     /// Top-down only (to measure what bottom-up brings).
     Never,
 }
+
+/// When a level loop hands the rest of a traversal to the resident kernel: after
+/// `levels` levels in a row of at most `frontier` vertices each, with the next
+/// frontier no larger and not empty. Why: a low-diameter core can hide a long
+/// tail (a path behind a hub, the whiskers of a web graph) that a bounded probe
+/// from the source cannot see; each of its levels costs the level kernels a few
+/// launches and a scan (35–40 µs on the H100) against a few microseconds a round
+/// in the resident kernel. Waiting for a run of small levels keeps the handover
+/// (a bitmap read back, buffers, one cooperative launch) off the short tails of
+/// Kronecker and social graphs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Handover {
+    pub levels: usize,
+    pub frontier: u64,
+}
+
+/// What `--kernel auto` hands over at: 16 levels in a row (two device-planned
+/// batches) of at most 2,048 vertices, the frontiers the resident kernel runs on
+/// one block (`resident::DEFAULT_SMALL_MAX`, checked there).
+pub const TAIL_HANDOVER: Handover = Handover {
+    levels: 16,
+    frontier: 2048,
+};

@@ -74,6 +74,12 @@ pub struct ProgramOptions {
     /// priority units for near-far passes; `None` = plain frontier (Bellman-Ford
     /// style). [`gpu_delta`] suggests one from the graph.
     pub delta: Option<u64>,
+    /// Direction kernel, idempotent programs without buckets: hand the rest of
+    /// the traversal to the resident kernel after a run of small levels (a long
+    /// tail behind a low-diameter core). `--kernel auto` sets
+    /// [`super::options::TAIL_HANDOVER`]; a forced `--kernel direction` runs
+    /// every level itself.
+    pub handover: Option<super::options::Handover>,
 }
 
 impl Default for ProgramOptions {
@@ -86,6 +92,7 @@ impl Default for ProgramOptions {
             parents: false,
             pull: Pull::Auto,
             delta: None,
+            handover: None,
         }
     }
 }

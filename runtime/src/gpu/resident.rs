@@ -39,6 +39,9 @@ pub const SMEM_WORDS: u32 = 4096;
 /// (`docs/results/h100/resident/run4`).
 pub const DEFAULT_SMALL_MAX: u32 = 2048;
 
+// The handover waits for frontiers this kernel runs on one block.
+const _: () = assert!(super::options::TAIL_HANDOVER.frontier == DEFAULT_SMALL_MAX as u64);
+
 /// The one-block round limit: [`DEFAULT_SMALL_MAX`] unless the environment
 /// variable `VERTEX_RESIDENT_SMALL` says otherwise (for measuring the crossover).
 pub fn small_max() -> u32 {
@@ -115,11 +118,7 @@ fn initial<P: GpuProgram>(n: usize, source: u32, delta: u32) -> (Vec<u32>, [u32;
     } else {
         (0..n as u32).collect()
     };
-    let mut ctl = [0u32; CTL_WORDS];
-    ctl[k::LEN] = queue.len() as u32;
-    ctl[k::PROFILE_ON] = u32::from(profiling());
-    ctl[k::MIN_PRIORITY] = u32::MAX;
-    ctl[k::CURSOR + 2] = if delta == 0 || !P::NEEDS_SOURCE {
+    let first_limit = if delta == 0 || !P::NEEDS_SOURCE {
         u32::MAX
     } else {
         let p0 = <P as VertexProgram>::priority(super::program_api::source_state::<P>(source));
@@ -128,7 +127,19 @@ fn initial<P: GpuProgram>(n: usize, source: u32, delta: u32) -> (Vec<u32>, [u32;
             .and_then(|b| b.checked_mul(delta))
             .unwrap_or(u32::MAX)
     };
+    let ctl = control(queue.len(), first_limit);
     (queue, ctl)
+}
+
+/// The control block for a first queue of `len` vertices and a first bucket
+/// limit (`u32::MAX`: no buckets).
+fn control(len: usize, first_limit: u32) -> [u32; CTL_WORDS] {
+    let mut ctl = [0u32; CTL_WORDS];
+    ctl[k::LEN] = len as u32;
+    ctl[k::PROFILE_ON] = u32::from(profiling());
+    ctl[k::MIN_PRIORITY] = u32::MAX;
+    ctl[k::CURSOR + 2] = first_limit;
+    ctl
 }
 
 /// Whether the kernel must stamp appends ([`kernels_rs::resident::Resident::dedup`]):
@@ -178,6 +189,25 @@ fn check_resident<P: GpuProgram>(opts: &ProgramOptions) -> Result<()> {
     Ok(())
 }
 
+/// One resident launch's buffers besides the program state and parents, and
+/// its shape.
+struct Launch<'k> {
+    f: &'k cudarc::driver::CudaFunction,
+    blocks: u32,
+    block: u32,
+    smem_bytes: usize,
+    queues: [DevBuf<u32>; 2],
+    stamps: DevBuf<u32>,
+    far: [DevBuf<u32>; 2],
+    in_far: DevBuf<u32>,
+    ctl: DevBuf<u32>,
+    state: u64,
+    parents: u64,
+    delta: u32,
+    small: u32,
+    dedup: u32,
+}
+
 impl Device {
     /// [`super::BfsKernel::Resident`]: the whole run in one cooperative launch.
     pub(crate) fn run_program_resident<P: GpuProgram>(
@@ -191,71 +221,102 @@ impl Device {
         let n = g.n as usize;
         let state_size = std::mem::size_of::<<P as VertexProgram>::State>();
         let delta = kernel_delta::<P>(opts);
-        let piles = if delta > 0 { 3 } else { 0 };
-        let words = 3 + piles + usize::from(opts.parents);
         self.gpu.check_fits(
             &format!("`{}` state, queues and stamps", P::NAME),
-            DevBuf::<u8>::bytes_for(n * state_size) + words as u64 * DevBuf::<u32>::bytes_for(n),
+            DevBuf::<u8>::bytes_for(n * state_size)
+                + u64::from(opts.parents) * DevBuf::<u32>::bytes_for(n)
+                + launch_bytes(n, delta),
         )?;
-        let f = kern.resident_fn(hubs(g.max_degree));
-        let smem_bytes = (SMEM_WORDS as usize + k::SMEM_HEADER) * 4;
-        let (block, per_sm) = self.resident_shape(f, smem_bytes)?;
-        let blocks = per_sm * self.gpu.info.multiprocessors.max(1);
-        let (queue, ctl0) = initial::<P>(n, source, delta);
         let state = self.gpu.alloc::<u8>(n * state_size, "program state")?;
         let parents = match opts.parents {
             true => Some(self.gpu.alloc::<u32>(n, "parents")?),
             false => None,
         };
-        let mut q0 = self.gpu.alloc::<u32>(n, "resident queue")?;
-        self.gpu.write(&mut q0, &queue, "resident queue")?;
-        let q1 = self.gpu.alloc::<u32>(n, "resident queue")?;
-        let stamps = self.gpu.alloc::<u32>(n, "resident stamps")?;
-        let pile_len = if delta > 0 { n } else { 0 };
-        let far0 = self.gpu.alloc::<u32>(pile_len, "far pile")?;
-        let far1 = self.gpu.alloc::<u32>(pile_len, "far pile")?;
-        let in_far = self.gpu.alloc::<u32>(pile_len, "far flags")?;
-        let ctl = self.gpu.upload(&ctl0, "resident control")?;
-        self.gpu.sync("resident buffer allocation")?;
-
         let pptr = parents.as_ref().map_or(0, |p| p.ptr);
-        let small = small_max();
-        let dedup = dedup::<P>();
-        let launch = || -> Result<()> {
-            let mut b = self.gpu.stream.launch_builder(f);
-            g.weighted_csr_args(&mut b)
-                .arg(&state.ptr)
-                .arg(&pptr)
-                .arg(&q0.ptr)
-                .arg(&q1.ptr)
-                .arg(&stamps.ptr)
-                .arg(&far0.ptr)
-                .arg(&far1.ptr)
-                .arg(&in_far.ptr)
-                .arg(&ctl.ptr)
-                .arg(&delta)
-                .arg(&small)
-                .arg(&dedup);
-            let cfg = LaunchConfig {
-                grid_dim: (blocks, 1, 1),
-                block_dim: (block, 1, 1),
-                shared_mem_bytes: smem_bytes as u32,
-            };
-            // SAFETY: the parameter list of kernels_rs::resident_kernel!, every pointer
-            // into a live buffer of the documented length (far piles n words when
-            // delta > 0); a cooperative launch of at most the co-resident grid.
-            unsafe { b.launch_cooperative(cfg) }
-                .map_err(cuda_err("cuLaunchCooperativeKernel(resident)"))?;
-            Ok(())
-        };
-        let (time_ms, wall_ms) = self.init_and_time(kern, g.n, source, state.ptr, pptr, launch)?;
-        let mut ctl_out = [0u32; CTL_WORDS];
-        self.gpu.download(&ctl, &mut ctl_out, "resident control")?;
+        let (queue, ctl0) = initial::<P>(n, source, delta);
+        let run = self.prepare_resident::<P>(kern, g, state.ptr, pptr, &queue, ctl0, delta)?;
+        let (time_ms, wall_ms) =
+            self.init_and_time(kern, g.n, source, state.ptr, pptr, || run.launch(self, g))?;
+        let stats = run.stats(self)?;
         let (states, parents) = self.download_results::<P>(&state, parents.as_ref(), n)?;
-        let stats = ResidentStats::from_ctl(&ctl_out, blocks, block);
         Ok(run_of(states, parents, stats, time_ms, wall_ms))
     }
 
+    /// The rest of a traversal after the level kernels stopped for a handover
+    /// ([`super::direction::Handover`]): the resident kernel from the frontier
+    /// `queue` over the states (and parents) the levels left, enqueued on the
+    /// stream and waited for. BFS-like programs only (no buckets).
+    pub(crate) fn resident_after_levels<P: GpuProgram>(
+        &self,
+        kern: &ProgramKernels,
+        g: &DeviceGraph,
+        state: u64,
+        parents: u64,
+        queue: &[u32],
+    ) -> Result<(ResidentStats, cudarc::driver::CudaEvent)> {
+        super::program_api::require_idempotent::<P>("resident")?;
+        self.gpu.check_fits(
+            &format!("`{}` resident queues for the tail", P::NAME),
+            launch_bytes(g.n as usize, 0),
+        )?;
+        let run = self.prepare_resident::<P>(
+            kern,
+            g,
+            state,
+            parents,
+            queue,
+            control(queue.len(), u32::MAX),
+            0,
+        )?;
+        run.launch(self, g)?;
+        let end = self.gpu.record()?;
+        self.gpu.sync("the resident kernel after the levels")?;
+        Ok((run.stats(self)?, end))
+    }
+
+    /// Allocates a launch's buffers, with `queue` as the first queue and `ctl0`
+    /// as the control block.
+    #[allow(clippy::too_many_arguments)]
+    fn prepare_resident<'k, P: GpuProgram>(
+        &self,
+        kern: &'k ProgramKernels,
+        g: &DeviceGraph,
+        state: u64,
+        parents: u64,
+        queue: &[u32],
+        ctl0: [u32; CTL_WORDS],
+        delta: u32,
+    ) -> Result<Launch<'k>> {
+        let n = g.n as usize;
+        let f = kern.resident_fn(hubs(g.max_degree));
+        let smem_bytes = (SMEM_WORDS as usize + k::SMEM_HEADER) * 4;
+        let (block, per_sm) = self.resident_shape(f, smem_bytes)?;
+        let blocks = per_sm * self.gpu.info.multiprocessors.max(1);
+        let mut q0 = self.gpu.alloc::<u32>(n, "resident queue")?;
+        self.gpu.write(&mut q0, queue, "resident queue")?;
+        let pile_len = if delta > 0 { n } else { 0 };
+        let run = Launch {
+            f,
+            blocks,
+            block,
+            smem_bytes,
+            queues: [q0, self.gpu.alloc::<u32>(n, "resident queue")?],
+            stamps: self.gpu.alloc::<u32>(n, "resident stamps")?,
+            far: [
+                self.gpu.alloc::<u32>(pile_len, "far pile")?,
+                self.gpu.alloc::<u32>(pile_len, "far pile")?,
+            ],
+            in_far: self.gpu.alloc::<u32>(pile_len, "far flags")?,
+            ctl: self.gpu.upload(&ctl0, "resident control")?,
+            state,
+            parents,
+            delta,
+            small: small_max(),
+            dedup: dedup::<P>(),
+        };
+        self.gpu.sync("resident buffer allocation")?;
+        Ok(run)
+    }
     /// Block size and co-resident blocks per multiprocessor for the resident
     /// kernel: [`BLOCK`] threads (or `VERTEX_RESIDENT_BLOCK`, a multiple of 32, for
     /// measuring), halved until the device holds one block.
@@ -279,6 +340,53 @@ impl Device {
         Err(Error::GpuUnavailable(
             "the resident kernel does not fit one block of 32 threads on this device".into(),
         ))
+    }
+}
+
+/// Bytes of a launch's buffers besides state and parents: two queues and the
+/// stamps, and with buckets two far piles and their flags.
+fn launch_bytes(n: usize, delta: u32) -> u64 {
+    let words = if delta > 0 { 6 } else { 3 };
+    words * DevBuf::<u32>::bytes_for(n)
+}
+
+impl Launch<'_> {
+    /// Enqueues the cooperative launch.
+    fn launch(&self, dev: &Device, g: &DeviceGraph) -> Result<()> {
+        let mut b = dev.gpu.stream.launch_builder(self.f);
+        g.weighted_csr_args(&mut b)
+            .arg(&self.state)
+            .arg(&self.parents)
+            .arg(&self.queues[0].ptr)
+            .arg(&self.queues[1].ptr)
+            .arg(&self.stamps.ptr)
+            .arg(&self.far[0].ptr)
+            .arg(&self.far[1].ptr)
+            .arg(&self.in_far.ptr)
+            .arg(&self.ctl.ptr)
+            .arg(&self.delta)
+            .arg(&self.small)
+            .arg(&self.dedup);
+        let cfg = LaunchConfig {
+            grid_dim: (self.blocks, 1, 1),
+            block_dim: (self.block, 1, 1),
+            shared_mem_bytes: self.smem_bytes as u32,
+        };
+        // SAFETY: the parameter list of kernels_rs::resident_kernel!, every pointer
+        // into a live buffer of the documented length (state and parents n
+        // entries by the caller, far piles n words when delta > 0); a cooperative
+        // launch of at most the co-resident grid.
+        unsafe { b.launch_cooperative(cfg) }
+            .map_err(cuda_err("cuLaunchCooperativeKernel(resident)"))?;
+        Ok(())
+    }
+
+    /// The control block's counters after the run.
+    fn stats(&self, dev: &Device) -> Result<ResidentStats> {
+        let mut ctl_out = [0u32; CTL_WORDS];
+        dev.gpu
+            .download(&self.ctl, &mut ctl_out, "resident control")?;
+        Ok(ResidentStats::from_ctl(&ctl_out, self.blocks, self.block))
     }
 }
 
@@ -337,85 +445,146 @@ pub fn emulate_resident<P: GpuProgram>(
             .map(|v| if v == source { source } else { u32::MAX })
             .collect::<Vec<u32>>()
     });
-    let mut q0 = vec![0u32; n.max(1)];
-    q0[..queue.len()].copy_from_slice(&queue);
-    let mut q1 = vec![0u32; n.max(1)];
-    let mut stamps = vec![0u32; n.max(1)];
-    let pile_len = if delta > 0 { n.max(1) } else { 1 };
-    let (mut far0, mut far1, mut in_far) = (
-        vec![0u32; pile_len],
-        vec![0u32; pile_len],
-        vec![0u32; pile_len],
-    );
-    let mut ctl = ctl0;
-    let mut smem = vec![0u32; (blocks * (smem_words + k::SMEM_HEADER as u32)) as usize];
-    let weights = super::program_api::host_weights::<P>(csr);
-    use super::launch::SharedPtr as S;
-    let ptrs = (
-        S(csr.offsets().as_ptr() as *mut u64),
-        S(csr.targets().as_ptr() as *mut u32),
-        S(weights as *mut <P as kernels_rs::Program>::Weight),
-        S(states.as_mut_ptr() as *mut <P as kernels_rs::Program>::State),
-        S(parents
-            .as_mut()
-            .map_or(std::ptr::null_mut(), |p| p.as_mut_ptr())),
-        [S(q0.as_mut_ptr()), S(q1.as_mut_ptr())],
-        S(stamps.as_mut_ptr()),
-        [S(far0.as_mut_ptr()), S(far1.as_mut_ptr())],
-        S(in_far.as_mut_ptr()),
-        S(ctl.as_mut_ptr()),
-        S(smem.as_mut_ptr()),
-    );
-    let m = csr.num_edges();
-    let grid_barrier = std::sync::Barrier::new((blocks * threads) as usize);
-    let block_barriers: Vec<std::sync::Barrier> = (0..blocks)
-        .map(|_| std::sync::Barrier::new(threads as usize))
-        .collect();
-    let per_block = smem_words + k::SMEM_HEADER as u32;
     let t0 = Instant::now();
-    let dedup = dedup::<P>();
-    let hubs = hubs(csr.max_degree());
-    super::launch::spawn_grid(blocks, threads, |ctx| {
-        let b = ctx.block_idx;
-        let team = HostTeam {
-            ctx,
-            block: &block_barriers[b as usize],
-            grid: &grid_barrier,
-        };
-        let p = ptrs;
-        // SAFETY: every buffer outlives the scope and has the lengths of
-        // the kernel's contract (n entries, or one when empty; far piles
-        // n when delta > 0); the kernel touches shared words only
-        // through atomics; each block's smem slice is its own.
-        unsafe {
-            let run = if hubs {
-                k::resident::<P, true>
-            } else {
-                k::resident::<P, false>
-            };
-            run(
-                &team,
-                n as u64,
-                m,
-                p.0.get(),
-                p.1.get(),
-                p.2.get(),
-                p.3.get(),
-                p.4.get(),
-                [p.5[0].get(), p.5[1].get()],
-                p.6.get(),
-                [p.7[0].get(), p.7[1].get()],
-                p.8.get(),
-                p.9.get(),
-                delta,
-                small,
-                dedup,
-                p.10.get().add((b * per_block) as usize),
-                per_block,
-            )
-        }
-    });
+    let grid = EmulatedGrid {
+        blocks,
+        threads,
+        smem_words,
+        small,
+    };
+    let stats = grid.run::<P>(
+        csr,
+        &mut states,
+        parents.as_deref_mut(),
+        &queue,
+        ctl0,
+        delta,
+    );
     let time_ms = t0.elapsed().as_secs_f64() * 1e3;
-    let stats = ResidentStats::from_ctl(&ctl, blocks, threads);
     Ok(run_of(states, parents, stats, time_ms, time_ms))
+}
+
+/// The shape of an emulated resident grid (see [`emulate_resident`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct EmulatedGrid {
+    pub blocks: u32,
+    pub threads: u32,
+    pub smem_words: u32,
+    pub small: u32,
+}
+
+impl EmulatedGrid {
+    /// The rest of a traversal after emulated level kernels stopped for a
+    /// handover (as [`Device::resident_after_levels`]).
+    pub(crate) fn after_levels<P: GpuProgram>(
+        &self,
+        csr: &Csr<<P as VertexProgram>::Weight>,
+        states: &mut [<P as VertexProgram>::State],
+        parents: Option<&mut [u32]>,
+        queue: &[u32],
+    ) -> ResidentStats {
+        self.run::<P>(
+            csr,
+            states,
+            parents,
+            queue,
+            control(queue.len(), u32::MAX),
+            0,
+        )
+    }
+
+    /// Runs the kernel over host buffers from the first queue `queue`.
+    fn run<P: GpuProgram>(
+        &self,
+        csr: &Csr<<P as VertexProgram>::Weight>,
+        states: &mut [<P as VertexProgram>::State],
+        parents: Option<&mut [u32]>,
+        queue: &[u32],
+        ctl0: [u32; CTL_WORDS],
+        delta: u32,
+    ) -> ResidentStats {
+        let EmulatedGrid {
+            blocks,
+            threads,
+            smem_words,
+            small,
+        } = *self;
+        let n = csr.num_vertices();
+        let mut q0 = vec![0u32; n.max(1)];
+        q0[..queue.len()].copy_from_slice(queue);
+        let mut q1 = vec![0u32; n.max(1)];
+        let mut stamps = vec![0u32; n.max(1)];
+        let pile_len = if delta > 0 { n.max(1) } else { 1 };
+        let (mut far0, mut far1, mut in_far) = (
+            vec![0u32; pile_len],
+            vec![0u32; pile_len],
+            vec![0u32; pile_len],
+        );
+        let mut ctl = ctl0;
+        let mut smem = vec![0u32; (blocks * (smem_words + k::SMEM_HEADER as u32)) as usize];
+        let weights = super::program_api::host_weights::<P>(csr);
+        use super::launch::SharedPtr as S;
+        let ptrs = (
+            S(csr.offsets().as_ptr() as *mut u64),
+            S(csr.targets().as_ptr() as *mut u32),
+            S(weights as *mut <P as kernels_rs::Program>::Weight),
+            S(states.as_mut_ptr() as *mut <P as kernels_rs::Program>::State),
+            S(parents.map_or(std::ptr::null_mut(), |p| p.as_mut_ptr())),
+            [S(q0.as_mut_ptr()), S(q1.as_mut_ptr())],
+            S(stamps.as_mut_ptr()),
+            [S(far0.as_mut_ptr()), S(far1.as_mut_ptr())],
+            S(in_far.as_mut_ptr()),
+            S(ctl.as_mut_ptr()),
+            S(smem.as_mut_ptr()),
+        );
+        let m = csr.num_edges();
+        let grid_barrier = std::sync::Barrier::new((blocks * threads) as usize);
+        let block_barriers: Vec<std::sync::Barrier> = (0..blocks)
+            .map(|_| std::sync::Barrier::new(threads as usize))
+            .collect();
+        let per_block = smem_words + k::SMEM_HEADER as u32;
+        let dedup = dedup::<P>();
+        let hubs = hubs(csr.max_degree());
+        super::launch::spawn_grid(blocks, threads, |ctx| {
+            let b = ctx.block_idx;
+            let team = HostTeam {
+                ctx,
+                block: &block_barriers[b as usize],
+                grid: &grid_barrier,
+            };
+            let p = ptrs;
+            // SAFETY: every buffer outlives the scope and has the lengths of
+            // the kernel's contract (n entries, or one when empty; far piles
+            // n when delta > 0); the kernel touches shared words only
+            // through atomics; each block's smem slice is its own.
+            unsafe {
+                let run = if hubs {
+                    k::resident::<P, true>
+                } else {
+                    k::resident::<P, false>
+                };
+                run(
+                    &team,
+                    n as u64,
+                    m,
+                    p.0.get(),
+                    p.1.get(),
+                    p.2.get(),
+                    p.3.get(),
+                    p.4.get(),
+                    [p.5[0].get(), p.5[1].get()],
+                    p.6.get(),
+                    [p.7[0].get(), p.7[1].get()],
+                    p.8.get(),
+                    p.9.get(),
+                    delta,
+                    small,
+                    dedup,
+                    p.10.get().add((b * per_block) as usize),
+                    per_block,
+                )
+            }
+        });
+        ResidentStats::from_ctl(&ctl, blocks, threads)
+    }
 }

@@ -206,6 +206,15 @@ impl GpuDirection<'_> {
     /// planned level or a bucketed pass, the one it wrote) or of the next one
     /// (what a host-driven level writes before `finish_level` swaps): what the
     /// multi-GPU exchange all-gathers.
+    /// The current frontier's vertices (read back after a level loop stopped
+    /// for a handover).
+    pub(crate) fn frontier_ids(&self) -> Result<Vec<u32>> {
+        let mut words = vec![0u32; entry::bitmap_words(self.g.n) as usize];
+        self.gpu
+            .download(&self.bits[0], &mut words, "frontier bitmap")?;
+        Ok(super::set_bits(&words, self.g.n))
+    }
+
     pub(crate) fn bitmap_ptr(&self, current: bool) -> u64 {
         self.bits[if current { 0 } else { 1 }].ptr
     }

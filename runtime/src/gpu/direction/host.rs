@@ -89,6 +89,11 @@ impl<'a, P: kernels_rs::Program> HostDirection<'a, P> {
         self.offsets.len().saturating_sub(1) as u64
     }
 
+    /// The current frontier's vertices (after a level loop stopped for a handover).
+    pub(crate) fn frontier_ids(&self) -> Vec<u32> {
+        super::set_bits(&self.bits[0], self.n())
+    }
+
     /// The current frontier (or pending set) bitmap, for the multi-GPU exchange.
     pub(crate) fn frontier_words(&mut self) -> &mut [u32] {
         &mut self.bits[0]

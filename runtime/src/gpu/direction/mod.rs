@@ -37,7 +37,7 @@ use kernels_rs::entry;
 
 use crate::error::{Error, Result};
 
-pub use super::options::Pull;
+pub use super::options::{Handover, Pull, TAIL_HANDOVER};
 pub(crate) use buckets::drive_buckets_levels;
 pub(crate) use device::{DirectionKernels, GpuDirection};
 pub(crate) use host::HostDirection;
@@ -127,7 +127,8 @@ pub(crate) fn drive<S: Copy>(
     source: Option<u32>,
     mut uniform: Option<S>,
     relax: impl Fn(S) -> Option<S>,
-) -> Result<Vec<LevelLog>> {
+    handover: Option<Handover>,
+) -> Result<(Vec<LevelLog>, bool)> {
     let mut frontier = exec.init(source)?;
     let mut unexplored = m;
     let mut bottom_up = false;
@@ -174,8 +175,11 @@ pub(crate) fn drive<S: Copy>(
         frontier = next;
         uniform = candidate;
         iter += 1;
+        if handover.is_some_and(|h| hand_over_now(&h, &log, frontier.vertices)) {
+            return Ok((log, true));
+        }
     }
-    Ok(log)
+    Ok((log, false))
 }
 
 /// What device-planned levels ([`drive_planned`]) need from an executor.
@@ -221,7 +225,8 @@ pub(crate) fn drive_planned<S: Copy>(
     mut uniform: Option<S>,
     relax: impl Fn(S) -> Option<S>,
     per_sync: u32,
-) -> Result<(Vec<LevelLog>, u32)> {
+    handover: Option<Handover>,
+) -> Result<(Vec<LevelLog>, u32, bool)> {
     let per_sync = per_sync.max(2);
     let first = exec.init(source)?;
     let mut log = Vec::new();
@@ -276,8 +281,12 @@ pub(crate) fn drive_planned<S: Copy>(
                 bucket_limit: None,
             });
         }
-        if done || blocks.last().is_none_or(|b| b[CTL_FRONTIER] == 0) {
-            return Ok((log, syncs));
+        let next = blocks.last().map_or(0, |b| b[CTL_FRONTIER]);
+        if done || next == 0 {
+            return Ok((log, syncs, false));
+        }
+        if handover.is_some_and(|h| hand_over_now(&h, &log, next)) {
+            return Ok((log, syncs, true));
         }
     }
 }
@@ -293,13 +302,43 @@ pub(crate) fn drive_levels<S: Copy>(
     relax: impl Fn(S) -> Option<S>,
     levels_per_sync: u32,
 ) -> Result<(Vec<LevelLog>, u32)> {
+    let (log, syncs, _) =
+        drive_levels_until(exec, n, m, source, uniform, relax, levels_per_sync, None)?;
+    Ok((log, syncs))
+}
+
+/// [`drive_levels`] that stops early when `handover` says the rest belongs to
+/// the resident kernel: the log, the host waits, and whether it stopped so (the
+/// executor's current frontier bitmap then holds the next level's vertices).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn drive_levels_until<S: Copy>(
+    exec: &mut impl PlannedExec<S>,
+    n: u64,
+    m: u64,
+    source: Option<u32>,
+    uniform: Option<S>,
+    relax: impl Fn(S) -> Option<S>,
+    levels_per_sync: u32,
+    handover: Option<Handover>,
+) -> Result<(Vec<LevelLog>, u32, bool)> {
     if levels_per_sync > 1 {
-        drive_planned(exec, n, source, uniform, relax, levels_per_sync)
+        drive_planned(exec, n, source, uniform, relax, levels_per_sync, handover)
     } else {
-        let log = drive(exec, n, m, source, uniform, relax)?;
+        let (log, stopped) = drive(exec, n, m, source, uniform, relax, handover)?;
         let syncs = log.len() as u32;
-        Ok((log, syncs))
+        Ok((log, syncs, stopped))
     }
+}
+
+/// Whether a level loop with `h` stops now, after the levels in `log`, with
+/// `next` vertices in the next frontier.
+pub(crate) fn hand_over_now(h: &Handover, log: &[LevelLog], next: u64) -> bool {
+    next > 0
+        && next <= h.frontier
+        && log.len() >= h.levels
+        && log[log.len() - h.levels..]
+            .iter()
+            .all(|l| l.frontier <= h.frontier)
 }
 
 /// One level's counter block as read back (`CTL_WORDS` words).
@@ -330,6 +369,24 @@ fn initial_bits(n: u64, source: Option<u32>) -> Vec<u32> {
     }
 }
 
+/// The vertices below `n` whose bits are set in `words`, in increasing order
+/// (a frontier bitmap as a queue, for the resident kernel after a handover).
+pub(crate) fn set_bits(words: &[u32], n: u64) -> Vec<u32> {
+    let mut ids = Vec::new();
+    for (i, &w) in words.iter().enumerate() {
+        let mut w = w;
+        while w != 0 {
+            let v = i as u64 * 32 + u64::from(w.trailing_zeros());
+            if v >= n {
+                return ids;
+            }
+            ids.push(v as u32);
+            w &= w - 1;
+        }
+    }
+    ids
+}
+
 pub(crate) fn initial_size(offsets: &[u64], source: Option<u32>) -> FrontierSize {
     let n = offsets.len().saturating_sub(1);
     match source {
@@ -353,5 +410,38 @@ mod tests {
         assert_eq!(initial_bits(40, Some(33)), vec![0, 2]);
         assert_eq!(initial_bits(40, None), vec![u32::MAX, 0xff]);
         assert_eq!(initial_bits(64, None), vec![u32::MAX, u32::MAX]);
+    }
+
+    #[test]
+    fn bitmap_to_queue() {
+        assert_eq!(
+            set_bits(&[0b1010, 1 << 31, 0b111], 66),
+            vec![1, 3, 63, 64, 65]
+        );
+        assert_eq!(set_bits(&[], 0), Vec::<u32>::new());
+    }
+
+    fn level(frontier: u64) -> LevelLog {
+        LevelLog {
+            bottom_up: false,
+            frontier,
+            frontier_edges: 0,
+            bucket_limit: None,
+        }
+    }
+
+    #[test]
+    fn handover_waits_for_a_run_of_small_levels() {
+        let h = Handover {
+            levels: 3,
+            frontier: 10,
+        };
+        let log: Vec<LevelLog> = [1, 5000, 4, 2].into_iter().map(level).collect();
+        assert!(!hand_over_now(&h, &log, 3), "only two small levels so far");
+        let log: Vec<LevelLog> = [1, 5000, 4, 2, 7].into_iter().map(level).collect();
+        assert!(hand_over_now(&h, &log, 3));
+        assert!(!hand_over_now(&h, &log, 0), "the traversal is over");
+        assert!(!hand_over_now(&h, &log, 11), "the next level is large");
+        assert!(!hand_over_now(&h, &log[..2], 1));
     }
 }

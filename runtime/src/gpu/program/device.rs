@@ -16,7 +16,7 @@ use crate::gpu::driver::{self, LevelExec};
 use crate::gpu::options::BfsKernel;
 use crate::gpu::program_api::{
     bucket_delta, check_run, direction_mode, relax_unit, source_state, GpuProgram, ProgramKernels,
-    ProgramOptions, ProgramRun,
+    ProgramOptions, ProgramRun, ResidentStats,
 };
 use crate::program::VertexProgram;
 
@@ -37,8 +37,10 @@ impl Device {
             BfsKernel::Resident => return self.run_program_resident::<P>(k, g, source, opts),
             BfsKernel::Tiles => return self.run_program_tiles::<P>(k, g, source, opts),
             BfsKernel::Auto => {
+                let kernel = crate::gpu::auto::without_graph::<P>();
                 let opts = ProgramOptions {
-                    kernel: crate::gpu::auto::without_graph::<P>(),
+                    kernel,
+                    handover: crate::gpu::auto::handover_for(kernel),
                     ..*opts
                 };
                 return self.run_program::<P>(k, g, source, &opts);
@@ -163,6 +165,7 @@ impl Device {
         self.gpu.sync("program buffer allocation")?;
         let wall = Instant::now();
         let src = P::NEEDS_SOURCE.then_some(source);
+        let mut tail = None;
         let (log, syncs) = match bucket_delta::<P>(opts) {
             Some(delta) => {
                 let p0 = u64::from(<P as VertexProgram>::priority(source_state::<P>(source)));
@@ -177,7 +180,7 @@ impl Device {
             }
             None => {
                 let uniform = pull.then(|| source_state::<P>(source));
-                direction::drive_levels(
+                let (log, syncs, stopped) = direction::drive_levels_until(
                     &mut exec,
                     g.n,
                     g.m,
@@ -185,7 +188,16 @@ impl Device {
                     uniform,
                     relax_unit::<P>,
                     opts.levels_per_sync,
-                )?
+                    opts.handover.filter(|_| <P as VertexProgram>::IDEMPOTENT),
+                )?;
+                if stopped {
+                    let queue = exec.frontier_ids()?;
+                    let (stats, end) =
+                        self.resident_after_levels::<P>(k, g, state.ptr, pptr, &queue)?;
+                    exec.end = Some(end);
+                    tail = Some(stats);
+                }
+                (log, syncs)
             }
         };
         let launched = exec.levels.len() as u32;
@@ -198,17 +210,17 @@ impl Device {
         };
         let time_ms = Gpu::elapsed_ms(a, b)?;
         let (states, parents) = self.download_results::<P>(&state, parents.as_ref(), n)?;
-        let rounds = log.len() as u32;
+        let rounds = log.len() as u32 + tail.map_or(0, |t: ResidentStats| t.rounds);
         Ok(ProgramRun {
             states,
             num_levels: rounds,
-            launched_levels: launched,
-            syncs,
+            launched_levels: launched + u32::from(tail.is_some()),
+            syncs: syncs + u32::from(tail.is_some()),
             time_ms,
             wall_ms,
             parents,
             directions: log,
-            resident: None,
+            resident: tail,
             tiles: None,
         })
     }

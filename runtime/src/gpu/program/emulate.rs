@@ -181,8 +181,10 @@ pub fn emulate<P: GpuProgram>(
             )
         }
         BfsKernel::Auto => {
+            let kernel = crate::gpu::auto::without_graph::<P>();
             let opts = ProgramOptions {
-                kernel: crate::gpu::auto::without_graph::<P>(),
+                kernel,
+                handover: crate::gpu::auto::handover_for(kernel),
                 ..*opts
             };
             return emulate::<P>(csr, source, &opts, max_blocks);
@@ -252,6 +254,7 @@ fn emulate_direction_csr<P: GpuProgram>(
     let mut states = vec![<<P as VertexProgram>::State as bytemuck::Zeroable>::zeroed(); n];
     let mut parents = opts.parents.then(|| vec![0u32; n]);
     let t0 = Instant::now();
+    let mut queue = None;
     let (log, launched, syncs) = {
         let mut exec = HostDirection::<P>::new(
             csr.offsets(),
@@ -280,7 +283,7 @@ fn emulate_direction_csr<P: GpuProgram>(
             }
             None => {
                 let uniform = pull.then(|| source_state::<P>(source));
-                let (log, syncs) = direction::drive_levels(
+                let (log, syncs, stopped) = direction::drive_levels_until(
                     &mut exec,
                     n as u64,
                     csr.num_edges(),
@@ -288,23 +291,38 @@ fn emulate_direction_csr<P: GpuProgram>(
                     uniform,
                     relax_unit::<P>,
                     opts.levels_per_sync,
+                    opts.handover.filter(|_| <P as VertexProgram>::IDEMPOTENT),
                 )?;
-                (log, exec.level_ms.len() as u32, syncs)
+                let launched = exec.level_ms.len() as u32;
+                if stopped {
+                    queue = Some(exec.frontier_ids());
+                }
+                (log, launched, syncs)
             }
         }
     };
+    // The handover's resident kernel, on a small emulated grid as `emulate`'s.
+    let tail = queue.map(|q| {
+        let grid = crate::gpu::resident::EmulatedGrid {
+            blocks: max_blocks.clamp(1, 4),
+            threads: 4,
+            smem_words: 64,
+            small: 16,
+        };
+        grid.after_levels::<P>(csr, &mut states, parents.as_deref_mut(), &q)
+    });
     let time_ms = t0.elapsed().as_secs_f64() * 1e3;
-    let rounds = log.len() as u32;
+    let rounds = log.len() as u32 + tail.map_or(0, |t| t.rounds);
     Ok(ProgramRun {
         states,
         num_levels: rounds,
-        launched_levels: launched,
-        syncs,
+        launched_levels: launched + u32::from(tail.is_some()),
+        syncs: syncs + u32::from(tail.is_some()),
         time_ms,
         wall_ms: time_ms,
         parents,
         directions: log,
-        resident: None,
+        resident: tail,
         tiles: None,
     })
 }
