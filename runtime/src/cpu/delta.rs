@@ -195,6 +195,9 @@ pub fn run<P: VertexProgram>(
     for t in &tallies {
         total += t.c;
     }
+    if profiling() {
+        print_phases(&tallies);
+    }
     let states = unload::<P::State>(&cells);
     let report = RunReport {
         schedule: Some(Schedule::Obim),
@@ -220,6 +223,59 @@ struct Tally {
     c: Counters,
     passes: u64,
     buckets: u64,
+    /// Where the worker's time went, when `VERTEX_DELTA_PROFILE` is set.
+    phases: Phases,
+}
+
+/// A worker's time by phase of a pass (`VERTEX_DELTA_PROFILE=1`): offering
+/// its bin, waiting at the barrier, reading the offers, working the shared
+/// frontier, and draining its own bin (fusion).
+#[derive(Default, Clone, Copy)]
+struct Phases([std::time::Duration; PHASES]);
+
+const PHASES: usize = 5;
+const PHASE_NAMES: [&str; PHASES] = ["offer", "barrier", "read offers", "frontier", "fusion"];
+
+/// Whether `VERTEX_DELTA_PROFILE` asks for the phase profile.
+fn profiling() -> bool {
+    std::env::var_os("VERTEX_DELTA_PROFILE").is_some()
+}
+
+/// Prints µs per pass of each phase: the workers' mean and their largest.
+fn print_phases(tallies: &[Tally]) {
+    let passes = tallies[0].passes.max(1) as f64;
+    let mut line = format!(
+        "delta profile ({} workers, {} passes, µs a pass, mean / largest worker):",
+        tallies.len(),
+        tallies[0].passes
+    );
+    for (i, name) in PHASE_NAMES.iter().enumerate() {
+        let us: Vec<f64> = tallies
+            .iter()
+            .map(|t| t.phases.0[i].as_secs_f64() * 1e6 / passes)
+            .collect();
+        let mean = us.iter().sum::<f64>() / us.len() as f64;
+        let max = us.iter().copied().fold(0.0, f64::max);
+        line += &format!(" {name} {mean:.2} / {max:.2};");
+    }
+    eprintln!("{line}");
+}
+
+/// Stamps phase boundaries when profiling (a no-op otherwise).
+struct Clock {
+    on: bool,
+    last: Instant,
+}
+
+impl Clock {
+    #[inline]
+    fn lap(&mut self, phases: &mut Phases, phase: usize) {
+        if self.on {
+            let now = Instant::now();
+            phases.0[phase] += now - self.last;
+            self.last = now;
+        }
+    }
 }
 
 /// A pass's frontier: the offered bins `segs` (pointer, length) taken in
@@ -299,6 +355,10 @@ impl<P: VertexProgram> Worker<'_, P> {
         let mut cur = 0u32;
         let mut last = None;
         let mut iter = 0usize;
+        let mut clock = Clock {
+            on: profiling(),
+            last: Instant::now(),
+        };
         loop {
             let (p, s) = (iter & 1, iter % 3);
             if (bins.far_low as u64) < cur as u64 + WINDOW as u64 {
@@ -322,9 +382,11 @@ impl<P: VertexProgram> Worker<'_, P> {
                 }
                 None => offer.bucket.store(NONE, Ordering::Relaxed),
             }
+            clock.lap(&mut t.phases, 0);
             if !sh.barrier.wait() {
                 return t;
             }
+            clock.lap(&mut t.phases, 1);
             let offers = sh.offers.iter().map(|o| &o[p]);
             let k = offers
                 .clone()
@@ -362,7 +424,17 @@ impl<P: VertexProgram> Worker<'_, P> {
                     }),
             );
             t.passes += 1;
-            self.pass(s, k, &segs, workers, &mut bins, &mut t.c);
+            clock.lap(&mut t.phases, 2);
+            self.pass(
+                s,
+                k,
+                &segs,
+                workers,
+                &mut bins,
+                &mut t.c,
+                &mut clock,
+                &mut t.phases,
+            );
             iter += 1;
         }
     }
@@ -400,6 +472,7 @@ impl<P: VertexProgram> Worker<'_, P> {
     /// split evenly over the `workers` when small); then
     /// gapbs's bin fusion: a small own bin for `k` is drained at once instead of
     /// waiting for the next pass.
+    #[allow(clippy::too_many_arguments)]
     fn pass(
         &self,
         s: usize,
@@ -408,6 +481,8 @@ impl<P: VertexProgram> Worker<'_, P> {
         workers: usize,
         bins: &mut Bins,
         c: &mut Counters,
+        clock: &mut Clock,
+        phases: &mut Phases,
     ) {
         let sh = self.sh;
         let skip_low = !sh.clamped.load(Ordering::Acquire);
@@ -436,6 +511,7 @@ impl<P: VertexProgram> Worker<'_, P> {
                 walk.range(lo, (lo + GRAIN).min(total), &mut relax);
             }
         }
+        clock.lap(phases, 3);
         let slot = k as usize % WINDOW;
         // The buffer the fused bin is drained from is kept from pass to pass:
         // a fresh one would be freed at the end of each pass, and the bin it
@@ -453,6 +529,7 @@ impl<P: VertexProgram> Worker<'_, P> {
             batch.clear();
         }
         bins.spare = batch;
+        clock.lap(phases, 4);
     }
 
     /// Relaxes `u`'s out-edges if its task in bin `k` is not stale.
