@@ -45,10 +45,11 @@
 #             kernel. Files: Kronecker $TAIL_SCALE (default 20) with a path of $TAIL_LEN
 #             (default 3000) hung off it (scripts/tail-graph.py), from the core and from
 #             the tail's end, and odd-graphs.py's star_path.wel (hub + 5,000-vertex
-#             path); BFS and CC with auto / direction / resident, $TAIL_TRIALS (default
-#             2) runs each, every run --validate'd; kron:20 and kron:22 auto against
-#             direction (no tail: no handover); then compute-sanitizer memcheck and
-#             racecheck on a Kronecker 12 + 300 tail file
+#             path); BFS (auto / direction / resident), SSSP and CC (auto / balanced /
+#             resident), $TAIL_TRIALS (default 2) runs each, every run --validate'd;
+#             kron:20 and kron:22 BFS and SSSP, auto against the level kernels alone;
+#             then compute-sanitizer memcheck and racecheck on a Kronecker 12 + 300
+#             tail file
 #   cpu       our CPU engines vs gapbs on all the machine's cores ($CPU_ARGS adds options)
 #   cpuvs     issue 20's table: bench-cpu SSSP (kron:20, grid:1000x1000; ours with 32-bit
 #             and 64-bit distances, pinned and not) then BFS (kron:20, kron:22,
@@ -519,8 +520,9 @@ for step in "${steps[@]}"; do
                     "$dir/small-tail.el")
                 for run in "kron-tail.el -s $hang" "kron-tail.el -s $end" "odd/star_path.wel -s 0"; do
                     set -- $run
-                    for p in bfs cc; do
-                        for k in auto direction resident; do
+                    for p in bfs sssp cc; do
+                        ks="auto balanced resident"; [ "$p" = bfs ] && ks="auto direction resident"
+                        for k in $ks; do
                             a=(--kernel "$k"); [ "$p" = cc ] && a=(--algorithm label --kernel "$k")
                             for _ in $(seq "${TAIL_TRIALS:-2}"); do
                                 out=$("$B/vertex" "$p" "$dir/$1" "$2" "$3" --backend gpu "${a[@]}" --validate 2>&1)
@@ -531,14 +533,16 @@ for step in "${steps[@]}"; do
                     done
                 done
                 for g in kron:20 kron:22; do
-                    for k in auto direction auto direction; do
-                        out=$("$B/vertex" bfs "$g" --backend gpu --kernel "$k" --validate 2>&1)
-                        grep -q "oracle .*agrees" <<<"$out" || { echo "BAD $g $k"; rc=1; }
-                        echo "$g bfs $k: $(grep -E "^  time " <<<"$out" | tr -s ' ')|$(grep -E "^  resident " <<<"$out" | tr -s ' ' | cut -c1-60)|$(grep -E "^  kernel " <<<"$out" | tr -s ' ' | cut -c1-50)"
+                    for run in "bfs auto" "bfs direction" "bfs auto" "bfs direction" \
+                        "sssp auto" "sssp balanced" "sssp auto" "sssp balanced"; do
+                        set -- $run
+                        out=$("$B/vertex" "$1" "$g" --backend gpu --kernel "$2" --validate 2>&1)
+                        grep -q "oracle .*agrees" <<<"$out" || { echo "BAD $g $run"; rc=1; }
+                        echo "$g $run: $(grep -E "^  time " <<<"$out" | tr -s ' ')|$(grep -E "^  resident " <<<"$out" | tr -s ' ' | cut -c1-60)|$(grep -E "^  kernel " <<<"$out" | tr -s ' ' | cut -c1-50)"
                     done
                 done
                 for tool in memcheck racecheck; do
-                    for p in bfs "cc --algorithm label"; do
+                    for p in bfs sssp "cc --algorithm label"; do
                         echo "== $tool $p small-tail.el -s $shang --kernel auto"
                         # shellcheck disable=SC2086 # $p is a program and its options
                         "$SAN" --tool "$tool" --error-exitcode 3 "$B/vertex" $p "$dir/small-tail.el" \

@@ -56,15 +56,28 @@ impl LevelFlags<'_> {
         self.input.load(Relaxed) != 0
     }
 
-    /// Raise the output flag once per thread that changed something (read first,
-    /// so that after the first writer most threads only read a cached word).
+    /// Adds this thread's activations to the output flag, while the flag is
+    /// below [`COUNT_CAP`] (read first, so that past the cap threads only read a
+    /// cached word). The flag is then non-zero iff the level activated a vertex
+    /// (what ends the traversal) and, below the cap, about how many it activated
+    /// (never fewer; a vertex two threads improved counts twice): the host hands a
+    /// long run of small levels to the resident kernel.
+    ///
+    /// No wrap to zero: each add is at most `COUNT_CAP` and is made only by a
+    /// thread that read a value below it, so the flag stays below
+    /// `COUNT_CAP × (1 + threads in flight)` — under 2³¹ with fewer than 2¹⁹
+    /// threads in flight (an H100 holds 270,336).
     #[inline(always)]
-    pub fn raise_if(&self, changed: bool) {
-        if changed && self.output.load(Relaxed) == 0 {
-            self.output.store(1, Relaxed);
+    pub fn raise(&self, count: u32) {
+        if count > 0 && self.output.load(Relaxed) < COUNT_CAP {
+            let add = if count < COUNT_CAP { count } else { COUNT_CAP };
+            self.output.fetch_add(add, Relaxed);
         }
     }
 }
+
+/// Where the level flags stop counting (see [`LevelFlags::raise`]).
+pub const COUNT_CAP: u32 = 4096;
 
 /// Everything one level launch reads and writes.
 pub struct Level<'a, P: Program, F> {
@@ -82,11 +95,11 @@ pub struct Level<'a, P: Program, F> {
 }
 
 impl<P: Program, F: Frontier<P>> Level<'_, P, F> {
-    /// Relaxes `v`'s edges `edges` (a sub-range of its adjacency); true if any
-    /// target changed.
+    /// Relaxes `v`'s edges `edges` (a sub-range of its adjacency); how many
+    /// targets changed.
     #[inline(always)]
-    fn expand(&self, v: usize, s: P::State, edges: core::ops::Range<usize>) -> bool {
-        let mut changed = false;
+    fn expand(&self, v: usize, s: P::State, edges: core::ops::Range<usize>) -> u32 {
+        let mut changed = 0u32;
         for e in edges {
             let w = self.weights[e];
             let Some(cand) = P::relax(s, w, self.iter) else {
@@ -98,7 +111,7 @@ impl<P: Program, F: Frontier<P>> Level<'_, P, F> {
                     p[k].store(v as u32, Relaxed);
                 }
                 self.frontier.push(k);
-                changed = true;
+                changed = changed.saturating_add(1);
             }
         }
         changed
@@ -113,7 +126,7 @@ impl<P: Program, F: Frontier<P>> Level<'_, P, F> {
         }
         let n = self.graph.num_vertices() as u64;
         let offsets = self.graph.offsets;
-        let mut changed = false;
+        let mut changed = 0u32;
         let mut v = t.global();
         while v < n {
             let vi = v as usize;
@@ -122,11 +135,11 @@ impl<P: Program, F: Frontier<P>> Level<'_, P, F> {
                 .active(vi, || P::State::load(&self.state[vi]), self.iter)
             {
                 let r = offsets[vi] as usize..offsets[vi + 1] as usize;
-                changed |= self.expand(vi, s, r);
+                changed = changed.saturating_add(self.expand(vi, s, r));
             }
             v += t.stride();
         }
-        self.flags.raise_if(changed);
+        self.flags.raise(changed);
     }
 
     /// Seed 000 Alg. 3, edge-chunk balancing: thread `i` owns edges
@@ -141,7 +154,7 @@ impl<P: Program, F: Frontier<P>> Level<'_, P, F> {
         let offsets = self.graph.offsets;
         let m = self.graph.targets.len() as u64;
         let chunks = sv.len() as u64;
-        let mut changed = false;
+        let mut changed = 0u32;
         let mut i = t.global();
         while i < chunks {
             let first = i * max_edge_count;
@@ -164,14 +177,14 @@ impl<P: Program, F: Frontier<P>> Level<'_, P, F> {
                     self.frontier
                         .active(v, || P::State::load(&self.state[v]), self.iter)
                 {
-                    changed |= self.expand(v, s, e as usize..stop as usize);
+                    changed = changed.saturating_add(self.expand(v, s, e as usize..stop as usize));
                 }
                 e = stop;
                 v += 1;
             }
             i += t.stride();
         }
-        self.flags.raise_if(changed);
+        self.flags.raise(changed);
     }
 }
 

@@ -72,12 +72,20 @@ fn check(g: &Graph<u32>, src: u32, h: Handover) -> bool {
                 r.directions.len() as u32 + r.resident.unwrap().rounds
             );
         }
-        let r = emulate::<sssp::sssp::Program>(g.csr(), src, &o, 4).unwrap();
-        assert_eq!(r.states, oracle::dijkstra(g.csr(), src), "SSSP");
-        let r = emulate::<widest::Program>(g.csr(), src, &o, 4).unwrap();
-        assert_eq!(r.states, oracle::widest(g.csr(), src), "widest");
-        let r = emulate::<cc::Program>(g.csr(), src, &o, 4).unwrap();
-        assert_eq!(r.states, oracle::components(g.csr()), "CC");
+        // The edge-chunk levels hand over the same way.
+        for kernel in [BfsKernel::Direction, BfsKernel::Balanced] {
+            let o = ProgramOptions { kernel, ..o };
+            let what = format!("{kernel:?}, {per_sync} levels a sync");
+            let r = emulate::<bfs::Program>(g.csr(), src, &o, 4).unwrap();
+            assert_eq!(r.states, levels, "BFS {what}");
+            assert_eq!(r.resident.is_some(), went, "BFS {what}");
+            let r = emulate::<sssp::sssp::Program>(g.csr(), src, &o, 4).unwrap();
+            assert_eq!(r.states, oracle::dijkstra(g.csr(), src), "SSSP {what}");
+            let r = emulate::<widest::Program>(g.csr(), src, &o, 4).unwrap();
+            assert_eq!(r.states, oracle::widest(g.csr(), src), "widest {what}");
+            let r = emulate::<cc::Program>(g.csr(), src, &o, 4).unwrap();
+            assert_eq!(r.states, oracle::components(g.csr()), "CC {what}");
+        }
     }
     handed.unwrap_or(false)
 }
@@ -102,6 +110,19 @@ fn a_tail_behind_a_hub_goes_to_the_resident_kernel() {
     assert_eq!(c.handover, Some(TAIL_HANDOVER));
     let r = emulate::<bfs::Program>(g.csr(), 0, &c.options(ProgramOptions::default()), 4).unwrap();
     assert_eq!(r.states, oracle::bfs_levels(g.csr(), 0));
+    assert!(r.resident.is_some());
+    // SSSP gets the edge-chunk levels, with the same handover.
+    let gw = {
+        let mut el = el.clone();
+        el.weights = Some((0..el.edges.len() as u32).map(|i| 1 + i % 9).collect());
+        build(&el, BuildOptions::undirected()).expect("built")
+    };
+    let c = auto::choose::<sssp::sssp::Program>(&gw, 0);
+    assert_eq!(c.kernel, BfsKernel::Balanced, "{}", c.reason);
+    assert_eq!(c.handover, Some(TAIL_HANDOVER));
+    let r = emulate::<sssp::sssp::Program>(gw.csr(), 0, &c.options(ProgramOptions::default()), 4)
+        .unwrap();
+    assert_eq!(r.states, oracle::dijkstra(gw.csr(), 0));
     assert!(r.resident.is_some());
     // A forced direction kernel runs every level itself.
     let r = emulate::<bfs::Program>(g.csr(), 0, &direction(None, 8), 4).unwrap();

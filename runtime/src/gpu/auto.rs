@@ -24,7 +24,8 @@
 //!   which hands the rest of the traversal to the resident kernel after a run of
 //!   small levels ([`TAIL_HANDOVER`]): the probe stops at the first hub, so a
 //!   long path behind one (a web graph's whiskers) looks low-diameter to it.
-//! * otherwise the **balanced** edge-chunk kernel, 8 edges per thread (H100,
+//! * otherwise the **balanced** edge-chunk kernel, 8 edges per thread, which
+//!   hands a long tail over the same way (H100,
 //!   `docs/results/h100/mec-programs/`: SSSP Kronecker 22 8.2 ms against 28.0
 //!   for the work list and 39.9 for the best near-far Δ; gapbs on 16 threads
 //!   takes 156 ms).
@@ -169,23 +170,26 @@ pub fn choose<P: GpuProgram>(g: &Graph<<P as VertexProgram>::Weight>, source: u3
     KernelChoice {
         kernel,
         delta: None,
-        reason: match kernel {
-            BfsKernel::Direction => format!(
-                "low diameter: direction-optimizing levels (a tail of {} levels of at most \
-                 {} vertices goes to the resident kernel)",
-                TAIL_HANDOVER.levels, TAIL_HANDOVER.frontier
-            ),
-            _ => "low diameter: edge-chunk levels".into(),
-        },
+        reason: format!(
+            "low diameter: {} levels (a tail of {} levels of at most {} vertices goes to \
+             the resident kernel)",
+            match kernel {
+                BfsKernel::Direction => "direction-optimizing",
+                _ => "edge-chunk",
+            },
+            TAIL_HANDOVER.levels,
+            TAIL_HANDOVER.frontier
+        ),
         probe: Some(p),
         handover: handover_for(kernel),
     }
 }
 
-/// The handover `auto` asks of `kernel`: [`TAIL_HANDOVER`] for the direction
-/// kernel (a bounded probe cannot see a long tail behind a hub), none otherwise.
+/// The handover `auto` asks of `kernel`: [`TAIL_HANDOVER`] for the level
+/// kernels it picks on a low diameter (a bounded probe cannot see a long tail
+/// behind a hub), none otherwise. Only idempotent programs get here.
 pub(crate) fn handover_for(kernel: BfsKernel) -> Option<Handover> {
-    (kernel == BfsKernel::Direction).then_some(TAIL_HANDOVER)
+    matches!(kernel, BfsKernel::Direction | BfsKernel::Balanced).then_some(TAIL_HANDOVER)
 }
 
 /// What `auto` means when the graph is not at hand (a run on an uploaded graph

@@ -9,6 +9,7 @@
 //! their flags with one copy. Levels launched past the end see a lowered input flag
 //! and return at once.
 
+use super::options::Handover;
 use crate::error::{Error, Result};
 
 /// What a backend must do for the loop.
@@ -48,6 +49,23 @@ pub(crate) fn run_levels(
     levels_per_sync: u32,
     max_levels: u64,
 ) -> Result<LoopStats> {
+    let (stats, _) = run_levels_until(exec, source, balanced, levels_per_sync, max_levels, None)?;
+    Ok(stats)
+}
+
+/// [`run_levels`] that stops early, after a batch, once `handover.levels`
+/// levels in a row activated at most `handover.frontier` vertices each (the flags
+/// count activations up to `kernels_rs::skeleton::COUNT_CAP`) and the traversal
+/// goes on: `true` then, and the last launched level's activations are the
+/// frontier the rest starts from (stamp `launched + 1`).
+pub(crate) fn run_levels_until(
+    exec: &mut impl LevelExec,
+    source: u32,
+    balanced: bool,
+    levels_per_sync: u32,
+    max_levels: u64,
+    handover: Option<Handover>,
+) -> Result<(LoopStats, bool)> {
     let k = levels_per_sync.max(1);
     let ring = ring_size(k);
     exec.init(source, ring)?;
@@ -56,6 +74,7 @@ pub(crate) fn run_levels(
     }
     let mut next = 0u32;
     let mut syncs = 0u32;
+    let mut small_run = 0usize;
     loop {
         let first = next;
         for _ in 0..k {
@@ -65,13 +84,27 @@ pub(crate) fn run_levels(
         let flags = exec.read_flags()?;
         syncs += 1;
         for l in first..next {
-            if flags[((l + 1) % ring) as usize] == 0 {
-                return Ok(LoopStats {
+            let activated = flags[((l + 1) % ring) as usize];
+            if activated == 0 {
+                let stats = LoopStats {
                     num_levels: l + 1,
                     launched: next,
                     syncs,
-                });
+                };
+                return Ok((stats, false));
             }
+            match handover {
+                Some(h) if u64::from(activated) <= h.frontier => small_run += 1,
+                _ => small_run = 0,
+            }
+        }
+        if handover.is_some_and(|h| small_run >= h.levels) {
+            let stats = LoopStats {
+                num_levels: next,
+                launched: next,
+                syncs,
+            };
+            return Ok((stats, true));
         }
         if u64::from(next) > max_levels + 1 {
             return Err(Error::InvalidGraph(format!(
@@ -133,6 +166,35 @@ mod tests {
                 assert_eq!(s.syncs, len.div_ceil(k));
                 assert!(s.launched >= len && s.launched < len + k);
             }
+        }
+    }
+
+    #[test]
+    fn hands_over_after_a_run_of_small_levels() {
+        let h = Handover {
+            levels: 4,
+            frontier: 1,
+        };
+        for k in 1..6 {
+            let mut f = Fake {
+                len: 30,
+                flags: vec![],
+                calls: vec![],
+            };
+            let (s, stopped) = run_levels_until(&mut f, 0, false, k, 100, Some(h)).unwrap();
+            assert!(stopped);
+            // At the first batch end with four levels done (each activates one).
+            assert_eq!(s.launched, 4_u32.div_ceil(k) * k, "k {k}");
+            assert_eq!(f.calls, (0..s.launched).collect::<Vec<_>>());
+            // A short traversal ends before any handover.
+            let mut f = Fake {
+                len: 3,
+                flags: vec![],
+                calls: vec![],
+            };
+            let (s, stopped) = run_levels_until(&mut f, 0, false, k, 100, Some(h)).unwrap();
+            assert!(!stopped);
+            assert_eq!(s.num_levels, 3);
         }
     }
 }

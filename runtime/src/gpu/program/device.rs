@@ -89,7 +89,26 @@ impl Device {
         drop(stamps);
         self.gpu.sync("program buffer allocation")?;
         let wall = Instant::now();
-        let stats = driver::run_levels(&mut exec, source, balanced, opts.levels_per_sync, g.n)?;
+        let (stats, stopped) = driver::run_levels_until(
+            &mut exec,
+            source,
+            balanced,
+            opts.levels_per_sync,
+            g.n,
+            opts.handover.filter(|_| <P as VertexProgram>::IDEMPOTENT),
+        )?;
+        let mut tail = None;
+        if stopped {
+            // The last level's activations carry stamp `launched + 1` in the
+            // array of its parity (see `kernels_rs::Flags`).
+            let mut stamps = vec![0u32; n];
+            let next = &exec.stamps[(stats.launched % 2) as usize];
+            self.gpu.download(next, &mut stamps, "frontier stamps")?;
+            let queue = super::stamped(&stamps, stats.launched + 1);
+            let (t, end) = self.resident_after_levels::<P>(k, g, exec.state.ptr, 0, &queue)?;
+            exec.last = Some(end);
+            tail = Some(t);
+        }
         let wall_ms = wall.elapsed().as_secs_f64() * 1e3;
         let (Some(a), Some(b)) = (&exec.start, &exec.last) else {
             return Err(Error::Cuda {
@@ -101,14 +120,14 @@ impl Device {
         let (states, _) = self.download_results::<P>(&exec.state, None, n)?;
         Ok(ProgramRun {
             states,
-            num_levels: stats.num_levels,
-            launched_levels: stats.launched,
-            syncs: stats.syncs,
+            num_levels: stats.num_levels + tail.map_or(0, |t| t.rounds),
+            launched_levels: stats.launched + u32::from(tail.is_some()),
+            syncs: stats.syncs + u32::from(tail.is_some()),
             time_ms,
             wall_ms,
             parents: None,
             directions: Vec::new(),
-            resident: None,
+            resident: tail,
             tiles: None,
         })
     }

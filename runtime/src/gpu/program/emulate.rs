@@ -205,24 +205,30 @@ pub fn emulate<P: GpuProgram>(
         flags: Vec::new(),
     };
     let t0 = Instant::now();
-    let stats = driver::run_levels(
+    let (stats, stopped) = driver::run_levels_until(
         &mut exec,
         source,
         opts.kernel == BfsKernel::Balanced,
         opts.levels_per_sync,
         n as u64,
+        opts.handover.filter(|_| <P as VertexProgram>::IDEMPOTENT),
     )?;
+    let tail = stopped.then(|| {
+        let next = &exec.stamps[(stats.launched % 2) as usize];
+        let queue = super::stamped(next, stats.launched + 1);
+        tail_grid(max_blocks).after_levels::<P>(csr, &mut exec.state, None, &queue)
+    });
     let time_ms = t0.elapsed().as_secs_f64() * 1e3;
     Ok(ProgramRun {
         states: exec.state,
-        num_levels: stats.num_levels,
-        launched_levels: stats.launched,
-        syncs: stats.syncs,
+        num_levels: stats.num_levels + tail.map_or(0, |t| t.rounds),
+        launched_levels: stats.launched + u32::from(tail.is_some()),
+        syncs: stats.syncs + u32::from(tail.is_some()),
         time_ms,
         wall_ms: time_ms,
         parents: None,
         directions: Vec::new(),
-        resident: None,
+        resident: tail,
         tiles: None,
     })
 }
@@ -301,15 +307,8 @@ fn emulate_direction_csr<P: GpuProgram>(
             }
         }
     };
-    // The handover's resident kernel, on a small emulated grid as `emulate`'s.
     let tail = queue.map(|q| {
-        let grid = crate::gpu::resident::EmulatedGrid {
-            blocks: max_blocks.clamp(1, 4),
-            threads: 4,
-            smem_words: 64,
-            small: 16,
-        };
-        grid.after_levels::<P>(csr, &mut states, parents.as_deref_mut(), &q)
+        tail_grid(max_blocks).after_levels::<P>(csr, &mut states, parents.as_deref_mut(), &q)
     });
     let time_ms = t0.elapsed().as_secs_f64() * 1e3;
     let rounds = log.len() as u32 + tail.map_or(0, |t| t.rounds);
@@ -325,4 +324,15 @@ fn emulate_direction_csr<P: GpuProgram>(
         resident: tail,
         tiles: None,
     })
+}
+
+/// The emulated resident grid a handover runs on: small, as `emulate`'s
+/// resident runs.
+fn tail_grid(max_blocks: u32) -> crate::gpu::resident::EmulatedGrid {
+    crate::gpu::resident::EmulatedGrid {
+        blocks: max_blocks.clamp(1, 4),
+        threads: 4,
+        smem_words: 64,
+        small: 16,
+    }
 }
