@@ -65,3 +65,67 @@ impl<P: Program> Frontier<P> for Flags<'_> {
         }
     }
 }
+
+/// Lists the vertices below `n` whose stamp is `stamp` into `queue`, counting
+/// them in `len` (grid-stride; any order). The host hands a level loop's last
+/// frontier to the resident kernel this way: one pass over the stamps on the
+/// device instead of copying them all back. The frontier is small there (the
+/// handover waits for small levels), so one atomic per listed vertex is cheap.
+///
+/// # Safety
+/// `stamps` and `queue` valid for `n` words, `len` for one, for the launch.
+#[inline(always)]
+pub unsafe fn stamped_queue(
+    t: crate::ThreadCtx,
+    n: u64,
+    stamps: *const u32,
+    stamp: u32,
+    queue: *mut u32,
+    len: *mut u32,
+) {
+    // SAFETY: caller's contract; `len` is only touched atomically.
+    let (stamps, len) = unsafe {
+        (
+            core::slice::from_raw_parts(stamps, n as usize),
+            AtomicU32::from_ptr(len),
+        )
+    };
+    let mut v = t.global();
+    while v < n {
+        if stamps[v as usize] == stamp {
+            let i = len.fetch_add(1, Relaxed);
+            // SAFETY: at most `n` vertices carry the stamp, so `i < n`.
+            unsafe { queue.add(i as usize).write(v as u32) };
+        }
+        v += t.stride();
+    }
+}
+
+/// Defines [`stamped_queue`] as a kernel named `$name` (parameters `n, stamps,
+/// stamp, queue, len`).
+#[macro_export]
+macro_rules! stamped_queue_kernel {
+    ($name:ident) => {
+        #[cfg(target_arch = "nvptx64")]
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn $name(
+            n: u64,
+            stamps: *const u32,
+            stamp: u32,
+            queue: *mut u32,
+            len: *mut u32,
+        ) {
+            // SAFETY: the host launches with buffers matching the documented contract.
+            unsafe {
+                $crate::frontier::stamped_queue(
+                    $crate::ThreadCtx::current(),
+                    n,
+                    stamps,
+                    stamp,
+                    queue,
+                    len,
+                )
+            }
+        }
+    };
+}

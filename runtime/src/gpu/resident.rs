@@ -189,6 +189,16 @@ fn check_resident<P: GpuProgram>(opts: &ProgramOptions) -> Result<()> {
     Ok(())
 }
 
+/// Where a handover's first queue comes from.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum FirstQueue<'a> {
+    /// Vertex ids already on the host.
+    Host(&'a [u32]),
+    /// The vertices whose stamp in the device array `stamps` (n words) is
+    /// `stamp`, listed on the device.
+    Stamped { stamps: u64, stamp: u32 },
+}
+
 /// One resident launch's buffers besides the program state and parents, and
 /// its shape.
 struct Launch<'k> {
@@ -243,31 +253,40 @@ impl Device {
     }
 
     /// The rest of a traversal after the level kernels stopped for a handover
-    /// ([`super::direction::Handover`]): the resident kernel from the frontier
-    /// `queue` over the states (and parents) the levels left, enqueued on the
-    /// stream and waited for. BFS-like programs only (no buckets).
+    /// ([`super::options::Handover`]): the resident kernel from the frontier
+    /// `first` over the states (and parents) the levels left, without buckets,
+    /// enqueued on the stream and waited for. Idempotent programs only.
     pub(crate) fn resident_after_levels<P: GpuProgram>(
         &self,
         kern: &ProgramKernels,
         g: &DeviceGraph,
         state: u64,
         parents: u64,
-        queue: &[u32],
+        first: FirstQueue<'_>,
     ) -> Result<(ResidentStats, cudarc::driver::CudaEvent)> {
         super::program_api::require_idempotent::<P>("resident")?;
         self.gpu.check_fits(
             &format!("`{}` resident queues for the tail", P::NAME),
             launch_bytes(g.n as usize, 0),
         )?;
-        let run = self.prepare_resident::<P>(
-            kern,
-            g,
-            state,
-            parents,
-            queue,
-            control(queue.len(), u32::MAX),
-            0,
-        )?;
+        let (queue, len) = match first {
+            FirstQueue::Host(q) => (q, q.len()),
+            FirstQueue::Stamped { .. } => (&[][..], 0),
+        };
+        let ctl0 = control(len, u32::MAX);
+        let run = self.prepare_resident::<P>(kern, g, state, parents, queue, ctl0, 0)?;
+        if let FirstQueue::Stamped { stamps, stamp } = first {
+            // The queue and its length straight from the stamps, on the device.
+            let (n, q0) = (g.n, run.queues[0].ptr);
+            let len_ptr = run.ctl.ptr + (k::LEN * 4) as u64;
+            let mut b = self.gpu.stream.launch_builder(&self.k.stamped_queue);
+            b.arg(&n).arg(&stamps).arg(&stamp).arg(&q0).arg(&len_ptr);
+            // SAFETY: `vertex_stamped_queue(n, stamps, stamp, queue, len)` of
+            // kernels_rs::stamped_queue_kernel!: `stamps` and the first queue hold
+            // n words, `len` is the control block's LEN word (zero here).
+            unsafe { b.launch(super::cuda::Gpu::grid_for(n, 256)) }
+                .map_err(cuda_err("cuLaunchKernel(vertex_stamped_queue)"))?;
+        }
         run.launch(self, g)?;
         let end = self.gpu.record()?;
         self.gpu.sync("the resident kernel after the levels")?;
@@ -293,7 +312,9 @@ impl Device {
         let (block, per_sm) = self.resident_shape(f, smem_bytes)?;
         let blocks = per_sm * self.gpu.info.multiprocessors.max(1);
         let mut q0 = self.gpu.alloc::<u32>(n, "resident queue")?;
-        self.gpu.write(&mut q0, queue, "resident queue")?;
+        if !queue.is_empty() {
+            self.gpu.write(&mut q0, queue, "resident queue")?;
+        }
         let pile_len = if delta > 0 { n } else { 0 };
         let run = Launch {
             f,

@@ -18,6 +18,7 @@ use crate::gpu::program_api::{
     bucket_delta, check_run, direction_mode, relax_unit, source_state, GpuProgram, ProgramKernels,
     ProgramOptions, ProgramRun, ResidentStats,
 };
+use crate::gpu::resident::FirstQueue;
 use crate::program::VertexProgram;
 
 impl Device {
@@ -101,11 +102,11 @@ impl Device {
         if stopped {
             // The last level's activations carry stamp `launched + 1` in the
             // array of its parity (see `kernels_rs::Flags`).
-            let mut stamps = vec![0u32; n];
-            let next = &exec.stamps[(stats.launched % 2) as usize];
-            self.gpu.download(next, &mut stamps, "frontier stamps")?;
-            let queue = super::stamped(&stamps, stats.launched + 1);
-            let (t, end) = self.resident_after_levels::<P>(k, g, exec.state.ptr, 0, &queue)?;
+            let first = FirstQueue::Stamped {
+                stamps: exec.stamps[(stats.launched % 2) as usize].ptr,
+                stamp: stats.launched + 1,
+            };
+            let (t, end) = self.resident_after_levels::<P>(k, g, exec.state.ptr, 0, first)?;
             exec.last = Some(end);
             tail = Some(t);
         }
@@ -211,8 +212,9 @@ impl Device {
                 )?;
                 if stopped {
                     let queue = exec.frontier_ids()?;
+                    let first = FirstQueue::Host(&queue);
                     let (stats, end) =
-                        self.resident_after_levels::<P>(k, g, state.ptr, pptr, &queue)?;
+                        self.resident_after_levels::<P>(k, g, state.ptr, pptr, first)?;
                     exec.end = Some(end);
                     tail = Some(stats);
                 }
