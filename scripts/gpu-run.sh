@@ -106,6 +106,14 @@ print("   %s %s: %.3f ms, %s rounds, validated %s" % (d["program"], d.get("kerne
       d["time_s"] * 1e3, d["rounds"], d["validated"]))
 sys.exit(0 if d["validated"] else 1)' "$1"
 }
+# `vertex ARGS... --validate` under compute-sanitizer --tool TOOL: prints the lines
+# that say how it went (summary, oracle, resident rounds, errors).
+san_vertex() {
+    local tool=$1
+    shift
+    "$SAN" --tool "$tool" --error-exitcode 3 "$B/vertex" "$@" --validate 2>&1 \
+        | grep -E "SUMMARY|oracle|resident  |rror"
+}
 pack() { [ -n "${OUT:-}" ] && tar czf "$OUT/results.tgz" -C "$OUTDIR" . ; true; }
 export VERTEX_GIT_REV=$(cat "$B/GIT_REV" 2>/dev/null || echo unknown)
 export RUST_BACKTRACE=1
@@ -326,9 +334,7 @@ for step in "${steps[@]}"; do
                 for t in memcheck racecheck synccheck; do
                     for p in ${AB_PROGRAMS:-bfs sssp}; do
                         echo "== $t $p ${AB_SAN_GRAPH:-grid:60x40}"
-                        "$SAN" --tool "$t" --error-exitcode 3 "$B/vertex" "$p" \
-                            "${AB_SAN_GRAPH:-grid:60x40}" --backend gpu --kernel "$k" --validate 2>&1 \
-                            | grep -E "SUMMARY|oracle|rror" || rc=1
+                        san_vertex "$t" "$p" "${AB_SAN_GRAPH:-grid:60x40}" --backend gpu --kernel "$k" || rc=1
                     done
                 done
                 exit "$rc"
@@ -545,9 +551,7 @@ for step in "${steps[@]}"; do
                     for p in bfs sssp "cc --algorithm label"; do
                         echo "== $tool $p small-tail.el -s $shang --kernel auto"
                         # shellcheck disable=SC2086 # $p is a program and its options
-                        "$SAN" --tool "$tool" --error-exitcode 3 "$B/vertex" $p "$dir/small-tail.el" \
-                            -s "$shang" --backend gpu --kernel auto --validate 2>&1 \
-                            | grep -E "SUMMARY|oracle|resident  |rror" || rc=1
+                        san_vertex "$tool" $p "$dir/small-tail.el" -s "$shang" --backend gpu --kernel auto || rc=1
                     done
                 done
                 exit "$rc"

@@ -77,7 +77,7 @@ pub struct ProgramOptions {
     /// Direction kernel, idempotent programs without buckets: hand the rest of
     /// the traversal to the resident kernel after a run of small levels (a long
     /// tail behind a low-diameter core). `--kernel auto` sets
-    /// [`super::options::TAIL_HANDOVER`]; a forced `--kernel direction` runs
+    /// [`crate::gpu::direction::TAIL_HANDOVER`]; a forced `--kernel direction` runs
     /// every level itself.
     pub handover: Option<super::options::Handover>,
 }

@@ -253,7 +253,7 @@ impl Device {
     }
 
     /// The rest of a traversal after the level kernels stopped for a handover
-    /// ([`super::options::Handover`]): the resident kernel from the frontier
+    /// ([`super::direction::Handover`]): the resident kernel from the frontier
     /// `first` over the states (and parents) the levels left, without buckets,
     /// enqueued on the stream and waited for. Idempotent programs only.
     pub(crate) fn resident_after_levels<P: GpuProgram>(
