@@ -343,7 +343,7 @@ for step in "${steps[@]}"; do
             ;;
         cpuvs)
             # SSSP first, then BFS, within one 530 s budget.
-            t0=$SECONDS
+            budget_t0=$SECONDS
             {
                 # shellcheck disable=SC2086 # CPU_ARGS is a list of options
                 timeout 530 "$B/vertex" bench-cpu --gapbs "$B/gapbs" --out "$OUTDIR/cpuvs" \
@@ -351,7 +351,7 @@ for step in "${steps[@]}"; do
                     --threads 1,2,4,8,16 --roots 4 --trials 3 --deltas 16,32,64,128,256,512,1024 \
                     ${CPU_ARGS:-}
                 rc_sssp=$?
-                left=$((530 - (SECONDS - t0)))
+                left=$((530 - (SECONDS - budget_t0)))
                 # shellcheck disable=SC2086 # CPU_ARGS is a list of options
                 timeout "$((left > 1 ? left : 1))" "$B/vertex" bench-cpu --gapbs "$B/gapbs" \
                     --out "$OUTDIR/cpuvs" --work /tmp/bench-cpu \
