@@ -48,8 +48,8 @@ pub struct KernelChoice {
     pub reason: String,
     /// The diameter probe, when the choice made one.
     pub probe: Option<Probe>,
-    /// With the direction kernel: when its level loop hands a long tail to the
-    /// resident kernel ([`TAIL_HANDOVER`]).
+    /// With the level kernels (direction, balanced): when their loop hands a
+    /// long tail to the resident kernel ([`TAIL_HANDOVER`]).
     pub handover: Option<Handover>,
 }
 

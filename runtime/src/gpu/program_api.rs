@@ -108,6 +108,14 @@ pub fn gpu_delta<P: VertexProgram>(g: &Graph<P::Weight>, source: u32) -> u64 {
 /// See [`gpu_delta`] (to be tuned by the device benchmark's Δ sweep).
 pub const GPU_DELTA_FACTOR: u64 = 8;
 
+/// The handover a level loop makes for `P` under `opts`: the one asked for,
+/// where the combine is idempotent (the resident kernel's queues need that).
+pub(crate) fn tail_handover<P: GpuProgram>(
+    opts: &ProgramOptions,
+) -> Option<super::options::Handover> {
+    opts.handover.filter(|_| <P as VertexProgram>::IDEMPOTENT)
+}
+
 /// The near-far bucket width for this run, if the program has a priority.
 pub(crate) fn bucket_delta<P: GpuProgram>(opts: &ProgramOptions) -> Option<u64> {
     opts.delta.filter(|_| P::HAS_PRIORITY)
@@ -158,6 +166,18 @@ pub struct ProgramRun<S> {
 }
 
 impl<S> ProgramRun<S> {
+    /// The run with the resident kernel's rounds after a handover added: its
+    /// rounds to the levels, one launch and one wait (`None`: unchanged).
+    pub(crate) fn with_tail(mut self, tail: Option<ResidentStats>) -> Self {
+        if let Some(t) = tail {
+            self.num_levels += t.rounds;
+            self.launched_levels += 1;
+            self.syncs += 1;
+            self.resident = Some(t);
+        }
+        self
+    }
+
     /// The same run with its states converted (a narrow program's states
     /// widened to its wide twin's, say); everything else as it was.
     pub fn map_states<T>(self, f: impl FnOnce(Vec<S>) -> Vec<T>) -> ProgramRun<T> {

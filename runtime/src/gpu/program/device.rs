@@ -15,8 +15,8 @@ use crate::gpu::direction::{self, DirectionKernels, GpuDirection};
 use crate::gpu::driver::{self, LevelExec};
 use crate::gpu::options::BfsKernel;
 use crate::gpu::program_api::{
-    bucket_delta, check_run, direction_mode, relax_unit, source_state, GpuProgram, ProgramKernels,
-    ProgramOptions, ProgramRun, ResidentStats,
+    bucket_delta, check_run, direction_mode, relax_unit, source_state, tail_handover, GpuProgram,
+    ProgramKernels, ProgramOptions, ProgramRun,
 };
 use crate::gpu::resident::FirstQueue;
 use crate::program::VertexProgram;
@@ -96,7 +96,7 @@ impl Device {
             balanced,
             opts.levels_per_sync,
             g.n,
-            opts.handover.filter(|_| <P as VertexProgram>::IDEMPOTENT),
+            tail_handover::<P>(opts),
         )?;
         let mut tail = None;
         if stopped {
@@ -119,18 +119,19 @@ impl Device {
         };
         let time_ms = Gpu::elapsed_ms(a, b)?;
         let (states, _) = self.download_results::<P>(&exec.state, None, n)?;
-        Ok(ProgramRun {
+        let run = ProgramRun {
             states,
-            num_levels: stats.num_levels + tail.map_or(0, |t| t.rounds),
-            launched_levels: stats.launched + u32::from(tail.is_some()),
-            syncs: stats.syncs + u32::from(tail.is_some()),
+            num_levels: stats.num_levels,
+            launched_levels: stats.launched,
+            syncs: stats.syncs,
             time_ms,
             wall_ms,
             parents: None,
             directions: Vec::new(),
-            resident: tail,
+            resident: None,
             tiles: None,
-        })
+        };
+        Ok(run.with_tail(tail))
     }
 
     /// [`BfsKernel::Direction`] for a program: see [`super::direction`].
@@ -208,7 +209,7 @@ impl Device {
                     uniform,
                     relax_unit::<P>,
                     opts.levels_per_sync,
-                    opts.handover.filter(|_| <P as VertexProgram>::IDEMPOTENT),
+                    tail_handover::<P>(opts),
                 )?;
                 if stopped {
                     let queue = exec.frontier_ids()?;
@@ -231,19 +232,19 @@ impl Device {
         };
         let time_ms = Gpu::elapsed_ms(a, b)?;
         let (states, parents) = self.download_results::<P>(&state, parents.as_ref(), n)?;
-        let rounds = log.len() as u32 + tail.map_or(0, |t: ResidentStats| t.rounds);
-        Ok(ProgramRun {
+        let run = ProgramRun {
             states,
-            num_levels: rounds,
-            launched_levels: launched + u32::from(tail.is_some()),
-            syncs: syncs + u32::from(tail.is_some()),
+            num_levels: log.len() as u32,
+            launched_levels: launched,
+            syncs,
             time_ms,
             wall_ms,
             parents,
             directions: log,
-            resident: tail,
+            resident: None,
             tiles: None,
-        })
+        };
+        Ok(run.with_tail(tail))
     }
 }
 

@@ -15,8 +15,8 @@ use crate::gpu::driver::{self, LevelExec};
 use crate::gpu::launch::{emulated_grid, launch, SharedPtr};
 use crate::gpu::options::BfsKernel;
 use crate::gpu::program_api::{
-    bucket_delta, check_emulated, check_run, direction_mode, relax_unit, source_state, GpuProgram,
-    ProgramOptions, ProgramRun,
+    bucket_delta, check_emulated, check_run, direction_mode, relax_unit, source_state,
+    tail_handover, GpuProgram, ProgramOptions, ProgramRun,
 };
 use crate::graph::{Csr, Graph};
 use crate::program::VertexProgram;
@@ -160,15 +160,16 @@ pub fn emulate<P: GpuProgram>(
             return emulate_direction_csr::<P>(csr, None, source, opts, max_blocks)
         }
         BfsKernel::Resident => {
+            let g = resident_grid(max_blocks);
             return crate::gpu::resident::emulate_resident::<P>(
                 csr,
                 source,
                 opts,
-                max_blocks.clamp(1, 4),
-                4,
-                64,
-                16,
-            )
+                g.blocks,
+                g.threads,
+                g.smem_words,
+                g.small,
+            );
         }
         BfsKernel::Tiles => {
             return crate::gpu::tiles::emulate_tiles::<P>(
@@ -211,26 +212,27 @@ pub fn emulate<P: GpuProgram>(
         opts.kernel == BfsKernel::Balanced,
         opts.levels_per_sync,
         n as u64,
-        opts.handover.filter(|_| <P as VertexProgram>::IDEMPOTENT),
+        tail_handover::<P>(opts),
     )?;
     let tail = stopped.then(|| {
         let next = &exec.stamps[(stats.launched % 2) as usize];
-        let queue = super::stamped(next, stats.launched + 1);
-        tail_grid(max_blocks).after_levels::<P>(csr, &mut exec.state, None, &queue)
+        let queue = stamped_queue(next, stats.launched + 1, max_blocks);
+        resident_grid(max_blocks).after_levels::<P>(csr, &mut exec.state, None, &queue)
     });
     let time_ms = t0.elapsed().as_secs_f64() * 1e3;
-    Ok(ProgramRun {
+    let run = ProgramRun {
         states: exec.state,
-        num_levels: stats.num_levels + tail.map_or(0, |t| t.rounds),
-        launched_levels: stats.launched + u32::from(tail.is_some()),
-        syncs: stats.syncs + u32::from(tail.is_some()),
+        num_levels: stats.num_levels,
+        launched_levels: stats.launched,
+        syncs: stats.syncs,
         time_ms,
         wall_ms: time_ms,
         parents: None,
         directions: Vec::new(),
-        resident: tail,
+        resident: None,
         tiles: None,
-    })
+    };
+    Ok(run.with_tail(tail))
 }
 
 /// [`emulate`] with the direction kernel on a [`Graph`], so that bottom-up levels
@@ -297,7 +299,7 @@ fn emulate_direction_csr<P: GpuProgram>(
                     uniform,
                     relax_unit::<P>,
                     opts.levels_per_sync,
-                    opts.handover.filter(|_| <P as VertexProgram>::IDEMPOTENT),
+                    tail_handover::<P>(opts),
                 )?;
                 let launched = exec.level_ms.len() as u32;
                 if stopped {
@@ -308,27 +310,50 @@ fn emulate_direction_csr<P: GpuProgram>(
         }
     };
     let tail = queue.map(|q| {
-        tail_grid(max_blocks).after_levels::<P>(csr, &mut states, parents.as_deref_mut(), &q)
+        resident_grid(max_blocks).after_levels::<P>(csr, &mut states, parents.as_deref_mut(), &q)
     });
     let time_ms = t0.elapsed().as_secs_f64() * 1e3;
-    let rounds = log.len() as u32 + tail.map_or(0, |t| t.rounds);
-    Ok(ProgramRun {
+    let run = ProgramRun {
         states,
-        num_levels: rounds,
-        launched_levels: launched + u32::from(tail.is_some()),
-        syncs: syncs + u32::from(tail.is_some()),
+        num_levels: log.len() as u32,
+        launched_levels: launched,
+        syncs,
         time_ms,
         wall_ms: time_ms,
         parents,
         directions: log,
-        resident: tail,
+        resident: None,
         tiles: None,
-    })
+    };
+    Ok(run.with_tail(tail))
 }
 
-/// The emulated resident grid a handover runs on: small, as `emulate`'s
-/// resident runs.
-fn tail_grid(max_blocks: u32) -> crate::gpu::resident::EmulatedGrid {
+/// The vertices whose stamp is `stamp` (the frontier a level loop stopped at
+/// for a handover), listed by the device's kernel body
+/// ([`kernels_rs::frontier::stamped_queue`]) on an emulated grid.
+fn stamped_queue(stamps: &[u32], stamp: u32, max_blocks: u32) -> Vec<u32> {
+    let n = stamps.len() as u64;
+    let mut queue = vec![0u32; stamps.len()];
+    let mut len = 0u32;
+    let (s, q, l) = (
+        SharedPtr(stamps.as_ptr() as *mut u32),
+        SharedPtr(queue.as_mut_ptr()),
+        SharedPtr(&mut len as *mut u32),
+    );
+    let block = 64;
+    launch(emulated_grid(n, block, max_blocks), block, |t| {
+        // SAFETY: `stamps` and `queue` hold n words and `len` one, all alive for
+        // the launch; the body reads the stamps, counts in `len` atomically and
+        // writes each queue slot it reserved once.
+        unsafe { kernels_rs::frontier::stamped_queue(t, n, s.get(), stamp, q.get(), l.get()) }
+    });
+    queue.truncate(len as usize);
+    queue
+}
+
+/// The emulated resident grid: small, for `--kernel resident` runs and for the
+/// rest of a run after a handover.
+fn resident_grid(max_blocks: u32) -> crate::gpu::resident::EmulatedGrid {
     crate::gpu::resident::EmulatedGrid {
         blocks: max_blocks.clamp(1, 4),
         threads: 4,

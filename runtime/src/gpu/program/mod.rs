@@ -37,11 +37,3 @@ fn initial_stamps<P: GpuProgram>(n: usize, source: u32) -> Vec<u32> {
         vec![1u32; n]
     }
 }
-
-/// The vertices whose stamp is `stamp`: the frontier a level loop stopped at
-/// for a handover to the resident kernel, as its first queue.
-fn stamped(stamps: &[u32], stamp: u32) -> Vec<u32> {
-    (0..stamps.len() as u32)
-        .filter(|&v| stamps[v as usize] == stamp)
-        .collect()
-}
