@@ -166,6 +166,7 @@ pub fn run<P: VertexProgram>(
     let t0 = Instant::now();
     let n = g.num_vertices();
     let cells = init_cells::<P>(n, source);
+    let t_init = t0.elapsed();
     let shared = Shared {
         offers: (0..setup.threads).map(|_| Default::default()).collect(),
         cursor: Default::default(),
@@ -195,10 +196,19 @@ pub fn run<P: VertexProgram>(
     for t in &tallies {
         total += t.c;
     }
+    let t_loop = t0.elapsed();
+    let states = unload::<P::State>(cells);
     if profiling() {
         print_phases(&tallies);
+        let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+        eprintln!(
+            "delta profile: {:.2} ms in all: states set up {:.2}, workers {:.2}, states read out {:.2}",
+            ms(t0.elapsed()),
+            ms(t_init),
+            ms(t_loop - t_init),
+            ms(t0.elapsed() - t_loop)
+        );
     }
-    let states = unload::<P::State>(&cells);
     let report = RunReport {
         schedule: Some(Schedule::Obim),
         threads: workers,

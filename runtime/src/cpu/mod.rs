@@ -207,7 +207,7 @@ pub(crate) fn in_pool_pinned<R: Send>(
 /// caller looping over roots (a benchmark, Graph500's 64 roots) paid that on every
 /// run; the kept pools sleep between runs. At most one pool per (thread count,
 /// pinning) asked for.
-fn pool(t: usize, pin: bool) -> Result<std::sync::Arc<rayon::ThreadPool>> {
+pub(crate) fn pool(t: usize, pin: bool) -> Result<std::sync::Arc<rayon::ThreadPool>> {
     use std::collections::HashMap;
     use std::sync::{Arc, Mutex, OnceLock, PoisonError};
     type Pools = HashMap<(usize, bool), Arc<rayon::ThreadPool>>;
@@ -249,8 +249,8 @@ pub fn check_source(source: u32, n: usize) -> Result<()> {
     }
 }
 
-/// Reads the final states out of their atomic cells.
-pub(crate) fn unload<S: AtomicState>(cells: &[S::Atomic]) -> Vec<S> {
-    use rayon::prelude::*;
-    cells.par_iter().map(|c| S::load(c)).collect()
+/// The final states, out of their atomic cells ([`AtomicState::into_values`]:
+/// in place for the built-in states).
+pub(crate) fn unload<S: AtomicState>(cells: Vec<S::Atomic>) -> Vec<S> {
+    S::into_values(cells)
 }

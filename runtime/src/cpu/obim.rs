@@ -144,7 +144,7 @@ pub fn run<P: VertexProgram>(
     report.rounds = log.len.load(Ordering::Acquire) as u64;
     report.bucket_switches = counters.iter().map(|c| c.bucket_switches).sum();
     report.delta = Some(delta);
-    let states = unload::<P::State>(&cells);
+    let states = unload::<P::State>(cells);
     report.time = t0.elapsed();
     Ok(RunResult { states, report })
 }

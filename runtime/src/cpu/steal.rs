@@ -72,7 +72,7 @@ pub fn run<P: VertexProgram>(
         w.run()
     });
     let mut report = setup.report(Schedule::Async, &counters, t0);
-    let states = unload::<P::State>(&cells);
+    let states = unload::<P::State>(cells);
     report.time = t0.elapsed();
     Ok(RunResult { states, report })
 }

@@ -137,7 +137,7 @@ fn run_in_pool<P: VertexProgram>(
             Outcome::Done => {
                 report.time = t0.elapsed();
                 return RunResult {
-                    states: unload::<P::State>(&cells),
+                    states: unload::<P::State>(cells),
                     report,
                 };
             }
@@ -266,7 +266,7 @@ fn run_in_pool<P: VertexProgram>(
     }
     report.time = t0.elapsed();
     RunResult {
-        states: unload::<P::State>(&cells),
+        states: unload::<P::State>(cells),
         report,
     }
 }
