@@ -60,6 +60,16 @@ const PUSH_GRAIN: usize = 64;
 /// share one.
 const PUSH_GRAB_EDGES: u64 = 1024;
 
+/// Out-edges per worker up to which a push level is split evenly by vertices
+/// (OpenMP's default `schedule(static)`, as gapbs's top-down step) instead of
+/// grabbed from the shared cursor. A grid's levels (a few thousand edges) are
+/// all this small, and their grabs were the cost: every grab is a locked
+/// instruction on the one line all workers write (1000² grid from vertex 0,
+/// 2 threads, 2-core machine, best of 20: 27.5–28.5 → 21.7–22.4 ms; gapbs
+/// 21.0). Larger levels keep the cursor, which balances hubs; below this a
+/// worker's share is too small for an uneven split to cost much.
+const PUSH_STATIC_EDGES: u64 = 4096;
+
 /// Bitmap words per grab in pull levels (1024 vertices, gapbs's `dynamic, 1024`).
 const PULL_GRAIN_WORDS: usize = 16;
 
@@ -171,6 +181,7 @@ pub(super) fn run<P: VertexProgram>(
             cells,
             sh: &sh,
             me: ctx.index(),
+            workers: threads,
             alone: threads == 1,
         };
         // A panic in user code must not leave the other workers at the barrier.
@@ -204,6 +215,7 @@ struct Worker<'a, P: VertexProgram> {
     cells: &'a [<P::State as AtomicState>::Atomic],
     sh: &'a Shared,
     me: usize,
+    workers: usize,
     /// The only worker: push levels update states with plain stores.
     alone: bool,
 }
@@ -390,6 +402,7 @@ impl<P: VertexProgram> Worker<'_, P> {
         // the vertices), one grab per hub on a Kronecker graph's first levels.
         let grain = (PUSH_GRAB_EDGES * len as u64 / scout.max(1)).clamp(1, PUSH_GRAIN as u64);
         let grain = grain as usize;
+        let even = scout <= PUSH_STATIC_EDGES * self.workers as u64;
         let mut buf = LocalIds::default();
         let (mut edges, mut found, mut scout) = (0u64, 0u64, 0u64);
         // Staged prefetches (see `prefetch`): a grid level's vertices lie rows
@@ -398,7 +411,16 @@ impl<P: VertexProgram> Worker<'_, P> {
         // offsets too: the degree of every vertex that joins is read below
         // (3 roots, 15 runs each: 95–111 ms vs 98–138 without).
         let at = |k: usize| (k < len).then(|| sh.queue.get(window.start + k));
-        while let Some(r) = slot.grab(grain, len) {
+        let mut share =
+            even.then(|| len * self.me / self.workers..len * (self.me + 1) / self.workers);
+        let mut next = || {
+            if even {
+                share.take()
+            } else {
+                slot.grab(grain, len)
+            }
+        };
+        while let Some(r) = next() {
             for i in r {
                 prefetch_walk(at, i, offsets, targets, |&x| {
                     prefetch(cells, x as usize);
