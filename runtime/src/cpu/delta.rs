@@ -14,8 +14,8 @@
 //! the next bucket `k` is their lowest (no shared minimum to update and reset),
 //! and the pass's frontier is the concatenation of the offers for `k`, read in
 //! place. A pass hands out chunks of `GRAIN` ids of it from a shared cursor
-//! (OpenMP's `schedule(dynamic, 64)`), or, when it holds at most `GRAIN` ids
-//! per worker, splits it evenly with no cursor at all; a worker whose offer was
+//! (OpenMP's `schedule(dynamic, 64)`), or, when it holds at most
+//! `EVEN_UP_TO` ids per worker, splits it evenly with no cursor at all; a worker whose offer was
 //! for a later bucket takes it back. gapbs (and this engine before) met twice
 //! per pass, once to agree on the bucket and once after copying every worker's
 //! bin into one shared frontier; barriers and shared lines are the fixed cost of
@@ -68,6 +68,16 @@ const FUSE_BELOW: usize = 1000;
 
 /// Frontier ids handed out per grab.
 const GRAIN: usize = 64;
+
+/// Ids per worker up to which a pass's frontier is split evenly, with no
+/// shared cursor (OpenMP's static schedule). Each grab is a locked instruction
+/// on the one line every worker writes; the 1000² grid's passes at Δ 256–512
+/// hold a few thousand ids. 16-core host, bulk Δ-stepping's best on the grid
+/// (two rounds, alternating builds): 16 threads 18.0 / 16.9 ms with the cursor
+/// above 64 ids a worker, 17.9 / 15.3 above 512, 16.6 / 14.0 above 4,096;
+/// 8 threads 28.8 / 26.6, 23.7 / 23.2, 25.5 / 20.4. Kept at 512: a larger
+/// even share risks putting several hubs of a Kronecker frontier on one worker.
+const EVEN_UP_TO: usize = 512;
 
 /// "No bucket" in the shared minimum (buckets are `u32`, so this is none of them).
 const NONE: u64 = u64::MAX;
@@ -506,8 +516,8 @@ impl<P: VertexProgram> Worker<'_, P> {
             prefetch_relax::<P>(self.g, self.cells, |x| ids.get(x).copied(), j);
             self.process(ids[j], k, skip_low, bins, c);
         };
-        if total <= workers * GRAIN {
-            // Small (most passes of a grid at small Δ): an even split, and no
+        if total <= workers * EVEN_UP_TO {
+            // Small (a grid's passes): an even split, and no
             // shared cursor line bouncing between the workers.
             let share = |w: usize| total * w / workers;
             walk.range(share(self.me), share(self.me + 1), &mut relax);

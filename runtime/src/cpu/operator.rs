@@ -292,7 +292,7 @@ impl Setup {
     /// Runs `work(worker index, package)` on `threads` threads at once (pinned if
     /// asked) and returns their results in worker order.
     ///
-    /// The threads are the process's kept pool for that count ([`super::pool`]),
+    /// The threads are the process's kept pool for that count (`cpu::pool`),
     /// as gapbs keeps its OpenMP team: new threads cost the run their start-up
     /// and their cold caches inside the timed region, every run (16 threads on
     /// the 16-core host: about a millisecond of bulk delta-stepping's 17–20 on
