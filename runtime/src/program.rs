@@ -355,6 +355,27 @@ mod tests {
         unreachable!()
     }
 
+    /// The cells handed over in place read back as the values stored, for
+    /// every built-in kind (signed and float states live in unsigned cells).
+    #[test]
+    fn into_values_keeps_every_kind() {
+        fn round_trip<S: AtomicState>(vals: &[S]) {
+            let cells: Vec<S::Atomic> = vals.iter().map(|&v| S::new_atomic(v)).collect();
+            let out = S::into_values(cells);
+            assert_eq!(
+                bytemuck::cast_slice::<S, u8>(&out),
+                bytemuck::cast_slice::<S, u8>(vals)
+            );
+        }
+        round_trip::<u32>(&[0, 7, u32::MAX]);
+        round_trip::<u64>(&[0, 1 << 40, u64::MAX]);
+        round_trip::<i32>(&[-1, i32::MIN, 5]);
+        round_trip::<i64>(&[-1, i64::MIN, 1 << 50]);
+        round_trip::<f32>(&[-1.5, f32::INFINITY, f32::NAN, 0.0]);
+        round_trip::<f64>(&[-0.0, f64::MAX, f64::NAN]);
+        round_trip::<u32>(&[]);
+    }
+
     #[test]
     fn native_and_cas_reductions() {
         let a = u32::new_atomic(10);
