@@ -348,6 +348,7 @@ pub struct Graph<W: Weight = u32> {
     csr: Csr<W>,
     csc: OnceLock<Csr<W>>,
     packed: OnceLock<Vec<WEdge<W>>>,
+    max_out_degree: OnceLock<u64>,
     symmetric: bool,
 }
 
@@ -365,6 +366,7 @@ impl<W: Weight> Clone for Graph<W> {
             csr: self.csr.clone(),
             csc,
             packed,
+            max_out_degree: self.max_out_degree.clone(),
             symmetric: self.symmetric,
         }
     }
@@ -378,6 +380,7 @@ impl<W: Weight> Graph<W> {
             csr,
             csc: OnceLock::new(),
             packed: OnceLock::new(),
+            max_out_degree: OnceLock::new(),
             symmetric,
         }
     }
@@ -385,6 +388,20 @@ impl<W: Weight> Graph<W> {
     /// Out-edges.
     pub fn csr(&self) -> &Csr<W> {
         &self.csr
+    }
+
+    /// The largest out-degree, computed (in parallel) once: the BFS level
+    /// engine bounds a frontier's out-edges with it on every run.
+    pub fn max_out_degree(&self) -> u64 {
+        *self.max_out_degree.get_or_init(|| {
+            use rayon::prelude::*;
+            self.csr
+                .offsets()
+                .par_windows(2)
+                .map(|w| w[1] - w[0])
+                .max()
+                .unwrap_or(0)
+        })
     }
 
     /// In-edges, built (once) on demand.
