@@ -255,6 +255,9 @@ impl<P: VertexProgram> Worker<'_, P> {
         // Whether `scout` is the frontier's out-edge count or only a bound on
         // it (after a level that did not read degrees).
         let mut exact = true;
+        // Whether `scout` is at least the frontier's out-edge count (not after
+        // a pull level: then it is gapbs's restart value 1).
+        let mut bounded = true;
         // Whether the frontier's out-edges are still to come off
         // `edges_to_check` (counted while expanding it).
         let mut owed = false;
@@ -278,6 +281,7 @@ impl<P: VertexProgram> Worker<'_, P> {
                     pulling = false;
                     scout = 1;
                     exact = true;
+                    bounded = false;
                 }
                 if !pulling {
                     // A bound only after a level that skipped the degrees,
@@ -339,7 +343,7 @@ impl<P: VertexProgram> Worker<'_, P> {
                     edges_to_check
                 };
                 let lazy = direction != Direction::Auto
-                    || scout.saturating_mul(self.max_degree) <= left / ALPHA;
+                    || (bounded && scout.saturating_mul(self.max_degree) <= left / ALPHA);
                 let slot = self.open(phase);
                 match (self.alone, lazy) {
                     (true, true) => self.push::<true, true>(slot, cand, lo..hi, scout, &mut t),
@@ -368,6 +372,7 @@ impl<P: VertexProgram> Worker<'_, P> {
                     scout = slot.scout.load(Ordering::Relaxed);
                     exact = true;
                 }
+                bounded = true;
             }
             s = cand;
         }
