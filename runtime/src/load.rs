@@ -84,7 +84,7 @@ pub fn load_graph<W: Weight>(spec: &str, opts: &LoadOptions) -> Result<Loaded<W>
                     Some(_) => strip_weights(path)?,
                 }
             } else {
-                vgr::load::<W>(path, Default::default())?
+                load_vgr::<W>(path)?
             };
             return Ok(Loaded {
                 graph,
@@ -95,7 +95,7 @@ pub fn load_graph<W: Weight>(spec: &str, opts: &LoadOptions) -> Result<Loaded<W>
             });
         }
         let parsed = if format == Format::Vgr {
-            let g = vgr::load::<W>(path, Default::default())?;
+            let g = load_vgr::<W>(path)?;
             formats::Parsed {
                 symmetric: g.is_symmetric(),
                 file_weight_kind: g.csr().is_weighted().then_some(W::KIND),
@@ -135,6 +135,80 @@ pub fn load_graph<W: Weight>(spec: &str, opts: &LoadOptions) -> Result<Loaded<W>
         build_time: t1.elapsed(),
         source: spec.to_string(),
     })
+}
+
+/// Maps a `.vgr` snapshot as a `Graph<W>`. A snapshot whose weights are stored
+/// as another type (`vertex convert` keeps a text file's weights as `i64`) is
+/// converted when every weight has an exact `W` value, by the rule text files
+/// are read with (integers refuse fractions and out-of-range values); otherwise
+/// the error names the first edge that does not fit. Without this, `vertex
+/// convert road.wel road.vgr` followed by `vertex sssp road.vgr` was refused.
+pub fn load_vgr<W: Weight>(path: &Path) -> Result<Graph<W>> {
+    macro_rules! convert {
+        ($t:ty) => {{
+            convert_weights::<$t, W>(vgr::load::<$t>(path, Default::default())?, path)?
+        }};
+    }
+    let stored = vgr::read_header(path)?.weight_kind;
+    Ok(match stored {
+        None => vgr::load::<W>(path, Default::default())?,
+        Some(k) if k == W::KIND => vgr::load::<W>(path, Default::default())?,
+        Some(WeightKind::U32) => convert!(u32),
+        Some(WeightKind::I32) => convert!(i32),
+        Some(WeightKind::U64) => convert!(u64),
+        Some(WeightKind::I64) => convert!(i64),
+        Some(WeightKind::F32) => convert!(f32),
+        Some(WeightKind::F64) => convert!(f64),
+    })
+}
+
+/// `g` with its weights converted to `W` exactly (see [`load_vgr`]).
+fn convert_weights<S: Weight, W: Weight>(g: Graph<S>, path: &Path) -> Result<Graph<W>> {
+    use rayon::prelude::*;
+    use std::fmt::Write;
+    let symmetric = g.is_symmetric();
+    let c = g.into_csr();
+    let exact = |text: &mut String, w: &S| {
+        text.clear();
+        // Writing to a `String` cannot fail.
+        let _ = write!(text, "{w}");
+        W::parse_token(text)
+    };
+    let weights = match c.weights() {
+        None => None,
+        Some(ws) => match ws
+            .par_iter()
+            .map_init(String::new, exact)
+            .collect::<Option<Vec<W>>>()
+        {
+            Some(v) => Some(v.into()),
+            None => {
+                let mut text = String::new();
+                let e = ws
+                    .iter()
+                    .position(|w| exact(&mut text, w).is_none())
+                    .unwrap_or(0);
+                let u = c.offsets().partition_point(|&o| o <= e as u64) - 1;
+                return Err(crate::Error::format(
+                    path,
+                    format!(
+                        "edge {e} ({u} -> {}) has weight {}, which does not fit the {} weights \
+                         this program takes (the file stores {} weights)",
+                        c.targets()[e],
+                        ws[e],
+                        W::KIND,
+                        S::KIND
+                    ),
+                ));
+            }
+        },
+    };
+    let csr = crate::graph::Csr::<W>::from_parts(
+        c.offsets().to_vec().into(),
+        c.targets().to_vec().into(),
+        weights,
+    )?;
+    Ok(Graph::new(csr, symmetric))
 }
 
 fn strip_weights<W: Weight>(path: &Path) -> Result<Graph<W>> {
@@ -189,4 +263,55 @@ pub fn save_graph<W: Weight>(g: &Graph<W>, path: &Path) -> Result<()> {
         return vgr::save(g, path);
     }
     formats::write_graph(g, path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::{build, BuildOptions};
+
+    fn snapshot<W: Weight>(dir: &Path, name: &str, weights: Vec<W>) -> std::path::PathBuf {
+        let el = EdgeList {
+            num_vertices: 3,
+            edges: vec![[0, 1], [1, 2], [2, 0]],
+            weights: Some(weights),
+        };
+        let g = build(&el, BuildOptions::default()).unwrap();
+        let path = dir.join(name);
+        vgr::save(&g, &path).unwrap();
+        path
+    }
+
+    /// A snapshot written with one weight type loads as another when every
+    /// weight fits, and names the edge that does not otherwise.
+    #[test]
+    fn vgr_weights_convert_exactly_or_name_the_edge() {
+        let dir = tempfile::tempdir().unwrap();
+        let wide = snapshot::<i64>(dir.path(), "wide.vgr", vec![5, 7, 9]);
+        let g = load_graph::<u32>(wide.to_str().unwrap(), &LoadOptions::default()).unwrap();
+        assert_eq!(g.graph.csr().weights().unwrap(), &[5u32, 7, 9][..]);
+        let f = load_graph::<f64>(wide.to_str().unwrap(), &LoadOptions::default()).unwrap();
+        assert_eq!(f.graph.csr().weights().unwrap(), &[5.0, 7.0, 9.0][..]);
+
+        let negative = snapshot::<i64>(dir.path(), "neg.vgr", vec![5, -7, 9]);
+        let e = load_graph::<u32>(negative.to_str().unwrap(), &LoadOptions::default())
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains("neg.vgr") && e.contains("edge 1 (1 -> 2)"),
+            "{e}"
+        );
+        assert!(
+            e.contains("-7") && e.contains("u32") && e.contains("i64"),
+            "{e}"
+        );
+
+        let fraction = snapshot::<f64>(dir.path(), "frac.vgr", vec![1.0, 2.5, 3.0]);
+        let e = load_graph::<u32>(fraction.to_str().unwrap(), &LoadOptions::default())
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("edge 1") && e.contains("2.5"), "{e}");
+    }
 }
