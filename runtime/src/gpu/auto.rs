@@ -119,7 +119,7 @@ pub fn choose<P: GpuProgram>(g: &Graph<<P as VertexProgram>::Weight>, source: u3
     );
     // A tile relaxes each row on one thread; the resident kernel has an entry
     // that shares hubs out over a block.
-    let hubless = || g.csr().max_degree() <= TILES_MAX_DEGREE;
+    let hubless = || g.max_out_degree() <= TILES_MAX_DEGREE;
     let tiled = <P as VertexProgram>::HAS_PRIORITY || !P::NEEDS_SOURCE;
     if p.high_diameter && tiled && fits && hubless() {
         let delta = tiles_delta::<P>(g, source);

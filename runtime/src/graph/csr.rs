@@ -146,10 +146,11 @@ impl<W: Weight> Csr<W> {
         &self.targets[self.edge_range(v)]
     }
 
-    /// The largest out-degree (0 without vertices).
+    /// The largest out-degree (0 without vertices), computed in parallel on
+    /// every call ([`Graph::max_out_degree`] keeps it).
     pub fn max_degree(&self) -> u64 {
         self.offsets
-            .windows(2)
+            .par_windows(2)
             .map(|w| w[1] - w[0])
             .max()
             .unwrap_or(0)
@@ -393,15 +394,7 @@ impl<W: Weight> Graph<W> {
     /// The largest out-degree, computed (in parallel) once: the BFS level
     /// engine bounds a frontier's out-edges with it on every run.
     pub fn max_out_degree(&self) -> u64 {
-        *self.max_out_degree.get_or_init(|| {
-            use rayon::prelude::*;
-            self.csr
-                .offsets()
-                .par_windows(2)
-                .map(|w| w[1] - w[0])
-                .max()
-                .unwrap_or(0)
-        })
+        *self.max_out_degree.get_or_init(|| self.csr.max_degree())
     }
 
     /// In-edges, built (once) on demand.
