@@ -112,3 +112,69 @@ fn kcore_takes_an_edge_list_that_lists_each_edge_both_ways() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--symmetrize"));
 }
+
+fn err_text(args: &[&str]) -> String {
+    let out = run(args);
+    assert!(!out.status.success(), "{args:?} should fail");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Inputs that once gave a wrong answer, a hang or an unexplained refusal
+/// (a bug hunt of 2026-11-27): each now answers right or names the problem.
+#[test]
+fn odd_inputs_found_by_a_bug_hunt() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // A METIS path 1-2-3-4 has 3 undirected edges, core number 1 (it was loaded
+    // with every edge twice: core number 2, and `--validate` agreed).
+    let path = write(d, "path.graph", "4 3\n2\n1 3\n2 4\n3\n");
+    let json = ok_json(&["kcore", &path, "--backend", "cpu", "--validate", "--json"]);
+    assert_eq!(json["edges"], 6, "{json}");
+    assert_eq!(json["max_core"], 1, "{json}");
+
+    // A converted snapshot keeps working for SSSP (its weights are stored as i64).
+    let wel = write(d, "w.wel", "0 1 3\n1 2 4\n");
+    let vgr = d.join("w.vgr");
+    let vgr = vgr.to_str().unwrap();
+    assert!(run(&["convert", &wel, vgr]).status.success());
+    let json = ok_json(&["sssp", vgr, "--backend", "cpu", "-s", "0", "--json"]);
+    assert_eq!(json["max_value"], "7", "{json}");
+
+    // A negative cycle is named, not relaxed forever.
+    let cycle = write(d, "cycle.wel", "0 1 -2.5\n1 0 1.5\n");
+    let e = err_text(&["sssp", &cycle, "--backend", "cpu", "-s", "0"]);
+    assert!(e.contains("negative cycle"), "{e}");
+
+    // Random weights the program's type cannot hold are refused, not wrapped.
+    let el = write(d, "p.el", "0 1\n1 2\n");
+    let e = err_text(&[
+        "sssp",
+        &el,
+        "--backend",
+        "cpu",
+        "--weights",
+        "4294967296..4294967296",
+    ]);
+    assert!(e.contains("4294967296") && e.contains("u32"), "{e}");
+
+    // `compare` counts the source as reached, as `vertex bfs` does.
+    let iso = write(d, "iso.el", "1 2\n");
+    let one = ok_json(&["bfs", &iso, "--backend", "cpu", "-s", "0", "--json"]);
+    let cmp = ok_json(&[
+        "compare",
+        "bfs",
+        &iso,
+        "--source",
+        "0",
+        "--schedules",
+        "sync",
+        "--json",
+    ]);
+    assert_eq!(one["reached"], 1, "{one}");
+    assert_eq!(cmp["comparison"]["reached"], one["reached"], "{cmp}");
+
+    // PageRank's comparison skips the GPU column of the default list.
+    assert!(run(&["compare", "pr", "kron:6", "--repeats", "1"])
+        .status
+        .success());
+}

@@ -55,6 +55,7 @@ pub fn weight_kind_of(spec: &str) -> Result<Option<WeightKind>> {
 /// Loads a graph from a file or a generator spec.
 pub fn load_graph<W: Weight>(spec: &str, opts: &LoadOptions) -> Result<Loaded<W>> {
     let t0 = Instant::now();
+    let mut declared_symmetric = false;
     let (el, default_build): (EdgeList<W>, BuildOptions) = if let Some(g) = GenSpec::parse(spec) {
         let g = g?;
         let el = g.generate()?;
@@ -109,27 +110,51 @@ pub fn load_graph<W: Weight>(spec: &str, opts: &LoadOptions) -> Result<Loaded<W>
                 },
             )?
         };
-        let b = BuildOptions {
-            symmetrize: parsed.symmetric,
-            ..BuildOptions::default()
-        };
-        (parsed.edges, b)
+        // A file that declares itself undirected already lists both
+        // directions of every edge (`formats::Parsed::edges`): it is built as
+        // listed and marked symmetric below, never symmetrized again (that
+        // doubled every edge of a symmetric Matrix Market or METIS file).
+        declared_symmetric = parsed.symmetric;
+        (parsed.edges, BuildOptions::default())
     };
     let mut el = el;
     if let Some((lo, hi, seed)) = opts.random_weights {
+        // `Weight::from_u64` would wrap a bound the weight type cannot hold.
+        for bound in [lo, hi] {
+            if W::parse_token(&bound.to_string()).is_none() {
+                return Err(crate::Error::InvalidArgument(format!(
+                    "random weights {lo}..{hi}: {bound} is not a {} value, the weight type \
+                     this program takes",
+                    W::KIND
+                )));
+            }
+        }
         el.weights = Some(generate::weights_for_edges::<W>(
             &el.edges, lo, hi, seed, true,
         ));
     }
     let mut b = opts.build.unwrap_or(default_build);
-    b.symmetrize |= opts.symmetrize;
+    if opts.symmetrize {
+        // The undirected graph of the input: an edge listed both ways, or
+        // twice, is one undirected edge (as gapbs's builder squishes), not two.
+        b.symmetrize = true;
+        b.dedup = true;
+    }
+    if declared_symmetric {
+        b.symmetrize = false;
+    }
     let read_time = t0.elapsed();
     let t1 = Instant::now();
     let pb = crate::progress::spinner("building CSR");
     let built = build_relabeled(&el, b)?;
     pb.finish_and_clear();
+    let graph = if declared_symmetric && !built.graph.is_symmetric() {
+        Graph::new(built.graph.into_csr(), true)
+    } else {
+        built.graph
+    };
     Ok(Loaded {
-        graph: built.graph,
+        graph,
         new_to_old: built.new_to_old,
         read_time,
         build_time: t1.elapsed(),
@@ -313,5 +338,47 @@ mod tests {
             .unwrap()
             .to_string();
         assert!(e.contains("edge 1") && e.contains("2.5"), "{e}");
+    }
+
+    /// Files that declare themselves undirected list both directions once
+    /// loaded: they are built as listed (a path of 3 edges is 6 directed ones,
+    /// a self-loop one), never symmetrized a second time; `--symmetrize` of a
+    /// list that has some edges both ways makes each one undirected edge.
+    #[test]
+    fn undirected_files_are_not_doubled() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, text: &str| {
+            let p = dir.path().join(name);
+            std::fs::write(&p, text).unwrap();
+            p.to_str().unwrap().to_string()
+        };
+        let metis = write("path.graph", "4 3\n2\n1 3\n2 4\n3\n");
+        let mtx = write(
+            "path.mtx",
+            "%%MatrixMarket matrix coordinate pattern symmetric\n4 4 4\n2 1\n3 2\n4 3\n3 3\n",
+        );
+        for (spec, edges) in [(metis, 6), (mtx, 7)] {
+            let g = load_graph::<u32>(&spec, &LoadOptions::default())
+                .unwrap()
+                .graph;
+            assert_eq!(g.num_edges(), edges, "{spec}");
+            assert!(g.is_symmetric(), "{spec}");
+            assert_eq!(g.csr().neighbors(1), &[0, 2], "{spec}");
+            // Asking for an undirected graph changes nothing.
+            let opts = LoadOptions {
+                symmetrize: true,
+                ..LoadOptions::default()
+            };
+            let again = load_graph::<u32>(&spec, &opts).unwrap().graph;
+            assert_eq!(again.num_edges(), edges, "{spec} --symmetrize");
+        }
+        let both = write("both.el", "0 1\n1 0\n1 2\n");
+        let opts = LoadOptions {
+            symmetrize: true,
+            ..LoadOptions::default()
+        };
+        let g = load_graph::<u32>(&both, &opts).unwrap().graph;
+        assert_eq!(g.num_edges(), 4);
+        assert_eq!(g.csr().neighbors(1), &[0, 2]);
     }
 }

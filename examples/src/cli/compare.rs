@@ -229,6 +229,9 @@ fn go<P: GpuProgram>(
     if !c.all_agree {
         bail!("the schedules disagree: see the `agree` column");
     }
+    if c.reference.is_none() {
+        bail!("no schedule ran: every row is n/a (its note says why)");
+    }
     Ok(())
 }
 

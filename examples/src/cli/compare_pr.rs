@@ -62,8 +62,15 @@ fn runners(schedules: &[String]) -> anyhow::Result<Vec<(&'static str, &'static s
                 let r = gather_async::run::<pagerank_delta::Program, u32>(g, o, AsyncOrder::Obim)?;
                 Ok((ranks_of(r.states), r.report))
             })),
+            // In the default list; PageRank's comparison has no GPU column.
+            "gpu" => eprintln!(
+                "compare pr: no GPU column (the GPU PageRank runs with `vertex pr --backend gpu`)"
+            ),
             other => bail!("unknown schedule `{other}`: expected sync, async or obim"),
         }
+    }
+    if out.is_empty() {
+        bail!("--schedules: nothing to run (PageRank compares sync, async and obim)");
     }
     Ok(out)
 }

@@ -1,6 +1,6 @@
 //! `vertex convert IN OUT`: any readable format to any writable one.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::Args;
@@ -50,6 +50,7 @@ pub fn run(a: ConvertArgs) -> anyhow::Result<()> {
     };
     with_weight_type!(kind, W => {
         let loaded = load_graph::<W>(&a.input, &opts)?;
+        warn_lost_vertices(&loaded.graph, &a.output);
         let t = Instant::now();
         save_graph(&loaded.graph, &a.output)?;
         let write = t.elapsed();
@@ -77,4 +78,32 @@ pub fn run(a: ConvertArgs) -> anyhow::Result<()> {
         }
     });
     Ok(())
+}
+
+/// Edge lists (`.el`, `.wel`) carry no vertex count: a reader sees the vertices
+/// up to the largest id an edge names, so isolated vertices after it are lost
+/// (their count, components, PageRank's base share change). Said before
+/// writing; the file is still written, as asked.
+fn warn_lost_vertices<W: runtime::graph::Weight>(g: &runtime::graph::Graph<W>, out: &Path) {
+    use runtime::formats::Format;
+    let Ok((format, _)) = Format::from_path(out) else {
+        return;
+    };
+    if !matches!(format, Format::EdgeList | Format::WeightedEdgeList) {
+        return;
+    }
+    let c = g.csr();
+    let n = c.num_vertices();
+    let last_source = (0..n as u32).rev().find(|&v| c.degree(v) > 0);
+    let last_target = c.targets().iter().copied().max();
+    let named = last_source.max(last_target).map_or(0, |v| v as usize + 1);
+    if named < n {
+        eprintln!(
+            "warning: {}: an edge list carries no vertex count; the {} isolated vertices \
+             after id {} will not be read back (.vgr, .mtx, .gr and .graph keep them)",
+            out.display(),
+            n - named,
+            named.saturating_sub(1)
+        );
+    }
 }

@@ -146,6 +146,15 @@ pub fn pr_cmd(a: GatherArgs) -> anyhow::Result<()> {
 
 pub fn pr_delta_cmd(a: GatherArgs) -> anyhow::Result<()> {
     use pagerank_delta::pagerank_delta::{Residual, DAMPING, TOLERANCE_L1};
+    // Its vertices' thresholds come from the program's own bound, not from a
+    // round's change, so the option would be silently ignored.
+    if let Some(t) = a.tolerance {
+        anyhow::bail!(
+            "--tolerance {t}: pr-delta stops when no residual reaches its threshold, which \
+             keeps the ranks within L1 {TOLERANCE_L1:e} of PageRank's fixed point (the \
+             program's TOLERANCE_L1); --tolerance sets `vertex pr`'s stopping rule"
+        );
+    }
     run::<pagerank_delta::Program>(
         a,
         Shape {
@@ -277,7 +286,8 @@ fn run<P: GatherProgram>(a: GatherArgs, shape: Shape<P>) -> anyhow::Result<()> {
     // A file that lists each undirected edge both ways is undirected already.
     if shape.undirected && !g.is_symmetric() && !g.csr().is_simple_and_symmetric() {
         bail!(
-            "{}: `{}` needs an undirected graph and {} is directed; add --symmetrize",
+            "{}: `{}` needs an undirected simple graph and {} is not one (an edge without \
+             its reverse, a self-loop or a repeated edge); add --symmetrize, which makes it one",
             a.graph,
             P::NAME,
             loaded.source

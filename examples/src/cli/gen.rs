@@ -48,8 +48,10 @@ pub enum GenCommand {
 /// Options every generator takes.
 #[derive(Args, Debug)]
 pub struct GenArgs {
-    /// Random seed (same seed, same graph, whatever the thread count).
-    #[arg(long, default_value_t = 1)]
+    /// Random seed (same seed, same graph, whatever the thread count). The
+    /// default is the generator specs' (`kron:20` is `kron:20:16@0`), so a
+    /// written graph is the one the spec names.
+    #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Add uniform random integer weights in LO..HI (inclusive), e.g. 1..255.
     #[arg(long, value_parser = parse_range)]

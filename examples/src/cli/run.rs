@@ -86,14 +86,15 @@ pub struct RunArgs {
     /// GPUs (> 1: direction kernels on a 1-D partition, NCCL between levels).
     #[arg(long, default_value_t = 1)]
     pub gpus: usize,
-    /// Random integer weights LO..HI for graphs without weights (weighted
-    /// programs default to 1..255 then).
+    /// Random integer weights LO..HI (weighted programs default to 1..255 on
+    /// graphs without weights; on a weighted file these replace its weights).
     #[arg(long, value_parser = parse_range)]
     pub weights: Option<(u64, u64)>,
     /// Check the result against the sequential oracle.
     #[arg(long)]
     pub validate: bool,
-    /// Write `vertex value` lines to FILE (unreached vertices print `inf`).
+    /// Write `vertex value` lines to FILE (unreached vertices print `inf`;
+    /// widest paths print their width, 0).
     #[arg(short, long)]
     pub output: Option<PathBuf>,
     /// Print one JSON object instead of text.
@@ -398,11 +399,19 @@ pub fn widest_cmd(a: RunArgs) -> anyhow::Result<()> {
 
 pub fn sssp_cmd(a: RunArgs) -> anyhow::Result<()> {
     match weight_kind_of(&a.graph)? {
-        Some(WeightKind::F32 | WeightKind::F64) => {
-            run_program::<sssp::sssp_f64::Program>(a, |g, s| {
-                runtime::oracle::dijkstra_f64(g.csr(), s)
-            })
-        }
+        Some(WeightKind::F32 | WeightKind::F64) => run_program_with::<sssp::sssp_f64::Program>(
+            a,
+            |g, s| runtime::oracle::dijkstra_f64(g.csr(), s),
+            false,
+            |g, source, schedule, co, aopts| {
+                refuse_negative_cycle(g)?;
+                cpu_as_written::<sssp::sssp_f64::Program>(g, source, schedule, co, aopts)
+            },
+            |g, dev, k, dg, source, po| {
+                refuse_negative_cycle(g)?;
+                gpu_as_written::<sssp::sssp_f64::Program>(g, dev, k, dg, source, po)
+            },
+        ),
         _ => run_program_with::<sssp::sssp::Program>(
             a,
             |g, s| runtime::oracle::dijkstra(g.csr(), s),
@@ -416,6 +425,27 @@ pub fn sssp_cmd(a: RunArgs) -> anyhow::Result<()> {
                 Ok((r, Some(sssp_width_note(narrow))))
             },
         ),
+    }
+}
+
+/// Shortest paths on float weights take negative weights, but a negative cycle
+/// would have every engine relax around it forever: refused before the run,
+/// naming the cycle as `vertex apsp` does (the check runs only when some weight
+/// is negative).
+fn refuse_negative_cycle(g: &Graph<f64>) -> runtime::Result<()> {
+    let c = g.csr();
+    let Some(w) = c.weights() else {
+        return Ok(());
+    };
+    if !w.iter().any(|&x| x < 0.0) {
+        return Ok(());
+    }
+    let (offsets, targets) = (c.offsets(), c.targets());
+    match runtime::apsp::johnson::find_negative_cycle(offsets, targets, w) {
+        Some(cycle) => Err(runtime::Error::NegativeCycle(
+            runtime::apsp::johnson::describe_cycle(&cycle, offsets, targets, w),
+        )),
+        None => Ok(()),
     }
 }
 
@@ -469,6 +499,13 @@ where
     };
     let file_weighted = weight_kind_of(&a.graph)?.is_some();
     if let Some((lo, hi)) = a.weights {
+        if file_weighted && !a.json {
+            eprintln!(
+                "{}: --weights {lo}..{hi} replaces the weights stored in {}",
+                P::NAME,
+                a.graph
+            );
+        }
         opts.random_weights = Some((lo, hi, 1));
     } else if P::WEIGHTED && !file_weighted {
         if !a.json {
@@ -639,7 +676,10 @@ where
     if let Some(path) = &a.output {
         runtime::formats::vgr::atomic_write(path, |w| {
             for (v, s) in states.iter().enumerate() {
-                if is_reached(v, s) {
+                // Unreached: an infinite distance or level, but for a program
+                // that keeps the largest value (widest paths) its state as is
+                // (width 0): `inf` would read as an unlimited width.
+                if is_reached(v, s) || P::COMBINE == runtime::program::Combine::Max {
                     writeln!(w, "{v} {s}")?;
                 } else {
                     writeln!(w, "{v} inf")?;

@@ -138,7 +138,8 @@ pub struct Comparison {
     pub edges: u64,
     /// Out-degree sum of every vertex that became active.
     pub useful_work: u64,
-    /// Vertices whose final state differs from the initial one.
+    /// Vertices reached: the source and those whose state changed (every vertex
+    /// for a program without a source), as `vertex bfs|sssp|…` counts them.
     pub reached: u64,
     /// `schedule@threads` of the reference run.
     pub reference: Option<String>,
@@ -258,8 +259,11 @@ pub fn useful_work<P: VertexProgram>(
     for (v, &s) in states.iter().enumerate() {
         let v = v as u32;
         let changed = s != P::init(v, source);
-        reached += changed as u64;
+        // As `vertex bfs|sssp|…` counts them: the source is reached (its
+        // state is its initial one), and a program without a source reaches
+        // every vertex.
         let active = !P::NEEDS_SOURCE || changed || v == source;
+        reached += active as u64;
         if active {
             work += csr.degree(v);
         }

@@ -342,7 +342,8 @@ pub(super) fn probe(b: &[u8], complete: bool) -> Result<ProbeInfo, Bad> {
 /// The error for writing a directed graph as METIS.
 pub(super) fn needs_symmetric(path: &Path) -> Error {
     Error::InvalidArgument(format!(
-        "{}: METIS files hold undirected graphs; symmetrize the graph first (--symmetrize)",
+        "{}: METIS files hold undirected graphs; make it undirected first \
+         (`vertex convert --symmetrize`, or `vertex gen` without --directed)",
         path.display()
     ))
 }

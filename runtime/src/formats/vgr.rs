@@ -89,6 +89,13 @@ impl VgrHeader {
                 bytes.len()
             )));
         }
+        if bytes.starts_with(&[0x1f, 0x8b]) {
+            return Err(bad(
+                "gzip-compressed: .vgr snapshots are memory-mapped and cannot be compressed \
+                 (gunzip it first)"
+                    .into(),
+            ));
+        }
         if &bytes[0..8] != MAGIC {
             return Err(bad("not a .vgr file (bad magic number)".into()));
         }
