@@ -96,6 +96,14 @@ pub trait AtomicState:
     ) -> Self;
     /// The plain (non-atomic) reduction for a built-in kind.
     fn combine_with(kind: Combine, old: Self, new: Self) -> Self;
+    /// What a `sum` added to a state between two of its values (`now − before`):
+    /// a vertex of a `combine = sum` program pushes only what arrived since its
+    /// last push (pushing its whole state again would count earlier arrivals
+    /// twice). `None` for a state without subtraction (the built-in ones have it).
+    fn sum_since(now: Self, before: Self) -> Option<Self> {
+        let _ = (now, before);
+        None
+    }
     /// The values of `cells`, once no one writes them any more. The built-in
     /// states hand the vector's memory over as it is (their cell is an atomic
     /// integer holding the state's bits), so an engine's run does not end by
@@ -202,6 +210,10 @@ macro_rules! int_state {
                 }
             }
             #[inline]
+            fn sum_since(now: Self, before: Self) -> Option<Self> {
+                Some(now.wrapping_sub(before))
+            }
+            #[inline]
             fn combine_with(kind: Combine, old: Self, new: Self) -> Self {
                 int_combine!(kind, old, new)
             }
@@ -267,6 +279,10 @@ macro_rules! signed_state {
                 }
             }
             #[inline]
+            fn sum_since(now: Self, before: Self) -> Option<Self> {
+                Some(now.wrapping_sub(before))
+            }
+            #[inline]
             fn combine_with(kind: Combine, old: Self, new: Self) -> Self {
                 int_combine!(kind, old, new)
             }
@@ -330,6 +346,10 @@ macro_rules! float_state {
                 // SAFETY: the cell is an atomic integer holding this state's
                 // bits (`new_atomic` and `store` put them there).
                 unsafe { reuse_cells(cells, Self::load) }
+            }
+            #[inline]
+            fn sum_since(now: Self, before: Self) -> Option<Self> {
+                Some(now - before)
             }
             fn combine_with(kind: Combine, old: Self, new: Self) -> Self {
                 match kind {

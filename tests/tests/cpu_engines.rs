@@ -351,6 +351,37 @@ fn refusals_are_clear_errors() {
     let dag = build(&dag, BuildOptions::default()).unwrap();
     let out = cpu::run::<walks::Program>(&dag, 0, Schedule::Sync, &o, &a).unwrap();
     assert_eq!(out.states, vec![1, 1, 2]);
+    // A vertex that receives in two rounds pushes only what is new each time
+    // (it pushed its whole count again, so walks past it were counted twice).
+    for (edges, walks) in [
+        (vec![[0, 1], [0, 2], [1, 2], [2, 3]], vec![1u64, 1, 2, 2]),
+        (
+            vec![[0, 1], [0, 2], [1, 2], [2, 3], [1, 3], [3, 4]],
+            vec![1, 1, 2, 3, 3],
+        ),
+    ] {
+        let el = EdgeList::<u32> {
+            num_vertices: walks.len(),
+            edges,
+            weights: None,
+        };
+        let dag = build(&el, BuildOptions::default()).unwrap();
+        for threads in [1, 2, 4] {
+            let o = CpuOptions {
+                threads: Some(threads),
+                ..CpuOptions::default()
+            };
+            let out = cpu::run::<walks::Program>(&dag, 0, Schedule::Sync, &o, &a).unwrap();
+            assert_eq!(out.states, walks, "{threads} threads");
+        }
+        // The GPU kernels would count twice: refused, with the reason.
+        let e =
+            runtime::gpu::program::emulate::<walks::Program>(dag.csr(), 0, &Default::default(), 2)
+                .err()
+                .unwrap()
+                .to_string();
+        assert!(e.contains("sum") && e.contains("CPU"), "{e}");
+    }
     let e = cpu::run::<bfs::Program>(&g, 0, Schedule::Obim, &o, &a)
         .err()
         .unwrap();

@@ -154,7 +154,13 @@
 //!   vertices that changed send in the next round; push or pull is chosen per round
 //!   from the frontier's size), with `fn accepts(state) -> bool` saying which
 //!   vertices may still change (settled ones are skipped, Beamer-style: visited
-//!   vertices in a traversal, peeled ones in k-core).
+//!   vertices in a traversal, peeled ones in k-core). The first round's senders
+//!   are the vertices where `active(ctx, s, s)` holds for their initial state
+//!   `s`: a rule written as "changed" (`new != old`) starts with nobody sending,
+//!   and the run ends after one round of applies. Say who starts: e.g.
+//!   `new != old || ctx.round == 0` (everyone), or a state field as k-core and
+//!   betweenness do (an empty first frontier is how k-core starts: every vertex
+//!   applies once with nothing gathered and the first ones peel).
 //!
 //! Programs compose: `runtime::cpu::gather::run_from` (and the GPU's
 //! `run_gather_from`) start a program from another's states. Betweenness

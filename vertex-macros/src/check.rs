@@ -214,7 +214,12 @@ pub fn check(cx: &Ctxt, p: &Program) -> Option<Checked> {
             }
             s.clone()
         }
-        None if idempotent => vec![Schedule::Sync, Schedule::Async, Schedule::Obim],
+        // Obim orders work by priority: listed only for programs that have one
+        // (as `schedule(obim)` without `priority` is refused above).
+        None if idempotent && p.priority.is_some() => {
+            vec![Schedule::Sync, Schedule::Async, Schedule::Obim]
+        }
+        None if idempotent => vec![Schedule::Sync, Schedule::Async],
         None => vec![Schedule::Sync],
     };
     if p.attrs.semiring.is_some() {

@@ -14,7 +14,10 @@
 //!
 //! Idempotent programs update states in place during a round (a later vertex may
 //! see an earlier improvement: fewer rounds, same fixpoint). Non-idempotent ones
-//! (e.g. `sum`) push the state each frontier vertex had at the start of the round.
+//! push the state each frontier vertex had at the start of the round; under `sum`,
+//! only what arrived since the vertex's last push (`AtomicState::sum_since`: on
+//! 0→1, 0→2, 1→2, 2→3, vertex 2 receives 1 in two rounds, and pushing its whole
+//! state the second time counted three walks to 3 instead of two).
 //!
 //! Single-source programs that can pull (BFS) run their levels in the `level` module
 //! instead: one team of workers for the whole run, a spinning barrier per level,
@@ -163,6 +166,16 @@ fn run_in_pool<P: VertexProgram>(
             .chunks(LOCAL_IDS_CHUNK)
             .for_each(|ids| cur.append(&ids));
     }
+    // Under `sum`, what each vertex has pushed so far (zero to start).
+    let pushed: Option<Vec<<P::State as AtomicState>::Atomic>> =
+        (P::COMBINE == Combine::Sum && n > 0).then(|| {
+            let s = P::init(0, source);
+            let zero = P::State::sum_since(s, s).unwrap_or(s);
+            (0..n)
+                .into_par_iter()
+                .map(|_| P::State::new_atomic(zero))
+                .collect()
+        });
     let dedup = Bitmap::new(n);
     let mut cur_bits = Bitmap::new(0);
     let mut next_bits = Bitmap::new(0);
@@ -237,7 +250,15 @@ fn run_in_pool<P: VertexProgram>(
                     (None, false) => Arrivals::Bits(&dedup),
                     (None, true) => Arrivals::Listed(&dedup),
                 };
-                let c = push_round::<P>(g, &cells, cur.ids(), &next, arrivals, small);
+                let c = push_round::<P>(
+                    g,
+                    &cells,
+                    cur.ids(),
+                    &next,
+                    arrivals,
+                    small,
+                    pushed.as_deref(),
+                );
                 match arrivals {
                     Arrivals::Unique => {}
                     // The de-duplicated arrivals, in memory order (locality matters
@@ -329,7 +350,9 @@ fn combine<P: VertexProgram>(old: P::State, new: P::State) -> P::State {
 }
 
 /// One top-down round: `frontier` → `next`, recording arrivals as `arrivals`
-/// says; on the calling worker alone if `alone` (a [`small_round`]).
+/// says; on the calling worker alone if `alone` (a [`small_round`]). `pushed`
+/// (under `sum`): what each vertex pushed before; a frontier vertex pushes the
+/// difference and records its state there (it is in the frontier once).
 fn push_round<P: VertexProgram>(
     g: &Graph<P::Weight>,
     cells: &[<P::State as AtomicState>::Atomic],
@@ -337,6 +360,7 @@ fn push_round<P: VertexProgram>(
     next: &Queue,
     arrivals: Arrivals<'_>,
     alone: bool,
+    pushed: Option<&[<P::State as AtomicState>::Atomic]>,
 ) -> Counters {
     let csr = g.csr();
     // Non-idempotent reductions must not see this round's own arrivals.
@@ -356,9 +380,15 @@ fn push_round<P: VertexProgram>(
         let mut c = Counters::default();
         for (j, u) in chunk.iter().enumerate() {
             let u = u.load(Ordering::Relaxed);
-            let su = match &snapshot {
-                Some(s) => s[ci * grain + j],
-                None => P::State::load(&cells[u as usize]),
+            let su = match (&snapshot, pushed) {
+                (Some(s), Some(p)) => {
+                    let now = s[ci * grain + j];
+                    let before = P::State::load(&p[u as usize]);
+                    P::State::store(&p[u as usize], now);
+                    P::State::sum_since(now, before).unwrap_or(now)
+                }
+                (Some(s), None) => s[ci * grain + j],
+                (None, _) => P::State::load(&cells[u as usize]),
             };
             let range = csr.edge_range(u);
             if range.len() >= HEAVY_DEGREE {

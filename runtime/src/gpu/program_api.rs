@@ -267,6 +267,16 @@ pub(crate) fn check_run<P: GpuProgram>(n: u64, source: u32, weighted_graph: bool
             P::NAME
         )));
     }
+    if <P as VertexProgram>::COMBINE == Combine::Sum {
+        // The kernels push a vertex's whole state each time it changes; a sum
+        // then counts earlier arrivals again (the CPU pushes the difference).
+        return Err(Error::InvalidArgument(format!(
+            "program `{}` combines with `sum`, which the GPU kernels do not run yet \
+             (they would count a vertex's earlier arrivals twice); run it on the CPU \
+             (`--backend cpu`, `run_cpu`)",
+            P::NAME
+        )));
+    }
     if P::WEIGHTED && std::mem::size_of::<<P as kernels_rs::Program>::Weight>() == 0 {
         return Err(Error::InvalidArgument(format!(
             "program `{}` is weighted but its GPU half has no weight type",
