@@ -98,7 +98,10 @@
 //!   vertex pushes along an edge (`None`: push nothing). It is also called on
 //!   initial values, so it must not overflow on them (use `checked_add`);
 //! * the reduction on arrival: `combine = min | max | or | and | sum` in the
-//!   attribute (a native atomic), or `fn combine(old, new) -> State` (a CAS loop);
+//!   attribute (a native atomic), or `fn combine(old, new) -> State` (a CAS loop).
+//!   Under `sum` a vertex pushes what arrived since its last push, so `relax` must
+//!   be linear (`relax(a + b) = relax(a) + relax(b)`, e.g. counting walks on a
+//!   DAG); such programs run on the CPU's sync schedule only;
 //! * optionally `fn priority(state) -> u32` for ordered schedules.
 //!
 //! The macro checks all of this at compile time (wrong signatures, states that do
