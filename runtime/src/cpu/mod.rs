@@ -192,7 +192,7 @@ pub(crate) fn in_pool_pinned<R: Send>(
         // from the caller's thread, 0.3 s from a worker, on 2 cores).
         (None, false) => Ok((rayon::scope(|_| f()), rayon::current_num_threads())),
         (Some(0), _) => Err(Error::InvalidArgument(
-            "--threads must be at least 1".into(),
+            "threads must be at least 1 (got 0)".into(),
         )),
         (t, _) => {
             let t = t.unwrap_or_else(rayon::current_num_threads);

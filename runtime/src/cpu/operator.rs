@@ -257,7 +257,7 @@ impl Setup {
         let threads = match opts.threads {
             Some(0) => {
                 return Err(Error::InvalidArgument(
-                    "--threads must be at least 1".into(),
+                    "threads must be at least 1 (got 0)".into(),
                 ))
             }
             Some(t) => t,
