@@ -386,6 +386,15 @@ fn refusals_are_clear_errors() {
         .err()
         .unwrap();
     assert!(e.to_string().contains("priority"), "{e}");
+    // A weighted program on a graph without weights is refused on every
+    // schedule (it ran with every weight 1, silently), as on the GPU.
+    for s in [Schedule::Sync, Schedule::Async, Schedule::Obim] {
+        let e = cpu::run::<sssp::sssp::Program>(&g, 0, s, &o, &a)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("weights"), "{s:?}: {e}");
+    }
     let e = cpu::run::<bfs::Program>(&g, 99, Schedule::Async, &o, &a)
         .err()
         .unwrap();

@@ -239,6 +239,21 @@ pub(crate) fn pool(t: usize, pin: bool) -> Result<std::sync::Arc<rayon::ThreadPo
 }
 
 /// Checks that `source` names a vertex of a graph with `n` vertices.
+/// A program that reads edge weights refuses a graph without them, as the GPU
+/// runs do: it would otherwise run with every weight 1 and say nothing.
+pub(crate) fn check_weights<P: crate::program::VertexProgram>(
+    g: &crate::graph::Graph<P::Weight>,
+) -> Result<()> {
+    if P::WEIGHTED && !g.csr().is_weighted() && g.num_edges() > 0 {
+        return Err(Error::InvalidArgument(format!(
+            "program `{}` reads edge weights, but the graph has none (give it some: \
+             `--weights LO..HI`, or `LoadOptions::random_weights`)",
+            P::NAME
+        )));
+    }
+    Ok(())
+}
+
 pub fn check_source(source: u32, n: usize) -> Result<()> {
     if (source as usize) < n {
         Ok(())

@@ -223,6 +223,7 @@ pub fn check_run<P: VertexProgram>(
     if P::NEEDS_SOURCE {
         super::check_source(source, g.num_vertices())?;
     }
+    super::check_weights::<P>(g)?;
     Ok(())
 }
 

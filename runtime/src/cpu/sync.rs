@@ -99,6 +99,7 @@ pub fn run_pinned<P: VertexProgram>(
     if P::NEEDS_SOURCE {
         check_source(source, n)?;
     }
+    super::check_weights::<P>(g)?;
     let (result, threads) = in_pool_pinned(opts.threads, pin, || {
         run_in_pool::<P>(g, source, opts.direction)
     })?;
