@@ -191,49 +191,46 @@ pub fn load_vgr<W: Weight>(path: &Path) -> Result<Graph<W>> {
 fn convert_weights<S: Weight, W: Weight>(g: Graph<S>, path: &Path) -> Result<Graph<W>> {
     use rayon::prelude::*;
     use std::fmt::Write;
-    let symmetric = g.is_symmetric();
-    let c = g.into_csr();
+    let c = g.csr();
+    let Some(ws) = c.weights() else {
+        // `load_vgr` converts only snapshots whose header declares weights,
+        // and `vgr::load` maps them.
+        return Err(crate::Error::format(
+            path,
+            "declares weights but holds none",
+        ));
+    };
     let exact = |text: &mut String, w: &S| {
         text.clear();
         // Writing to a `String` cannot fail.
         let _ = write!(text, "{w}");
         W::parse_token(text)
     };
-    let weights = match c.weights() {
-        None => None,
-        Some(ws) => match ws
-            .par_iter()
-            .map_init(String::new, exact)
-            .collect::<Option<Vec<W>>>()
-        {
-            Some(v) => Some(v.into()),
-            None => {
-                let mut text = String::new();
-                let e = ws
-                    .iter()
-                    .position(|w| exact(&mut text, w).is_none())
-                    .unwrap_or(0);
-                let u = c.offsets().partition_point(|&o| o <= e as u64) - 1;
-                return Err(crate::Error::format(
-                    path,
-                    format!(
-                        "edge {e} ({u} -> {}) has weight {}, which does not fit the {} weights \
-                         this program takes (the file stores {} weights)",
-                        c.targets()[e],
-                        ws[e],
-                        W::KIND,
-                        S::KIND
-                    ),
-                ));
-            }
-        },
+    let Some(converted) = ws
+        .par_iter()
+        .map_init(String::new, exact)
+        .collect::<Option<Vec<W>>>()
+    else {
+        let mut text = String::new();
+        let e = ws
+            .iter()
+            .position(|w| exact(&mut text, w).is_none())
+            .unwrap_or(0);
+        let u = c.offsets().partition_point(|&o| o <= e as u64) - 1;
+        return Err(crate::Error::format(
+            path,
+            format!(
+                "edge {e} ({u} -> {}) has weight {}, which does not fit the {} weights \
+                 this program takes (the file stores {} weights)",
+                c.targets()[e],
+                ws[e],
+                W::KIND,
+                S::KIND
+            ),
+        ));
     };
-    let csr = crate::graph::Csr::<W>::from_parts(
-        c.offsets().to_vec().into(),
-        c.targets().to_vec().into(),
-        weights,
-    )?;
-    Ok(Graph::new(csr, symmetric))
+    // The structure stays in the mapping (shared, not copied or checked again).
+    Ok(Graph::new(c.with_weights(converted)?, g.is_symmetric()))
 }
 
 fn strip_weights<W: Weight>(path: &Path) -> Result<Graph<W>> {
