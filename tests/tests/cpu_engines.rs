@@ -450,6 +450,57 @@ fn edge_cases() {
     }
 }
 
+/// Distances at or past 2³² − 1 share the last bucket (the priority saturates);
+/// with Δ 1 that bucket is `u32::MAX`, which soft obim's scans stopped short of:
+/// the work filed there was never found and the run waited for ever (9 of 20
+/// runs at two threads, found by a differential hunt). Each run gets a deadline
+/// so that a regression fails instead of hanging.
+#[test]
+fn obim_finds_work_in_the_last_bucket() {
+    let n = 500u32;
+    let mut edges = vec![[0, 1]];
+    let mut weights = vec![u32::MAX];
+    for i in 2..n {
+        edges.push([1, i]);
+        weights.push(1);
+    }
+    for i in 2..n - 1 {
+        edges.push([i, i + 1]);
+        weights.push(1);
+    }
+    let el = EdgeList::<u32> {
+        num_vertices: n as usize,
+        edges,
+        weights: Some(weights),
+    };
+    let g = std::sync::Arc::new(build(&el, BuildOptions::default()).unwrap());
+    let want = oracle::dijkstra(g.csr(), 0);
+    assert_eq!(want[2], 1 << 32);
+    let topo = Topology::parse("1x4").unwrap();
+    for threads in [2, 4] {
+        for rep in 0..10 {
+            let (tx, rx) = std::sync::mpsc::channel();
+            let (g2, a) = (g.clone(), aopts(&topo, 8));
+            std::thread::spawn(move || {
+                let o = CpuOptions {
+                    threads: Some(threads),
+                    direction: Direction::Auto,
+                };
+                let a = AsyncOptions {
+                    delta: Some(1),
+                    ..a
+                };
+                let _ = tx.send(cpu::obim::run::<sssp::sssp::Program>(&g2, 0, &o, &a));
+            });
+            let out = rx
+                .recv_timeout(std::time::Duration::from_secs(60))
+                .unwrap_or_else(|_| panic!("obim Δ 1 on {threads} threads hung (run {rep})"))
+                .unwrap();
+            assert_eq!(out.states, want, "{threads} threads, run {rep}");
+        }
+    }
+}
+
 /// Many random graphs (seeded, reproducible), every run oversubscribed (8 or 16
 /// workers on this machine's cores) over several packages with tiny chunks, so
 /// stealing, idling and termination are exercised constantly.

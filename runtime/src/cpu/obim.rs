@@ -86,6 +86,11 @@ pub fn lockstep<P: VertexProgram>(g: &Graph<P::Weight>, source: u32, threads: us
         && super::auto::probe(g, source).high_diameter
 }
 
+/// One past the last bucket: a scan's end that includes bucket `u32::MAX`. A
+/// scan that stopped before it never found the work filed there, and the run
+/// waited for it for ever (SSSP with Δ 1 once a distance reached 2³² − 1).
+const ALL_BUCKETS: u64 = 1 << 32;
+
 /// The most workers for which [`lockstep`] picks lock-step buckets.
 pub const LOCKSTEP_MAX_THREADS: usize = 2;
 
@@ -443,7 +448,7 @@ impl<P: VertexProgram> Worker<'_, P> {
             Some((c, _)) => (*c).min(hint),
             None => hint.min(own_min.unwrap_or(u32::MAX)),
         };
-        let end = own_min.unwrap_or(u32::MAX);
+        let end = own_min.map_or(ALL_BUCKETS, u64::from);
         let found = self.scan(start, end);
         if let Some((idx, ch)) = found {
             if idx > hint {
@@ -464,12 +469,15 @@ impl<P: VertexProgram> Worker<'_, P> {
         self.pop.pop()
     }
 
-    /// First published chunk in buckets `[start, end)`.
-    fn scan(&mut self, start: u32, end: u32) -> Option<(u32, Vec<Task<P::State>>)> {
-        if start >= end {
+    /// First published chunk in buckets `[start, end)` (`end` up to
+    /// [`ALL_BUCKETS`], so that the last bucket, `u32::MAX`, can be scanned:
+    /// every priority at or past `u32::MAX` lands there).
+    fn scan(&mut self, start: u32, end: u64) -> Option<(u32, Vec<Task<P::State>>)> {
+        if u64::from(start) >= end {
             return None;
         }
-        for (&idx, b) in self.local.range(start..end) {
+        let last = (end - 1) as u32;
+        for (&idx, b) in self.local.range(start..=last) {
             if let Some((ch, origin)) = b.queues.take(self.pkg, self.term) {
                 if origin == Origin::Stolen {
                     self.c.steals += 1;
@@ -519,8 +527,8 @@ impl<P: VertexProgram> Worker<'_, P> {
     fn idle_grab(&mut self) -> bool {
         self.log.sync(&mut self.local, &mut self.seen);
         let hint = self.log.hint.load(Ordering::Acquire);
-        let found = self.scan(hint, u32::MAX).or_else(|| {
-            let f = self.scan(0, hint);
+        let found = self.scan(hint, ALL_BUCKETS).or_else(|| {
+            let f = self.scan(0, u64::from(hint));
             if let Some((idx, _)) = &f {
                 self.log.lower_hint(*idx);
             }
