@@ -523,3 +523,79 @@ fn a_gather_program_reading_the_source_needs_one() {
             .unwrap();
     assert_eq!(out.states, [u32::MAX, 0, 1, 2, u32::MAX]);
 }
+
+/// A frontier program whose `active` rule never turns off: every vertex stays
+/// active every round.
+#[vertex_dsl::vertex_program(gather = sum)]
+mod never_done {
+    pub type State = u32;
+    pub type Acc = u32;
+
+    pub fn init(_ctx: Ctx) -> State {
+        0
+    }
+    pub fn gather(x: State) -> Acc {
+        x
+    }
+    pub fn apply(_ctx: Ctx, old: State, _acc: Acc) -> State {
+        old.wrapping_add(1)
+    }
+    pub fn active(_old: State, _new: State) -> bool {
+        true
+    }
+}
+
+#[test]
+fn a_frontier_program_that_never_ends_is_an_error() {
+    use runtime::gather::{frontier_round_bound, GatherProgram};
+    assert_eq!(never_done::Program::MAX_ROUNDS, u32::MAX); // no limit set
+    let g = directed(4, &[[0, 1], [1, 2], [2, 0], [3, 3]]);
+    let bound = frontier_round_bound(4);
+    assert_eq!(bound, 10_000);
+    assert_eq!(frontier_round_bound(1 << 20), 8 << 20);
+    let check = |e: runtime::Error| {
+        let e = e.to_string();
+        for part in [
+            "program `never_done`",
+            &format!("after {bound} rounds"),
+            "MAX_ROUNDS",
+            "--max-rounds",
+        ] {
+            assert!(e.contains(part), "`{part}` not in: {e}");
+        }
+    };
+    for threads in [Some(1), Some(2)] {
+        let opts = GatherOptions {
+            threads,
+            ..Default::default()
+        };
+        let Err(e) = cpu::run::<never_done::Program, _>(&g, &opts) else {
+            panic!("a run that never ends returned states")
+        };
+        check(e);
+    }
+    let Err(e) = gpu::emulate::<never_done::Program, _>(
+        &g,
+        &GatherOptions::default(),
+        &GatherGpuOptions::default(),
+        1,
+    ) else {
+        panic!("a run that never ends returned states (GPU emulation)")
+    };
+    check(e);
+    // A limit the caller sets stops the run quietly, as for dense programs.
+    let opts = GatherOptions {
+        max_rounds: Some(7),
+        ..Default::default()
+    };
+    let out = cpu::run::<never_done::Program, _>(&g, &opts).unwrap();
+    assert_eq!(out.report.stop, StopReason::MaxRounds);
+    assert_eq!(out.report.rounds, 7);
+    let out =
+        gpu::emulate::<never_done::Program, _>(&g, &opts, &GatherGpuOptions::default(), 1).unwrap();
+    assert_eq!(out.report.stop, StopReason::MaxRounds);
+    // Shipped frontier programs end well inside the bound.
+    let g = generated("kron:10");
+    let out = cpu::run::<kcore::Program, _>(&g, &GatherOptions::default()).unwrap();
+    assert_eq!(out.report.stop, StopReason::Quiescent);
+}

@@ -61,7 +61,10 @@ pub struct GatherArgs {
     /// Stop when a round's L1 change is below this (PageRank; default 1e-4).
     #[arg(long)]
     pub tolerance: Option<f64>,
-    /// Round limit (PageRank default 20).
+    /// Round limit: the run stops there (PageRank default 20). Frontier-driven
+    /// programs (kcore, pr-delta) default to max(8 × vertices, 10000) rounds,
+    /// and reaching that default is an error (the frontier never emptied);
+    /// this option raises it.
     #[arg(long)]
     pub max_rounds: Option<u32>,
     /// Push, pull, or chosen per round from the frontier's size.
