@@ -42,7 +42,8 @@ pub struct ApspArgs {
     #[arg(long, default_value = "auto", value_parser = ["fw", "johnson", "auto"])]
     pub algorithm: String,
     /// Write the matrix: .csv / .txt as text (small n), anything else as the
-    /// binary layout documented in runtime::apsp::output.
+    /// binary layout documented in runtime::apsp::output. The format follows the
+    /// extension, so `-o -` (stdout) is refused: give a file name.
     #[arg(short = 'o', long)]
     pub output: Option<PathBuf>,
     /// Print one JSON object on stdout.
@@ -177,6 +178,7 @@ fn prologue(
 }
 
 fn run_apsp(a: ApspArgs) -> anyhow::Result<()> {
+    super::common::refuse_stdout("the APSP matrix", a.output.as_deref())?;
     let (kind, lopts) = prologue(&a.graph, a.json, a.symmetrize)?;
     let opts = ApspOptions {
         algorithm: a.algorithm.parse()?,
@@ -195,6 +197,15 @@ fn run_apsp(a: ApspArgs) -> anyhow::Result<()> {
         report["graph"] = json!(a.graph);
         report["vertices"] = json!(g.num_vertices());
         report["edges"] = json!(g.num_edges());
+        let on_cpu = report["backend"] == "cpu";
+        // The CPU closure and Johnson run on rayon's global pool.
+        report["threads"] = json!(on_cpu.then(|| runtime::cpu::threads_for(None)));
+        if a.tile != runtime::apsp::fw_cpu::DEFAULT_TILE && !(on_cpu && report["algorithm"] == "fw") {
+            super::common::warn_unused(
+                &format!("--tile {}", a.tile),
+                "it sets the CPU Floyd–Warshall's tiles, and this run was not one",
+            );
+        }
         if a.json {
             print_json(&report)?;
         } else {
