@@ -485,12 +485,14 @@ mod source_in_helpers {
 #[test]
 fn a_gather_program_reading_the_source_needs_one() {
     use runtime::gather::GatherProgram;
-    assert!(hops_from_source::Program::NEEDS_SOURCE);
-    assert!(source_in_helpers::Program::NEEDS_SOURCE);
-    // A state field called `source` is not the run's source.
-    assert!(!pagerank::Program::NEEDS_SOURCE);
-    assert!(!kcore::Program::NEEDS_SOURCE);
-    assert!(!level_sums::Program::NEEDS_SOURCE);
+    const {
+        assert!(hops_from_source::Program::NEEDS_SOURCE);
+        assert!(source_in_helpers::Program::NEEDS_SOURCE);
+        // Programs that never read it need none.
+        assert!(!pagerank::Program::NEEDS_SOURCE);
+        assert!(!kcore::Program::NEEDS_SOURCE);
+        assert!(!level_sums::Program::NEEDS_SOURCE);
+    }
 
     let g = directed(5, &[[0, 1], [1, 2], [2, 3], [4, 0]]);
     let expect = "program `hops_from_source` starts from a source vertex: give one";

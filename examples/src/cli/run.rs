@@ -775,7 +775,7 @@ where
         },
         // A number (integers exactly, u64 included); a float that is not
         // finite serializes as `null`.
-        max_value: max_value.map(|m| serde_json::to_value(m)).transpose()?,
+        max_value: max_value.map(serde_json::to_value).transpose()?,
         validated,
     };
     if a.json {
