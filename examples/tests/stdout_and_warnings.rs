@@ -280,4 +280,12 @@ fn json_numbers_are_numbers_and_cpu_runs_report_their_threads() {
     }
     let j = json(d, &["apsp", path, "--backend", "cpu", "--json"]);
     assert!(j["threads"].as_u64().is_some_and(|t| t >= 1), "{j}");
+    // No path: `distance` is null like `path` and `hops`, not the string "inf".
+    let j = json(d, &["path", path, "3", "0", "--backend", "cpu", "--json"]);
+    assert!(
+        j["distance"].is_null() && j["path"].is_null() && j["hops"].is_null(),
+        "{j}"
+    );
+    let j = json(d, &["path", path, "0", "3", "--backend", "cpu", "--json"]);
+    assert_eq!(j["distance"], 3, "{j}");
 }

@@ -24,7 +24,8 @@ pub enum ApspCommand {
     /// All-pairs shortest paths: summary (checksum of finite distances, count of
     /// ∞ pairs, diameter) and optionally the whole matrix (-o).
     Apsp(ApspArgs),
-    /// One shortest path FROM → TO, with its length.
+    /// One shortest path FROM → TO, with its length (`--json`: `distance`,
+    /// `path` and `hops` are `null` when TO is unreachable).
     Path(PathArgs),
 }
 
@@ -268,7 +269,9 @@ fn run_path(a: PathArgs) -> anyhow::Result<()> {
         });
         let (path, dist) = match found {
             Some((p, d)) => (Some(p), d),
-            None => (None, json!("inf")),
+            // No path: `null`, as `path` and `hops` are (and as every JSON
+            // report writes a missing value), not the string "inf".
+            None => (None, serde_json::Value::Null),
         };
         if a.json {
             print_json(&json!({

@@ -875,6 +875,15 @@ fn warn_unused_afforest(a: &RunArgs, on_gpu: bool) {
 /// bucket widths for a program without a priority. (`--delta` with a CPU
 /// schedule other than obim is warned about where the schedule is known.)
 fn warn_unused_backend_options<P: VertexProgram>(a: &RunArgs, on_gpu: bool) {
+    if on_gpu && a.gpus > 1 && !matches!(a.kernel, BfsKernel::Auto | BfsKernel::Direction) {
+        warn_unused(
+            &format!("--kernel {}", a.kernel.name()),
+            &format!(
+                "with --gpus {} the direction kernel runs, on a 1-D partition",
+                a.gpus
+            ),
+        );
+    }
     if on_gpu {
         if a.schedule != ScheduleArg::Auto {
             warn_unused(
