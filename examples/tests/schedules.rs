@@ -120,7 +120,7 @@ fn sssp_takes_32_bit_distances_only_where_they_fit() {
         let note = json["states_note"].as_str().unwrap_or_default();
         assert!(note.starts_with(bits), "{graph}: {json}");
         if let Some(m) = max {
-            assert_eq!(json["max_value"], m.to_string(), "{graph}: {json}");
+            assert_eq!(json["max_value"], m, "{graph}: {json}");
         }
         for s in ["sync", "async", "obim"] {
             let (other, json) = states_with("sssp", graph, s, weights, &dir.path().join("x"));

@@ -138,7 +138,7 @@ fn odd_inputs_found_by_a_bug_hunt() {
     let vgr = vgr.to_str().unwrap();
     assert!(run(&["convert", &wel, vgr]).status.success());
     let json = ok_json(&["sssp", vgr, "--backend", "cpu", "-s", "0", "--json"]);
-    assert_eq!(json["max_value"], "7", "{json}");
+    assert_eq!(json["max_value"], 7, "{json}");
 
     // A negative cycle is named, not relaxed forever.
     let cycle = write(d, "cycle.wel", "0 1 -2.5\n1 0 1.5\n");

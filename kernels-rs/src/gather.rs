@@ -170,7 +170,8 @@ pub trait GatherProgram: Copy + Send + Sync + 'static {
     const FRONTIER: bool;
     /// Whether `gather` reads edge weights.
     const WEIGHTED: bool;
-    /// Whether `init` reads [`Ctx::source`] (the run then needs a source vertex).
+    /// Whether the program reads [`Ctx::source`] (the run then needs a source vertex;
+    /// `#[vertex_program]` sets it when any of its functions reads `ctx.source`).
     const NEEDS_SOURCE: bool;
     /// Default round limit.
     const MAX_ROUNDS: u32;

@@ -66,6 +66,12 @@ pub enum Error {
         available: u64,
     },
 
+    /// A frontier-driven program ran into the round bound it gets when it sets no
+    /// limit of its own (`runtime::gather::frontier_round_bound`): it did not
+    /// finish, so it has no answer.
+    #[error("{0}")]
+    RoundBound(String),
+
     /// A negative cycle makes shortest distances undefined.
     #[error("negative cycle: {0}")]
     NegativeCycle(String),

@@ -18,7 +18,11 @@ pub use sweep::Sweep;
 /// Settings of one run; `None` fields take the program's defaults.
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct GatherOptions {
-    /// Round limit (default: the program's `MAX_ROUNDS`).
+    /// Round limit (default: the program's `MAX_ROUNDS`). A run that reaches a
+    /// limit given here or by the program stops there (`StopReason::MaxRounds`).
+    /// A frontier-driven program that sets no limit gets
+    /// [`frontier_round_bound`] instead, and reaching *that* is an error: its
+    /// `active` rule never let the frontier die out.
     pub max_rounds: Option<u32>,
     /// Stop when a round's reduction is below this (default: the program's
     /// `TOLERANCE`). Must be positive and finite.
@@ -107,6 +111,32 @@ pub(crate) struct Resolved {
     pub tolerance: Option<f64>,
     pub direction: Direction,
     pub source: u32,
+    /// `max_rounds` is [`frontier_round_bound`], not a limit anyone asked for:
+    /// reaching it is an error ([`Resolved::check_bound`]), not a stop.
+    pub safety_bound: bool,
+}
+
+/// Rounds a frontier-driven program that sets no `MAX_ROUNDS` may run, per vertex.
+pub const FRONTIER_ROUNDS_PER_VERTEX: u64 = 8;
+/// ... and at least this many, whatever the graph's size.
+pub const FRONTIER_ROUNDS_FLOOR: u64 = 10_000;
+
+/// The round bound of a frontier-driven program that sets no limit, on `n`
+/// vertices: `max(8·n, 10 000)`.
+///
+/// A wrong `active` rule (one that keeps some vertex active for ever) would
+/// otherwise loop without end. Correct programs stay well inside this bound:
+/// monotone ones (BFS, Bellman–Ford-style paths, label propagation, k-core
+/// peeling) change some vertex every round and need at most about `n` rounds,
+/// even where a vertex is re-activated many times; tolerance-driven ones
+/// (residual PageRank) need rounds by the tolerance, not by `n` (a few hundred
+/// at most), which the floor covers on small graphs. A program that needs more
+/// sets `MAX_ROUNDS` or the caller passes [`GatherOptions::max_rounds`].
+pub fn frontier_round_bound(n: usize) -> u32 {
+    (n as u64)
+        .saturating_mul(FRONTIER_ROUNDS_PER_VERTEX)
+        .max(FRONTIER_ROUNDS_FLOOR)
+        .min(u64::from(u32::MAX - 1)) as u32
 }
 
 impl GatherOptions {
@@ -174,8 +204,19 @@ impl GatherOptions {
                 )));
             }
         }
+        // `u32::MAX` is what `#[vertex_program]` writes for a frontier-driven
+        // program without `MAX_ROUNDS`: no limit was asked for. Level sweeps
+        // run one round per level and always end.
+        let (max_rounds, safety_bound) = match self.max_rounds {
+            Some(m) => (m, false),
+            None if P::FRONTIER && !P::LEVELS && P::MAX_ROUNDS == u32::MAX => {
+                (frontier_round_bound(n), true)
+            }
+            None => (P::MAX_ROUNDS, false),
+        };
         Ok(Resolved {
-            max_rounds: self.max_rounds.unwrap_or(P::MAX_ROUNDS),
+            max_rounds,
+            safety_bound,
             tolerance: self.tolerance.or(P::TOLERANCE),
             direction: self.direction.unwrap_or(P::DIRECTION),
             source,
@@ -187,6 +228,28 @@ impl GatherOptions {
 pub const PUSH_SHARE: u64 = 20;
 
 impl Resolved {
+    /// Refuses a run that stopped at the safety bound of a frontier-driven
+    /// program ([`frontier_round_bound`]): its states are whatever the last round
+    /// left, not the program's answer, so returning them would be a silent wrong
+    /// result. A limit the program or the caller set stops the run quietly.
+    pub(crate) fn check_bound<P: GatherProgram>(&self, report: &GatherReport) -> Result<()> {
+        if self.safety_bound && report.stop == StopReason::MaxRounds {
+            return Err(Error::RoundBound(format!(
+                "program `{}` still had active vertices after {} rounds, the bound for \
+                 frontier-driven programs that set no round limit (max({} × vertices, {})): \
+                 its `active` rule may never let the frontier empty. If it needs more rounds, \
+                 set a limit: `pub const MAX_ROUNDS: u32 = ..;` in the program, or \
+                 `GatherOptions::max_rounds` (`--max-rounds` on the command line); a run \
+                 stops quietly at a limit set so",
+                P::NAME,
+                self.max_rounds,
+                FRONTIER_ROUNDS_PER_VERTEX,
+                FRONTIER_ROUNDS_FLOOR
+            )));
+        }
+        Ok(())
+    }
+
     /// Whether the round with `frontier_edges` out-edges in its frontier pushes.
     pub(crate) fn push(&self, dense_program: bool, frontier_edges: u64, m: u64) -> bool {
         match self.direction {

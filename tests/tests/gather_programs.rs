@@ -428,3 +428,176 @@ fn level_sweeps_match_their_definition() {
         }
     }
 }
+
+/// A frontier program whose `init` reads `ctx.source` (hops from it): the macro
+/// must mark it as needing a source, so a run without one is refused instead of
+/// starting from `u32::MAX` (every vertex unreached, silently).
+#[vertex_dsl::vertex_program(gather = min)]
+mod hops_from_source {
+    pub type State = u32;
+    pub type Acc = u32;
+
+    pub fn init(ctx: Ctx) -> State {
+        if ctx.vertex == ctx.source {
+            0
+        } else {
+            u32::MAX
+        }
+    }
+    pub fn gather(hops: State) -> Acc {
+        hops.saturating_add(1)
+    }
+    pub fn apply(_ctx: Ctx, old: State, hops: Acc) -> State {
+        old.min(hops)
+    }
+    pub fn active(ctx: Ctx, old: State, new: State) -> bool {
+        // The source starts the frontier (round 0), then vertices that improved.
+        new < old || (new == 0 && ctx.round == 0)
+    }
+}
+
+/// The same, reading the source through a helper that takes the `Ctx` and
+/// through a destructuring pattern, not in `init` itself.
+#[vertex_dsl::vertex_program(gather = min)]
+mod source_in_helpers {
+    pub type State = u32;
+    pub type Acc = u32;
+
+    fn is_source(c: Ctx) -> bool {
+        let Ctx { vertex, source, .. } = c;
+        vertex == source
+    }
+    pub fn init(ctx: Ctx) -> State {
+        if is_source(ctx) {
+            0
+        } else {
+            u32::MAX
+        }
+    }
+    pub fn gather(hops: State) -> Acc {
+        hops.saturating_add(1)
+    }
+    pub fn apply(_ctx: Ctx, old: State, hops: Acc) -> State {
+        old.min(hops)
+    }
+}
+
+#[test]
+fn a_gather_program_reading_the_source_needs_one() {
+    use runtime::gather::GatherProgram;
+    const {
+        assert!(hops_from_source::Program::NEEDS_SOURCE);
+        assert!(source_in_helpers::Program::NEEDS_SOURCE);
+        // Programs that never read it need none.
+        assert!(!pagerank::Program::NEEDS_SOURCE);
+        assert!(!kcore::Program::NEEDS_SOURCE);
+        assert!(!level_sums::Program::NEEDS_SOURCE);
+    }
+
+    let g = directed(5, &[[0, 1], [1, 2], [2, 3], [4, 0]]);
+    let expect = "program `hops_from_source` starts from a source vertex: give one";
+    let Err(e) = cpu::run::<hops_from_source::Program, _>(&g, &GatherOptions::default()) else {
+        panic!("ran without a source")
+    };
+    assert!(e.to_string().contains(expect), "{e}");
+    let Err(e) = gpu::emulate::<hops_from_source::Program, _>(
+        &g,
+        &GatherOptions::default(),
+        &GatherGpuOptions::default(),
+        2,
+    ) else {
+        panic!("ran without a source (GPU emulation)")
+    };
+    assert!(e.to_string().contains(expect), "{e}");
+    let Err(e) = cpu::run::<source_in_helpers::Program, _>(&g, &GatherOptions::default()) else {
+        panic!("ran without a source")
+    };
+    assert!(e.to_string().contains("starts from a source vertex"), "{e}");
+
+    let opts = GatherOptions {
+        source: Some(1),
+        ..Default::default()
+    };
+    let out = cpu::run::<hops_from_source::Program, _>(&g, &opts).unwrap();
+    assert_eq!(out.states, [u32::MAX, 0, 1, 2, u32::MAX]);
+    let out =
+        gpu::emulate::<hops_from_source::Program, _>(&g, &opts, &GatherGpuOptions::default(), 2)
+            .unwrap();
+    assert_eq!(out.states, [u32::MAX, 0, 1, 2, u32::MAX]);
+}
+
+/// A frontier program whose `active` rule never turns off: every vertex stays
+/// active every round.
+#[vertex_dsl::vertex_program(gather = sum)]
+mod never_done {
+    pub type State = u32;
+    pub type Acc = u32;
+
+    pub fn init(_ctx: Ctx) -> State {
+        0
+    }
+    pub fn gather(x: State) -> Acc {
+        x
+    }
+    pub fn apply(_ctx: Ctx, old: State, _acc: Acc) -> State {
+        old.wrapping_add(1)
+    }
+    pub fn active(_old: State, _new: State) -> bool {
+        true
+    }
+}
+
+#[test]
+fn a_frontier_program_that_never_ends_is_an_error() {
+    use runtime::gather::{frontier_round_bound, GatherProgram};
+    assert_eq!(never_done::Program::MAX_ROUNDS, u32::MAX); // no limit set
+    let g = directed(4, &[[0, 1], [1, 2], [2, 0], [3, 3]]);
+    let bound = frontier_round_bound(4);
+    assert_eq!(bound, 10_000);
+    assert_eq!(frontier_round_bound(1 << 20), 8 << 20);
+    let check = |e: runtime::Error| {
+        let e = e.to_string();
+        for part in [
+            "program `never_done`",
+            &format!("after {bound} rounds"),
+            "MAX_ROUNDS",
+            "--max-rounds",
+        ] {
+            assert!(e.contains(part), "`{part}` not in: {e}");
+        }
+    };
+    for threads in [Some(1), Some(2)] {
+        let opts = GatherOptions {
+            threads,
+            ..Default::default()
+        };
+        let Err(e) = cpu::run::<never_done::Program, _>(&g, &opts) else {
+            panic!("a run that never ends returned states")
+        };
+        check(e);
+    }
+    let Err(e) = gpu::emulate::<never_done::Program, _>(
+        &g,
+        &GatherOptions::default(),
+        &GatherGpuOptions::default(),
+        1,
+    ) else {
+        panic!("a run that never ends returned states (GPU emulation)")
+    };
+    check(e);
+    // A limit the caller sets stops the run quietly, as for dense programs.
+    let opts = GatherOptions {
+        max_rounds: Some(7),
+        ..Default::default()
+    };
+    let out = cpu::run::<never_done::Program, _>(&g, &opts).unwrap();
+    assert_eq!(out.report.stop, StopReason::MaxRounds);
+    assert_eq!(out.report.rounds, 7);
+    let out =
+        gpu::emulate::<never_done::Program, _>(&g, &opts, &GatherGpuOptions::default(), 1).unwrap();
+    assert_eq!(out.report.stop, StopReason::MaxRounds);
+    // Shipped frontier programs end well inside the bound.
+    let g = generated("kron:10");
+    let out = cpu::run::<kcore::Program, _>(&g, &GatherOptions::default()).unwrap();
+    assert_eq!(out.report.stop, StopReason::Quiescent);
+}

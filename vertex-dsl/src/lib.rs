@@ -164,6 +164,13 @@
 //!   `new != old || ctx.round == 0` (everyone), or a state field as k-core and
 //!   betweenness do (an empty first frontier is how k-core starts: every vertex
 //!   applies once with nothing gathered and the first ones peel).
+//! * a program whose functions read `ctx.source` (through a parameter typed `Ctx`)
+//!   starts from a source vertex: running it without one is an error;
+//! * round limits: a dense program without `MAX_ROUNDS` stops after 100 rounds. A
+//!   frontier-driven one without it runs until its frontier empties, up to a
+//!   safety bound of max(8 × vertices, 10 000) rounds; reaching that bound is an
+//!   error (an `active` rule that never turns off), while reaching a limit set by
+//!   `MAX_ROUNDS` or `GatherOptions::max_rounds` just stops the run.
 //!
 //! Programs compose: `runtime::cpu::gather::run_from` (and the GPU's
 //! `run_gather_from`) start a program from another's states. Betweenness

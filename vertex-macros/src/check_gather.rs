@@ -33,6 +33,9 @@ pub struct GatherChecked {
     pub accepts: bool,
     /// The program defines `level(state)` (a level sweep).
     pub level: bool,
+    /// Some function of the program reads the run's source vertex
+    /// ([`reads_source`]): the run then needs one (`NEEDS_SOURCE`).
+    pub reads_source: bool,
 }
 
 const INTEGER: &[&str] = &["u32", "i32", "u64", "i64"];
@@ -359,7 +362,82 @@ pub fn check(cx: &Ctxt, p: &Program) -> Option<GatherChecked> {
         priority_arity,
         accepts: accepts.is_some(),
         level: level.is_some(),
+        reads_source: reads_source(p.items()),
     })
+}
+
+/// Whether some function among `items` reads the run's source vertex: a field
+/// access `c.source` on a parameter `c` declared of type `Ctx`, or a pattern
+/// `Ctx { source, .. }` anywhere.
+///
+/// The push form knows from `init`'s arity (`init(v, source)`); a gather program's
+/// operators all take the same `Ctx`, so the only sign is the code itself. Without
+/// it such a program ran with `ctx.source == u32::MAX` when the caller gave no
+/// source, instead of being told to give one. Reading through a `Ctx` handed on
+/// to a helper is caught when the helper's parameter is typed `Ctx` too; only
+/// parameters of that type count, so a state field named `source` does not.
+pub fn reads_source(items: &[Item]) -> bool {
+    use syn::visit::Visit;
+
+    /// The identifiers bound to `Ctx` parameters of the function being visited.
+    struct Finder {
+        ctx_params: Vec<syn::Ident>,
+        found: bool,
+    }
+    fn is_ctx(ty: &Type) -> bool {
+        match ty {
+            Type::Path(tp) => tp.path.segments.last().is_some_and(|s| s.ident == "Ctx"),
+            Type::Reference(r) => is_ctx(&r.elem),
+            _ => false,
+        }
+    }
+    impl<'ast> Visit<'ast> for Finder {
+        fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+            let saved = std::mem::take(&mut self.ctx_params);
+            for arg in &f.sig.inputs {
+                if let syn::FnArg::Typed(pt) = arg {
+                    if let (syn::Pat::Ident(pi), true) = (&*pt.pat, is_ctx(&pt.ty)) {
+                        self.ctx_params.push(pi.ident.clone());
+                    }
+                }
+            }
+            syn::visit::visit_item_fn(self, f);
+            self.ctx_params = saved;
+        }
+        fn visit_expr_field(&mut self, e: &'ast syn::ExprField) {
+            if let (syn::Expr::Path(base), syn::Member::Named(field)) = (&*e.base, &e.member) {
+                if field == "source"
+                    && base
+                        .path
+                        .get_ident()
+                        .is_some_and(|b| self.ctx_params.contains(b))
+                {
+                    self.found = true;
+                }
+            }
+            syn::visit::visit_expr_field(self, e);
+        }
+        fn visit_pat_struct(&mut self, ps: &'ast syn::PatStruct) {
+            let ctx = ps.path.segments.last().is_some_and(|s| s.ident == "Ctx");
+            if ctx
+                && ps
+                    .fields
+                    .iter()
+                    .any(|f| matches!(&f.member, syn::Member::Named(m) if m == "source"))
+            {
+                self.found = true;
+            }
+            syn::visit::visit_pat_struct(self, ps);
+        }
+    }
+    let mut f = Finder {
+        ctx_params: Vec::new(),
+        found: false,
+    };
+    for item in items {
+        f.visit_item(item);
+    }
+    f.found
 }
 
 /// Plain number types a state may hold: the same bytes mean the same value on the

@@ -24,7 +24,8 @@ pub enum ApspCommand {
     /// All-pairs shortest paths: summary (checksum of finite distances, count of
     /// ∞ pairs, diameter) and optionally the whole matrix (-o).
     Apsp(ApspArgs),
-    /// One shortest path FROM → TO, with its length.
+    /// One shortest path FROM → TO, with its length (`--json`: `distance`,
+    /// `path` and `hops` are `null` when TO is unreachable).
     Path(PathArgs),
 }
 
@@ -42,7 +43,8 @@ pub struct ApspArgs {
     #[arg(long, default_value = "auto", value_parser = ["fw", "johnson", "auto"])]
     pub algorithm: String,
     /// Write the matrix: .csv / .txt as text (small n), anything else as the
-    /// binary layout documented in runtime::apsp::output.
+    /// binary layout documented in runtime::apsp::output. The format follows the
+    /// extension, so `-o -` (stdout) is refused: give a file name.
     #[arg(short = 'o', long)]
     pub output: Option<PathBuf>,
     /// Print one JSON object on stdout.
@@ -177,6 +179,7 @@ fn prologue(
 }
 
 fn run_apsp(a: ApspArgs) -> anyhow::Result<()> {
+    super::common::refuse_stdout("the APSP matrix", a.output.as_deref())?;
     let (kind, lopts) = prologue(&a.graph, a.json, a.symmetrize)?;
     let opts = ApspOptions {
         algorithm: a.algorithm.parse()?,
@@ -195,6 +198,15 @@ fn run_apsp(a: ApspArgs) -> anyhow::Result<()> {
         report["graph"] = json!(a.graph);
         report["vertices"] = json!(g.num_vertices());
         report["edges"] = json!(g.num_edges());
+        let on_cpu = report["backend"] == "cpu";
+        // The CPU closure and Johnson run on rayon's global pool.
+        report["threads"] = json!(on_cpu.then(|| runtime::cpu::threads_for(None)));
+        if a.tile != runtime::apsp::fw_cpu::DEFAULT_TILE && !(on_cpu && report["algorithm"] == "fw") {
+            super::common::warn_unused(
+                &format!("--tile {}", a.tile),
+                "it sets the CPU Floyd–Warshall's tiles, and this run was not one",
+            );
+        }
         if a.json {
             print_json(&report)?;
         } else {
@@ -257,7 +269,9 @@ fn run_path(a: PathArgs) -> anyhow::Result<()> {
         });
         let (path, dist) = match found {
             Some((p, d)) => (Some(p), d),
-            None => (None, json!("inf")),
+            // No path: `null`, as `path` and `hops` are (and as every JSON
+            // report writes a missing value), not the string "inf".
+            None => (None, serde_json::Value::Null),
         };
         if a.json {
             print_json(&json!({

@@ -16,7 +16,7 @@ use runtime::load::{load_graph, LoadOptions};
 use serde::Serialize;
 use vertex_examples::programs::bc;
 
-use super::common::KernelArgs;
+use super::common::{human_out, say, warn_unused, write_result, KernelArgs};
 use super::report::{print_json, secs};
 
 #[derive(Args, Debug, Clone)]
@@ -41,7 +41,8 @@ pub struct BcArgs {
     /// Make the graph undirected (both directions, no self-loops or duplicates).
     #[arg(long)]
     pub symmetrize: bool,
-    /// Write `vertex score` lines to FILE.
+    /// Write `vertex score` lines to FILE; `-o -` writes them to stdout and the
+    /// summary to stderr (not with --json, which also wants stdout).
     #[arg(short, long)]
     pub output: Option<PathBuf>,
 }
@@ -57,6 +58,8 @@ struct Summary {
     edges: u64,
     backend: &'static str,
     backend_note: Option<String>,
+    /// Worker threads of the CPU run (`null` on the GPU).
+    threads: Option<usize>,
     sources: Vec<u32>,
     /// Both phases for every source (wall clock, uploads included on the GPU).
     time_s: f64,
@@ -128,7 +131,14 @@ pub(super) fn gpu_scores(
 }
 
 pub fn bc_cmd(a: BcArgs) -> anyhow::Result<()> {
+    super::common::check_output(a.output.as_deref(), a.common.json)?;
     let (gpu, note) = super::common::pick_gpu(a.common.backend, open_gpu)?;
+    if let (Some(t), Some(_)) = (a.common.threads, &gpu) {
+        warn_unused(
+            &format!("--threads {t}"),
+            "the GPU ran; threads are for the CPU (--backend cpu)",
+        );
+    }
     let lo = LoadOptions {
         ignore_weights: true,
         build: a.symmetrize.then(BuildOptions::undirected),
@@ -198,7 +208,7 @@ pub fn bc_cmd(a: BcArgs) -> anyhow::Result<()> {
             .all(|(x, y)| (x - y).abs() <= 1e-9 * y.abs().max(1e-12))
     });
     if let Some(path) = &a.output {
-        runtime::formats::vgr::atomic_write(path, |w| {
+        write_result(path, |w| {
             writeln!(
                 w,
                 "# betweenness centrality on {} from {} sources: vertex score",
@@ -225,6 +235,7 @@ pub fn bc_cmd(a: BcArgs) -> anyhow::Result<()> {
         edges: g.num_edges(),
         backend,
         backend_note: note,
+        threads: (backend == "cpu").then(|| runtime::cpu::threads_for(a.common.threads)),
         sources,
         time_s,
         load_s,
@@ -234,19 +245,24 @@ pub fn bc_cmd(a: BcArgs) -> anyhow::Result<()> {
     if a.common.json {
         print_json(&summary)?;
     } else {
-        println!(
+        let mut h = human_out(a.output.as_deref());
+        say!(
+            h,
             "betweenness centrality on {} ({} vertices, {} edges), {} backend",
-            summary.graph, summary.vertices, summary.edges, backend
+            summary.graph,
+            summary.vertices,
+            summary.edges,
+            backend
         );
         if let Some(note) = &summary.backend_note {
-            println!("  note         {note}");
+            say!(h, "  note         {note}");
         }
-        println!("  sources      {:?}", summary.sources);
-        println!("  time         {:.6} s", summary.time_s);
+        say!(h, "  sources      {:?}", summary.sources);
+        say!(h, "  time         {:.6} s", summary.time_s);
         for (v, s) in &summary.top {
-            println!("  top          {v} {s:.9}");
+            say!(h, "  top          {v} {s:.9}");
         }
-        super::common::print_check(validated, a.output.as_deref());
+        super::common::print_check(&mut h, validated, a.output.as_deref());
     }
     if validated == Some(false) {
         bail!("the scores disagree with the sequential Brandes oracle");

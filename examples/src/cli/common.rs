@@ -1,6 +1,7 @@
 //! Options every kernel command (`pr`, `kcore`, `bc`, `tc`, …) shares, flattened
 //! into each command's own arguments so the flags read the same everywhere.
 
+use std::io::Write;
 use std::path::Path;
 
 use clap::Args;
@@ -8,6 +9,16 @@ use clap::Args;
 use runtime::gpu::Device;
 
 use super::run::Backend;
+
+/// `println!` onto the human summary's stream ([`human_out`]). A write error
+/// is dropped: the summary is for a person, and a closed terminal must not
+/// turn a finished run into a failure.
+macro_rules! say {
+    ($h:expr, $($t:tt)*) => {{
+        let _ = writeln!($h, $($t)*);
+    }};
+}
+pub(crate) use say;
 
 /// Where a kernel runs, and how its result is checked and shown.
 #[derive(Args, Debug, Clone)]
@@ -52,13 +63,85 @@ pub fn pick_gpu<T>(
     })
 }
 
-/// The closing lines of a command's text output: the oracle's verdict (when
-/// `--validate` asked for one) and the file `-o` wrote.
-pub fn print_check(validated: Option<bool>, output: Option<&Path>) {
+/// The closing lines of a command's text output, on `h`: the oracle's verdict
+/// (when `--validate` asked for one) and the file `-o` wrote (nothing when it
+/// wrote stdout: the result is there).
+pub fn print_check(h: &mut dyn Write, validated: Option<bool>, output: Option<&Path>) {
     if let Some(v) = validated {
-        println!("  oracle       {}", if v { "agrees" } else { "DISAGREES" });
+        say!(
+            h,
+            "  oracle       {}",
+            if v { "agrees" } else { "DISAGREES" }
+        );
     }
-    if let Some(p) = output {
-        println!("  wrote        {}", p.display());
+    if let Some(p) = output.filter(|p| !is_stdout(p)) {
+        say!(h, "  wrote        {}", p.display());
     }
+}
+
+/// Whether `-o` names standard output (`-o -`, the Unix convention).
+pub fn is_stdout(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// Refuses `--json` with `-o -` before any work: both would write stdout, and a
+/// reader of either would get the other mixed in.
+pub fn check_output(output: Option<&Path>, json: bool) -> anyhow::Result<()> {
+    if json && output.is_some_and(is_stdout) {
+        anyhow::bail!(
+            "--json and -o - both write to stdout: write the per-vertex result to a file \
+             (-o FILE), or leave out --json (the summary then goes to stderr)"
+        );
+    }
+    Ok(())
+}
+
+/// Refuses `-o -` for a command whose output format follows the file's
+/// extension (graph files, the APSP matrix): stdout has no extension.
+pub fn refuse_stdout(what: &str, output: Option<&Path>) -> anyhow::Result<()> {
+    if output.is_some_and(is_stdout) {
+        anyhow::bail!(
+            "-o -: {what} is written in the format its file name's extension names, and \
+             stdout has none: give a file name"
+        );
+    }
+    Ok(())
+}
+
+/// Writes a command's per-vertex result with `f`: to the file `path`
+/// (atomically: a reader never sees half of it), or to stdout for `-`. A reader
+/// that stops early (`| head`) is not an error.
+pub fn write_result(
+    path: &Path,
+    f: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> anyhow::Result<()> {
+    if !is_stdout(path) {
+        runtime::formats::vgr::atomic_write(path, |w| f(w))?;
+        return Ok(());
+    }
+    let stdout = std::io::stdout();
+    let mut w = std::io::BufWriter::with_capacity(1 << 20, stdout.lock());
+    match f(&mut w).and_then(|()| w.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(anyhow::Error::new(e).context("writing the result to stdout"))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Where a command's human summary goes: stdout, or stderr when `-o -` put the
+/// result on stdout (so that a pipe reads the result alone).
+pub fn human_out(output: Option<&Path>) -> Box<dyn Write> {
+    if output.is_some_and(is_stdout) {
+        Box::new(std::io::stderr())
+    } else {
+        Box::new(std::io::stdout())
+    }
+}
+
+/// Prints the one-line warning for an option that has no effect in this run
+/// (`option`: the flag as typed; `why`: what makes it inert). A warning, not an
+/// error, so that scripts passing one set of flags to every run keep working.
+pub fn warn_unused(option: &str, why: &str) {
+    eprintln!("warning: {option} has no effect: {why}");
 }

@@ -16,6 +16,7 @@ pub struct ConvertArgs {
     /// Input file or generator spec.
     pub input: String,
     /// Output file; format by extension (.vgr, .el, .wel, .mtx, .gr, .graph, + .gz).
+    /// Stdout (`-`) has no extension, so it is refused: give a file name.
     pub output: PathBuf,
     /// Add reverse edges (undirected output).
     #[arg(long)]
@@ -35,6 +36,7 @@ pub struct ConvertArgs {
 }
 
 pub fn run(a: ConvertArgs) -> anyhow::Result<()> {
+    super::common::refuse_stdout("a graph", Some(&a.output))?;
     runtime::progress::set_quiet(a.json);
     let kind = weight_kind_of(&a.input)?;
     let build =

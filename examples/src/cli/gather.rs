@@ -20,7 +20,7 @@ use runtime::load::{load_graph, LoadOptions};
 use serde::Serialize;
 use vertex_examples::programs::{kcore, pagerank, pagerank_delta};
 
-use super::common::KernelArgs;
+use super::common::{human_out, say, warn_unused, write_result, KernelArgs};
 use super::report::{print_json, secs};
 use super::run::Backend;
 
@@ -61,7 +61,10 @@ pub struct GatherArgs {
     /// Stop when a round's L1 change is below this (PageRank; default 1e-4).
     #[arg(long)]
     pub tolerance: Option<f64>,
-    /// Round limit (PageRank default 20).
+    /// Round limit: the run stops there (PageRank default 20). Frontier-driven
+    /// programs (kcore, pr-delta) default to max(8 × vertices, 10000) rounds,
+    /// and reaching that default is an error (the frontier never emptied);
+    /// this option raises it.
     #[arg(long)]
     pub max_rounds: Option<u32>,
     /// Push, pull, or chosen per round from the frontier's size.
@@ -73,7 +76,8 @@ pub struct GatherArgs {
     /// Make the graph undirected (both directions, no self-loops or duplicates).
     #[arg(long)]
     pub symmetrize: bool,
-    /// Write `vertex value` lines to FILE.
+    /// Write `vertex value` lines to FILE; `-o -` writes them to stdout and the
+    /// summary to stderr (not with --json, which also wants stdout).
     #[arg(short, long)]
     pub output: Option<PathBuf>,
 }
@@ -214,6 +218,7 @@ fn open_gpu<P: GatherProgram>() -> Result<(Device, GatherKernels), String> {
 }
 
 fn run<P: GatherProgram>(a: GatherArgs, shape: Shape<P>) -> anyhow::Result<()> {
+    super::common::check_output(a.output.as_deref(), a.common.json)?;
     if a.schedule == GatherSchedule::GaussSeidel && P::FRONTIER {
         bail!(
             "--schedule gauss-seidel: `{}` is frontier-driven; in-place rounds are for dense programs such as `vertex pr`",
@@ -260,6 +265,7 @@ fn run<P: GatherProgram>(a: GatherArgs, shape: Shape<P>) -> anyhow::Result<()> {
     if let (Some(n), false) = (&note, a.common.json) {
         eprintln!("{n}");
     }
+    warn_unused_options::<P>(&a, gpu.is_some(), order.is_some());
     let opts = GatherOptions {
         max_rounds: a.max_rounds,
         tolerance: a.tolerance,
@@ -315,7 +321,7 @@ fn run<P: GatherProgram>(a: GatherArgs, shape: Shape<P>) -> anyhow::Result<()> {
         .validate
         .then(|| (shape.agrees)(g, &opts, &report, &states));
     if let Some(path) = &a.output {
-        runtime::formats::vgr::atomic_write(path, |w| {
+        write_result(path, |w| {
             writeln!(w, "# {} on {}: vertex value", P::NAME, loaded.source)?;
             for (v, s) in states.iter().enumerate() {
                 writeln!(w, "{v} {}", (shape.value)(s))?;
@@ -339,28 +345,86 @@ fn run<P: GatherProgram>(a: GatherArgs, shape: Shape<P>) -> anyhow::Result<()> {
     if a.common.json {
         print_json(&summary)?;
     } else {
-        println!(
+        let mut h = human_out(a.output.as_deref());
+        say!(
+            h,
             "{} on {} ({} vertices, {} edges), {} backend",
-            summary.program, summary.graph, summary.vertices, summary.edges, backend
+            summary.program,
+            summary.graph,
+            summary.vertices,
+            summary.edges,
+            backend
         );
         let r = &summary.report;
-        println!(
+        say!(
+            h,
             "  time         {:.6} s ({} rounds: {} pushed, {} dense; stopped: {:?})",
-            summary.time_s, r.rounds, r.push_rounds, r.dense_rounds, r.stop
+            summary.time_s,
+            r.rounds,
+            r.push_rounds,
+            r.dense_rounds,
+            r.stop
         );
-        println!(
+        say!(
+            h,
             "  gathered     {} edges, {} applies",
-            r.edges_gathered, r.applies
+            r.edges_gathered,
+            r.applies
         );
         if let serde_json::Value::Object(m) = &summary.result {
             for (k, v) in m {
-                println!("  {k:<12} {v}");
+                say!(h, "  {k:<12} {v}");
             }
         }
-        super::common::print_check(validated, a.output.as_deref());
+        super::common::print_check(&mut h, validated, a.output.as_deref());
     }
     if validated == Some(false) {
         bail!("the result disagrees with the sequential oracle");
     }
     Ok(())
+}
+
+/// Warns about options this run of a gather/apply program does not read:
+/// CPU settings on the GPU, GPU settings on the CPU, a tolerance for a
+/// frontier-driven program (it stops when its frontier empties), and round
+/// settings under the data-driven schedules (which have no rounds) or
+/// Gauss–Seidel rounds (which always pull).
+fn warn_unused_options<P: GatherProgram>(a: &GatherArgs, on_gpu: bool, data_driven: bool) {
+    if let (Some(t), true) = (a.common.threads, on_gpu) {
+        warn_unused(
+            &format!("--threads {t}"),
+            "the GPU ran; threads are for the CPU (--backend cpu)",
+        );
+    }
+    if !on_gpu && a.max_edge_count != GatherGpuOptions::default().max_edge_count {
+        warn_unused(
+            &format!("--max-edge-count {}", a.max_edge_count),
+            "the CPU ran; it sets the GPU gather kernels' work per thread (--backend gpu)",
+        );
+    }
+    if let (Some(t), true) = (a.tolerance, P::FRONTIER) {
+        warn_unused(
+            &format!("--tolerance {t}"),
+            &format!(
+                "`{}` is frontier-driven: it stops when no vertex is active",
+                P::NAME
+            ),
+        );
+    }
+    if data_driven {
+        if let Some(m) = a.max_rounds {
+            warn_unused(
+                &format!("--max-rounds {m}"),
+                "the data-driven schedules (async, obim) run no rounds",
+            );
+        }
+        if a.direction.is_some() {
+            warn_unused(
+                "--direction",
+                "the data-driven schedules (async, obim) push every update",
+            );
+        }
+    } else if a.schedule == GatherSchedule::GaussSeidel && a.direction.is_some() {
+        warn_unused("--direction", "Gauss–Seidel rounds always pull");
+    }
 }

@@ -66,6 +66,7 @@ pub struct GenArgs {
     #[arg(long)]
     pub keep_self_loops: bool,
     /// Output file; the format follows the extension (.vgr, .el, .wel, .mtx, .gr, .graph, + .gz).
+    /// Stdout (`-o -`) has no extension, so it is refused: give a file name.
     #[arg(short, long)]
     pub output: PathBuf,
     /// Print a JSON summary on stdout.
@@ -114,6 +115,7 @@ pub fn run(cmd: GenCommand) -> anyhow::Result<()> {
             common,
         } => (format!("grid:{width}x{height}@{}", common.seed), common),
     };
+    super::common::refuse_stdout("a graph", Some(&a.output))?;
     runtime::progress::set_quiet(a.json);
     let gen = GenSpec::parse(&spec).expect("spec built above is a generator spec")?;
     let t0 = Instant::now();

@@ -5,7 +5,6 @@
 //! loops or parallel edges). `--validate` compares every vertex with
 //! `oracle::local_clustering` (absolute difference under 1e-12).
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::bail;
@@ -13,7 +12,7 @@ use clap::Args;
 use serde::Serialize;
 use vertex_examples::programs::lcc::Program as Lcc;
 
-use super::common::KernelArgs;
+use super::common::{human_out, write_result, KernelArgs};
 use super::report::{print_json, secs};
 use super::tc::{open_undirected, print_text, Shared, Times};
 
@@ -26,7 +25,8 @@ pub struct LccArgs {
     pub graph: String,
     #[command(flatten)]
     pub common: KernelArgs,
-    /// Write `vertex coefficient` per line to this file.
+    /// Write `vertex coefficient` per line to this file; `-o -` writes them to
+    /// stdout and the summary to stderr (not with --json, which also wants stdout).
     #[arg(short, long)]
     pub output: Option<PathBuf>,
 }
@@ -43,6 +43,7 @@ struct Summary {
 }
 
 pub fn lcc_cmd(a: LccArgs) -> anyhow::Result<()> {
+    super::common::check_output(a.output.as_deref(), a.common.json)?;
     let u = open_undirected(&a.graph, &a.common)?;
     let g = &u.loaded.graph;
     let (run, upload_s, backend) = match &u.dev {
@@ -71,7 +72,7 @@ pub fn lcc_cmd(a: LccArgs) -> anyhow::Result<()> {
                 .all(|(e, x)| (e - x).abs() < 1e-12)
     });
     if let Some(path) = &a.output {
-        runtime::formats::vgr::atomic_write(path, |w| {
+        write_result(path, |w| {
             writeln!(
                 w,
                 "# local clustering coefficient on {}: vertex coefficient",
@@ -103,8 +104,14 @@ pub fn lcc_cmd(a: LccArgs) -> anyhow::Result<()> {
     if a.common.json {
         print_json(&s)?;
     } else {
-        print_text(&s.run, &format!("average      {:.6}", s.average), &s.times);
-        super::common::print_check(validated, a.output.as_deref());
+        let mut h = human_out(a.output.as_deref());
+        print_text(
+            &mut h,
+            &s.run,
+            &format!("average      {:.6}", s.average),
+            &s.times,
+        );
+        super::common::print_check(&mut h, validated, a.output.as_deref());
     }
     if validated == Some(false) {
         bail!("the coefficients disagree with the sequential oracle");

@@ -21,6 +21,7 @@ use runtime::program::{Schedule, VertexProgram};
 use serde::Serialize;
 use vertex_examples::programs::{bfs, cc, sssp, widest};
 
+use super::common::{human_out, say, warn_unused, write_result};
 use super::gen::parse_range;
 use super::report::{print_json, secs};
 
@@ -94,7 +95,8 @@ pub struct RunArgs {
     #[arg(long)]
     pub validate: bool,
     /// Write `vertex value` lines to FILE (unreached vertices print `inf`;
-    /// widest paths print their width, 0).
+    /// widest paths print their width, 0). `-o -` writes them to stdout, and
+    /// the summary to stderr (not with --json, which also wants stdout).
     #[arg(short, long)]
     pub output: Option<PathBuf>,
     /// Print one JSON object instead of text.
@@ -116,6 +118,8 @@ struct Summary {
     schedule: Option<&'static str>,
     /// Why `--schedule auto` picked it.
     schedule_note: Option<String>,
+    /// Worker threads of the CPU run (`null` on the GPU).
+    threads: Option<usize>,
     /// What the CPU run changed about the program's states (integer SSSP: 32-bit
     /// distances where no path can overflow them).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -139,7 +143,10 @@ struct Summary {
     /// Edges out of reached vertices over the traversal time (Graph500-style TEPS
     /// counts input edges; this counts stored directed edges).
     teps: f64,
-    max_value: Option<String>,
+    /// The largest value of a reached vertex, as a JSON number (unreached
+    /// vertices, whose value is the program's infinity, are left out; `null`
+    /// when there is no value, or for a float that is not finite).
+    max_value: Option<serde_json::Value>,
     validated: Option<bool>,
 }
 
@@ -275,8 +282,10 @@ struct CcSummary {
     rounds: u64,
     reached: u64,
     teps: f64,
-    /// Largest label (the smallest id of the last component).
-    max_value: Option<String>,
+    /// Largest label (the smallest id of the last component), a JSON number.
+    max_value: Option<u32>,
+    /// Worker threads of the CPU run (`null` on the GPU).
+    threads: Option<usize>,
     components: u64,
     largest_component: u64,
     /// Share of the sampled vertices in the component the last pass skipped.
@@ -291,6 +300,7 @@ fn open_cc_gpu() -> Result<(Device, runtime::gpu::cc::CcKernels), String> {
 }
 
 fn afforest_cmd(a: RunArgs) -> anyhow::Result<()> {
+    super::common::check_output(a.output.as_deref(), a.json)?;
     if a.gpus != 1 {
         bail!("--gpus {}: cc --algorithm afforest runs on one GPU", a.gpus);
     }
@@ -300,6 +310,7 @@ fn afforest_cmd(a: RunArgs) -> anyhow::Result<()> {
             eprintln!("{n}");
         }
     }
+    warn_unused_afforest(&a, gpu.is_some());
     let opts = LoadOptions {
         ignore_weights: true,
         ..LoadOptions::default()
@@ -314,22 +325,29 @@ fn afforest_cmd(a: RunArgs) -> anyhow::Result<()> {
         threads: a.threads,
         ..Default::default()
     };
-    let (labels, time_s, share, backend) = match &gpu {
+    let (labels, time_s, share, backend, threads) = match &gpu {
         Some((dev, k)) => {
             let dg = dev.upload_traversal(g, false)?;
             let r = dev.afforest(k, &dg, &ao)?;
-            (r.labels, r.time_ms * 1e-3, r.skipped_share, "gpu")
+            (r.labels, r.time_ms * 1e-3, r.skipped_share, "gpu", None)
         }
         None => {
             let r = runtime::cc::afforest(g, &ao)?;
-            (r.labels, secs(r.report.time), r.report.skipped_share, "cpu")
+            let t = Some(r.report.threads);
+            (
+                r.labels,
+                secs(r.report.time),
+                r.report.skipped_share,
+                "cpu",
+                t,
+            )
         }
     };
     let validated = a
         .validate
         .then(|| runtime::oracle::components(g.csr()) == labels);
     if let Some(path) = &a.output {
-        runtime::formats::vgr::atomic_write(path, |w| {
+        write_result(path, |w| {
             for (v, l) in labels.iter().enumerate() {
                 writeln!(w, "{v} {l}")?;
             }
@@ -355,7 +373,8 @@ fn afforest_cmd(a: RunArgs) -> anyhow::Result<()> {
         } else {
             0.0
         },
-        max_value: labels.iter().max().map(|m| m.to_string()),
+        max_value: labels.iter().max().copied(),
+        threads,
         components: runtime::cc::count_components(&labels),
         largest_component: runtime::cc::largest_component(&labels),
         skipped_share: share,
@@ -364,7 +383,9 @@ fn afforest_cmd(a: RunArgs) -> anyhow::Result<()> {
     if a.json {
         print_json(&s)?;
     } else {
-        println!(
+        let mut h = human_out(a.output.as_deref());
+        say!(
+            h,
             "cc (afforest) on {} ({} vertices, {} edges{}), {} backend",
             s.graph,
             n,
@@ -376,16 +397,23 @@ fn afforest_cmd(a: RunArgs) -> anyhow::Result<()> {
             },
             backend
         );
-        println!("  time         {:.6} s ({} link passes)", time_s, s.rounds);
-        println!(
+        say!(
+            h,
+            "  time         {:.6} s ({} link passes)",
+            time_s,
+            s.rounds
+        );
+        say!(
+            h,
             "  components   {} (largest {} vertices)",
-            s.components, s.largest_component
+            s.components,
+            s.largest_component
         );
         if let Some(m) = &s.max_value {
-            println!("  max value    {m}");
+            say!(h, "  max value    {m}");
         }
-        println!("  rate         {:.3} M edges/s", s.teps / 1e6);
-        super::common::print_check(validated, a.output.as_deref());
+        say!(h, "  rate         {:.3} M edges/s", s.teps / 1e6);
+        super::common::print_check(&mut h, validated, a.output.as_deref());
     }
     if validated == Some(false) {
         bail!("the result disagrees with the sequential oracle");
@@ -462,7 +490,7 @@ pub(super) fn open_gpu<P: GpuProgram>(
 
 fn run_program<P: GpuProgram>(a: RunArgs, oracle: Oracle<P>) -> anyhow::Result<()>
 where
-    <P as VertexProgram>::State: std::fmt::Display,
+    <P as VertexProgram>::State: std::fmt::Display + Serialize,
 {
     run_program_with::<P>(a, oracle, false, cpu_as_written::<P>, gpu_as_written::<P>)
 }
@@ -477,8 +505,9 @@ fn run_program_with<P: GpuProgram>(
     gpu_run: GpuRun<P>,
 ) -> anyhow::Result<()>
 where
-    <P as VertexProgram>::State: std::fmt::Display,
+    <P as VertexProgram>::State: std::fmt::Display + Serialize,
 {
+    super::common::check_output(a.output.as_deref(), a.json)?;
     if a.gpus == 0 || (a.gpus > 1 && a.backend == Backend::Cpu) {
         bail!(
             "--gpus {}: expected 1, or more with --backend gpu|auto",
@@ -498,6 +527,12 @@ where
         ..LoadOptions::default()
     };
     let file_weighted = weight_kind_of(&a.graph)?.is_some();
+    if let (Some((lo, hi)), false) = (a.weights, P::WEIGHTED) {
+        warn_unused(
+            &format!("--weights {lo}..{hi}"),
+            &format!("`{}` reads no edge weights", P::NAME),
+        );
+    }
     if let Some((lo, hi)) = a.weights {
         if file_weighted && !a.json {
             eprintln!(
@@ -537,6 +572,12 @@ where
             None => (0, Some("vertex 0: the graph has no edges".to_string())),
         },
     };
+    if a.source.is_some() && !P::NEEDS_SOURCE {
+        warn_unused(
+            "--source",
+            &format!("`{}` starts from every vertex", P::NAME),
+        );
+    }
     if P::NEEDS_SOURCE && source as usize >= n {
         bail!(
             "source vertex {source} is out of range: the graph has {n} vertices (ids are 0-based)"
@@ -580,11 +621,13 @@ where
         handover,
         ..ProgramOptions::default()
     };
+    warn_unused_backend_options::<P>(&a, gpu.is_some());
     // --delta N is the obim bucket width too (`auto` leaves it to the engine).
     let cpu_delta = delta.filter(|_| a.delta.as_deref() != Some("auto"));
     let mut resident = None;
     let mut tiles = None;
     let mut states_note = None;
+    let mut threads = None;
     let (states, time_s, rounds, backend, ran) = match &gpu {
         Some(_) if a.gpus > 1 => {
             let multi = runtime::gpu::multi::MultiGpu::open(a.gpus)?;
@@ -632,8 +675,19 @@ where
                 delta: cpu_delta,
                 ..AsyncOptions::default()
             };
+            if let (Some(d), true, false) = (&a.delta, P::HAS_PRIORITY, schedule == Schedule::Obim)
+            {
+                warn_unused(
+                    &format!("--delta {d}"),
+                    &format!(
+                        "the CPU schedule is {}; only obim has buckets",
+                        schedule_name(schedule)
+                    ),
+                );
+            }
             let (r, note) = cpu(g, source, schedule, &co, &aopts)?;
             states_note = note;
+            threads = Some(r.report.threads);
             let rounds = r.report.rounds;
             (
                 r.states,
@@ -666,15 +720,14 @@ where
         .enumerate()
         .filter(|&(v, s)| is_reached(v, s))
         .map(|(_, s)| *s)
-        .reduce(|x, y| if y > x { y } else { x })
-        .map(|m| m.to_string());
+        .reduce(|x, y| if y > x { y } else { x });
     let validated = if a.validate {
         Some(oracle(g, source) == states)
     } else {
         None
     };
     if let Some(path) = &a.output {
-        runtime::formats::vgr::atomic_write(path, |w| {
+        write_result(path, |w| {
             for (v, s) in states.iter().enumerate() {
                 // Unreached: an infinite distance or level, but for a program
                 // that keeps the largest value (widest paths) its state as is
@@ -698,6 +751,7 @@ where
         backend,
         schedule: ran.as_ref().map(|r| r.0),
         schedule_note: ran.and_then(|r| r.1),
+        threads,
         states_note,
         // The tiled kernel hands a graph too large for it to the resident one.
         // The direction kernel may hand a long tail over to it.
@@ -719,59 +773,148 @@ where
         } else {
             0.0
         },
-        max_value,
+        // A number (integers exactly, u64 included); a float that is not
+        // finite serializes as `null`.
+        max_value: max_value.map(serde_json::to_value).transpose()?,
         validated,
     };
     if a.json {
         print_json(&summary)?;
     } else {
-        println!(
+        let mut h = human_out(a.output.as_deref());
+        say!(
+            h,
             "{} on {} ({} vertices, {} edges), {} backend",
-            summary.program, summary.graph, n, summary.edges, backend
+            summary.program,
+            summary.graph,
+            n,
+            summary.edges,
+            backend
         );
         if let Some(s) = summary.source {
             match &summary.source_note {
-                Some(why) => println!("  source       {why}"),
-                None => println!("  source       {s}"),
+                Some(why) => say!(h, "  source       {why}"),
+                None => say!(h, "  source       {s}"),
             }
         }
         if let Some(s) = summary.schedule {
             match &summary.schedule_note {
-                Some(why) => println!("  schedule     {s} (auto: {why})"),
-                None => println!("  schedule     {s}"),
+                Some(why) => say!(h, "  schedule     {s} (auto: {why})"),
+                None => say!(h, "  schedule     {s}"),
             }
         }
         if let Some(n) = &summary.states_note {
-            println!("  states       {n}");
+            say!(h, "  states       {n}");
         }
         if let Some(k) = summary.kernel {
             match &summary.kernel_note {
-                Some(why) => println!("  kernel       {k} (auto: {why})"),
-                None => println!("  kernel       {k}"),
+                Some(why) => say!(h, "  kernel       {k} (auto: {why})"),
+                None => say!(h, "  kernel       {k}"),
             }
         }
         if let Some(t) = &summary.tiles {
-            println!(
+            say!(h,
                 "  tiles        {} relaxed, {} messages, {} rounds in the busiest tile ({} blocks × {} threads, {} vertices a tile; rows in shared memory: {} as they are, {} narrow)",
                 t.pops, t.messages, t.rounds, t.blocks, t.threads_per_block, t.tile, t.rows_wide, t.rows_narrow
             );
         }
         if let Some(r) = &summary.resident {
-            println!(
+            say!(h,
                 "  resident     {} rounds: {} on one block, {} on the grid, {} bucket splits ({} blocks × {} threads)",
                 r.rounds, r.small_rounds, r.wide_rounds, r.splits, r.blocks, r.threads_per_block
             );
         }
-        println!("  time         {:.6} s ({} rounds)", time_s, rounds);
-        println!("  reached      {reached} vertices");
-        if let Some(m) = &summary.max_value {
-            println!("  max value    {m}");
+        say!(h, "  time         {:.6} s ({} rounds)", time_s, rounds);
+        say!(h, "  reached      {reached} vertices");
+        if let Some(m) = &max_value {
+            say!(h, "  max value    {m}");
         }
-        println!("  rate         {:.3} M edges/s", summary.teps / 1e6);
-        super::common::print_check(validated, a.output.as_deref());
+        say!(h, "  rate         {:.3} M edges/s", summary.teps / 1e6);
+        super::common::print_check(&mut h, validated, a.output.as_deref());
     }
     if validated == Some(false) {
         bail!("the result disagrees with the sequential oracle");
     }
     Ok(())
+}
+
+/// Warns about the options of `vertex cc` that Afforest does not read: it is not
+/// a vertex program, so it has no schedule, kernel choice, buckets, source or
+/// weights (`--algorithm label` runs the program that has them).
+fn warn_unused_afforest(a: &RunArgs, on_gpu: bool) {
+    let why =
+        "cc --algorithm afforest has no such setting (--algorithm label runs the vertex program)";
+    if a.schedule != ScheduleArg::Auto {
+        warn_unused(&format!("--schedule {:?}", a.schedule).to_lowercase(), why);
+    }
+    if !matches!(a.kernel, BfsKernel::Auto) {
+        warn_unused(&format!("--kernel {}", a.kernel.name()), why);
+    }
+    if let Some(m) = a.max_edge_count {
+        warn_unused(&format!("--max-edge-count {m}"), why);
+    }
+    if let Some(d) = &a.delta {
+        warn_unused(&format!("--delta {d}"), why);
+    }
+    if a.source.is_some() {
+        warn_unused("--source", "components start from every vertex");
+    }
+    if let Some((lo, hi)) = a.weights {
+        warn_unused(
+            &format!("--weights {lo}..{hi}"),
+            "components do not read edge weights",
+        );
+    }
+    if let (Some(t), true) = (a.threads, on_gpu) {
+        warn_unused(&format!("--threads {t}"), "the GPU ran");
+    }
+}
+
+/// Warns about the options of a program command that the backend that runs
+/// does not read: CPU settings on the GPU and GPU settings on the CPU, and
+/// bucket widths for a program without a priority. (`--delta` with a CPU
+/// schedule other than obim is warned about where the schedule is known.)
+fn warn_unused_backend_options<P: VertexProgram>(a: &RunArgs, on_gpu: bool) {
+    if on_gpu && a.gpus > 1 && !matches!(a.kernel, BfsKernel::Auto | BfsKernel::Direction) {
+        warn_unused(
+            &format!("--kernel {}", a.kernel.name()),
+            &format!(
+                "with --gpus {} the direction kernel runs, on a 1-D partition",
+                a.gpus
+            ),
+        );
+    }
+    if on_gpu {
+        if a.schedule != ScheduleArg::Auto {
+            warn_unused(
+                &format!("--schedule {:?}", a.schedule).to_lowercase(),
+                "the GPU ran; schedules are for the CPU (--backend cpu)",
+            );
+        }
+        if let Some(t) = a.threads {
+            warn_unused(
+                &format!("--threads {t}"),
+                "the GPU ran; threads are for the CPU (--backend cpu)",
+            );
+        }
+    } else {
+        if !matches!(a.kernel, BfsKernel::Auto) {
+            warn_unused(
+                &format!("--kernel {}", a.kernel.name()),
+                "the CPU ran; kernels are for the GPU (--backend gpu)",
+            );
+        }
+        if let Some(m) = a.max_edge_count {
+            warn_unused(
+                &format!("--max-edge-count {m}"),
+                "the CPU ran; it sets the GPU kernels' work per thread (--backend gpu)",
+            );
+        }
+    }
+    if let (Some(d), false) = (&a.delta, P::HAS_PRIORITY) {
+        warn_unused(
+            &format!("--delta {d}"),
+            &format!("`{}` has no priority, so no buckets", P::NAME),
+        );
+    }
 }

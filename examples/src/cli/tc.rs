@@ -18,7 +18,7 @@ use runtime::graph::BuildOptions;
 use runtime::load::{load_graph, LoadOptions};
 use serde::Serialize;
 
-use super::common::KernelArgs;
+use super::common::{say, KernelArgs};
 use super::report::{print_json, secs};
 use vertex_examples::programs::triangles::Program as Triangles;
 
@@ -88,8 +88,9 @@ impl Times {
 }
 
 /// The text output's head: what ran where, the result line, the timings.
-pub(super) fn print_text(run: &Shared, result: &str, t: &Times) {
-    println!(
+pub(super) fn print_text(h: &mut dyn std::io::Write, run: &Shared, result: &str, t: &Times) {
+    say!(
+        h,
         "{} on {} ({} vertices, {} undirected edges), {} backend{}",
         run.program,
         run.graph,
@@ -99,13 +100,16 @@ pub(super) fn print_text(run: &Shared, result: &str, t: &Times) {
         run.threads
             .map_or(String::new(), |t| format!(", {t} threads"))
     );
-    println!("  {result}");
-    println!(
+    say!(h, "  {result}");
+    say!(
+        h,
         "  time         {:.6} s (orient {:.6} s, count {:.6} s)",
-        t.time_s, t.orient_s, t.count_s
+        t.time_s,
+        t.orient_s,
+        t.count_s
     );
     if let Some(u) = t.upload_s {
-        println!("  upload       {u:.6} s");
+        say!(h, "  upload       {u:.6} s");
     }
 }
 
@@ -125,6 +129,12 @@ pub(super) fn open_undirected(graph: &str, common: &KernelArgs) -> anyhow::Resul
     })?;
     if let (Some(n), false) = (&note, common.json) {
         eprintln!("{n}");
+    }
+    if let (Some(t), Some(_)) = (common.threads, &dev) {
+        super::common::warn_unused(
+            &format!("--threads {t}"),
+            "the GPU ran; threads are for the CPU (--backend cpu)",
+        );
     }
     let t_load = Instant::now();
     let symmetrized = !source_is_symmetric(graph).with_context(|| format!("loading {graph}"))?;
@@ -235,8 +245,13 @@ pub fn tc_cmd(a: TcArgs) -> anyhow::Result<()> {
     if a.common.json {
         print_json(&s)?;
     } else {
-        print_text(&s.run, &format!("triangles    {}", s.triangles), &s.times);
-        super::common::print_check(validated, None);
+        print_text(
+            &mut std::io::stdout(),
+            &s.run,
+            &format!("triangles    {}", s.triangles),
+            &s.times,
+        );
+        super::common::print_check(&mut std::io::stdout(), validated, None);
     }
     if validated == Some(false) {
         bail!("the triangle count disagrees with the sequential oracle");

@@ -116,6 +116,7 @@ fn run_inner<P: GatherProgram, W: Weight>(
     })?;
     let mut run = run;
     run.report.threads = threads;
+    r.check_bound::<P>(&run.report)?;
     Ok(run)
 }
 

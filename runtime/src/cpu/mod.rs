@@ -169,6 +169,13 @@ pub enum Direction {
     Auto,
 }
 
+/// The worker count a CPU run given `threads` uses: that count, else the size of
+/// rayon's global pool (all cores, or `RAYON_NUM_THREADS`). For reports of runs
+/// whose engine does not return its own count.
+pub fn threads_for(threads: Option<usize>) -> usize {
+    threads.unwrap_or_else(rayon::current_num_threads)
+}
+
 /// Runs `f` in a pool of `threads` workers (or the global pool).
 pub(crate) fn in_pool<R: Send>(
     threads: Option<usize>,

@@ -225,6 +225,7 @@ pub(crate) fn drive<P: GatherProgram>(
         report.reduced = global;
     }
     report.time = start.elapsed();
+    r.check_bound::<P>(&report)?;
     Ok(report)
 }
 

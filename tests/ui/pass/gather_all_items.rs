@@ -113,6 +113,8 @@ fn main() {
     assert_eq!(labels::Program::MAX_ROUNDS, 1_000);
     assert_eq!(mean::Program::TOLERANCE, Some(1e-9));
     assert!(!mean::Program::FRONTIER && !mean::Program::ASYNC);
+    // `init` reads `ctx.source`: the run needs one (and is refused without it).
+    assert!(labels::Program::NEEDS_SOURCE && !mean::Program::NEEDS_SOURCE);
 
     // A path 0 - 1 - 2 - 3 (both directions): every vertex ends with label 0.
     let el = EdgeList::<u32> {
@@ -121,7 +123,9 @@ fn main() {
         weights: Some(vec![1, 1, 1]),
     };
     let g = build(&el, BuildOptions::undirected()).unwrap();
-    let out = run::<labels::Program, _>(&g, &GatherOptions::default()).unwrap();
+    assert!(run::<labels::Program, _>(&g, &GatherOptions::default()).is_err());
+    let from_0 = GatherOptions { source: Some(0), ..GatherOptions::default() };
+    let out = run::<labels::Program, _>(&g, &from_0).unwrap();
     let got: Vec<(u32, u32)> = out.states.iter().map(|s| (s.label, s.hops)).collect();
     assert_eq!(got, vec![(0, 0), (0, 1), (0, 2), (0, 3)]);
     let out = run::<mean::Program, _>(&g, &GatherOptions::default()).unwrap();

@@ -141,6 +141,7 @@ pub fn expand(p: &Program, c: &GatherChecked) -> TokenStream {
         })
     };
     let has_level = c.level;
+    let needs_source = c.reads_source;
     let level = if c.level {
         quote!(level(state))
     } else {
@@ -187,7 +188,7 @@ pub fn expand(p: &Program, c: &GatherChecked) -> TokenStream {
                 const REDUCE: #g::ReduceKind = #g::ReduceKind::#reduce_kind;
                 const FRONTIER: bool = #frontier;
                 const WEIGHTED: bool = #weighted;
-                const NEEDS_SOURCE: bool = false;
+                const NEEDS_SOURCE: bool = #needs_source;
                 const MAX_ROUNDS: u32 = #max_rounds;
                 const TOLERANCE: ::core::option::Option<f64> = #tolerance;
                 const DIRECTION: #g::Direction = #g::Direction::#direction;
