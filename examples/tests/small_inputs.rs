@@ -178,3 +178,69 @@ fn odd_inputs_found_by_a_bug_hunt() {
         .status
         .success());
 }
+
+/// A differential hunt against networkx and gapbs (session 13).
+#[test]
+fn kcore_pr_and_bc_on_self_loops_and_repeated_edges() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // A symmetric Matrix Market path 0-1-2 with entry (2,1) twice: its core
+    // numbers were 2, 2, 1 and `--validate` agreed (the check for a simple graph
+    // was skipped for files that declare themselves undirected). Now refused,
+    // and `--symmetrize` gives the path's 1, 1, 1.
+    let mtx = write(
+        d,
+        "dup.mtx",
+        "%%MatrixMarket matrix coordinate pattern symmetric\n3 3 3\n2 1\n2 1\n3 2\n",
+    );
+    let e = err_text(&["kcore", &mtx, "--backend", "cpu"]);
+    assert!(
+        e.contains("simple graph") && e.contains("--symmetrize"),
+        "{e}"
+    );
+    let json = ok_json(&[
+        "kcore",
+        &mtx,
+        "--backend",
+        "cpu",
+        "--symmetrize",
+        "--validate",
+        "--json",
+    ]);
+    assert_eq!(json["max_core"], 1, "{json}");
+    // A METIS triangle with a pendant vertex carrying a self-loop: refused too.
+    let loops = write(d, "loop.graph", "4 5\n2 3\n1 3\n1 2 4\n3 4\n");
+    let e = err_text(&["kcore", &loops, "--backend", "cpu"]);
+    assert!(e.contains("simple graph"), "{e}");
+
+    // gapbs drops self-loops and repeated edges from every graph: `bc` counted
+    // a repeated edge as a second shortest path (1 → 3 weighed twice 2 → 3).
+    let bc = write(d, "bc.el", "0 1\n0 1\n0 2\n1 3\n2 3\n");
+    let json = ok_json(&["bc", &bc, "--backend", "cpu", "--source", "0", "--json"]);
+    assert_eq!(json["edges"], 4, "{json}");
+    let out = run(&["bc", &bc, "--backend", "cpu", "--source", "0", "-o", "-"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    let score = |v: &str| -> f64 {
+        text.lines()
+            .find_map(|l| l.strip_prefix(&format!("{v} ")))
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    assert!((score("1") - score("2")).abs() < 1e-12, "{text}");
+    // `pr` on a repeated edge and a self-loop: the ranks of the simple graph.
+    let dup = write(d, "pr.el", "0 1\n0 1\n0 0\n0 2\n1 2\n2 0\n");
+    let simple = write(d, "pr-simple.el", "0 1\n0 2\n1 2\n2 0\n");
+    let a = run(&["pr", &dup, "--backend", "cpu", "-o", "-"]);
+    let b = run(&["pr", &simple, "--backend", "cpu", "-o", "-"]);
+    let ranks = |o: &Output| -> Vec<String> {
+        String::from_utf8(o.stdout.clone())
+            .unwrap()
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(str::to_owned)
+            .collect()
+    };
+    assert_eq!(ranks(&a), ranks(&b));
+    assert_eq!(ranks(&a).len(), 3);
+}

@@ -11,12 +11,12 @@ use clap::Args;
 use runtime::gather::GatherOptions;
 use runtime::gpu::gather::{GatherGpuOptions, GatherGraph};
 use runtime::gpu::Device;
-use runtime::graph::{BuildOptions, Graph};
+use runtime::graph::Graph;
 use runtime::load::{load_graph, LoadOptions};
 use serde::Serialize;
 use vertex_examples::programs::bc;
 
-use super::common::{human_out, say, warn_unused, write_result, KernelArgs};
+use super::common::{gapbs_build, human_out, say, warn_unused, write_result, KernelArgs};
 use super::report::{print_json, secs};
 
 #[derive(Args, Debug, Clone)]
@@ -141,7 +141,7 @@ pub fn bc_cmd(a: BcArgs) -> anyhow::Result<()> {
     }
     let lo = LoadOptions {
         ignore_weights: true,
-        build: a.symmetrize.then(BuildOptions::undirected),
+        build: Some(gapbs_build(a.symmetrize)),
         symmetrize: a.symmetrize,
         ..LoadOptions::default()
     };

@@ -145,3 +145,21 @@ pub fn human_out(output: Option<&Path>) -> Box<dyn Write> {
 pub fn warn_unused(option: &str, why: &str) {
     eprintln!("warning: {option} has no effect: {why}");
 }
+
+/// How gapbs builds every graph it runs (its `SquishGraph`): self-loops and
+/// repeated edges dropped, and with `symmetrize` made undirected. The commands
+/// that promise gapbs's definitions (`pr`, `pr-delta`, `bc`) count each
+/// neighbour once, as gapbs does: a repeated edge would otherwise weigh twice in
+/// a rank and count as a second shortest path.
+pub fn gapbs_build(symmetrize: bool) -> runtime::graph::BuildOptions {
+    use runtime::graph::BuildOptions;
+    if symmetrize {
+        BuildOptions::undirected()
+    } else {
+        BuildOptions {
+            remove_self_loops: true,
+            dedup: true,
+            ..BuildOptions::default()
+        }
+    }
+}

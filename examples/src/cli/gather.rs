@@ -20,7 +20,7 @@ use runtime::load::{load_graph, LoadOptions};
 use serde::Serialize;
 use vertex_examples::programs::{kcore, pagerank, pagerank_delta};
 
-use super::common::{human_out, say, warn_unused, write_result, KernelArgs};
+use super::common::{gapbs_build, human_out, say, warn_unused, write_result, KernelArgs};
 use super::report::{print_json, secs};
 use super::run::Backend;
 
@@ -108,7 +108,10 @@ type Agrees<P> =
 /// What a program command needs besides the program: its oracle check, how a
 /// state is printed, and its summary.
 struct Shape<P: GatherProgram> {
+    /// Needs an undirected simple graph (refused otherwise, whatever the file declares).
     undirected: bool,
+    /// Built as gapbs builds it ([`gapbs_build`]): the program promises gapbs's definition.
+    simple: bool,
     agrees: Agrees<P>,
     value: fn(&P::State) -> String,
     summary: fn(&[P::State]) -> serde_json::Value,
@@ -119,6 +122,7 @@ pub fn pr_cmd(a: GatherArgs) -> anyhow::Result<()> {
         a,
         Shape {
             undirected: false,
+            simple: true,
             agrees: |g, o, report, ranks| {
                 let tolerance = o.tolerance.unwrap_or(pagerank::pagerank::TOLERANCE);
                 if o.gauss_seidel {
@@ -163,6 +167,7 @@ pub fn pr_delta_cmd(a: GatherArgs) -> anyhow::Result<()> {
         a,
         Shape {
             undirected: false,
+            simple: true,
             // Within the program's L1 bound of the converged ranks.
             agrees: |g, _, _, s| {
                 let (exact, _) = runtime::oracle::pagerank(g.csr(), DAMPING, 1e-13, 10_000);
@@ -196,6 +201,7 @@ pub fn kcore_cmd(a: GatherArgs) -> anyhow::Result<()> {
         a,
         Shape {
             undirected: true,
+            simple: false,
             agrees: |g, _, _, s| {
                 runtime::oracle::core_numbers(g.csr())
                     .iter()
@@ -280,7 +286,11 @@ fn run<P: GatherProgram>(a: GatherArgs, shape: Shape<P>) -> anyhow::Result<()> {
     };
     let lo = LoadOptions {
         ignore_weights: true,
-        build: a.symmetrize.then(BuildOptions::undirected),
+        build: if shape.simple {
+            Some(gapbs_build(a.symmetrize))
+        } else {
+            a.symmetrize.then(BuildOptions::undirected)
+        },
         symmetrize: a.symmetrize,
         ..LoadOptions::default()
     };
@@ -289,8 +299,10 @@ fn run<P: GatherProgram>(a: GatherArgs, shape: Shape<P>) -> anyhow::Result<()> {
         load_graph::<u32>(&a.graph, &lo).with_context(|| format!("loading {}", a.graph))?;
     let load_s = secs(t_load.elapsed());
     let g = &loaded.graph;
-    // A file that lists each undirected edge both ways is undirected already.
-    if shape.undirected && !g.is_symmetric() && !g.csr().is_simple_and_symmetric() {
+    // A file that lists each undirected edge both ways is undirected already;
+    // one that declares itself undirected may still hold self-loops or
+    // repeated entries, which would count in a vertex's degree.
+    if shape.undirected && !g.csr().is_simple_and_symmetric() {
         bail!(
             "{}: `{}` needs an undirected simple graph and {} is not one (an edge without \
              its reverse, a self-loop or a repeated edge); add --symmetrize, which makes it one",

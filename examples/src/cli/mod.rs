@@ -69,14 +69,15 @@ pub enum Command {
     Cc(run::CcArgs),
     /// Widest (max-min bottleneck) paths from the source.
     Widest(run::RunArgs),
-    /// PageRank as gapbs defines it (damping 0.85, stop at L1 change < 1e-4 or 20 rounds).
+    /// PageRank as gapbs defines it (damping 0.85, stop at L1 change < 1e-4 or 20 rounds), on the graph as gapbs builds it: self-loops and repeated edges dropped.
     Pr(gather::GatherArgs),
     /// Core number of every vertex (undirected graphs; --symmetrize for directed files).
     Kcore(gather::GatherArgs),
-    /// Betweenness centrality from a few sources (Brandes, as gapbs `bc`; scores normalized by the largest).
+    /// Betweenness centrality from a few sources (Brandes, as gapbs `bc`; scores normalized by the largest), on the graph as gapbs builds it: self-loops and repeated edges dropped.
     Bc(bc::BcArgs),
     /// Data-driven PageRank (residual push), in rounds or asynchronously
-    /// (--schedule async|obim): the same ranks within L1 1e-4.
+    /// (--schedule async|obim): the same ranks within L1 1e-4, on the same graph
+    /// as `pr` (self-loops and repeated edges dropped).
     PrDelta(gather::GatherArgs),
     /// Triangle count (gapbs tc); the input is made undirected first.
     Tc(tc::TcArgs),
