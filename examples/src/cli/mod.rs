@@ -59,7 +59,7 @@ pub enum Command {
     Apsp(apsp::ApspCommand),
     /// Breadth-first search: hop count from the source.
     Bfs(run::RunArgs),
-    /// Single-source shortest paths (integer or float weights).
+    /// Single-source shortest paths (integer or float weights). Integer weights must be non-negative; a file with a fractional or negative weight written as a float (e.g. -2.0) runs on float weights, which take negative weights (a negative cycle is refused).
     Sssp(run::RunArgs),
     /// Connected components, weakly connected for directed inputs (edge lists are
     /// directed: both edge directions count, as in gapbs): each vertex is labelled
@@ -67,7 +67,7 @@ pub enum Command {
     /// any diameter); `--algorithm label` runs the label-propagation program on the
     /// symmetrized graph.
     Cc(run::CcArgs),
-    /// Widest (max-min bottleneck) paths from the source.
+    /// Widest (max-min bottleneck) paths from the source (non-negative integer weights, u32).
     Widest(run::RunArgs),
     /// PageRank as gapbs defines it (damping 0.85, stop at L1 change < 1e-4 or 20 rounds), on the graph as gapbs builds it: self-loops and repeated edges dropped.
     Pr(gather::GatherArgs),

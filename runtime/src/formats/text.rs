@@ -247,10 +247,26 @@ impl<'a> Scanner<'a> {
         let parsed = std::str::from_utf8(tok).ok().and_then(W::parse_token);
         match parsed {
             Some(w) => Ok((w, float_like(tok))),
-            None => Err(Bad::new(
-                at,
-                format!("weight `{}` is not a valid {} value", show(tok), W::KIND),
-            )),
+            None => {
+                // A negative integer read as an unsigned type: say what would take it.
+                let hint = if tok.first() == Some(&b'-')
+                    && matches!(
+                        W::KIND,
+                        crate::graph::WeightKind::U32 | crate::graph::WeightKind::U64
+                    ) {
+                    " (negative: it needs a signed or float weight type)"
+                } else {
+                    ""
+                };
+                Err(Bad::new(
+                    at,
+                    format!(
+                        "weight `{}` is not a valid {} value{hint}",
+                        show(tok),
+                        W::KIND
+                    ),
+                ))
+            }
         }
     }
 

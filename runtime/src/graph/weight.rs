@@ -144,9 +144,22 @@ macro_rules! float_weight {
             const ONE: Self = 1.0;
             /// NaN is refused: it compares false with everything, so an edge
             /// weighing NaN would silently vanish from every shortest path.
-            /// Infinities stay (an edge that can never be used).
+            /// A written `inf` stays (an edge that can never be used); `-inf`
+            /// (every path through it "shorter" than any other) and a finite
+            /// number too large for the type (`1e400`, which parses as
+            /// infinity) are refused, so a file never silently changes meaning.
             fn parse_token(s: &str) -> Option<Self> {
-                s.parse().ok().filter(|x: &$t| !x.is_nan())
+                let x: $t = s.parse().ok()?;
+                if x.is_nan() {
+                    return None;
+                }
+                if x.is_infinite() {
+                    let word = s.strip_prefix('+').unwrap_or(s).to_ascii_lowercase();
+                    if x < 0.0 || !(word == "inf" || word == "infinity") {
+                        return None;
+                    }
+                }
+                Some(x)
             }
             fn from_u64(x: u64) -> Self {
                 x as $t
@@ -178,6 +191,13 @@ mod tests {
         assert_eq!(f64::parse_token("nan"), None);
         assert_eq!(f32::parse_token("NaN"), None);
         assert_eq!(f64::parse_token("inf"), Some(f64::INFINITY));
+        assert_eq!(f64::parse_token("+Infinity"), Some(f64::INFINITY));
+        // Overflow and minus infinity are refused, not kept as infinities.
+        assert_eq!(f64::parse_token("1e400"), None);
+        assert_eq!(f32::parse_token("1e39"), None);
+        assert_eq!(f64::parse_token("-inf"), None);
+        assert_eq!(f64::parse_token("-1e400"), None);
+        assert_eq!(f32::parse_token("3.4e38"), Some(3.4e38));
     }
 
     #[test]
