@@ -348,6 +348,11 @@ fn afforest_cmd(a: RunArgs) -> anyhow::Result<()> {
         .then(|| runtime::oracle::components(g.csr()) == labels);
     if let Some(path) = &a.output {
         write_result(path, |w| {
+            writeln!(
+                w,
+                "# cc on {}: vertex component (its smallest vertex id)",
+                loaded.source
+            )?;
             for (v, l) in labels.iter().enumerate() {
                 writeln!(w, "{v} {l}")?;
             }
@@ -728,6 +733,12 @@ where
     };
     if let Some(path) = &a.output {
         write_result(path, |w| {
+            let from = if P::NEEDS_SOURCE {
+                format!(" from {source}")
+            } else {
+                String::new()
+            };
+            writeln!(w, "# {} on {}{from}: vertex value", P::NAME, loaded.source)?;
             for (v, s) in states.iter().enumerate() {
                 // Unreached: an infinite distance or level, but for a program
                 // that keeps the largest value (widest paths) its state as is
