@@ -59,7 +59,7 @@ pub enum Command {
     Apsp(apsp::ApspCommand),
     /// Breadth-first search: hop count from the source.
     Bfs(run::RunArgs),
-    /// Single-source shortest paths (integer or float weights). Integer weights must be non-negative; a file with a fractional or negative weight written as a float (e.g. -2.0) runs on float weights, which take negative weights (a negative cycle is refused).
+    /// Single-source shortest paths (integer or float weights). Integer weights must be non-negative; a file with a fractional or negative weight written as a float (e.g. -2.0) runs on float weights, which take negative weights (a graph with a negative cycle is refused, whether the source reaches it or not).
     Sssp(run::RunArgs),
     /// Connected components, weakly connected for directed inputs (edge lists are
     /// directed: both edge directions count, as in gapbs): each vertex is labelled
