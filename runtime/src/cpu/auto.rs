@@ -7,9 +7,9 @@
 //! * a program with a priority (SSSP): **obim** with Δ from the weights. Sync
 //!   rounds re-relax every improved vertex each round (190 % redundant work on
 //!   Kronecker, ten times the time on grids); obim's buckets approach Dijkstra's
-//!   order at parallel speed. On a high-diameter graph and one or two workers
-//!   obim runs its buckets in lock-step (gapbs's bulk Δ-stepping,
-//!   [`super::obim::lockstep`]); with more, soft priorities are faster.
+//!   order at parallel speed. On a high-diameter graph obim runs its buckets in
+//!   lock-step (gapbs's bulk Δ-stepping, [`super::obim::lockstep`]), faster
+//!   there than soft priorities at every thread count measured.
 //! * a single-source, unweighted, idempotent program (BFS-like) whose combine is
 //!   `min` or `max`: **sync**, whatever the diameter. Sync runs it on the
 //!   level engine (`level`: one team of workers, a spinning barrier per level),
@@ -114,11 +114,8 @@ pub fn choose<P: VertexProgram>(g: &Graph<P::Weight>, source: u32) -> Choice {
                 format!(
                     "the program has a priority: ordered buckets, Δ from the weights; high \
                      diameter ({} levels reached only {} vertices): buckets in lock-step \
-                     (bulk Δ-stepping with bin fusion) on up to {} workers, soft priorities \
-                     on more",
-                    p.levels,
-                    p.reached,
-                    super::obim::LOCKSTEP_MAX_THREADS
+                     (bulk Δ-stepping with bin fusion)",
+                    p.levels, p.reached
                 )
             } else {
                 "the program has a priority: ordered buckets, Δ from the weights, soft \

@@ -58,41 +58,38 @@ pub fn run_ordered<P: VertexProgram>(
     opts: &CpuOptions,
     aopts: &AsyncOptions,
 ) -> Result<RunResult<P::State>> {
-    let threads = opts.threads.unwrap_or_else(rayon::current_num_threads);
-    if lockstep::<P>(g, source, threads) {
+    if lockstep::<P>(g, source) {
         run_bulk::<P>(g, source, opts, aopts)
     } else {
         run::<P>(g, source, opts, aopts)
     }
 }
 
-/// Whether `P`'s buckets run in lock-step from `source` on `threads` workers:
-/// for a single-source program on a high-diameter graph
-/// ([`super::auto::probe`]: a mesh, a road network) with at most
-/// [`LOCKSTEP_MAX_THREADS`] workers. There a bucket is a thin ring of vertices;
-/// bulk passes with gapbs's bin fusion keep each worker on its own small bins
-/// (two barriers per pass when these figures were taken, one since), which
-/// beats soft priorities' chunk traffic on one or two workers, not on more
-/// (1000² grid, auto Δ 50, H100 host,
-/// `docs/results/h100/cpu-issue20/session4/`: bulk / soft 74 / 134 ms at 1
-/// thread, 67 / 64 at 2, 42 / 40 at 4, 31 / 25 at 8, 23 / 18 at 16; 2-core
-/// machine, 1 thread 180–187 vs 215–291, 2 threads 122–141 vs 124–192). On
-/// low-diameter graphs soft obim keeps the edge (Kronecker 20, auto Δ 8: 347
-/// vs 457 ms at 1 thread), as it does for programs where every vertex starts
-/// (no source to probe from).
-pub fn lockstep<P: VertexProgram>(g: &Graph<P::Weight>, source: u32, threads: usize) -> bool {
-    P::NEEDS_SOURCE
-        && threads <= LOCKSTEP_MAX_THREADS
-        && super::auto::probe(g, source).high_diameter
+/// Whether `P`'s buckets run in lock-step from `source`: for a single-source
+/// program on a high-diameter graph ([`super::auto::probe`]: a mesh, a road
+/// network), on any number of workers. There a bucket is a thin ring of
+/// vertices; bulk passes with gapbs's bin fusion keep each worker on its own
+/// small bins, where soft priorities pay chunk traffic. Session 4 measured
+/// soft priorities ahead from 4 workers up (`docs/results/h100/cpu-issue20/session4/`)
+/// and lock-step was kept to one or two; since then the bulk engine runs on the
+/// kept pool with one barrier per pass and even splits, and it leads at every
+/// count measured (H100 host, auto Δ, best of 7, three alternating rounds,
+/// `docs/results/h100/cpu-issue20/session13/call6.log`): 1000² grid, lock-step
+/// / soft, 4 threads 39 / 44, 39 / 49, 33 / 41 ms; 8 threads 22 / 27, 22 / 25,
+/// 21 / 25; 16 threads 17 / 19, 15 / 20, 17 / 20; 2000² grid, 8 threads
+/// 76 / 98, 76 / 94, 79 / 102; 16 threads 53 / 67, 45 / 59, 50 / 69. (Earlier:
+/// 2-core machine, 1 thread 180–187 vs 215–291 ms, 2 threads 122–141 vs
+/// 124–192.) On low-diameter graphs soft obim keeps the edge (Kronecker 20,
+/// auto Δ 8: 347 vs 457 ms at 1 thread), as it does for programs where every
+/// vertex starts (no source to probe from).
+pub fn lockstep<P: VertexProgram>(g: &Graph<P::Weight>, source: u32) -> bool {
+    P::NEEDS_SOURCE && super::auto::probe(g, source).high_diameter
 }
 
 /// One past the last bucket: a scan's end that includes bucket `u32::MAX`. A
 /// scan that stopped before it never found the work filed there, and the run
 /// waited for it for ever (SSSP with Δ 1 once a distance reached 2³² − 1).
 const ALL_BUCKETS: u64 = 1 << 32;
-
-/// The most workers for which [`lockstep`] picks lock-step buckets.
-pub const LOCKSTEP_MAX_THREADS: usize = 2;
 
 /// Runs `P` under soft-priority obim from `source`.
 pub fn run<P: VertexProgram>(
