@@ -244,3 +244,60 @@ fn kcore_pr_and_bc_on_self_loops_and_repeated_edges() {
     assert_eq!(ranks(&a), ranks(&b));
     assert_eq!(ranks(&a).len(), 3);
 }
+
+/// `vertex bfs -o` writes `vertex level parent` (ARCHITECTURE.md): the source is
+/// its own parent, every other reached vertex's parent is an in-neighbour one
+/// level up, unreached vertices read `inf -`; the same on every schedule.
+#[test]
+fn bfs_output_has_a_parent_column_forming_a_bfs_tree() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Directed: 3 reaches 2 but is not reached from 0; 4 is isolated.
+    let file = write(d, "d.el", "0 1\n1 2\n3 2\n0 5\n5 2\n4 4\n");
+    let mut first = None;
+    for (graph, src) in [(file.as_str(), "0"), ("kron:8", "1"), ("grid:7x5", "3")] {
+        for schedule in ["sync", "async"] {
+            let out = run(&[
+                "bfs",
+                graph,
+                "--backend",
+                "cpu",
+                "-s",
+                src,
+                "--schedule",
+                schedule,
+                "-o",
+                "-",
+            ]);
+            assert!(out.status.success(), "{out:?}");
+            let text = String::from_utf8(out.stdout).unwrap();
+            let rows: Vec<Vec<String>> = text
+                .lines()
+                .filter(|l| !l.starts_with('#'))
+                .map(|l| l.split_whitespace().map(str::to_owned).collect())
+                .collect();
+            let level = |v: usize| rows[v][1].parse::<u32>().ok();
+            let file_edges = [(0, 1), (1, 2), (3, 2), (0, 5), (5, 2), (4, 4)];
+            for (v, r) in rows.iter().enumerate() {
+                assert_eq!(r.len(), 3, "{graph}: {r:?}");
+                match (level(v), r[2].as_str()) {
+                    (None, p) => assert_eq!(p, "-", "{graph} {v}"),
+                    (Some(0), p) => assert_eq!(p, src, "{graph}: the source is its own parent"),
+                    (Some(l), p) => {
+                        let u: usize = p.parse().unwrap();
+                        assert_eq!(level(u), Some(l - 1), "{graph}: parent of {v}");
+                        if graph == file {
+                            assert!(file_edges.contains(&(u, v)), "{u} -> {v} is no edge");
+                        }
+                    }
+                }
+            }
+            if graph == file {
+                let expect = first.get_or_insert_with(|| text.clone());
+                assert_eq!(*expect, text, "the same file on every schedule");
+                assert_eq!(rows[2][2], "1", "smallest in-neighbour one level up");
+                assert_eq!(rows[3][1..], ["inf", "-"]);
+            }
+        }
+    }
+}

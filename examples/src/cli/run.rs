@@ -732,21 +732,34 @@ where
         None
     };
     if let Some(path) = &a.output {
+        // BFS also writes each vertex's parent in a BFS tree.
+        let parents = (std::any::TypeId::of::<P>() == std::any::TypeId::of::<bfs::Program>())
+            .then(|| bfs_parents::<P>(g, &states, source, &is_reached));
         write_result(path, |w| {
             let from = if P::NEEDS_SOURCE {
                 format!(" from {source}")
             } else {
                 String::new()
             };
-            writeln!(w, "# {} on {}{from}: vertex value", P::NAME, loaded.source)?;
+            let columns = if parents.is_some() {
+                "vertex level parent"
+            } else {
+                "vertex value"
+            };
+            writeln!(w, "# {} on {}{from}: {columns}", P::NAME, loaded.source)?;
             for (v, s) in states.iter().enumerate() {
+                let parent = match parents.as_ref().map(|p| p[v]) {
+                    None => String::new(),
+                    Some(Some(u)) => format!(" {u}"),
+                    Some(None) => " -".to_string(),
+                };
                 // Unreached: an infinite distance or level, but for a program
                 // that keeps the largest value (widest paths) its state as is
                 // (width 0): `inf` would read as an unlimited width.
                 if is_reached(v, s) || P::COMBINE == runtime::program::Combine::Max {
-                    writeln!(w, "{v} {s}")?;
+                    writeln!(w, "{v} {s}{parent}")?;
                 } else {
-                    writeln!(w, "{v} inf")?;
+                    writeln!(w, "{v} inf{parent}")?;
                 }
             }
             Ok(())
@@ -928,4 +941,35 @@ fn warn_unused_backend_options<P: VertexProgram>(a: &RunArgs, on_gpu: bool) {
             &format!("`{}` has no priority, so no buckets", P::NAME),
         );
     }
+}
+
+/// BFS's parents for `-o`: the source's is itself; every other reached vertex
+/// gets its smallest-id in-neighbour one level up (any such vertex is a parent
+/// in a BFS tree, and levels fall by one along it, so it is a tree). Derived
+/// from the levels after the run, in one pass over the in-edges, so that no
+/// engine pays for parent writes.
+fn bfs_parents<P: VertexProgram>(
+    g: &Graph<P::Weight>,
+    levels: &[P::State],
+    source: u32,
+    is_reached: &impl Fn(usize, &P::State) -> bool,
+) -> Vec<Option<u32>> {
+    let csc = g.csc();
+    (0..levels.len())
+        .map(|v| {
+            if v == source as usize {
+                return Some(source);
+            }
+            if !is_reached(v, &levels[v]) {
+                return None;
+            }
+            csc.neighbors(v as u32).iter().copied().find(|&u| {
+                is_reached(u as usize, &levels[u as usize])
+                    && P::relax(
+                        levels[u as usize],
+                        <P::Weight as runtime::graph::Weight>::ONE,
+                    ) == Some(levels[v])
+            })
+        })
+        .collect()
 }
