@@ -243,6 +243,18 @@ fn kcore_pr_and_bc_on_self_loops_and_repeated_edges() {
     };
     assert_eq!(ranks(&a), ranks(&b));
     assert_eq!(ranks(&a).len(), 3);
+
+    // An infinite weight: APSP says why it refuses it (f64 holds ∞; it was
+    // "does not fit the f64 matrix element type").
+    let inf = write(d, "inf.wel", "0 1 inf\n1 2 1.5\n");
+    for algorithm in ["fw", "johnson"] {
+        let e = err_text(&["apsp", &inf, "--algorithm", algorithm, "--backend", "cpu"]);
+        assert!(e.contains("infinite weight") && e.contains("0 → 1"), "{e}");
+    }
+    // Overflowing and minus-infinite float weights are refused at their line.
+    let big = write(d, "big.wel", "0 1 1e400\n");
+    let e = err_text(&["sssp", &big, "--backend", "cpu", "-s", "0"]);
+    assert!(e.contains("big.wel:1"), "{e}");
 }
 
 /// `vertex bfs -o` writes `vertex level parent` (ARCHITECTURE.md): the source is

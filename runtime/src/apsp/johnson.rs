@@ -136,11 +136,7 @@ where
                     Some(v) => out.push(v),
                     None => {
                         let u = g.offsets().partition_point(|&o| o <= e as u64) - 1;
-                        return Err(Error::InvalidArgument(format!(
-                            "edge {u} → {}: weight {x} does not fit the {} element type",
-                            g.targets()[e],
-                            T::KIND
-                        )));
+                        return Err(super::weight_refused(u, g.targets()[e], &x, T::KIND));
                     }
                 }
             }

@@ -63,13 +63,9 @@ impl<T: Elem> DistMatrix<T> {
             let weights = g.neighbor_weights(u as u32);
             for (e, &v) in g.neighbors(u as u32).iter().enumerate() {
                 let w = match weights {
-                    Some(ws) => conv(ws[e]).ok_or_else(|| {
-                        Error::InvalidArgument(format!(
-                            "edge {u} → {v}: weight {} does not fit the {} matrix element type",
-                            ws[e],
-                            T::KIND
-                        ))
-                    })?,
+                    Some(ws) => {
+                        conv(ws[e]).ok_or_else(|| super::weight_refused(u, v, &ws[e], T::KIND))?
+                    }
                     None => unit,
                 };
                 range = Some(match range {

@@ -418,6 +418,28 @@ where
     Ok((found, placed))
 }
 
+/// The error for an edge weight the matrix element type does not take. An
+/// infinite weight gets its own reason: the element type may well hold ∞, but
+/// APSP keeps ∞ for "no path", so such an edge would be one that cannot be used.
+pub(crate) fn weight_refused(
+    u: impl std::fmt::Display,
+    v: impl std::fmt::Display,
+    w: &impl std::fmt::Display,
+    kind: crate::graph::WeightKind,
+) -> Error {
+    let w = w.to_string();
+    if w.contains("inf") {
+        Error::InvalidArgument(format!(
+            "edge {u} → {v}: weight {w}: APSP keeps ∞ for \"no path\", so an edge of \
+             infinite weight is refused (leave the edge out)"
+        ))
+    } else {
+        Error::InvalidArgument(format!(
+            "edge {u} → {v}: weight {w} does not fit the {kind} matrix element type"
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
