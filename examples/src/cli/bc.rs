@@ -16,7 +16,7 @@ use runtime::load::{load_graph, LoadOptions};
 use serde::Serialize;
 use vertex_examples::programs::bc;
 
-use super::common::{gapbs_build, human_out, say, warn_unused, write_result, KernelArgs};
+use super::common::{gapbs_build, human_out, say, write_result, KernelArgs};
 use super::report::{print_json, secs};
 
 #[derive(Args, Debug, Clone)]
@@ -133,12 +133,7 @@ pub(super) fn gpu_scores(
 pub fn bc_cmd(a: BcArgs) -> anyhow::Result<()> {
     super::common::check_output(a.output.as_deref(), a.common.json)?;
     let (gpu, note) = super::common::pick_gpu(a.common.backend, open_gpu)?;
-    if let (Some(t), Some(_)) = (a.common.threads, &gpu) {
-        warn_unused(
-            &format!("--threads {t}"),
-            "the GPU ran; threads are for the CPU (--backend cpu)",
-        );
-    }
+    super::common::warn_threads_on_gpu(a.common.threads, gpu.is_some());
     let lo = LoadOptions {
         ignore_weights: true,
         build: Some(gapbs_build(a.symmetrize)),

@@ -146,6 +146,17 @@ pub fn warn_unused(option: &str, why: &str) {
     eprintln!("warning: {option} has no effect: {why}");
 }
 
+/// Warns that `--threads` did nothing because the GPU ran (every command that
+/// has both backends says it the same way).
+pub fn warn_threads_on_gpu(threads: Option<usize>, on_gpu: bool) {
+    if let (Some(t), true) = (threads, on_gpu) {
+        warn_unused(
+            &format!("--threads {t}"),
+            "the GPU ran; threads are for the CPU (--backend cpu)",
+        );
+    }
+}
+
 /// How gapbs builds every graph it runs (its `SquishGraph`): self-loops and
 /// repeated edges dropped, and with `symmetrize` made undirected. The commands
 /// that promise gapbs's definitions (`pr`, `pr-delta`, `bc`) count each

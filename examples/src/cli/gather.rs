@@ -402,12 +402,7 @@ fn run<P: GatherProgram>(a: GatherArgs, shape: Shape<P>) -> anyhow::Result<()> {
 /// settings under the data-driven schedules (which have no rounds) or
 /// Gauss–Seidel rounds (which always pull).
 fn warn_unused_options<P: GatherProgram>(a: &GatherArgs, on_gpu: bool, data_driven: bool) {
-    if let (Some(t), true) = (a.common.threads, on_gpu) {
-        warn_unused(
-            &format!("--threads {t}"),
-            "the GPU ran; threads are for the CPU (--backend cpu)",
-        );
-    }
+    super::common::warn_threads_on_gpu(a.common.threads, on_gpu);
     if !on_gpu && a.max_edge_count != GatherGpuOptions::default().max_edge_count {
         warn_unused(
             &format!("--max-edge-count {}", a.max_edge_count),

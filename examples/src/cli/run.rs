@@ -889,9 +889,7 @@ fn warn_unused_afforest(a: &RunArgs, on_gpu: bool) {
             "components do not read edge weights",
         );
     }
-    if let (Some(t), true) = (a.threads, on_gpu) {
-        warn_unused(&format!("--threads {t}"), "the GPU ran");
-    }
+    super::common::warn_threads_on_gpu(a.threads, on_gpu);
 }
 
 /// Warns about the options of a program command that the backend that runs
@@ -915,12 +913,7 @@ fn warn_unused_backend_options<P: VertexProgram>(a: &RunArgs, on_gpu: bool) {
                 "the GPU ran; schedules are for the CPU (--backend cpu)",
             );
         }
-        if let Some(t) = a.threads {
-            warn_unused(
-                &format!("--threads {t}"),
-                "the GPU ran; threads are for the CPU (--backend cpu)",
-            );
-        }
+        super::common::warn_threads_on_gpu(a.threads, true);
     } else {
         if !matches!(a.kernel, BfsKernel::Auto) {
             warn_unused(

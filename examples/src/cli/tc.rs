@@ -130,12 +130,7 @@ pub(super) fn open_undirected(graph: &str, common: &KernelArgs) -> anyhow::Resul
     if let (Some(n), false) = (&note, common.json) {
         eprintln!("{n}");
     }
-    if let (Some(t), Some(_)) = (common.threads, &dev) {
-        super::common::warn_unused(
-            &format!("--threads {t}"),
-            "the GPU ran; threads are for the CPU (--backend cpu)",
-        );
-    }
+    super::common::warn_threads_on_gpu(common.threads, dev.is_some());
     let t_load = Instant::now();
     let symmetrized = !source_is_symmetric(graph).with_context(|| format!("loading {graph}"))?;
     let lo = LoadOptions {

@@ -50,7 +50,7 @@ impl<P: VertexProgram> Runner<P> for CpuRunner {
         schedule_name(self.schedule).to_string()
     }
     fn threads(&self) -> Option<usize> {
-        Some(self.opts.threads.unwrap_or_else(rayon::current_num_threads))
+        Some(super::threads_for(self.opts.threads))
     }
     fn unsupported(&self) -> Option<String> {
         super::operator::check_schedule::<P>(self.schedule)

@@ -202,7 +202,7 @@ pub(crate) fn in_pool_pinned<R: Send>(
             "threads must be at least 1 (got 0)".into(),
         )),
         (t, _) => {
-            let t = t.unwrap_or_else(rayon::current_num_threads);
+            let t = threads_for(t);
             Ok((pool(t, pin)?.install(f), t))
         }
     }
@@ -245,7 +245,6 @@ pub(crate) fn pool(t: usize, pin: bool) -> Result<std::sync::Arc<rayon::ThreadPo
     Ok(p)
 }
 
-/// Checks that `source` names a vertex of a graph with `n` vertices.
 /// A program that reads edge weights refuses a graph without them, as the GPU
 /// runs do: it would otherwise run with every weight 1 and say nothing.
 pub(crate) fn check_weights<P: crate::program::VertexProgram>(
@@ -261,6 +260,7 @@ pub(crate) fn check_weights<P: crate::program::VertexProgram>(
     Ok(())
 }
 
+/// Checks that `source` names a vertex of a graph with `n` vertices.
 pub fn check_source(source: u32, n: usize) -> Result<()> {
     if (source as usize) < n {
         Ok(())
