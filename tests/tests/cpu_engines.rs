@@ -926,3 +926,32 @@ fn level_engine_pulls_again_after_pushing() {
         }
     }
 }
+
+/// Bulk Δ-stepping splits every pass evenly on graphs without hubs, whatever
+/// its size (`cpu::delta`): passes of thousands of ids on a grid with a large
+/// Δ, at thread counts that do not divide them evenly.
+#[test]
+fn bulk_passes_split_evenly_on_low_degree_graphs() {
+    let gw = generated("grid:150x120", true);
+    assert!(gw.max_out_degree() <= 16);
+    for src in [0u32, 9_031, 17_999] {
+        let expect = oracle::dijkstra(gw.csr(), src);
+        for delta in [Some(50), Some(4096), Some(1 << 20)] {
+            for threads in [2, 3, 5] {
+                let a = AsyncOptions {
+                    delta,
+                    ..AsyncOptions::default()
+                };
+                let o = CpuOptions {
+                    threads: Some(threads),
+                    direction: Direction::Auto,
+                };
+                let out = cpu::delta::run::<sssp::sssp::Program>(&gw, src, &o, &a).unwrap();
+                assert_eq!(
+                    out.states, expect,
+                    "from {src}, Δ {delta:?}, {threads} threads"
+                );
+            }
+        }
+    }
+}

@@ -164,3 +164,48 @@ proptest! {
         }
     }
 }
+
+/// The level engine splits a push level evenly over the workers' blocks of
+/// arrivals, in worker order (`cpu::level`): a worker's share may start or end
+/// inside another's block, or span several when the blocks are uneven. Grids
+/// from a corner and the middle, thin grids, a path, and arms of different
+/// lengths around a hub (workers' blocks die out at different levels), at
+/// thread counts that do not divide the levels evenly.
+#[test]
+fn level_engine_shares_across_workers_blocks() {
+    let mut graphs: Vec<(String, Graph<u32>, Vec<u32>)> = Vec::new();
+    for spec in ["grid:60x40", "grid:200x3", "grid:3x200", "grid:1x700"] {
+        let g = generated(spec, false);
+        let n = g.num_vertices() as u32;
+        graphs.push((spec.to_string(), g, vec![0, n / 2 + 7 % n.max(1), n - 1]));
+    }
+    // A hub with arms of 1, 2, 4, ... 512 vertices.
+    let mut edges = Vec::new();
+    let mut next = 1u32;
+    for k in 0..10 {
+        let mut prev = 0u32;
+        for _ in 0..1u32 << k {
+            edges.push([prev, next]);
+            prev = next;
+            next += 1;
+        }
+    }
+    let el = EdgeList::<u32> {
+        num_vertices: next as usize,
+        edges,
+        weights: None,
+    };
+    let arms = build(&el, BuildOptions::undirected()).unwrap();
+    graphs.push(("arms".to_string(), arms, vec![0, next - 1, 3]));
+    for (what, g, sources) in &graphs {
+        for &src in sources {
+            let expect = oracle::bfs_levels(g.csr(), src);
+            for t in [2, 3, 5, 8] {
+                for d in DIRECTIONS {
+                    let out = sync::run::<bfs::Program>(g, src, &opts(d, Some(t))).unwrap();
+                    assert_eq!(out.states, expect, "{what} from {src}, {t} threads, {d:?}");
+                }
+            }
+        }
+    }
+}

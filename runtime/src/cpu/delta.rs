@@ -79,6 +79,14 @@ const GRAIN: usize = 64;
 /// even share risks putting several hubs of a Kronecker frontier on one worker.
 const EVEN_UP_TO: usize = 512;
 
+/// Largest out-degree of a graph whose passes are split evenly whatever their
+/// size (roads, grids, meshes): with no hub a worker's share of ids is its
+/// share of edges, and an even split of the offers, read in worker order, keeps
+/// each worker on the ids it pushed itself, whose states and neighbours are in
+/// its cache, where the cursor's grabs interleave the workers' parts of the
+/// wavefront (the same effect as the level engine's, see `level::Chunk`).
+const EVEN_MAX_DEGREE: u64 = 16;
+
 /// "No bucket" in the shared minimum (buckets are `u32`, so this is none of them).
 const NONE: u64 = u64::MAX;
 
@@ -516,7 +524,7 @@ impl<P: VertexProgram> Worker<'_, P> {
             prefetch_relax::<P>(self.g, self.cells, |x| ids.get(x).copied(), j);
             self.process(ids[j], k, skip_low, bins, c);
         };
-        if total <= workers * EVEN_UP_TO {
+        if total <= workers * EVEN_UP_TO || self.g.max_out_degree() <= EVEN_MAX_DEGREE {
             // Small (a grid's passes): an even split, and no
             // shared cursor line bouncing between the workers.
             let share = |w: usize| total * w / workers;

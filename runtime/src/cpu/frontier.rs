@@ -191,14 +191,16 @@ impl Queue {
         self.slots[i].load(Ordering::Relaxed)
     }
 
-    /// Appends `ids`. Callers append each vertex at most once per round, so the
-    /// capacity (one slot per vertex) is never exceeded.
+    /// Appends `ids` and returns the slot of the first. Callers append each
+    /// vertex at most once per round, so the capacity (one slot per vertex) is
+    /// never exceeded.
     #[inline]
-    pub fn append(&self, ids: &[u32]) {
+    pub fn append(&self, ids: &[u32]) -> usize {
         let start = self.tail.fetch_add(ids.len(), Ordering::Relaxed);
         for (slot, &v) in self.slots[start..start + ids.len()].iter().zip(ids) {
             slot.store(v, Ordering::Relaxed);
         }
+        start
     }
 
     /// The ids appended so far (call between rounds, when nobody appends).

@@ -165,7 +165,9 @@ fn run_in_pool<P: VertexProgram>(
         (0..n as u32)
             .into_par_iter()
             .chunks(LOCAL_IDS_CHUNK)
-            .for_each(|ids| cur.append(&ids));
+            .for_each(|ids| {
+                cur.append(&ids);
+            });
     }
     // Under `sum`, what each vertex has pushed so far (zero to start).
     let pushed: Option<Vec<<P::State as AtomicState>::Atomic>> =

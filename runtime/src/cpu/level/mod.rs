@@ -41,11 +41,16 @@ use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use crossbeam_utils::CachePadded;
 
 use super::barrier::SpinBarrier;
+mod bottom_up;
+
+pub(super) use bottom_up::pull_word;
+use bottom_up::{candidates, pull_word_masked};
+
 use super::frontier::{Bitmap, LocalIds, Queue};
 use super::operator::combine;
 use super::prefetch::{prefetch, prefetch_walk};
 use super::{Direction, RunReport};
-use crate::graph::{Csr, Graph, Weight};
+use crate::graph::{Graph, Weight};
 use crate::program::{AtomicState, VertexProgram};
 
 const ALPHA: u64 = 15;
@@ -70,16 +75,16 @@ const PUSH_GRAB_EDGES: u64 = 1024;
 /// worker's share is too small for an uneven split to cost much.
 const PUSH_STATIC_EDGES: u64 = 4096;
 
+/// Mean out-degree up to which a push level is split evenly by vertices
+/// whatever its size: vertices of low degree cost about the same, so an even
+/// split is balanced, and it keeps each worker on the part of the wavefront it
+/// found (see [`Chunk`]), where grabs from the cursor interleave the workers'
+/// parts (1000² grid BFS, 2 threads, 2-core machine: levels over
+/// `PUSH_STATIC_EDGES` per worker took 35 → 25 ms from one root).
+const PUSH_STATIC_DEGREE: u64 = 8;
+
 /// Bitmap words per grab in pull levels (1024 vertices, gapbs's `dynamic, 1024`).
 const PULL_GRAIN_WORDS: usize = 16;
-
-/// Vertices ahead whose in-edge lists a pull level prefetches. A bottom-up scan
-/// reads a few sources of each unvisited vertex and skips the rest of its list
-/// and the lists of visited vertices: the hardware prefetcher loses that stream,
-/// and the first source of a vertex was the loop's main stall (Kronecker 22, one
-/// thread, 2-core machine: 127 → 99 ms; 8 ahead gave 110, 32–128 the same 99;
-/// prefetching the frontier word of that first source as well cost 2–7 %).
-const PULL_AHEAD: usize = 64;
 
 /// Queue ids or bitmap words per grab in the frontier conversions.
 const CONVERT_GRAIN: usize = 1024;
@@ -121,6 +126,43 @@ impl Slot {
     }
 }
 
+/// Where a worker's arrivals of one push level went in the queue. The next
+/// level's frontier is the workers' blocks in worker order, and an even split
+/// of that order gives each worker mostly the block it appended itself: the
+/// vertices it found, whose states and neighbours are in its own cache. The
+/// queue's own order is the order the workers finished in, which changes from
+/// level to level; split by it, the workers' parts of a grid's wavefront got
+/// interleaved and every line of states moved between cores (1000² grid BFS,
+/// 2 threads, 2-core machine: each worker's half of a level took as long as
+/// one worker's whole level).
+#[derive(Default)]
+struct Chunk {
+    start: AtomicUsize,
+    count: AtomicUsize,
+}
+
+impl Chunk {
+    fn set(&self, start: usize, count: usize) {
+        self.start.store(start, Ordering::Relaxed);
+        self.count.store(count, Ordering::Relaxed);
+    }
+
+    fn get(&self) -> (usize, usize) {
+        (
+            self.start.load(Ordering::Relaxed),
+            self.count.load(Ordering::Relaxed),
+        )
+    }
+}
+
+/// What one worker's share of a push level relaxed.
+#[derive(Default)]
+struct Expanded {
+    edges: u64,
+    found: u64,
+    scout: u64,
+}
+
 /// What the team shares.
 struct Shared {
     /// The sliding queue: every vertex is appended at most once per run.
@@ -132,6 +174,10 @@ struct Shared {
     /// the first pull level, then only cleared bit by bit.
     remaining: Bitmap,
     slots: [CachePadded<Slot>; 3],
+    /// Push levels' blocks by turns (see [`Chunk`]): a level reads the table
+    /// its predecessor wrote and writes the other one, which nobody reads
+    /// any more (its readers finished before the barrier that opened this level).
+    chunks: [Vec<CachePadded<Chunk>>; 2],
     barrier: SpinBarrier,
 }
 
@@ -176,6 +222,7 @@ pub(super) fn run<P: VertexProgram>(
         // Unspecified contents: the first pull level stores every word.
         remaining: Bitmap::scratch(n),
         slots: Default::default(),
+        chunks: [0, 1].map(|_| (0..threads).map(|_| Default::default()).collect()),
         barrier: SpinBarrier::new(threads),
     };
     sh.queue.append(&[source]);
@@ -263,6 +310,10 @@ impl<P: VertexProgram> Worker<'_, P> {
         let (mut awake, mut old_awake) = (0u64, 0u64);
         // Whether `remaining` holds the candidates (a pull level has run).
         let mut masked = false;
+        // The table of blocks the frontier is made of (`Chunk`), if a push
+        // level wrote it; the table the next push level writes.
+        let (mut order, mut out) = (None, 0usize);
+        let mut buf = Vec::new();
         while len > 0 {
             let Some(cand) = P::relax(s, <P::Weight as Weight>::ONE) else {
                 break; // nothing can change any more
@@ -323,6 +374,7 @@ impl<P: VertexProgram> Worker<'_, P> {
                         None => return t,
                     }
                     form = Form::Queue;
+                    order = None;
                 }
                 // Degrees of the vertices this level finds are read only if
                 // the next decision may need them. When even a bound on the
@@ -346,15 +398,53 @@ impl<P: VertexProgram> Worker<'_, P> {
                     || (bounded && scout.saturating_mul(self.max_degree) <= left / ALPHA);
                 let slot = self.open(phase);
                 match (self.alone, lazy) {
-                    (true, true) => self.push::<true, true>(slot, cand, lo..hi, scout, &mut t),
-                    (true, false) => self.push::<true, false>(slot, cand, lo..hi, scout, &mut t),
-                    (false, true) => self.push::<false, true>(slot, cand, lo..hi, scout, &mut t),
-                    (false, false) => self.push::<false, false>(slot, cand, lo..hi, scout, &mut t),
+                    (true, true) => self.push::<true, true>(
+                        slot,
+                        cand,
+                        lo..hi,
+                        order,
+                        out,
+                        &mut buf,
+                        scout,
+                        &mut t,
+                    ),
+                    (true, false) => self.push::<true, false>(
+                        slot,
+                        cand,
+                        lo..hi,
+                        order,
+                        out,
+                        &mut buf,
+                        scout,
+                        &mut t,
+                    ),
+                    (false, true) => self.push::<false, true>(
+                        slot,
+                        cand,
+                        lo..hi,
+                        order,
+                        out,
+                        &mut buf,
+                        scout,
+                        &mut t,
+                    ),
+                    (false, false) => self.push::<false, false>(
+                        slot,
+                        cand,
+                        lo..hi,
+                        order,
+                        out,
+                        &mut buf,
+                        scout,
+                        &mut t,
+                    ),
                 }
                 if !sh.barrier.wait() {
                     return t;
                 }
                 phase += 1;
+                order = Some(out);
+                out = 1 - out;
                 // From the slot, not the queue's tail: a worker already past the
                 // barrier may be appending the next level.
                 len = slot.found.load(Ordering::Relaxed);
@@ -432,96 +522,153 @@ impl<P: VertexProgram> Worker<'_, P> {
 
     /// A top-down level over `queue[window]`, whose vertices have `scout`
     /// out-edges in all: arrivals of `cand` that change a state join the queue
-    /// past the window. `ALONE`: this is the only worker, so an arrival that
+    /// past the window, in one block per worker (`buf` holds them until the
+    /// level ends), whose place this worker records in `chunks[out]`. `order`:
+    /// the table of the blocks that make up the window, if a push level wrote
+    /// them (see [`Chunk`]). `ALONE`: this is the only worker, so an arrival that
     /// improves a state stores it plainly: a locked update is a full fence on
     /// x86 that keeps the next edges' loads from starting before it retires
     /// (1000² grid, 1 thread, 2-core machine: 28.7 → 27.7 ms).
+    #[allow(clippy::too_many_arguments)]
     fn push<const ALONE: bool, const LAZY: bool>(
         &self,
         slot: &Slot,
         cand: P::State,
         window: core::ops::Range<usize>,
+        order: Option<usize>,
+        out: usize,
+        buf: &mut Vec<u32>,
         scout: u64,
         t: &mut Tally,
+    ) {
+        let sh = self.sh;
+        let len = window.len();
+        let mut acc = Expanded::default();
+        if self.even(len, scout) {
+            let (lo, hi) = (
+                len * self.me / self.workers,
+                len * (self.me + 1) / self.workers,
+            );
+            match order {
+                Some(o) => {
+                    let mut before = 0usize;
+                    for c in sh.chunks[o].iter() {
+                        let (start, count) = c.get();
+                        let (a, b) = (lo.max(before), hi.min(before + count));
+                        if a < b {
+                            let piece = start + a - before..start + b - before;
+                            self.expand::<ALONE, LAZY>(
+                                piece.clone(),
+                                piece.end,
+                                cand,
+                                buf,
+                                &mut acc,
+                            );
+                        }
+                        before += count;
+                    }
+                }
+                None => {
+                    let piece = window.start + lo..window.start + hi;
+                    self.expand::<ALONE, LAZY>(piece.clone(), piece.end, cand, buf, &mut acc);
+                }
+            }
+        } else {
+            // Split by edges: each grab about `PUSH_GRAB_EDGES` out-edges, one
+            // grab per hub on a Kronecker graph's first levels.
+            let grain =
+                (PUSH_GRAB_EDGES * len as u64 / scout.max(1)).clamp(1, PUSH_GRAIN as u64) as usize;
+            while let Some(r) = slot.grab(grain, len) {
+                let piece = window.start + r.start..window.start + r.end;
+                self.expand::<ALONE, LAZY>(piece, window.end, cand, buf, &mut acc);
+            }
+        }
+        let start = sh.queue.append(buf);
+        sh.chunks[out][self.me].set(start, buf.len());
+        buf.clear();
+        let Expanded {
+            edges,
+            found,
+            scout,
+        } = acc;
+        slot.found.fetch_add(found, Ordering::Relaxed);
+        slot.scout.fetch_add(scout, Ordering::Relaxed);
+        slot.edges.fetch_add(edges, Ordering::Relaxed);
+        t.edges += edges;
+        t.updates += found;
+    }
+
+    /// Whether a push level of `len` vertices with `scout` out-edges is split
+    /// evenly by vertices (see [`PUSH_STATIC_EDGES`], [`PUSH_STATIC_DEGREE`]).
+    #[inline]
+    fn even(&self, len: usize, scout: u64) -> bool {
+        scout <= PUSH_STATIC_EDGES * self.workers as u64 || scout <= PUSH_STATIC_DEGREE * len as u64
+    }
+
+    /// Relaxes the out-edges of `queue[piece]` (prefetching up to `ahead`, the
+    /// end of the queue range the piece belongs to) into `buf` and `acc`.
+    #[inline(always)]
+    fn expand<const ALONE: bool, const LAZY: bool>(
+        &self,
+        piece: core::ops::Range<usize>,
+        ahead: usize,
+        cand: P::State,
+        buf: &mut Vec<u32>,
+        acc: &mut Expanded,
     ) {
         let sh = self.sh;
         let csr = self.g.csr();
         let offsets = csr.offsets();
         let targets = csr.targets();
         let cells = self.cells;
-        let len = window.len();
-        // Split by edges: each grab about `PUSH_GRAB_EDGES` out-edges. Fewer,
-        // larger grabs on a grid's small levels (the shared cursor is the one
-        // contended line: at 16 threads one grab per few vertices cost more than
-        // the vertices), one grab per hub on a Kronecker graph's first levels.
-        let grain = (PUSH_GRAB_EDGES * len as u64 / scout.max(1)).clamp(1, PUSH_GRAIN as u64);
-        let grain = grain as usize;
-        let even = scout <= PUSH_STATIC_EDGES * self.workers as u64;
-        let mut buf = LocalIds::default();
-        let (mut edges, mut found, mut scout) = (0u64, 0u64, 0u64);
+        let base = piece.start;
+        let reach = ahead - base;
         // Staged prefetches (see `prefetch`): a grid level's vertices lie rows
         // apart, and without them each waits for three dependent misses
         // (1000² grid, one thread, 2-core machine: 38 → 31 ms). A neighbour's
         // offsets too: the degree of every vertex that joins is read below
         // (3 roots, 15 runs each: 95–111 ms vs 98–138 without).
-        let at = |k: usize| (k < len).then(|| sh.queue.get(window.start + k));
-        let mut share =
-            even.then(|| len * self.me / self.workers..len * (self.me + 1) / self.workers);
-        let mut next = || {
-            if even {
-                share.take()
-            } else {
-                slot.grab(grain, len)
-            }
-        };
-        while let Some(r) = next() {
-            for i in r {
-                prefetch_walk(at, i, offsets, targets, |&x| {
-                    prefetch(cells, x as usize);
-                    if !LAZY {
-                        prefetch(offsets, x as usize);
-                    }
-                });
-                let u = sh.queue.get(window.start + i);
-                let es = &targets[offsets[u as usize] as usize..offsets[u as usize + 1] as usize];
-                edges += es.len() as u64;
-                for &v in es {
-                    debug_assert!((v as usize) < cells.len());
-                    // SAFETY: every target of a `Csr` is below its vertex count
-                    // (checked by `Csr::from_parts`, guaranteed by the builder),
-                    // and `cells` has one entry per vertex.
-                    let cell = unsafe { cells.get_unchecked(v as usize) };
-                    let cur = P::State::load(cell);
-                    if combine::<P>(cur, cand) == cur {
-                        continue;
-                    }
-                    // The degree is read before the locked update, not after: a
-                    // locked instruction is a full fence on x86, so a load behind
-                    // it cannot start until it retires, and the offsets line is a
-                    // second cache miss (gapbs gets the degree from the parent word
-                    // it swaps). Read here, both misses are in flight together.
-                    let deg = if LAZY { 0 } else { degree_at(offsets, v) };
-                    let won = if ALONE {
-                        P::State::store(cell, combine::<P>(cur, cand));
-                        true
-                    } else {
-                        let old = P::State::fetch_combine(cell, P::COMBINE, cand, P::combine);
-                        combine::<P>(old, cand) != old
-                    };
-                    if won {
-                        found += 1;
-                        scout += deg;
-                        buf.push(&sh.queue, v);
-                    }
+        let at = |k: usize| (k < reach).then(|| sh.queue.get(base + k));
+        for i in 0..piece.len() {
+            prefetch_walk(at, i, offsets, targets, |&x| {
+                prefetch(cells, x as usize);
+                if !LAZY {
+                    prefetch(offsets, x as usize);
+                }
+            });
+            let u = sh.queue.get(base + i);
+            let es = &targets[offsets[u as usize] as usize..offsets[u as usize + 1] as usize];
+            acc.edges += es.len() as u64;
+            for &v in es {
+                debug_assert!((v as usize) < cells.len());
+                // SAFETY: every target of a `Csr` is below its vertex count
+                // (checked by `Csr::from_parts`, guaranteed by the builder),
+                // and `cells` has one entry per vertex.
+                let cell = unsafe { cells.get_unchecked(v as usize) };
+                let cur = P::State::load(cell);
+                if combine::<P>(cur, cand) == cur {
+                    continue;
+                }
+                // The degree is read before the locked update, not after: a
+                // locked instruction is a full fence on x86, so a load behind
+                // it cannot start until it retires, and the offsets line is a
+                // second cache miss (gapbs gets the degree from the parent word
+                // it swaps). Read here, both misses are in flight together.
+                let deg = if LAZY { 0 } else { degree_at(offsets, v) };
+                let won = if ALONE {
+                    P::State::store(cell, combine::<P>(cur, cand));
+                    true
+                } else {
+                    let old = P::State::fetch_combine(cell, P::COMBINE, cand, P::combine);
+                    combine::<P>(old, cand) != old
+                };
+                if won {
+                    acc.found += 1;
+                    acc.scout += deg;
+                    buf.push(v);
                 }
             }
         }
-        buf.flush(&sh.queue);
-        slot.found.fetch_add(found, Ordering::Relaxed);
-        slot.scout.fetch_add(scout, Ordering::Relaxed);
-        slot.edges.fetch_add(edges, Ordering::Relaxed);
-        t.edges += edges;
-        t.updates += found;
     }
 
     /// A bottom-up level from `bits[b]` into `bits[1 - b]`: every vertex `cand`
@@ -568,175 +715,6 @@ impl<P: VertexProgram> Worker<'_, P> {
 #[inline(always)]
 fn degree_at(offsets: &[u64], v: u32) -> u64 {
     offsets[v as usize + 1] - offsets[v as usize]
-}
-
-/// The vertices of word `w` that `cand` can still improve and that have
-/// in-edges (bit `i`: vertex `64w + i`), from their states and offsets. A pull
-/// level only ever looks at these; the first one computes them, later ones
-/// read what the previous left in `remaining`.
-#[inline]
-fn candidates<P: VertexProgram>(
-    offsets: &[u64],
-    cells: &[<P::State as AtomicState>::Atomic],
-    cand: P::State,
-    w: usize,
-) -> u64 {
-    let lo = w * 64;
-    let hi = (lo + 64).min(cells.len());
-    let offs = &offsets[lo..=hi];
-    let mut mask = 0u64;
-    for (i, cell) in cells[lo..hi].iter().enumerate() {
-        let cur = P::State::load(cell);
-        let open = combine::<P>(cur, cand) != cur && offs[i + 1] > offs[i];
-        mask |= u64::from(open) << i;
-    }
-    mask
-}
-
-/// Bottom-up over the candidates `cands` of word `w` (see [`candidates`]; a
-/// superset is fine: each one's state is checked first). Returns the word of
-/// vertices that took `cand`, the candidates still open after this level (for
-/// `remaining`) and the edges tested. While scanning it prefetches the first
-/// in-edges of `ahead`, the next word's candidates.
-///
-/// Why a candidate mask: a vertex that `cand` cannot improve now never can
-/// later (the level engine's candidates only get worse under the combine), and
-/// one without in-edges never finds a parent. gapbs's bottom-up step reads
-/// every vertex's parent word each level (and so did this engine, plus its
-/// offsets); after the first pull level of a Kronecker graph most vertices are
-/// reached or isolated, and a word with no candidate left costs one load.
-#[inline]
-fn pull_word_masked<P: VertexProgram>(
-    csc: &Csr<P::Weight>,
-    cells: &[<P::State as AtomicState>::Atomic],
-    cand: P::State,
-    front: &Bitmap,
-    w: usize,
-    cands: u64,
-    ahead: u64,
-) -> (u64, u64, u64) {
-    let offsets = csc.offsets();
-    let sources = csc.targets();
-    let words = front.words();
-    let n = cells.len();
-    assert!(
-        words.len() * 64 >= n,
-        "the frontier bitmap covers every vertex"
-    );
-    let lo = w * 64;
-    let (mut bits, mut still, mut edges) = (0u64, cands, 0u64);
-    let (mut rest, mut pf) = (cands, ahead);
-    // One prefetch of the next word's candidates per candidate scanned here, so
-    // a dense word keeps about 64 vertices of lookahead and a sparse one does
-    // not flood the memory system; the rest after the loop.
-    let prefetch_next = |pf: &mut u64| {
-        if *pf != 0 {
-            let v = lo + 64 + pf.trailing_zeros() as usize;
-            *pf &= *pf - 1;
-            if let Some(&o) = offsets.get(v) {
-                prefetch(sources, o as usize);
-            }
-        }
-    };
-    while rest != 0 {
-        let i = rest.trailing_zeros() as usize;
-        rest &= rest - 1;
-        prefetch_next(&mut pf);
-        let v = lo + i;
-        let cell = &cells[v];
-        let cur = P::State::load(cell);
-        if combine::<P>(cur, cand) == cur {
-            still &= !(1u64 << i); // reached by a push level since
-            continue;
-        }
-        let ins = &sources[offsets[v] as usize..offsets[v + 1] as usize];
-        // SAFETY: every in-neighbour is below `n` (a `Csr`'s targets are below
-        // its vertex count, one cell per vertex), and `words.len() * 64 >= n`
-        // was asserted above.
-        let hit = unsafe { first_in_front(ins, words) };
-        if let Some(tested) = hit {
-            P::State::store(cell, combine::<P>(cur, cand));
-            bits |= 1u64 << i;
-            still &= !(1u64 << i);
-            edges += tested as u64;
-        } else {
-            edges += ins.len() as u64;
-        }
-    }
-    while pf != 0 {
-        prefetch_next(&mut pf);
-    }
-    (bits, still, edges)
-}
-
-/// Bottom-up over the 64 vertices of word `w`: each one `cand` can still improve
-/// scans its in-neighbours (`csc`) for a member of `front`, stops at the first,
-/// and takes `cand`. Returns the word of vertices that did, the edges tested and
-/// how many vertices changed. The caller owns word `w` (no one else writes
-/// those vertices' states during the level).
-#[inline]
-pub(super) fn pull_word<P: VertexProgram>(
-    csc: &Csr<P::Weight>,
-    cells: &[<P::State as AtomicState>::Atomic],
-    cand: P::State,
-    front: &Bitmap,
-    w: usize,
-    n: usize,
-) -> (u64, u64, u64) {
-    let offsets = csc.offsets();
-    let sources = csc.targets();
-    let words = front.words();
-    assert!(
-        words.len() * 64 >= n,
-        "the frontier bitmap covers every vertex"
-    );
-    let (mut bits, mut edges, mut found) = (0u64, 0u64, 0u64);
-    let lo = w * 64;
-    let hi = (lo + 64).min(n);
-    // Slices of exactly this word's vertices: no bounds checks per vertex.
-    let offs = &offsets[lo..=hi];
-    for (i, cell) in cells[lo..hi].iter().enumerate() {
-        if let Some(&o) = offsets.get(lo + i + PULL_AHEAD) {
-            prefetch(sources, o as usize);
-        }
-        let cur = P::State::load(cell);
-        if combine::<P>(cur, cand) == cur {
-            continue;
-        }
-        let ins = &sources[offs[i] as usize..offs[i + 1] as usize];
-        // SAFETY: as in `pull_word_masked`: in-neighbours are below `n`, and
-        // `words.len() * 64 >= n` was asserted above.
-        let hit = unsafe { first_in_front(ins, words) };
-        if let Some(tested) = hit {
-            P::State::store(cell, combine::<P>(cur, cand));
-            bits |= 1u64 << i;
-            found += 1;
-            edges += tested as u64;
-        } else {
-            edges += ins.len() as u64;
-        }
-    }
-    (bits, edges, found)
-}
-
-/// gapbs's bottom-up loop: one bitmap test per in-neighbour, out at the first
-/// that is in the frontier (`words`). Returns how many were tested up to and
-/// including it, or `None` when none is.
-///
-/// # Safety
-/// Every id in `ins` is below `words.len() * 64` (the bitmap tests skip
-/// bounds checks: this loop is the bottom-up level's whole cost).
-#[inline(always)]
-unsafe fn first_in_front(ins: &[u32], words: &[AtomicU64]) -> Option<usize> {
-    for (k, &u) in ins.iter().enumerate() {
-        debug_assert!((u as usize) < words.len() * 64);
-        // SAFETY: the caller's contract makes `u / 64` a valid word index.
-        let word = unsafe { words.get_unchecked(u as usize / 64) };
-        if word.load(Ordering::Relaxed) & (1u64 << (u % 64)) != 0 {
-            return Some(k + 1);
-        }
-    }
-    None
 }
 
 #[cfg(test)]
