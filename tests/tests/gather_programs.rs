@@ -547,6 +547,58 @@ mod never_done {
     }
 }
 
+/// An asynchronous program whose vertices re-send whatever arrives: on a cycle
+/// the work never runs out.
+#[vertex_dsl::vertex_program(gather = sum, direction = push, schedule(sync, async, obim))]
+mod never_settles {
+    pub type State = u32;
+    pub type Acc = u32;
+
+    pub fn init(_ctx: Ctx) -> State {
+        1
+    }
+    pub fn gather(x: State) -> Acc {
+        x
+    }
+    pub fn apply(_ctx: Ctx, old: State, acc: Acc) -> State {
+        old.wrapping_add(acc) | 1
+    }
+    pub fn active(_old: State, _new: State) -> bool {
+        true
+    }
+    pub fn priority(_ctx: Ctx, acc: Acc) -> u32 {
+        acc % 4
+    }
+}
+
+/// The asynchronous engines have no rounds, so their bound is the same work:
+/// the round bound's rounds of every vertex. Reaching it is an error, as in rounds.
+#[test]
+fn an_asynchronous_program_that_never_settles_is_an_error() {
+    let g = directed(4, &[[0, 1], [1, 2], [2, 0], [3, 3]]);
+    let bound = runtime::gather::frontier_round_bound(4);
+    for order in [AsyncOrder::Fifo, AsyncOrder::Obim] {
+        for threads in [Some(1), Some(3)] {
+            let opts = GatherOptions {
+                threads,
+                ..Default::default()
+            };
+            let Err(e) = gather_async::run::<never_settles::Program, _>(&g, &opts, order) else {
+                panic!("a run that never settles returned states ({order:?})")
+            };
+            let e = e.to_string();
+            for part in [
+                "program `never_settles`",
+                "applies",
+                &format!("{bound} rounds' worth"),
+                "MAX_ROUNDS",
+            ] {
+                assert!(e.contains(part), "`{part}` not in: {e}");
+            }
+        }
+    }
+}
+
 #[test]
 fn a_frontier_program_that_never_ends_is_an_error() {
     use runtime::gather::{frontier_round_bound, GatherProgram};

@@ -23,9 +23,8 @@
 //! Operators see `ctx.round == 0` and `ctx.global` = the reduction's identity: an
 //! asynchronous run has neither rounds nor dense refreshes.
 
-use std::sync::atomic::AtomicU8;
-use std::sync::atomic::AtomicUsize;
 use std::sync::atomic::Ordering::{AcqRel, Relaxed, Release};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize};
 use std::time::Instant;
 
 use crossbeam_deque::{Injector, Steal};
@@ -35,7 +34,7 @@ use super::termination::{IdleWait, Termination};
 use crate::error::{Error, Result};
 use crate::gather::{
     degree, no_weight, weights_of, Ctx, GatherOptions, GatherProgram, GatherReport, GatherRun,
-    StopReason,
+    StopReason, FRONTIER_ROUNDS_FLOOR, FRONTIER_ROUNDS_PER_VERTEX,
 };
 use crate::graph::{Graph, Weight};
 
@@ -53,6 +52,9 @@ pub enum AsyncOrder {
 const BUCKETS: usize = 64;
 /// Vertices per published chunk.
 const CHUNK: usize = 64;
+/// Applies a worker counts before adding them to the shared count that the
+/// work bound is checked against.
+const SPENT_BATCH: u64 = 4096;
 
 const IDLE: u8 = 0;
 const QUEUED: u8 = 1;
@@ -74,10 +76,16 @@ pub fn run<P: GatherProgram, W: Weight>(
     let n = g.num_vertices();
     // Validates the options the same way the round engines do.
     opts.rounds_only("asynchronous runs have no rounds")?;
-    opts.resolve::<P>(n)?;
+    let resolved = opts.resolve::<P>(n)?;
+    // A program that set no round limit gets the work of the round engines'
+    // safety bound (that many rounds of every vertex): a wrong `active` rule
+    // must not keep the workers busy for ever.
+    let budget = resolved
+        .safety_bound
+        .then(|| u64::from(resolved.max_rounds).saturating_mul(n as u64));
     let out_w = weights_of::<P, W>(g.csr())?;
     let csc = g.csc();
-    let ((states, mut report), threads) = super::in_pool(opts.threads, || {
+    let (run, threads) = super::in_pool(opts.threads, || {
         let start = Instant::now();
         let threads = rayon::current_num_threads();
         let ctx0 = |v: usize| Ctx {
@@ -105,6 +113,9 @@ pub fn run<P: GatherProgram, W: Weight>(
             hint: AtomicUsize::new(0),
             term: Termination::new(threads),
             order,
+            budget: budget.unwrap_or(u64::MAX),
+            spent: AtomicU64::new(0),
+            over_budget: AtomicBool::new(false),
         };
         let counts: Vec<(u64, u64)> = rayon::broadcast(|b| {
             let mut w = Worker {
@@ -113,6 +124,7 @@ pub fn run<P: GatherProgram, W: Weight>(
                 lowest: BUCKETS,
                 edges: 0,
                 applies: 0,
+                unspent: 0,
             };
             // Seed: the initially active vertices scatter their initial state.
             let (lo, hi) = (b.index() * n / threads, (b.index() + 1) * n / threads);
@@ -128,6 +140,21 @@ pub fn run<P: GatherProgram, W: Weight>(
             w.run();
             (w.edges, w.applies)
         });
+        if shared.over_budget.load(Relaxed) {
+            return Err(Error::RoundBound(format!(
+                "program `{}` still had queued vertices after {} applies, the bound for \
+                 asynchronous runs of programs that set no round limit ({} rounds' worth: \
+                 max({} × vertices, {}) times the {} vertices): its `active` rule may never \
+                 let the work run out. Run it in rounds (`--schedule sync`) to see how its \
+                 frontier evolves, or set `pub const MAX_ROUNDS: u32 = ..;` in the program",
+                P::NAME,
+                shared.spent.load(Relaxed),
+                resolved.max_rounds,
+                FRONTIER_ROUNDS_PER_VERTEX,
+                FRONTIER_ROUNDS_FLOOR,
+                n
+            )));
+        }
         let mut report = GatherReport::empty();
         report.edges_gathered = counts.iter().map(|c| c.0).sum();
         report.applies = counts.iter().map(|c| c.1).sum();
@@ -139,8 +166,9 @@ pub fn run<P: GatherProgram, W: Weight>(
             .map(std::cell::UnsafeCell::into_inner)
             .collect();
         report.time = start.elapsed();
-        (states, report)
+        Ok((states, report))
     })?;
+    let (states, mut report) = run?;
     report.threads = threads;
     Ok(GatherRun { states, report })
 }
@@ -159,6 +187,12 @@ struct Shared<'a, P: GatherProgram, C> {
     hint: AtomicUsize,
     term: Termination,
     order: AsyncOrder,
+    /// Applies allowed in all (`u64::MAX`: no bound), those done so far
+    /// (counted per chunk), and whether the bound was reached: every worker
+    /// then stops.
+    budget: u64,
+    spent: AtomicU64,
+    over_budget: AtomicBool,
 }
 
 // SAFETY: `state[v]` is read and written only by the worker that moved
@@ -174,6 +208,8 @@ struct Worker<'s, 'a, P: GatherProgram, C> {
     lowest: usize,
     edges: u64,
     applies: u64,
+    /// Applies not yet added to `Shared::spent`.
+    unspent: u64,
 }
 
 impl<P: GatherProgram, C: Fn(usize) -> Ctx + Sync> Worker<'_, '_, P, C> {
@@ -194,7 +230,7 @@ impl<P: GatherProgram, C: Fn(usize) -> Ctx + Sync> Worker<'_, '_, P, C> {
                             }
                             self.s.term.enter_idle();
                         }
-                        if self.s.term.quiescent() {
+                        if self.s.term.quiescent() || self.s.over_budget.load(Relaxed) {
                             return;
                         }
                         wait.wait();
@@ -203,6 +239,19 @@ impl<P: GatherProgram, C: Fn(usize) -> Ctx + Sync> Worker<'_, '_, P, C> {
             };
             for &v in &chunk {
                 self.process(v as usize);
+            }
+            // Counted in batches: one shared line updated per chunk cost
+            // pr-delta a few per cent at two threads.
+            self.unspent += chunk.len() as u64;
+            if self.unspent >= SPENT_BATCH {
+                let before = self.s.spent.fetch_add(self.unspent, Relaxed);
+                if before.saturating_add(self.unspent) > self.s.budget {
+                    self.s.over_budget.store(true, Relaxed);
+                }
+                self.unspent = 0;
+                if self.s.over_budget.load(Relaxed) {
+                    return;
+                }
             }
             if self.s.term.hungry() {
                 self.publish_all();
