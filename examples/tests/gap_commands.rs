@@ -63,6 +63,15 @@ fn bad_input_is_refused_clearly() {
         &["tc", "no-such-file.el", "--backend", "cpu"],
         "no-such-file.el",
     );
+    // A schedule the program cannot take is named as the user typed it.
+    refused(
+        &["kcore", "kron:4", "--schedule", "async", "--backend", "cpu"],
+        "--schedule async: `kcore` runs in rounds only",
+    );
+    refused(
+        &["pr", "kron:4", "--schedule", "obim", "--backend", "cpu"],
+        "--schedule obim: `pagerank` runs in rounds only",
+    );
 }
 
 #[test]

@@ -47,6 +47,14 @@ pub enum GatherSchedule {
     Obim,
 }
 
+impl GatherSchedule {
+    /// The name `--schedule` takes.
+    fn name(self) -> String {
+        self.to_possible_value()
+            .map_or_else(|| format!("{self:?}"), |v| v.get_name().to_string())
+    }
+}
+
 /// Options of the gather/apply program commands.
 #[derive(Args, Debug, Clone)]
 pub struct GatherArgs {
@@ -241,8 +249,9 @@ fn run<P: GatherProgram>(a: GatherArgs, shape: Shape<P>) -> anyhow::Result<()> {
     };
     if order.is_some() && !P::ASYNC {
         bail!(
-            "--schedule {:?}: `{}` runs in rounds only (`vertex pr-delta` is the data-driven PageRank)",
-            a.schedule,
+            "--schedule {}: `{}` runs in rounds only (of the shipped gather programs, \
+             `vertex pr-delta` also runs data-driven)",
+            a.schedule.name(),
             P::NAME
         );
     }
@@ -254,7 +263,10 @@ fn run<P: GatherProgram>(a: GatherArgs, shape: Shape<P>) -> anyhow::Result<()> {
         }
         (Backend::Auto, true) => (
             None,
-            Some(format!("auto: using the CPU (schedule {:?})", a.schedule)),
+            Some(format!(
+                "auto: using the CPU (schedule {})",
+                a.schedule.name()
+            )),
         ),
         (Backend::Gpu, false) => (
             Some(open_gpu::<P>().map_err(|e| anyhow::anyhow!("--backend gpu: {e}"))?),
