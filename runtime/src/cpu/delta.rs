@@ -66,6 +66,17 @@ pub const WINDOW: usize = 1024;
 /// (gapbs's `kBinSizeThreshold`).
 const FUSE_BELOW: usize = 1000;
 
+/// Ids a worker drains from its own bin in one pass's fusion loop before it
+/// leaves the rest for the next pass, where every worker shares it. Fusion is
+/// where a pass's workers drift apart (each drains only its own bin while the
+/// others wait at the barrier); a cap puts a long chain back on the shared
+/// frontier. 16-core host, 1000² grid, 8 and 16 threads, Δ 64 / 256 / 512, 3 roots
+/// × 2 rounds: the sum of best-of-5 times was lower than uncapped in all six
+/// settings (126 / 134 / 143 / 84 / 93 / 98 ms against 133 / 135 / 147 / 93 / 104 /
+/// 101), and caps of 1,024 and 256 gained less or lost
+/// (`docs/results/h100/cpu-issue20/session14/fuse-cap/`).
+const FUSE_BUDGET: usize = 4096;
+
 /// Frontier ids handed out per grab.
 const GRAIN: usize = 64;
 
@@ -546,7 +557,12 @@ impl<P: VertexProgram> Worker<'_, P> {
         // is swapped with regrown from nothing (16 threads, Δ 512 on the
         // 1000² grid: 26.1 / 27.6 → 21.8 / 20.9 ms, `call6.log`).
         let mut batch = std::mem::take(&mut bins.spare);
-        while !bins.ring[slot].is_empty() && bins.ring[slot].len() < FUSE_BELOW {
+        let mut fused = 0usize;
+        while !bins.ring[slot].is_empty()
+            && bins.ring[slot].len() < FUSE_BELOW
+            && fused < FUSE_BUDGET
+        {
+            fused += bins.ring[slot].len();
             std::mem::swap(&mut batch, &mut bins.ring[slot]);
             // Re-read: this worker may just have set it.
             let skip_low = !sh.clamped.load(Ordering::Acquire);
