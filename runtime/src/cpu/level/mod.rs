@@ -164,10 +164,14 @@ struct PushLevel<'a, S> {
     window: core::ops::Range<usize>,
     /// The table of blocks the window is made of, if a push level wrote it.
     order: Option<usize>,
-    /// The table this level writes.
-    out: usize,
     /// The frontier's out-edges (or a bound on them).
     scout: u64,
+}
+
+/// The table of [`Shared::chunks`] a push level writes when its window is made
+/// of table `order`: the other one (either, when no table describes the window).
+fn table_written(order: Option<usize>) -> usize {
+    order.map_or(0, |o| 1 - o)
 }
 
 /// What one worker's share of a push level relaxed.
@@ -326,8 +330,8 @@ impl<P: VertexProgram> Worker<'_, P> {
         // Whether `remaining` holds the candidates (a pull level has run).
         let mut masked = false;
         // The table of blocks the frontier is made of (`Chunk`), if a push
-        // level wrote it; the table the next push level writes.
-        let (mut order, mut out) = (None, 0usize);
+        // level wrote it.
+        let mut order = None;
         let mut buf = Vec::new();
         while len > 0 {
             let Some(cand) = P::relax(s, <P::Weight as Weight>::ONE) else {
@@ -417,7 +421,6 @@ impl<P: VertexProgram> Worker<'_, P> {
                     cand,
                     window: lo..hi,
                     order,
-                    out,
                     scout,
                 };
                 match (self.alone, lazy) {
@@ -430,8 +433,7 @@ impl<P: VertexProgram> Worker<'_, P> {
                     return t;
                 }
                 phase += 1;
-                order = Some(out);
-                out = 1 - out;
+                order = Some(table_written(order));
                 // From the slot, not the queue's tail: a worker already past the
                 // barrier may be appending the next level.
                 len = slot.found.load(Ordering::Relaxed);
@@ -510,7 +512,8 @@ impl<P: VertexProgram> Worker<'_, P> {
     /// A top-down level over `queue[window]`, whose vertices have `scout`
     /// out-edges in all: arrivals of `cand` that change a state join the queue
     /// past the window, in one block per worker (`buf` holds them until the
-    /// level ends), whose place this worker records in `chunks[out]`. `order`:
+    /// level ends), whose place this worker records in the other table of
+    /// `chunks` ([`table_written`]). `order`:
     /// the table of the blocks that make up the window, if a push level wrote
     /// them (see [`Chunk`]). `ALONE`: this is the only worker, so an arrival that
     /// improves a state stores it plainly: a locked update is a full fence on
@@ -527,9 +530,9 @@ impl<P: VertexProgram> Worker<'_, P> {
             cand,
             window,
             order,
-            out,
             scout,
         } = level;
+        let out = table_written(order);
         let sh = self.sh;
         let len = window.len();
         let mut acc = Expanded::default();
