@@ -8,12 +8,14 @@
 
 use std::time::Instant;
 
-use cudarc::driver::{CudaEvent, PushKernelArg};
+use kernels_rs::bfs::{Bfs, BfsAtomicMin};
 use rayon::prelude::*;
 
 use super::cuda::{DevBuf, Gpu};
 use super::direction::{self, DirectionKernels, GpuDirection, LevelLog};
-use super::driver::{self, LevelExec};
+use super::driver;
+use super::launcher::{graph_args, Arg, DeviceLauncher, Launcher};
+use super::levels::{LevelKernels, LevelRun, LevelSetup};
 use crate::error::{Error, Result};
 use crate::graph::{Csr, Weight};
 
@@ -158,94 +160,37 @@ impl Device {
         if opts.kernel == BfsKernel::Direction {
             return self.bfs_direction(g, source, opts);
         }
-        let n = g.n as usize;
         let balanced = opts.kernel == BfsKernel::Balanced;
-        let nchunks = if balanced {
-            kernels_rs::skeleton::num_chunks(g.m, opts.max_edge_count)
-        } else {
-            0
-        };
-        let ring = driver::ring_size(opts.levels_per_sync) as usize;
-        let bytes = DevBuf::<u32>::bytes_for(n)
-            + if opts.parents {
-                DevBuf::<u32>::bytes_for(n)
-            } else {
-                0
-            }
-            + DevBuf::<u32>::bytes_for(nchunks as usize)
-            + DevBuf::<u32>::bytes_for(ring);
+        let ring = driver::ring_size(opts.levels_per_sync);
+        let arrays = if opts.parents { 2 } else { 1 } * DevBuf::<u32>::bytes_for(g.n as usize);
+        let extra =
+            LevelRun::<DeviceLauncher>::bytes(g.n, g.m, balanced, opts.max_edge_count, ring, false);
         self.gpu.check_fits(
             &format!(
-                "BFS arrays (levels{}, SV of {nchunks} chunks)",
+                "BFS arrays (levels{}, SV)",
                 if opts.parents { ", parents" } else { "" }
             ),
-            bytes,
+            arrays + extra,
         )?;
-        let mut exec = GpuExec {
-            dev: self,
-            g,
-            opts,
-            state: self.gpu.alloc::<u32>(n, "BFS levels")?,
-            parents: if opts.parents {
-                Some(self.gpu.alloc::<u32>(n, "BFS parents")?)
-            } else {
-                None
-            },
-            sv: self.gpu.alloc::<u32>(nchunks as usize, "SV")?,
-            nchunks,
-            flags: self.gpu.alloc::<u32>(ring, "level flags")?,
-            host_flags: vec![0; ring],
-            events: Events::default(),
+        let k = &self.k;
+        let (naive, balanced_fn, name) = match opts.combine {
+            BfsCombine::Store => (&k.naive, &k.balanced, "bfs"),
+            BfsCombine::AtomicMin => (&k.min_naive, &k.min_balanced, "bfs_min"),
         };
-        self.gpu.sync("BFS buffer allocation")?;
-
-        let wall = Instant::now();
-        let stats = driver::run_levels(&mut exec, source, balanced, opts.levels_per_sync, g.n)?;
-        let wall_ms = wall.elapsed().as_secs_f64() * 1e3;
-
-        let ev = &exec.events;
-        let (Some(start), Some(end)) = (ev.start.as_ref(), ev.last_read.as_ref()) else {
-            return Err(Error::Cuda {
-                call: "BFS timing".into(),
-                msg: "no events were recorded".into(),
-            });
+        let devices = [&k.init, &k.build_sv, naive, balanced_fn];
+        let names = [
+            "bfs_init",
+            "vertex_build_sv",
+            &format!("{name}_naive_level"),
+            &format!("{name}_balanced_level"),
+        ];
+        let kernels = match opts.combine {
+            BfsCombine::Store => LevelKernels::of::<Bfs>(names, Some(devices)),
+            BfsCombine::AtomicMin => LevelKernels::of::<BfsAtomicMin>(names, Some(devices)),
         };
-        let time_ms = Gpu::elapsed_ms(start, end)?;
-        let init_ms = pair_ms(&ev.init)?;
-        let sv_build_ms = pair_ms(&ev.sv)?;
-        let mut per_level_ms = Vec::with_capacity(stats.num_levels as usize);
-        for (a, b) in ev.levels.iter().take(stats.num_levels as usize) {
-            per_level_ms.push(Gpu::elapsed_ms(a, b)?);
-        }
-        let kernels: f64 = init_ms + sv_build_ms + per_level_ms.iter().sum::<f64>();
-
-        let mut levels = vec![0u32; n];
-        self.gpu.download(&exec.state, &mut levels, "BFS levels")?;
-        let parents = match &exec.parents {
-            Some(p) => {
-                let mut out = vec![0u32; n];
-                self.gpu.download(p, &mut out, "BFS parents")?;
-                Some(out)
-            }
-            None => None,
-        };
-        let (reached, edges_traversed) = reach_counts(&g.host_offsets, &levels);
-        Ok(GpuBfsResult {
-            levels,
-            parents,
-            num_levels: stats.num_levels,
-            reached,
-            edges_traversed,
-            time_ms,
-            wall_ms,
-            init_ms,
-            sv_build_ms,
-            per_level_ms,
-            check_end_ms: (time_ms - kernels).max(0.0),
-            launched_levels: stats.launched,
-            syncs: stats.syncs,
-            directions: Vec::new(),
-        })
+        let l = DeviceLauncher { gpu: &self.gpu };
+        let graph = graph_args(g.n, g.m, g.offsets.ptr, g.targets.ptr, 0);
+        bfs_levels(&l, kernels, graph, &g.host_offsets, source, opts)
     }
 
     /// [`BfsKernel::Direction`]: the direction-optimizing loop over the
@@ -339,146 +284,84 @@ impl Device {
     }
 }
 
-fn pair_ms(p: &Option<(CudaEvent, CudaEvent)>) -> Result<f64> {
-    match p {
-        Some((a, b)) => Gpu::elapsed_ms(a, b),
+/// The seed 000 BFS on any launcher: `graph` the CSR's arguments, `offsets`
+/// its host copy (for the reach counts). The device and the emulator both run
+/// this, with their own launcher.
+pub(crate) fn bfs_levels<L: Launcher>(
+    l: &L,
+    kernels: LevelKernels<'_>,
+    graph: [Arg; 5],
+    offsets: &[u64],
+    source: u32,
+    opts: &GpuBfsOptions,
+) -> Result<GpuBfsResult> {
+    let n = graph[0].u64();
+    let balanced = opts.kernel == BfsKernel::Balanced;
+    let state = l.zeros::<u32>(n as usize, "BFS levels")?;
+    let parents = match opts.parents {
+        true => Some(l.zeros::<u32>(n as usize, "BFS parents")?),
+        false => None,
+    };
+    let mut exec = LevelRun::new(
+        l,
+        kernels,
+        LevelSetup {
+            graph,
+            block: opts.block_size,
+            balanced,
+            max_edge_count: opts.max_edge_count,
+            ring: driver::ring_size(opts.levels_per_sync),
+            state: L::addr(&state),
+            parents: parents.as_ref().map_or(0, L::addr),
+            stamps: None,
+            time_levels: true,
+        },
+    )?;
+    // Allocation and uploads are done before the clock starts.
+    l.sync("BFS buffer allocation")?;
+    let wall = Instant::now();
+    let stats = driver::run_levels(&mut exec, source, balanced, opts.levels_per_sync, n)?;
+    let wall_ms = wall.elapsed().as_secs_f64() * 1e3;
+    let m = &exec.marks;
+    let (Some(start), Some(end)) = (m.start.as_ref(), m.end.as_ref()) else {
+        return Err(Error::Cuda {
+            call: "BFS timing".into(),
+            msg: "no events were recorded".into(),
+        });
+    };
+    let time_ms = l.elapsed_ms(start, end)?;
+    let pair = |p: &Option<(L::Mark, L::Mark)>| match p {
+        Some((a, b)) => l.elapsed_ms(a, b),
         None => Ok(0.0),
-    }
-}
-
-#[derive(Default)]
-struct Events {
-    start: Option<CudaEvent>,
-    init: Option<(CudaEvent, CudaEvent)>,
-    sv: Option<(CudaEvent, CudaEvent)>,
-    levels: Vec<(CudaEvent, CudaEvent)>,
-    last_read: Option<CudaEvent>,
-}
-
-/// [`LevelExec`] on the GPU: launches, with an event pair around each kernel.
-struct GpuExec<'a> {
-    dev: &'a Device,
-    g: &'a DeviceGraph,
-    opts: &'a GpuBfsOptions,
-    state: DevBuf<u32>,
-    parents: Option<DevBuf<u32>>,
-    sv: DevBuf<u32>,
-    nchunks: u64,
-    flags: DevBuf<u32>,
-    host_flags: Vec<u32>,
-    events: Events,
-}
-
-impl GpuExec<'_> {
-    fn gpu(&self) -> &Gpu {
-        &self.dev.gpu
-    }
-
-    fn parents_ptr(&self) -> u64 {
-        self.parents.as_ref().map_or(0, |p| p.ptr)
-    }
-}
-
-/// Launches kernel `$f` on `$gpu`'s stream with the listed arguments (each a
-/// reference to a `u64`/`u32` matching the kernel's parameter list), mapping errors.
-macro_rules! launch {
-    ($gpu:expr, $f:expr, $cfg:expr, $what:expr; $($arg:expr),+ $(,)?) => {{
-        let mut b = $gpu.stream.launch_builder($f);
-        $( b.arg($arg); )+
-        // SAFETY: every kernel's parameter list is the one documented in
-        // kernels_rs::entry, and the arguments above follow it exactly (u64 device
-        // pointers into live buffers of the documented lengths, u64/u32 scalars).
-        unsafe { b.launch($cfg) }
-            .map(|_| ())
-            .map_err(super::cuda::cuda_err(&format!("cuLaunchKernel({})", $what)))
-    }};
-}
-
-impl LevelExec for GpuExec<'_> {
-    fn init(&mut self, source: u32, ring: u32) -> Result<()> {
-        let mut ring_init = vec![0u32; ring as usize];
-        ring_init[0] = 1;
-        self.dev
-            .gpu
-            .write(&mut self.flags, &ring_init, "level flags")?;
-        self.events.start = Some(self.gpu().record()?);
-        let n = self.g.n;
-        let (state, parents) = (self.state.ptr, self.parents_ptr());
-        let cfg = Gpu::grid_for(n, self.opts.block_size);
-        let a = self.gpu().record()?;
-        launch!(self.gpu(), &self.dev.k.init, cfg, "bfs_init"; &n, &source, &state, &parents)?;
-        self.events.init = Some((a, self.gpu().record()?));
-        Ok(())
-    }
-
-    fn build_sv(&mut self) -> Result<()> {
-        let (n, offsets, mec, sv, nchunks) = (
-            self.g.n,
-            self.g.offsets.ptr,
-            self.opts.max_edge_count,
-            self.sv.ptr,
-            self.nchunks,
-        );
-        let cfg = Gpu::grid_for(n, self.opts.block_size);
-        let a = self.gpu().record()?;
-        launch!(self.gpu(), &self.dev.k.build_sv, cfg, "vertex_build_sv"; &n, &offsets, &mec, &sv, &nchunks)?;
-        self.events.sv = Some((a, self.gpu().record()?));
-        Ok(())
-    }
-
-    fn level(&mut self, iter: u32, slot_in: u32, slot_out: u32) -> Result<()> {
-        let k = &self.dev.k;
-        let balanced = self.opts.kernel == BfsKernel::Balanced;
-        let (f, name) = match (balanced, self.opts.combine) {
-            (false, BfsCombine::Store) => (&k.naive, "bfs_naive_level"),
-            (true, BfsCombine::Store) => (&k.balanced, "bfs_balanced_level"),
-            (false, BfsCombine::AtomicMin) => (&k.min_naive, "bfs_min_naive_level"),
-            (true, BfsCombine::AtomicMin) => (&k.min_balanced, "bfs_min_balanced_level"),
-        };
-        // BFS reads no weights: a null weights pointer after the CSR.
-        let (weights, state, parents, null) = (0u64, self.state.ptr, self.parents_ptr(), 0u64);
-        let (flags, nflags) = (self.flags.ptr, self.flags.len as u32);
-        let (sv, nchunks, mec) = (self.sv.ptr, self.nchunks, self.opts.max_edge_count);
-        let work = if balanced { nchunks } else { self.g.n };
-        let cfg = Gpu::grid_for(work, self.opts.block_size);
-        let a = self.gpu().record()?;
-        let mut b = self.gpu().stream.launch_builder(f);
-        self.g
-            .csr_args(&mut b)
-            .arg(&weights)
-            .arg(&state)
-            .arg(&parents)
-            .arg(&null)
-            .arg(&null)
-            .arg(&flags)
-            .arg(&nflags)
-            .arg(&slot_in)
-            .arg(&slot_out)
-            .arg(&iter);
-        if balanced {
-            b.arg(&sv).arg(&nchunks).arg(&mec);
-        }
-        // SAFETY: the level kernels' parameter list of kernels_rs::entry (the
-        // balanced one with the chunk arguments last), every pointer into a live
-        // buffer of the documented length, the weights and the unused pointers null.
-        unsafe { b.launch(cfg) }
-            .map_err(super::cuda::cuda_err(&format!("cuLaunchKernel({name})")))?;
-        let e = self.gpu().record()?;
-        self.events.levels.push((a, e));
-        Ok(())
-    }
-
-    fn read_flags(&mut self) -> Result<Vec<u32>> {
-        let gpu = &self.dev.gpu;
-        let mut host = std::mem::take(&mut self.host_flags);
-        gpu.stream
-            .memcpy_dtoh(&self.flags.slice.slice(0..self.flags.len), &mut host[..])
-            .map_err(super::cuda::cuda_err("cuMemcpyDtoH(level flags)"))?;
-        self.events.last_read = Some(gpu.record()?);
-        gpu.sync("BFS level kernels")?;
-        self.host_flags = host.clone();
-        Ok(host)
-    }
+    };
+    let init_ms = pair(&m.init)?;
+    let sv_build_ms = pair(&m.sv)?;
+    let per_level_ms = m
+        .levels
+        .iter()
+        .take(stats.num_levels as usize)
+        .map(|(a, b)| l.elapsed_ms(a, b))
+        .collect::<Result<Vec<f64>>>()?;
+    let kernels: f64 = init_ms + sv_build_ms + per_level_ms.iter().sum::<f64>();
+    let levels = l.read(&state, "BFS levels")?;
+    let parents = parents.map(|p| l.read(&p, "BFS parents")).transpose()?;
+    let (reached, edges_traversed) = reach_counts(offsets, &levels);
+    Ok(GpuBfsResult {
+        levels,
+        parents,
+        num_levels: stats.num_levels,
+        reached,
+        edges_traversed,
+        time_ms,
+        wall_ms,
+        init_ms,
+        sv_build_ms,
+        per_level_ms,
+        check_end_ms: (time_ms - kernels).max(0.0),
+        launched_levels: stats.launched,
+        syncs: stats.syncs,
+        directions: Vec::new(),
+    })
 }
 
 /// One-shot BFS: open device 0, upload, run.

@@ -68,6 +68,18 @@ impl DeviceGraph {
         self.csr_args(b).arg(&self.weights_ptr)
     }
 
+    /// The first five parameters of a program kernel, `(n, m, offsets, targets,
+    /// weights)` (weights null when none were uploaded).
+    pub(super) fn program_args(&self) -> [super::launcher::Arg; 5] {
+        super::launcher::graph_args(
+            self.n,
+            self.m,
+            self.offsets.ptr,
+            self.targets.ptr,
+            self.weights_ptr,
+        )
+    }
+
     /// Device pointers of the in-edge offsets and sources and their count, if known.
     pub(super) fn incoming(&self) -> Option<(u64, u64, u64)> {
         match &self.incoming {

@@ -9,152 +9,15 @@
 use std::time::Instant;
 
 use kernels_rs::bfs::{Bfs, BfsAtomicMin};
-use kernels_rs::entry::{self, RawLevel};
-use kernels_rs::Program;
 
-use super::bfs::{reach_counts, BfsCombine, GpuBfsOptions, GpuBfsResult};
+use super::bfs::{bfs_levels, reach_counts, BfsCombine, GpuBfsOptions, GpuBfsResult};
 use super::direction::{self, HostDirection};
-use super::driver::{self, LevelExec};
-use super::launch::SharedPtr;
 pub use super::launch::{emulated_grid, launch};
+use super::launcher::{graph_args, HostLauncher};
+use super::levels::LevelKernels;
 use super::options::{BfsKernel, Pull};
 use crate::error::{Error, Result};
 use crate::graph::{Csr, Graph, Weight};
-
-/// Host buffers of one emulated BFS.
-struct HostExec<'a> {
-    offsets: &'a [u64],
-    targets: &'a [u32],
-    opts: &'a GpuBfsOptions,
-    max_blocks: u32,
-    state: Vec<u32>,
-    parents: Option<Vec<u32>>,
-    sv: Vec<u32>,
-    flags: Vec<u32>,
-    init_ms: f64,
-    sv_ms: f64,
-    level_ms: Vec<f64>,
-}
-
-impl HostExec<'_> {
-    fn n(&self) -> u64 {
-        (self.offsets.len() - 1) as u64
-    }
-
-    fn level_for<Pr: Program<State = u32, Weight = ()>>(
-        &mut self,
-        iter: u32,
-        slot_in: u32,
-        slot_out: u32,
-    ) {
-        let n = self.n();
-        let balanced = self.opts.kernel == BfsKernel::Balanced;
-        let raw = RawLevel::<Pr> {
-            n,
-            m: self.targets.len() as u64,
-            offsets: self.offsets.as_ptr(),
-            targets: self.targets.as_ptr(),
-            weights: std::ptr::null(),
-            state: self.state.as_mut_ptr(),
-            parents: self
-                .parents
-                .as_mut()
-                .map_or(std::ptr::null_mut(), |p| p.as_mut_ptr()),
-            frontier_current: std::ptr::null_mut(),
-            frontier_next: std::ptr::null_mut(),
-            flags: self.flags.as_mut_ptr(),
-            nflags: self.flags.len() as u32,
-            slot_in,
-            slot_out,
-            iter,
-        };
-        let raw = RawLevelSync(raw);
-        let (sv, nchunks, mec) = (
-            SharedPtr(self.sv.as_mut_ptr()),
-            self.sv.len() as u64,
-            self.opts.max_edge_count,
-        );
-        let work = if balanced { nchunks } else { n };
-        let grid = emulated_grid(work, self.opts.block_size, self.max_blocks);
-        launch(grid, self.opts.block_size, |t| {
-            let raw = raw.get();
-            // SAFETY: all pointers come from live host buffers of the lengths the
-            // entry contract names; state, parents and flags are only touched
-            // through atomics; offsets/targets/SV are read-only during the launch.
-            unsafe {
-                if balanced {
-                    entry::balanced::<Pr>(t, raw, sv.get(), nchunks, mec);
-                } else {
-                    entry::naive::<Pr>(t, raw);
-                }
-            }
-        });
-    }
-}
-
-/// `RawLevel` holds raw pointers; this wrapper lets the launch closure share it.
-struct RawLevelSync<Pr: Program>(RawLevel<Pr>);
-// SAFETY: see `SharedPtr`.
-unsafe impl<Pr: Program> Sync for RawLevelSync<Pr> {}
-impl<Pr: Program> RawLevelSync<Pr> {
-    fn get(&self) -> RawLevel<Pr> {
-        self.0
-    }
-}
-
-impl LevelExec for HostExec<'_> {
-    fn init(&mut self, source: u32, ring: u32) -> Result<()> {
-        self.flags = vec![0; ring as usize];
-        self.flags[0] = 1;
-        let t0 = Instant::now();
-        let n = self.n();
-        let state = SharedPtr(self.state.as_mut_ptr());
-        let parents = SharedPtr(
-            self.parents
-                .as_mut()
-                .map_or(std::ptr::null_mut(), |p| p.as_mut_ptr()),
-        );
-        let grid = emulated_grid(n, self.opts.block_size, self.max_blocks);
-        launch(grid, self.opts.block_size, |t| {
-            // SAFETY: `n`-element host buffers, written through atomics.
-            unsafe { entry::init::<Bfs>(t, n, source, state.get(), parents.get()) }
-        });
-        self.init_ms = t0.elapsed().as_secs_f64() * 1e3;
-        Ok(())
-    }
-
-    fn build_sv(&mut self) -> Result<()> {
-        let t0 = Instant::now();
-        let n = self.n();
-        let (offsets, sv, nchunks) = (
-            SharedPtr(self.offsets.as_ptr() as *mut u64),
-            SharedPtr(self.sv.as_mut_ptr()),
-            self.sv.len() as u64,
-        );
-        let mec = self.opts.max_edge_count;
-        let grid = emulated_grid(n, self.opts.block_size, self.max_blocks);
-        launch(grid, self.opts.block_size, |t| {
-            // SAFETY: offsets has n + 1 entries (read only), sv `nchunks` (atomics).
-            unsafe { entry::build_sv(t, n, offsets.get(), mec, sv.get(), nchunks) }
-        });
-        self.sv_ms = t0.elapsed().as_secs_f64() * 1e3;
-        Ok(())
-    }
-
-    fn level(&mut self, iter: u32, slot_in: u32, slot_out: u32) -> Result<()> {
-        let t0 = Instant::now();
-        match self.opts.combine {
-            BfsCombine::Store => self.level_for::<Bfs>(iter, slot_in, slot_out),
-            BfsCombine::AtomicMin => self.level_for::<BfsAtomicMin>(iter, slot_in, slot_out),
-        }
-        self.level_ms.push(t0.elapsed().as_secs_f64() * 1e3);
-        Ok(())
-    }
-
-    fn read_flags(&mut self) -> Result<Vec<u32>> {
-        Ok(self.flags.clone())
-    }
-}
 
 /// The GPU BFS, emulated on the host (same kernels, same driver loop).
 /// `max_blocks` caps the simulated grid (e.g. 64).
@@ -172,11 +35,8 @@ pub fn bfs<W: Weight>(
             "source {source} is not a vertex (the graph has {n} vertices)"
         )));
     }
-    let nchunks = match opts.kernel {
-        BfsKernel::Balanced => {
-            kernels_rs::skeleton::num_chunks(graph.num_edges(), opts.max_edge_count)
-        }
-        BfsKernel::Naive => 0,
+    match opts.kernel {
+        BfsKernel::Balanced | BfsKernel::Naive => {}
         // In-edges unknown from a bare CSR: top-down levels only.
         BfsKernel::Direction => return direction_emulated(graph, None, source, opts, max_blocks),
         BfsKernel::Resident | BfsKernel::Tiles | BfsKernel::Auto => {
@@ -185,53 +45,21 @@ pub fn bfs<W: Weight>(
                 opts.kernel.name()
             )))
         }
-    } as usize;
-    let mut exec = HostExec {
-        offsets: graph.offsets(),
-        targets: graph.targets(),
-        opts,
-        max_blocks: max_blocks.max(1),
-        state: vec![0; n],
-        parents: opts.parents.then(|| vec![0; n]),
-        sv: vec![0; nchunks],
-        flags: Vec::new(),
-        init_ms: 0.0,
-        sv_ms: 0.0,
-        level_ms: Vec::new(),
+    }
+    let names = ["bfs_init", "vertex_build_sv", "naive", "balanced"];
+    let kernels = match opts.combine {
+        BfsCombine::Store => LevelKernels::of::<Bfs>(names, None),
+        BfsCombine::AtomicMin => LevelKernels::of::<BfsAtomicMin>(names, None),
     };
-    let t0 = Instant::now();
-    let stats = driver::run_levels(
-        &mut exec,
-        source,
-        opts.kernel == BfsKernel::Balanced,
-        opts.levels_per_sync,
+    let args = graph_args(
         n as u64,
-    )?;
-    let time_ms = t0.elapsed().as_secs_f64() * 1e3;
-    let per_level_ms: Vec<f64> = exec
-        .level_ms
-        .iter()
-        .take(stats.num_levels as usize)
-        .copied()
-        .collect();
-    let kernels = exec.init_ms + exec.sv_ms + per_level_ms.iter().sum::<f64>();
-    let (reached, edges_traversed) = reach_counts(graph.offsets(), &exec.state);
-    Ok(GpuBfsResult {
-        levels: exec.state,
-        parents: exec.parents,
-        num_levels: stats.num_levels,
-        reached,
-        edges_traversed,
-        time_ms,
-        wall_ms: time_ms,
-        init_ms: exec.init_ms,
-        sv_build_ms: exec.sv_ms,
-        per_level_ms,
-        check_end_ms: (time_ms - kernels).max(0.0),
-        launched_levels: stats.launched,
-        syncs: stats.syncs,
-        directions: Vec::new(),
-    })
+        graph.num_edges(),
+        graph.offsets().as_ptr() as u64,
+        graph.targets().as_ptr() as u64,
+        0,
+    );
+    let l = HostLauncher::new(max_blocks);
+    bfs_levels(&l, kernels, args, graph.offsets(), source, opts)
 }
 
 /// The direction-optimizing GPU BFS ([`BfsKernel::Direction`]), emulated. Takes

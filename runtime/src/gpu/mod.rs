@@ -75,6 +75,8 @@ pub mod emulate;
 pub mod gather;
 pub mod intersect;
 pub mod launch;
+mod launcher;
+mod levels;
 pub mod multi;
 pub mod options;
 pub mod program;

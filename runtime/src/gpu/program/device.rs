@@ -5,14 +5,14 @@
 
 use std::time::Instant;
 
-use cudarc::driver::{CudaEvent, CudaFunction, PushKernelArg};
-
-use super::initial_stamps;
+use super::program_levels;
 use crate::error::{Error, Result};
-use crate::gpu::cuda::{cuda_err, DevBuf, Gpu};
+use crate::gpu::cuda::{DevBuf, Gpu};
 use crate::gpu::device::{Device, DeviceGraph};
 use crate::gpu::direction::{self, DirectionKernels, GpuDirection};
-use crate::gpu::driver::{self, LevelExec};
+use crate::gpu::driver;
+use crate::gpu::launcher::{DeviceLauncher, Launcher};
+use crate::gpu::levels::{LevelKernels, LevelRun};
 use crate::gpu::options::BfsKernel;
 use crate::gpu::program_api::{
     bucket_delta, check_run, direction_mode, relax_unit, source_state, tail_handover, GpuProgram,
@@ -55,70 +55,49 @@ impl Device {
         }
         let n = g.n as usize;
         let state_size = std::mem::size_of::<<P as VertexProgram>::State>();
+        let ring = driver::ring_size(opts.levels_per_sync);
         let balanced = opts.kernel == BfsKernel::Balanced;
-        let nchunks = if balanced {
-            kernels_rs::skeleton::num_chunks(g.m, opts.edges_per_item())
-        } else {
-            0
-        };
-        let ring = driver::ring_size(opts.levels_per_sync) as usize;
-        let bytes = DevBuf::<u8>::bytes_for(n * state_size)
-            + 2 * DevBuf::<u32>::bytes_for(n)
-            + DevBuf::<u32>::bytes_for(nchunks as usize)
-            + DevBuf::<u32>::bytes_for(ring);
+        let extra = LevelRun::<DeviceLauncher>::bytes(
+            g.n,
+            g.m,
+            balanced,
+            opts.edges_per_item(),
+            ring,
+            true,
+        );
         self.gpu.check_fits(
             &format!("`{}` state, frontier stamps and SV", P::NAME),
-            bytes,
+            DevBuf::<u8>::bytes_for(n * state_size) + extra,
         )?;
-        let stamps = initial_stamps::<P>(n, source);
-        let mut exec = GpuProgramExec {
-            gpu: &self.gpu,
-            k,
-            g,
-            opts,
-            state: self.gpu.alloc::<u8>(n * state_size, "program state")?,
-            stamps: [
-                self.gpu.upload(&stamps, "frontier stamps")?,
-                self.gpu.alloc::<u32>(n, "frontier stamps")?,
-            ],
-            sv: self.gpu.alloc::<u32>(nchunks as usize, "SV")?,
-            nchunks,
-            flags: self.gpu.alloc::<u32>(ring, "level flags")?,
-            start: None,
-            last: None,
-        };
-        drop(stamps);
-        self.gpu.sync("program buffer allocation")?;
-        let wall = Instant::now();
-        let (stats, stopped) = driver::run_levels_until(
-            &mut exec,
-            source,
-            balanced,
-            opts.levels_per_sync,
-            g.n,
-            tail_handover::<P>(opts),
-        )?;
+        let l = DeviceLauncher { gpu: &self.gpu };
+        let names = [&k.names[0], &k.names[3], &k.names[1], &k.names[2]].map(String::as_str);
+        let devices = [&k.init, &k.build_sv, &k.naive, &k.balanced];
+        let kernels = LevelKernels::of::<P>(names, Some(devices));
+        let state = l.zeros::<u8>(n * state_size, "program state")?;
+        let (mut exec, stats, stopped, wall) =
+            program_levels::<_, P>(&l, kernels, g.program_args(), state.ptr, source, opts)?;
         let mut tail = None;
         if stopped {
             // The last level's activations carry stamp `launched + 1` in the
             // array of its parity (see `kernels_rs::Flags`).
             let first = FirstQueue::Stamped {
-                stamps: exec.stamps[(stats.launched % 2) as usize].ptr,
+                stamps: exec.stamps_addr(stats.launched).unwrap_or(0),
                 stamp: stats.launched + 1,
             };
-            let (t, end) = self.resident_after_levels::<P>(k, g, exec.state.ptr, 0, first)?;
-            exec.last = Some(end);
+            let (t, end) = self.resident_after_levels::<P>(k, g, state.ptr, 0, first)?;
+            exec.marks.end = Some(end);
             tail = Some(t);
         }
         let wall_ms = wall.elapsed().as_secs_f64() * 1e3;
-        let (Some(a), Some(b)) = (&exec.start, &exec.last) else {
+        let (Some(a), Some(b)) = (&exec.marks.start, &exec.marks.end) else {
             return Err(Error::Cuda {
                 call: "program timing".into(),
                 msg: "no events were recorded".into(),
             });
         };
         let time_ms = Gpu::elapsed_ms(a, b)?;
-        let (states, _) = self.download_results::<P>(&exec.state, None, n)?;
+        drop(exec);
+        let (states, _) = self.download_results::<P>(&state, None, n)?;
         let run = ProgramRun {
             states,
             num_levels: stats.num_levels,
@@ -245,119 +224,5 @@ impl Device {
             tiles: None,
         };
         Ok(run.with_tail(tail))
-    }
-}
-
-/// [`LevelExec`] on the GPU for a program's kernels.
-struct GpuProgramExec<'a> {
-    gpu: &'a Gpu,
-    k: &'a ProgramKernels,
-    g: &'a DeviceGraph,
-    opts: &'a ProgramOptions,
-    state: DevBuf<u8>,
-    stamps: [DevBuf<u32>; 2],
-    sv: DevBuf<u32>,
-    nchunks: u64,
-    flags: DevBuf<u32>,
-    start: Option<CudaEvent>,
-    last: Option<CudaEvent>,
-}
-
-impl GpuProgramExec<'_> {
-    fn launch(&self, f: &CudaFunction, name: &str, work: u64, args: &[&u64]) -> Result<()> {
-        let cfg = Gpu::grid_for(work, self.opts.block_size);
-        let mut b = self.gpu.stream.launch_builder(f);
-        for a in args {
-            b.arg(*a);
-        }
-        // SAFETY: used for `build_sv(n, offsets, max_edge_count, sv, nchunks)`, all
-        // u64, as in kernels_rs::entry::build_sv; pointers into live buffers of the
-        // documented lengths.
-        unsafe { b.launch(cfg) }
-            .map(|_| ())
-            .map_err(cuda_err(&format!("cuLaunchKernel({name})")))
-    }
-}
-
-impl LevelExec for GpuProgramExec<'_> {
-    fn init(&mut self, source: u32, ring: u32) -> Result<()> {
-        let mut ring_init = vec![0u32; ring as usize];
-        ring_init[0] = 1;
-        self.gpu.write(&mut self.flags, &ring_init, "level flags")?;
-        self.start = Some(self.gpu.record()?);
-        let (n, state, null) = (self.g.n, self.state.ptr, 0u64);
-        let cfg = Gpu::grid_for(n, self.opts.block_size);
-        let mut b = self.gpu.stream.launch_builder(&self.k.init);
-        b.arg(&n).arg(&source).arg(&state).arg(&null);
-        // SAFETY: `init(n: u64, source: u32, state: *mut State, parents: *mut u32)`
-        // as in kernels_rs::entry::init; `state` holds n states, parents is null.
-        unsafe { b.launch(cfg) }
-            .map(|_| ())
-            .map_err(cuda_err(&format!("cuLaunchKernel({})", self.k.names[0])))
-    }
-
-    fn build_sv(&mut self) -> Result<()> {
-        let (n, offsets, mec, sv, nchunks) = (
-            self.g.n,
-            self.g.offsets.ptr,
-            self.opts.edges_per_item(),
-            self.sv.ptr,
-            self.nchunks,
-        );
-        self.launch(
-            &self.k.build_sv,
-            &self.k.names[3],
-            n,
-            &[&n, &offsets, &mec, &sv, &nchunks],
-        )
-    }
-
-    fn level(&mut self, iter: u32, slot_in: u32, slot_out: u32) -> Result<()> {
-        let balanced = self.opts.kernel == BfsKernel::Balanced;
-        let (f, name) = if balanced {
-            (&self.k.balanced, &self.k.names[2])
-        } else {
-            (&self.k.naive, &self.k.names[1])
-        };
-        let n = self.g.n;
-        let (state, parents) = (self.state.ptr, 0u64);
-        let cur = self.stamps[(iter % 2) as usize].ptr;
-        let next = self.stamps[((iter + 1) % 2) as usize].ptr;
-        let (flags, nflags) = (self.flags.ptr, self.flags.len as u32);
-        let (sv, nchunks, mec) = (self.sv.ptr, self.nchunks, self.opts.edges_per_item());
-        let work = if balanced { nchunks } else { n };
-        let cfg = Gpu::grid_for(work, self.opts.block_size);
-        let mut b = self.gpu.stream.launch_builder(f);
-        self.g
-            .weighted_csr_args(&mut b)
-            .arg(&state)
-            .arg(&parents)
-            .arg(&cur)
-            .arg(&next)
-            .arg(&flags)
-            .arg(&nflags)
-            .arg(&slot_in)
-            .arg(&slot_out)
-            .arg(&iter);
-        if balanced {
-            b.arg(&sv).arg(&nchunks).arg(&mec);
-        }
-        // SAFETY: the parameter lists of kernels_rs::ptx_kernels! (naive: 14,
-        // balanced: 14 + sv, nchunks, max_edge_count), all pointers into live
-        // buffers of the documented lengths (weights: m, or null when unweighted).
-        unsafe { b.launch(cfg) }
-            .map(|_| ())
-            .map_err(cuda_err(&format!("cuLaunchKernel({name})")))
-    }
-
-    fn read_flags(&mut self) -> Result<Vec<u32>> {
-        let mut host = vec![0u32; self.flags.len];
-        self.gpu
-            .stream
-            .memcpy_dtoh(&self.flags.slice.slice(0..self.flags.len), &mut host[..])
-            .map_err(cuda_err("cuMemcpyDtoH(level flags)"))?;
-        self.last = Some(self.gpu.record()?);
-        self.gpu.sync("program level kernels")?;
-        Ok(host)
     }
 }

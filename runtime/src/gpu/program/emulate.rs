@@ -5,14 +5,12 @@
 
 use std::time::Instant;
 
-use kernels_rs::entry::{self, RawLevel};
-use kernels_rs::ThreadCtx;
-
-use super::initial_stamps;
+use super::program_levels;
 use crate::error::{Error, Result};
 use crate::gpu::direction::{self, HostDirection};
-use crate::gpu::driver::{self, LevelExec};
 use crate::gpu::launch::{emulated_grid, launch, SharedPtr};
+use crate::gpu::launcher::{graph_args, HostLauncher};
+use crate::gpu::levels::LevelKernels;
 use crate::gpu::options::BfsKernel;
 use crate::gpu::program_api::{
     bucket_delta, check_emulated, check_run, direction_mode, relax_unit, source_state,
@@ -20,114 +18,6 @@ use crate::gpu::program_api::{
 };
 use crate::graph::{Csr, Graph};
 use crate::program::VertexProgram;
-
-/// A level's raw arguments shared by emulated threads.
-struct SharedLevel<P: kernels_rs::Program>(RawLevel<P>);
-// SAFETY: as for `SharedPtr`: the kernels access the pointees atomically or disjointly.
-unsafe impl<P: kernels_rs::Program> Sync for SharedLevel<P> {}
-impl<P: kernels_rs::Program> SharedLevel<P> {
-    fn get(&self) -> RawLevel<P> {
-        self.0
-    }
-}
-
-/// [`LevelExec`] over host buffers: the program's kernel bodies, emulated.
-struct HostProgramExec<'a, P: GpuProgram> {
-    csr: &'a Csr<<P as VertexProgram>::Weight>,
-    opts: &'a ProgramOptions,
-    max_blocks: u32,
-    state: Vec<<P as VertexProgram>::State>,
-    stamps: [Vec<u32>; 2],
-    sv: Vec<u32>,
-    flags: Vec<u32>,
-}
-
-impl<P: GpuProgram> HostProgramExec<'_, P> {
-    fn n(&self) -> u64 {
-        self.csr.num_vertices() as u64
-    }
-    fn grid(&self, work: u64) -> u32 {
-        emulated_grid(work, self.opts.block_size, self.max_blocks)
-    }
-}
-
-impl<P: GpuProgram> LevelExec for HostProgramExec<'_, P> {
-    fn init(&mut self, source: u32, ring: u32) -> Result<()> {
-        self.flags = vec![0; ring as usize];
-        self.flags[0] = 1;
-        let n = self.n();
-        let state = SharedPtr(self.state.as_mut_ptr());
-        launch(self.grid(n), self.opts.block_size, |t: ThreadCtx| {
-            // SAFETY: `n`-element host buffer written through atomics; no parents.
-            unsafe { entry::init::<P>(t, n, source, state.get(), std::ptr::null_mut()) }
-        });
-        Ok(())
-    }
-
-    fn build_sv(&mut self) -> Result<()> {
-        let n = self.n();
-        let offsets = SharedPtr(self.csr.offsets().as_ptr() as *mut u64);
-        let (sv, nchunks) = (SharedPtr(self.sv.as_mut_ptr()), self.sv.len() as u64);
-        let mec = self.opts.edges_per_item();
-        launch(self.grid(n), self.opts.block_size, |t| {
-            // SAFETY: n + 1 offsets (read only), `nchunks` SV slots (atomics).
-            unsafe { entry::build_sv(t, n, offsets.get(), mec, sv.get(), nchunks) }
-        });
-        Ok(())
-    }
-
-    fn level(&mut self, iter: u32, slot_in: u32, slot_out: u32) -> Result<()> {
-        let n = self.n();
-        let balanced = self.opts.kernel == BfsKernel::Balanced;
-        let weights = crate::gpu::program_api::host_weights::<P>(self.csr);
-        let (a, b) = self.stamps.split_at_mut(1);
-        let (cur, next) = if iter % 2 == 0 {
-            (a[0].as_mut_ptr(), b[0].as_mut_ptr())
-        } else {
-            (b[0].as_mut_ptr(), a[0].as_mut_ptr())
-        };
-        let raw = SharedLevel(RawLevel::<P> {
-            n,
-            m: self.csr.num_edges(),
-            offsets: self.csr.offsets().as_ptr(),
-            targets: self.csr.targets().as_ptr(),
-            weights,
-            state: self.state.as_mut_ptr(),
-            parents: std::ptr::null_mut(),
-            frontier_current: cur,
-            frontier_next: next,
-            flags: self.flags.as_mut_ptr(),
-            nflags: self.flags.len() as u32,
-            slot_in,
-            slot_out,
-            iter,
-        });
-        let (sv, nchunks, mec) = (
-            SharedPtr(self.sv.as_mut_ptr()),
-            self.sv.len() as u64,
-            self.opts.edges_per_item(),
-        );
-        let work = if balanced { nchunks } else { n };
-        launch(self.grid(work), self.opts.block_size, |t| {
-            let a = raw.get();
-            // SAFETY: the RawLevel's pointers are live host buffers of the lengths
-            // the entry contract names; state, stamps and flags are only touched
-            // through atomics, the rest is read only during the launch.
-            unsafe {
-                if balanced {
-                    entry::balanced::<P>(t, a, sv.get(), nchunks, mec);
-                } else {
-                    entry::naive::<P>(t, a);
-                }
-            }
-        });
-        Ok(())
-    }
-
-    fn read_flags(&mut self) -> Result<Vec<u32>> {
-        Ok(self.flags.clone())
-    }
-}
 
 /// Runs `P`'s GPU kernels on the host over a simulated grid of at most
 /// `max_blocks` blocks: the same kernel bodies and the same driver loop as the
@@ -150,11 +40,8 @@ pub fn emulate<P: GpuProgram>(
             P::NAME
         )));
     }
-    let nchunks = match opts.kernel {
-        BfsKernel::Balanced => {
-            kernels_rs::skeleton::num_chunks(csr.num_edges(), opts.edges_per_item())
-        }
-        BfsKernel::Naive => 0,
+    match opts.kernel {
+        BfsKernel::Balanced | BfsKernel::Naive => {}
         // In-edges unknown from a bare CSR: top-down levels only.
         BfsKernel::Direction => {
             return emulate_direction_csr::<P>(csr, None, source, opts, max_blocks)
@@ -190,38 +77,35 @@ pub fn emulate<P: GpuProgram>(
             };
             return emulate::<P>(csr, source, &opts, max_blocks);
         }
-    } as usize;
+    }
     if opts.parents {
         return Err(Error::InvalidArgument(
             "parents are only recorded by the direction kernel".into(),
         ));
     }
-    let mut exec = HostProgramExec::<P> {
-        csr,
-        opts,
-        max_blocks: max_blocks.max(1),
-        state: vec![<<P as VertexProgram>::State as bytemuck::Zeroable>::zeroed(); n],
-        stamps: [initial_stamps::<P>(n, source), vec![0; n]],
-        sv: vec![0; nchunks],
-        flags: Vec::new(),
-    };
-    let t0 = Instant::now();
-    let (stats, stopped) = driver::run_levels_until(
-        &mut exec,
-        source,
-        opts.kernel == BfsKernel::Balanced,
-        opts.levels_per_sync,
+    let mut state = vec![<<P as VertexProgram>::State as bytemuck::Zeroable>::zeroed(); n];
+    let l = HostLauncher::new(max_blocks);
+    let names = ["init", "build_sv", "naive", "balanced"];
+    let args = graph_args(
         n as u64,
-        tail_handover::<P>(opts),
-    )?;
-    let tail = stopped.then(|| {
-        let next = &exec.stamps[(stats.launched % 2) as usize];
-        let queue = stamped_queue(next, stats.launched + 1, max_blocks);
-        resident_grid(max_blocks).after_levels::<P>(csr, &mut exec.state, None, &queue)
+        csr.num_edges(),
+        csr.offsets().as_ptr() as u64,
+        csr.targets().as_ptr() as u64,
+        crate::gpu::program_api::host_weights::<P>(csr) as u64,
+    );
+    let addr = state.as_mut_ptr() as u64;
+    let kernels = LevelKernels::of::<P>(names, None);
+    let (exec, stats, stopped, t0) = program_levels::<_, P>(&l, kernels, args, addr, source, opts)?;
+    // The stamps are read (no launch runs now) before the run's buffers go.
+    let handed = stopped.then(|| exec.stamps(stats.launched)).transpose()?;
+    drop(exec);
+    let tail = handed.map(|next| {
+        let queue = stamped_queue(&next, stats.launched + 1, max_blocks);
+        resident_grid(max_blocks).after_levels::<P>(csr, &mut state, None, &queue)
     });
     let time_ms = t0.elapsed().as_secs_f64() * 1e3;
     let run = ProgramRun {
-        states: exec.state,
+        states: state,
         num_levels: stats.num_levels,
         launched_levels: stats.launched,
         syncs: stats.syncs,

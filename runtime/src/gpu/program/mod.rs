@@ -21,6 +21,15 @@
 mod device;
 mod emulate;
 
+use std::time::Instant;
+
+use super::driver::{self, LoopStats};
+use super::launcher::{Arg, Launcher};
+use super::levels::{LevelKernels, LevelRun, LevelSetup};
+use super::options::BfsKernel;
+use super::program_api::tail_handover;
+use crate::error::Result;
+
 pub use super::program_api::{
     gpu_delta, kernel_names, uniform_frontier, GpuProgram, ProgramKernels, ProgramOptions,
     ProgramRun, TileStats, GPU_DELTA_FACTOR,
@@ -36,4 +45,47 @@ fn initial_stamps<P: GpuProgram>(n: usize, source: u32) -> Vec<u32> {
     } else {
         vec![1u32; n]
     }
+}
+
+/// `P`'s seed 000 level loop (`opts.kernel` naive or balanced) on any launcher,
+/// over the `n` states at address `state`; `graph` is the kernels' first five
+/// arguments. Returns the run (its marks, its stamps), the loop's counts,
+/// whether it stopped early to hand the rest to the resident kernel, and when
+/// the loop started (after the buffers were ready).
+fn program_levels<'a, L: Launcher, P: GpuProgram>(
+    l: &'a L,
+    kernels: LevelKernels<'a>,
+    graph: [Arg; 5],
+    state: u64,
+    source: u32,
+    opts: &ProgramOptions,
+) -> Result<(LevelRun<'a, L>, LoopStats, bool, Instant)> {
+    let n = graph[0].u64();
+    let balanced = opts.kernel == BfsKernel::Balanced;
+    let mut exec = LevelRun::new(
+        l,
+        kernels,
+        LevelSetup {
+            graph,
+            block: opts.block_size,
+            balanced,
+            max_edge_count: opts.edges_per_item(),
+            ring: driver::ring_size(opts.levels_per_sync),
+            state,
+            parents: 0,
+            stamps: Some(initial_stamps::<P>(n as usize, source)),
+            time_levels: false,
+        },
+    )?;
+    l.sync("program buffer allocation")?;
+    let wall = Instant::now();
+    let (stats, stopped) = driver::run_levels_until(
+        &mut exec,
+        source,
+        balanced,
+        opts.levels_per_sync,
+        n,
+        tail_handover::<P>(opts),
+    )?;
+    Ok((exec, stats, stopped, wall))
 }

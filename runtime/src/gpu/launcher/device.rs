@@ -1,0 +1,77 @@
+//! [`Launcher`] on a GPU: buffers are [`DevBuf`]s, launches go on the
+//! context's stream through cudarc, marks are CUDA events.
+
+use cudarc::driver::{CudaEvent, PushKernelArg};
+
+use super::{Arg, Elem, Kernel, Launcher};
+use crate::error::{Error, Result};
+use crate::gpu::cuda::{cuda_err, DevBuf, Gpu};
+
+/// A device's stream as a [`Launcher`].
+pub(crate) struct DeviceLauncher<'g> {
+    pub(crate) gpu: &'g Gpu,
+}
+
+impl Launcher for DeviceLauncher<'_> {
+    type Buf<T: Elem> = DevBuf<T>;
+    type Mark = CudaEvent;
+
+    fn zeros<T: Elem>(&self, len: usize, what: &str) -> Result<DevBuf<T>> {
+        self.gpu.alloc(len, what)
+    }
+
+    fn upload<T: Elem>(&self, data: &[T], what: &str) -> Result<DevBuf<T>> {
+        self.gpu.upload(data, what)
+    }
+
+    fn write<T: Elem>(&self, buf: &mut DevBuf<T>, data: &[T], what: &str) -> Result<()> {
+        self.gpu.write(buf, data, what)
+    }
+
+    fn read<T: Elem>(&self, buf: &DevBuf<T>, what: &str) -> Result<Vec<T>> {
+        let mut out = vec![T::zeroed(); buf.len];
+        self.gpu.download(buf, &mut out, what)?;
+        Ok(out)
+    }
+
+    fn addr<T: Elem>(buf: &DevBuf<T>) -> u64 {
+        buf.ptr
+    }
+
+    fn len<T: Elem>(buf: &DevBuf<T>) -> usize {
+        buf.len
+    }
+
+    unsafe fn launch(&self, k: &Kernel<'_>, work: u64, block: u32, args: &[Arg]) -> Result<()> {
+        let Some(f) = k.device else {
+            return Err(Error::Cuda {
+                call: format!("cuLaunchKernel({})", k.name),
+                msg: "the kernel was not loaded on the device".into(),
+            });
+        };
+        let mut b = self.gpu.stream.launch_builder(f);
+        for a in args {
+            match a {
+                Arg::U32(x) => b.arg(x),
+                Arg::U64(x) => b.arg(x),
+            };
+        }
+        // SAFETY: the caller's contract: `args` is `k`'s parameter list, in its
+        // types (u32 or u64 words), addresses of live device buffers.
+        unsafe { b.launch(Gpu::grid_for(work, block)) }
+            .map(|_| ())
+            .map_err(cuda_err(&format!("cuLaunchKernel({})", k.name)))
+    }
+
+    fn sync(&self, after: &str) -> Result<()> {
+        self.gpu.sync(after)
+    }
+
+    fn mark(&self) -> Result<CudaEvent> {
+        self.gpu.record()
+    }
+
+    fn elapsed_ms(&self, a: &CudaEvent, b: &CudaEvent) -> Result<f64> {
+        Gpu::elapsed_ms(a, b)
+    }
+}

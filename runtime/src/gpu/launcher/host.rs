@@ -1,0 +1,112 @@
+//! [`Launcher`] in the host emulator: buffers in host memory, each launch a
+//! simulated grid on rayon ([`crate::gpu::launch::launch`]), timing by the
+//! wall clock. Launches finish before they return, so reads need no wait.
+
+use std::ptr::NonNull;
+
+use std::time::Instant;
+
+use super::{Arg, Elem, Kernel, Launcher};
+use crate::error::Result;
+use crate::gpu::launch::{emulated_grid, launch};
+
+/// The emulator: at most `max_blocks` simulated blocks a launch (so the
+/// kernels' grid-stride loops run too).
+pub(crate) struct HostLauncher {
+    max_blocks: u32,
+}
+
+impl HostLauncher {
+    pub(crate) fn new(max_blocks: u32) -> HostLauncher {
+        HostLauncher {
+            max_blocks: max_blocks.max(1),
+        }
+    }
+}
+
+/// Host memory that kernels reach only through its address: no Rust reference
+/// to the elements lives while a launch may write them (reads copy out).
+pub(crate) struct HostBuf<T> {
+    ptr: NonNull<T>,
+    /// Logical length (what `read` returns).
+    len: usize,
+    /// Allocated elements: `len`, or one for an empty buffer.
+    cap: usize,
+}
+
+// SAFETY: the buffer owns its elements (`T: Send + Sync` via `Elem`); shared
+// access goes through launches, whose kernels use atomics or disjoint writes.
+unsafe impl<T: Elem> Send for HostBuf<T> {}
+// SAFETY: as above.
+unsafe impl<T: Elem> Sync for HostBuf<T> {}
+
+impl<T> Drop for HostBuf<T> {
+    fn drop(&mut self) {
+        let all = std::ptr::slice_from_raw_parts_mut(self.ptr.as_ptr(), self.cap);
+        // SAFETY: `ptr`/`cap` came from `Box::leak` of a `[T]` of `cap`
+        // elements in `zeros`, and are freed only here.
+        drop(unsafe { Box::from_raw(all) });
+    }
+}
+
+impl Launcher for HostLauncher {
+    type Buf<T: Elem> = HostBuf<T>;
+    type Mark = Instant;
+
+    fn zeros<T: Elem>(&self, len: usize, _what: &str) -> Result<HostBuf<T>> {
+        // At least one element, as on the device, so every buffer has an address.
+        let b: Box<[T]> = vec![T::zeroed(); len.max(1)].into_boxed_slice();
+        let cap = b.len();
+        let ptr = NonNull::from(Box::leak(b)).cast::<T>();
+        Ok(HostBuf { ptr, len, cap })
+    }
+
+    fn write<T: Elem>(&self, buf: &mut HostBuf<T>, data: &[T], what: &str) -> Result<()> {
+        if data.len() > buf.len {
+            return Err(crate::error::Error::InvalidArgument(format!(
+                "{what}: writing {} elements into a buffer of {}",
+                data.len(),
+                buf.len
+            )));
+        }
+        // SAFETY: `buf` holds `buf.len >= data.len()` elements, and no launch is
+        // running (launches return when done; `&mut` excludes other users).
+        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), buf.ptr.as_ptr(), data.len()) };
+        Ok(())
+    }
+
+    fn read<T: Elem>(&self, buf: &HostBuf<T>, _what: &str) -> Result<Vec<T>> {
+        // SAFETY: `len` initialised elements; no launch is running.
+        Ok(unsafe { std::slice::from_raw_parts(buf.ptr.as_ptr(), buf.len) }.to_vec())
+    }
+
+    fn addr<T: Elem>(buf: &HostBuf<T>) -> u64 {
+        buf.ptr.as_ptr() as usize as u64
+    }
+
+    fn len<T: Elem>(buf: &HostBuf<T>) -> usize {
+        buf.len
+    }
+
+    unsafe fn launch(&self, k: &Kernel<'_>, work: u64, block: u32, args: &[Arg]) -> Result<()> {
+        let grid = emulated_grid(work, block, self.max_blocks);
+        let body = k.host;
+        launch(grid, block, |t| {
+            // SAFETY: the caller's contract: `args` is `k`'s parameter list.
+            unsafe { body(t, args) }
+        });
+        Ok(())
+    }
+
+    fn sync(&self, _after: &str) -> Result<()> {
+        Ok(())
+    }
+
+    fn mark(&self) -> Result<Instant> {
+        Ok(Instant::now())
+    }
+
+    fn elapsed_ms(&self, a: &Instant, b: &Instant) -> Result<f64> {
+        Ok(b.saturating_duration_since(*a).as_secs_f64() * 1e3)
+    }
+}

@@ -1,0 +1,196 @@
+//! One launcher for both backends: the device (cudarc) and the host emulator
+//! implement [`Launcher`], and a strategy written against it runs on either.
+//!
+//! Why one trait: before it, every strategy had a device executor and a host
+//! executor that spelled out the same kernel argument lists twice (a cudarc
+//! launch builder against host slices and `kernels_rs::entry` calls), so a
+//! change to a kernel's parameters had to be made, and tested, in two places.
+//! Here a kernel is one [`Kernel`] value: its PTX function (on the device) and
+//! its host body (in the emulator) take the same argument list, a slice of
+//! [`Arg`] words, built once by the strategy.
+//!
+//! Buffers are the launcher's own ([`Launcher::Buf`]): device memory that frees
+//! on drop, or host memory the emulated threads reach through raw addresses.
+//! Both hand kernels their address ([`Launcher::addr`]), which is what every
+//! pointer parameter of our kernels is.
+//!
+//! Users so far: the seed 000 level loop (`super::levels`, the built-in BFS
+//! and every program's `naive`/`balanced` kernels).
+
+mod device;
+mod host;
+
+pub(crate) use device::DeviceLauncher;
+pub(crate) use host::HostLauncher;
+
+use cudarc::driver::{CudaFunction, DeviceRepr, ValidAsZeroBits};
+use kernels_rs::ThreadCtx;
+
+use crate::error::Result;
+
+/// One kernel parameter: a scalar, or a buffer's address as a `u64` (every
+/// pointer parameter of our kernels is a 64-bit address).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Arg {
+    U32(u32),
+    U64(u64),
+}
+
+impl Arg {
+    /// The word as a `u64` (a `U32` widened).
+    pub(crate) fn u64(self) -> u64 {
+        match self {
+            Arg::U32(x) => u64::from(x),
+            Arg::U64(x) => x,
+        }
+    }
+
+    /// The word as a `u32` (a host body reading a `u32` parameter).
+    pub(crate) fn u32(self) -> u32 {
+        match self {
+            Arg::U32(x) => x,
+            Arg::U64(x) => x as u32,
+        }
+    }
+
+    /// The word as an address of `T`s (null for 0).
+    pub(crate) fn ptr<T>(self) -> *mut T {
+        self.u64() as usize as *mut T
+    }
+}
+
+impl From<u32> for Arg {
+    fn from(x: u32) -> Arg {
+        Arg::U32(x)
+    }
+}
+
+impl From<u64> for Arg {
+    fn from(x: u64) -> Arg {
+        Arg::U64(x)
+    }
+}
+
+/// A kernel's body on the host: one simulated thread, the argument list as the
+/// PTX entry point receives it.
+///
+/// # Safety
+/// The arguments must be what the kernel's parameter list documents (addresses
+/// of live buffers of the documented lengths, accessed as the kernel says).
+pub(crate) type HostBody = unsafe fn(ThreadCtx, &[Arg]);
+
+/// A kernel both backends can run.
+#[derive(Clone, Copy)]
+pub(crate) struct Kernel<'k> {
+    /// The PTX entry point's name (for errors).
+    pub name: &'k str,
+    /// The loaded function; `None` where only the emulator runs it.
+    pub device: Option<&'k CudaFunction>,
+    /// The same kernel's body for the emulator.
+    pub host: HostBody,
+}
+
+/// What a buffer may hold: plain words both sides can copy.
+pub(crate) trait Elem:
+    bytemuck::Pod + DeviceRepr + ValidAsZeroBits + Send + Sync + 'static
+{
+}
+impl<T: bytemuck::Pod + DeviceRepr + ValidAsZeroBits + Send + Sync + 'static> Elem for T {}
+
+/// What a strategy needs from a backend: buffers, launches, timing.
+pub(crate) trait Launcher {
+    /// A buffer of `T`s on this backend (freed on drop).
+    type Buf<T: Elem>;
+    /// A point in time on the backend's timeline (a CUDA event, an `Instant`).
+    type Mark;
+
+    /// `len` zeroed `T`s (`what` names them in errors).
+    fn zeros<T: Elem>(&self, len: usize, what: &str) -> Result<Self::Buf<T>>;
+    /// A copy of `data`.
+    fn upload<T: Elem>(&self, data: &[T], what: &str) -> Result<Self::Buf<T>> {
+        let mut buf = self.zeros(data.len(), what)?;
+        self.write(&mut buf, data, what)?;
+        Ok(buf)
+    }
+    /// Copies `data` into the start of `buf` (ordered after earlier launches).
+    fn write<T: Elem>(&self, buf: &mut Self::Buf<T>, data: &[T], what: &str) -> Result<()>;
+    /// Waits for every launch so far, then copies `buf` out.
+    fn read<T: Elem>(&self, buf: &Self::Buf<T>, what: &str) -> Result<Vec<T>>;
+    /// The address kernels take for `buf`.
+    fn addr<T: Elem>(buf: &Self::Buf<T>) -> u64;
+    /// Elements in `buf`.
+    fn len<T: Elem>(buf: &Self::Buf<T>) -> usize;
+    /// Launches `k` over `work` items, `block` threads a block (a 1-D grid of
+    /// `ceil(work / block)` blocks on the device; fewer in the emulator, whose
+    /// kernels' grid-stride loops then do the rest).
+    ///
+    /// # Safety
+    /// `args` must be `k`'s parameter list exactly: scalars of its types, and
+    /// addresses of live buffers (of this launcher) of the lengths it documents.
+    unsafe fn launch(&self, k: &Kernel<'_>, work: u64, block: u32, args: &[Arg]) -> Result<()>;
+    /// Waits for every launch so far (`after` names them in errors).
+    fn sync(&self, after: &str) -> Result<()>;
+    /// Now, on the backend's timeline (after every launch so far).
+    fn mark(&self) -> Result<Self::Mark>;
+    /// Milliseconds from `a` to `b` (waits for both).
+    fn elapsed_ms(&self, a: &Self::Mark, b: &Self::Mark) -> Result<f64>;
+}
+
+/// The first five parameters of every graph kernel: `(n, m, offsets, targets,
+/// weights)`, addresses as the launcher gives them (`weights` 0 when none).
+pub(crate) fn graph_args(n: u64, m: u64, offsets: u64, targets: u64, weights: u64) -> [Arg; 5] {
+    [
+        n.into(),
+        m.into(),
+        offsets.into(),
+        targets.into(),
+        weights.into(),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_convert_both_ways() {
+        assert_eq!(Arg::from(7u32).u64(), 7);
+        assert_eq!(Arg::from(1u64 << 40).u64(), 1 << 40);
+        assert_eq!(Arg::from(9u64).u32(), 9);
+        assert!(Arg::from(0u64).ptr::<u32>().is_null());
+    }
+
+    /// A host body that adds its thread's global index into one word, so the
+    /// emulator's grid (every thread exactly once) and buffers can be checked.
+    unsafe fn count(t: ThreadCtx, a: &[Arg]) {
+        let n = a[0].u64();
+        let sum = a[1].ptr::<u64>();
+        let mut i = t.global();
+        while i < n {
+            // SAFETY: `sum` is a live one-word buffer, updated atomically.
+            let cell = unsafe { core::sync::atomic::AtomicU64::from_ptr(sum) };
+            cell.fetch_add(i + 1, core::sync::atomic::Ordering::Relaxed);
+            i += t.stride();
+        }
+    }
+
+    #[test]
+    fn the_host_launcher_runs_every_item_once() {
+        let l = HostLauncher::new(3);
+        let mut sum = l.zeros::<u64>(1, "sum").unwrap();
+        l.write(&mut sum, &[5], "sum").unwrap();
+        let k = Kernel {
+            name: "count",
+            device: None,
+            host: count,
+        };
+        let n = 1000u64;
+        // SAFETY: `count(n, sum)`: one live word.
+        unsafe { l.launch(&k, n, 32, &[n.into(), HostLauncher::addr(&sum).into()]) }.unwrap();
+        assert_eq!(l.read(&sum, "sum").unwrap(), vec![5 + n * (n + 1) / 2]);
+        assert_eq!(HostLauncher::len(&sum), 1);
+        let a = l.mark().unwrap();
+        let b = l.mark().unwrap();
+        assert!(l.elapsed_ms(&a, &b).unwrap() >= 0.0);
+    }
+}
