@@ -12,7 +12,7 @@ use kernels_rs::bfs::{Bfs, BfsAtomicMin};
 use rayon::prelude::*;
 
 use super::cuda::{DevBuf, Gpu};
-use super::direction::{self, DirectionKernels, GpuDirection, LevelLog};
+use super::direction::{self, DirGraph, DirectionKernels, DirectionRun, LevelLog};
 use super::driver;
 use super::launcher::{graph_args, Arg, DeviceLauncher, Launcher};
 use super::levels::{LevelKernels, LevelRun, LevelSetup};
@@ -206,26 +206,45 @@ impl Device {
         let arrays = if opts.parents { 2 } else { 1 } * DevBuf::<u32>::bytes_for(n);
         self.gpu.check_fits(
             "direction-optimizing BFS arrays (levels, bitmaps, work list)",
-            arrays + GpuDirection::bytes(g.n, g.m, chunk, 4),
+            arrays + DirectionRun::<DeviceLauncher>::bytes(g.n, g.m, chunk, 4),
         )?;
         let state = self.gpu.alloc::<u32>(n, "BFS levels")?;
         let parents = match opts.parents {
             true => Some(self.gpu.alloc::<u32>(n, "BFS parents")?),
             false => None,
         };
-        let k = DirectionKernels {
-            init: &self.k.init,
-            td_chunks: &self.k.td_chunks,
-            td_select: &self.k.td_select,
-            td_relax: &self.k.td_relax,
-            bottom_up: &self.k.bottom_up,
-            plan: &self.k.plan,
-            plan_pass: &self.k.plan_pass,
-            name: "bfs",
-        };
+        let k = &self.k;
+        let fns = [
+            &k.init,
+            &k.td_chunks,
+            &k.td_select,
+            &k.td_relax,
+            &k.bottom_up,
+            &k.plan,
+            &k.plan_pass,
+        ];
+        let names = [
+            "bfs_init",
+            "bfs_td_chunks",
+            "bfs_td_select",
+            "bfs_td_relax",
+            "bfs_bottom_up",
+            "vertex_plan_level",
+            "vertex_plan_pass",
+        ];
+        let kernels = DirectionKernels::of::<Bfs>("bfs", names, Some(fns));
         let pptr = parents.as_ref().map_or(0, |p| p.ptr);
-        let mut exec =
-            GpuDirection::new(&self.gpu, k, g, chunk, opts.block_size, state.ptr, pptr, 4)?;
+        let l = DeviceLauncher { gpu: &self.gpu };
+        let mut exec = DirectionRun::new(
+            l,
+            kernels,
+            DirGraph::of(g),
+            chunk,
+            opts.block_size,
+            state.ptr,
+            pptr,
+            4,
+        )?;
         self.gpu.sync("BFS buffer allocation")?;
         let wall = Instant::now();
         let pull = opts.pull == Pull::Auto && g.incoming().is_some();
@@ -253,6 +272,7 @@ impl Device {
             .take(log.len())
             .map(|(a, b)| Gpu::elapsed_ms(a, b))
             .collect::<Result<Vec<f64>>>()?;
+        drop(exec);
         let mut levels = vec![0u32; n];
         self.gpu.download(&state, &mut levels, "BFS levels")?;
         let parents = match &parents {

@@ -11,7 +11,7 @@ use std::time::Instant;
 use kernels_rs::bfs::{Bfs, BfsAtomicMin};
 
 use super::bfs::{bfs_levels, reach_counts, BfsCombine, GpuBfsOptions, GpuBfsResult};
-use super::direction::{self, HostDirection};
+use super::direction::{self, DirGraph, DirectionKernels, DirectionRun};
 pub use super::launch::{emulated_grid, launch};
 use super::launcher::{graph_args, HostLauncher};
 use super::levels::LevelKernels;
@@ -99,16 +99,17 @@ fn direction_emulated<W: Weight>(
     let mut parents = opts.parents.then(|| vec![0u32; n]);
     let t0 = Instant::now();
     let (log, per_level_ms, launched_levels, syncs) = {
-        let mut exec = HostDirection::<Bfs>::new(
-            csr.offsets(),
-            csr.targets(),
-            std::ptr::null(),
-            incoming.flatten(),
+        let graph = DirGraph::host(csr.offsets(), csr.targets(), 0, incoming);
+        let pptr = parents.as_mut().map_or(0, |p| p.as_mut_ptr() as u64);
+        let mut exec = DirectionRun::new(
+            HostLauncher::new(max_blocks),
+            DirectionKernels::host::<Bfs>("bfs"),
+            graph,
             opts.max_edge_count,
             opts.block_size,
-            max_blocks,
-            &mut levels,
-            parents.as_deref_mut(),
+            levels.as_mut_ptr() as u64,
+            pptr,
+            4,
         )?;
         let pull = (opts.pull == Pull::Auto && incoming.is_some()).then_some(0u32);
         let (log, syncs) = direction::drive_levels(
@@ -120,10 +121,8 @@ fn direction_emulated<W: Weight>(
             |l| Some(l + 1),
             opts.levels_per_sync,
         )?;
-        let mut level_ms = exec.level_ms;
-        let launched = level_ms.len() as u32;
-        level_ms.truncate(log.len());
-        (log, level_ms, launched, syncs)
+        let level_ms = level_times(&exec, log.len());
+        (log, level_ms, exec.levels.len() as u32, syncs)
     };
     let time_ms = t0.elapsed().as_secs_f64() * 1e3;
     let (reached, edges_traversed) = reach_counts(csr.offsets(), &levels);
@@ -144,4 +143,13 @@ fn direction_emulated<W: Weight>(
         syncs,
         directions: log,
     })
+}
+
+/// Host milliseconds of the first `levels` levels of an emulated direction run.
+pub(crate) fn level_times(exec: &DirectionRun<'_, HostLauncher>, levels: usize) -> Vec<f64> {
+    exec.levels
+        .iter()
+        .take(levels)
+        .map(|(a, b)| b.saturating_duration_since(*a).as_secs_f64() * 1e3)
+        .collect()
 }

@@ -11,7 +11,7 @@ use kernels_rs::entry::{self, RawLevel};
 use kernels_rs::{Program, ThreadCtx};
 
 use super::driver::LevelExec;
-use super::launcher::{Arg, Kernel, Launcher};
+use super::launcher::{Arg, Grid, Kernel, Launcher};
 use crate::error::Result;
 
 /// The four kernels of a level run.
@@ -237,7 +237,10 @@ impl<L: Launcher> LevelExec for LevelRun<'_, L> {
         let a = self.l.mark()?;
         // SAFETY: `init(n, source, state, parents)`: `n` states, parents `n`
         // words or null.
-        unsafe { self.l.launch(&self.k.init, self.n(), self.s.block, &args)? };
+        unsafe {
+            self.l
+                .launch(&self.k.init, Grid::Cover(self.n()), self.s.block, &args)?
+        };
         self.marks.init = Some((a, self.l.mark()?));
         Ok(())
     }
@@ -255,7 +258,7 @@ impl<L: Launcher> LevelExec for LevelRun<'_, L> {
         // offsets, `nchunks` SV slots.
         unsafe {
             self.l
-                .launch(&self.k.build_sv, self.n(), self.s.block, &args)?
+                .launch(&self.k.build_sv, Grid::Cover(self.n()), self.s.block, &args)?
         };
         self.marks.sv = Some((a, self.l.mark()?));
         Ok(())
@@ -300,7 +303,7 @@ impl<L: Launcher> LevelExec for LevelRun<'_, L> {
         // SAFETY: the level kernels' lists of `kernels_rs::ptx_kernels!` (the
         // balanced one with the chunk arguments last): the CSR, `n` states,
         // parents and stamps (or null), the flag ring, the SV of `nchunks`.
-        unsafe { self.l.launch(k, work, self.s.block, &args)? };
+        unsafe { self.l.launch(k, Grid::Cover(work), self.s.block, &args)? };
         if let Some(a) = a {
             self.marks.levels.push((a, self.l.mark()?));
         }
@@ -308,7 +311,8 @@ impl<L: Launcher> LevelExec for LevelRun<'_, L> {
     }
 
     fn read_flags(&mut self) -> Result<Vec<u32>> {
-        self.marks.end = Some(self.l.mark()?);
-        self.l.read(&self.flags, "level flags")
+        let (flags, end) = self.l.read_marked(&self.flags, "level flags")?;
+        self.marks.end = Some(end);
+        Ok(flags)
     }
 }

@@ -12,7 +12,7 @@ use cudarc::driver::{CudaFunction, CudaModule, PushKernelArg};
 
 use super::cuda::{cuda_err, DevBuf, Gpu};
 use super::device::Device;
-use super::direction::LevelLog;
+use super::direction::{DirectionKernels, LevelLog};
 use super::options::{BfsKernel, Pull};
 use crate::error::{Error, Result};
 use crate::graph::{Graph, Weight};
@@ -314,20 +314,31 @@ pub struct ProgramKernels {
 }
 
 impl ProgramKernels {
+    /// `P`'s direction kernels (these), with `dev`'s planning kernels.
+    pub(crate) fn direction<'k, P: GpuProgram>(&'k self, dev: &'k Device) -> DirectionKernels<'k> {
+        let n = &self.names;
+        let names = [
+            n[0].as_str(),
+            &n[4],
+            &n[7],
+            &n[5],
+            &n[6],
+            "vertex_plan_level",
+            "vertex_plan_pass",
+        ];
+        let fns = [
+            &self.init,
+            &self.td_chunks,
+            &self.td_select,
+            &self.td_relax,
+            &self.bottom_up,
+            &dev.k.plan,
+            &dev.k.plan_pass,
+        ];
+        DirectionKernels::of::<P>(P::NAME, names, Some(fns))
+    }
     pub(crate) fn init_fn(&self) -> &CudaFunction {
         &self.init
-    }
-    pub(crate) fn td_chunks_fn(&self) -> &CudaFunction {
-        &self.td_chunks
-    }
-    pub(crate) fn td_select_fn(&self) -> &CudaFunction {
-        &self.td_select
-    }
-    pub(crate) fn td_relax_fn(&self) -> &CudaFunction {
-        &self.td_relax
-    }
-    pub(crate) fn bottom_up_fn(&self) -> &CudaFunction {
-        &self.bottom_up
     }
     /// The resident kernel; `hubs`: the one that shares long rows out over a
     /// block ([`kernels_rs::resident::Resident::hubs`]).

@@ -21,12 +21,14 @@
 //! only, still over the frontier work list rather than a scan of all edges.
 //!
 //! Files: this one holds the level loop (`drive`, `drive_planned`) and the
-//! executor traits; `buckets` the near-far loops; `device` the GPU executor
-//! (`GpuDirection`); `host` the emulated one (`HostDirection`).
+//! executor traits; `buckets` the near-far loops; `run` the one executor
+//! (`DirectionRun`, over the device's or the emulator's launcher); `kernels`
+//! its kernels with their host bodies; `fits` the device memory check.
 
 mod buckets;
-mod device;
-mod host;
+mod fits;
+mod kernels;
+mod run;
 
 use kernels_rs::direction::{
     choose_bottom_up, CTL_EDGES, CTL_FRONTIER, CTL_IN_EDGES, CTL_IN_VERTICES, CTL_MIN_PENDING,
@@ -39,9 +41,9 @@ use crate::error::{Error, Result};
 
 pub use super::options::{Handover, Pull, TAIL_HANDOVER};
 pub(crate) use buckets::drive_buckets_levels;
-pub(crate) use device::{DirectionKernels, GpuDirection};
-pub(crate) use host::HostDirection;
+pub(crate) use kernels::DirectionKernels;
 pub use kernels_rs::direction::{ALPHA, BETA};
+pub(crate) use run::{DirGraph, DirectionRun};
 /// Edges per top-down work item when none is asked for.
 pub const DEFAULT_CHUNK: u64 = 32;
 

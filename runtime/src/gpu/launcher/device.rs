@@ -3,7 +3,7 @@
 
 use cudarc::driver::{CudaEvent, PushKernelArg};
 
-use super::{Arg, Elem, Kernel, Launcher};
+use super::{Arg, Elem, Grid, Kernel, Launcher};
 use crate::error::{Error, Result};
 use crate::gpu::cuda::{cuda_err, DevBuf, Gpu};
 
@@ -24,14 +24,40 @@ impl Launcher for DeviceLauncher<'_> {
         self.gpu.upload(data, what)
     }
 
-    fn write<T: Elem>(&self, buf: &mut DevBuf<T>, data: &[T], what: &str) -> Result<()> {
-        self.gpu.write(buf, data, what)
+    fn write_at<T: Elem>(
+        &self,
+        buf: &mut DevBuf<T>,
+        at: usize,
+        data: &[T],
+        what: &str,
+    ) -> Result<()> {
+        self.gpu.write_at(buf, at, data, what)
+    }
+
+    fn clear<T: Elem>(&self, buf: &mut DevBuf<T>, what: &str) -> Result<()> {
+        self.gpu
+            .stream
+            .memset_zeros(&mut buf.slice)
+            .map_err(cuda_err(&format!("cuMemsetD8({what})")))
     }
 
     fn read<T: Elem>(&self, buf: &DevBuf<T>, what: &str) -> Result<Vec<T>> {
         let mut out = vec![T::zeroed(); buf.len];
         self.gpu.download(buf, &mut out, what)?;
         Ok(out)
+    }
+
+    fn read_marked<T: Elem>(&self, buf: &DevBuf<T>, what: &str) -> Result<(Vec<T>, CudaEvent)> {
+        let mut out = vec![T::zeroed(); buf.len];
+        if !out.is_empty() {
+            self.gpu
+                .stream
+                .memcpy_dtoh(&buf.slice.slice(0..buf.len), &mut out[..])
+                .map_err(cuda_err(&format!("cuMemcpyDtoH({what})")))?;
+        }
+        let e = self.gpu.record()?;
+        self.gpu.sync(what)?;
+        Ok((out, e))
     }
 
     fn addr<T: Elem>(buf: &DevBuf<T>) -> u64 {
@@ -42,7 +68,7 @@ impl Launcher for DeviceLauncher<'_> {
         buf.len
     }
 
-    unsafe fn launch(&self, k: &Kernel<'_>, work: u64, block: u32, args: &[Arg]) -> Result<()> {
+    unsafe fn launch(&self, k: &Kernel<'_>, grid: Grid, block: u32, args: &[Arg]) -> Result<()> {
         let Some(f) = k.device else {
             return Err(Error::Cuda {
                 call: format!("cuLaunchKernel({})", k.name),
@@ -58,7 +84,11 @@ impl Launcher for DeviceLauncher<'_> {
         }
         // SAFETY: the caller's contract: `args` is `k`'s parameter list, in its
         // types (u32 or u64 words), addresses of live device buffers.
-        unsafe { b.launch(Gpu::grid_for(work, block)) }
+        let cfg = match grid {
+            Grid::Cover(work) => Gpu::grid_for(work, block),
+            Grid::Resident(work) => self.gpu.resident_grid(work, block),
+        };
+        unsafe { b.launch(cfg) }
             .map(|_| ())
             .map_err(cuda_err(&format!("cuLaunchKernel({})", k.name)))
     }

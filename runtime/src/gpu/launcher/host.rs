@@ -6,7 +6,7 @@ use std::ptr::NonNull;
 
 use std::time::Instant;
 
-use super::{Arg, Elem, Kernel, Launcher};
+use super::{Arg, Elem, Grid, Kernel, Launcher};
 use crate::error::Result;
 use crate::gpu::launch::{emulated_grid, launch};
 
@@ -40,6 +40,15 @@ unsafe impl<T: Elem> Send for HostBuf<T> {}
 // SAFETY: as above.
 unsafe impl<T: Elem> Sync for HostBuf<T> {}
 
+impl<T> HostBuf<T> {
+    /// The elements, between launches (launches return when done, and `&mut`
+    /// excludes every other user of the buffer).
+    pub(crate) fn as_mut_slice(&mut self) -> &mut [T] {
+        // SAFETY: `len <= cap` initialised elements owned by `self`; see above.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
+    }
+}
+
 impl<T> Drop for HostBuf<T> {
     fn drop(&mut self) {
         let all = std::ptr::slice_from_raw_parts_mut(self.ptr.as_ptr(), self.cap);
@@ -61,23 +70,37 @@ impl Launcher for HostLauncher {
         Ok(HostBuf { ptr, len, cap })
     }
 
-    fn write<T: Elem>(&self, buf: &mut HostBuf<T>, data: &[T], what: &str) -> Result<()> {
-        if data.len() > buf.len {
+    fn write_at<T: Elem>(
+        &self,
+        buf: &mut HostBuf<T>,
+        at: usize,
+        data: &[T],
+        what: &str,
+    ) -> Result<()> {
+        if at.saturating_add(data.len()) > buf.len {
             return Err(crate::error::Error::InvalidArgument(format!(
-                "{what}: writing {} elements into a buffer of {}",
+                "{what}: writing {} elements at {at} into a buffer of {}",
                 data.len(),
                 buf.len
             )));
         }
-        // SAFETY: `buf` holds `buf.len >= data.len()` elements, and no launch is
-        // running (launches return when done; `&mut` excludes other users).
-        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), buf.ptr.as_ptr(), data.len()) };
+        buf.as_mut_slice()[at..at + data.len()].copy_from_slice(data);
+        Ok(())
+    }
+
+    fn clear<T: Elem>(&self, buf: &mut HostBuf<T>, _what: &str) -> Result<()> {
+        buf.as_mut_slice().fill(T::zeroed());
         Ok(())
     }
 
     fn read<T: Elem>(&self, buf: &HostBuf<T>, _what: &str) -> Result<Vec<T>> {
         // SAFETY: `len` initialised elements; no launch is running.
         Ok(unsafe { std::slice::from_raw_parts(buf.ptr.as_ptr(), buf.len) }.to_vec())
+    }
+
+    fn read_marked<T: Elem>(&self, buf: &HostBuf<T>, what: &str) -> Result<(Vec<T>, Instant)> {
+        let out = self.read(buf, what)?;
+        Ok((out, Instant::now()))
     }
 
     fn addr<T: Elem>(buf: &HostBuf<T>) -> u64 {
@@ -88,7 +111,8 @@ impl Launcher for HostLauncher {
         buf.len
     }
 
-    unsafe fn launch(&self, k: &Kernel<'_>, work: u64, block: u32, args: &[Arg]) -> Result<()> {
+    unsafe fn launch(&self, k: &Kernel<'_>, grid: Grid, block: u32, args: &[Arg]) -> Result<()> {
+        let (Grid::Cover(work) | Grid::Resident(work)) = grid;
         let grid = emulated_grid(work, block, self.max_blocks);
         let body = k.host;
         launch(grid, block, |t| {

@@ -90,6 +90,16 @@ pub(crate) struct Kernel<'k> {
     pub host: HostBody,
 }
 
+/// How many blocks a launch gets for its work items.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Grid {
+    /// One thread per item: `ceil(work / block)` blocks.
+    Cover(u64),
+    /// At most the blocks the device holds at once, for grid-stride kernels
+    /// whose threads flush per-thread tallies at the end (fewer atomics).
+    Resident(u64),
+}
+
 /// What a buffer may hold: plain words both sides can copy.
 pub(crate) trait Elem:
     bytemuck::Pod + DeviceRepr + ValidAsZeroBits + Send + Sync + 'static
@@ -113,21 +123,37 @@ pub(crate) trait Launcher {
         Ok(buf)
     }
     /// Copies `data` into the start of `buf` (ordered after earlier launches).
-    fn write<T: Elem>(&self, buf: &mut Self::Buf<T>, data: &[T], what: &str) -> Result<()>;
+    fn write<T: Elem>(&self, buf: &mut Self::Buf<T>, data: &[T], what: &str) -> Result<()> {
+        self.write_at(buf, 0, data, what)
+    }
+    /// Copies `data` into `buf` from element `at` on (ordered after earlier
+    /// launches); an error if it does not fit.
+    fn write_at<T: Elem>(
+        &self,
+        buf: &mut Self::Buf<T>,
+        at: usize,
+        data: &[T],
+        what: &str,
+    ) -> Result<()>;
+    /// Zeroes `buf` (ordered after earlier launches).
+    fn clear<T: Elem>(&self, buf: &mut Self::Buf<T>, what: &str) -> Result<()>;
     /// Waits for every launch so far, then copies `buf` out.
     fn read<T: Elem>(&self, buf: &Self::Buf<T>, what: &str) -> Result<Vec<T>>;
+    /// [`Self::read`], with a mark right after the copy (before the wait): the
+    /// end of a timed span that includes reading its result.
+    fn read_marked<T: Elem>(&self, buf: &Self::Buf<T>, what: &str) -> Result<(Vec<T>, Self::Mark)>;
     /// The address kernels take for `buf`.
     fn addr<T: Elem>(buf: &Self::Buf<T>) -> u64;
     /// Elements in `buf`.
     fn len<T: Elem>(buf: &Self::Buf<T>) -> usize;
-    /// Launches `k` over `work` items, `block` threads a block (a 1-D grid of
-    /// `ceil(work / block)` blocks on the device; fewer in the emulator, whose
-    /// kernels' grid-stride loops then do the rest).
+    /// Launches `k` on a 1-D grid for `grid`'s items, `block` threads a block
+    /// (the emulator runs fewer blocks; the kernels' grid-stride loops do the
+    /// rest).
     ///
     /// # Safety
     /// `args` must be `k`'s parameter list exactly: scalars of its types, and
     /// addresses of live buffers (of this launcher) of the lengths it documents.
-    unsafe fn launch(&self, k: &Kernel<'_>, work: u64, block: u32, args: &[Arg]) -> Result<()>;
+    unsafe fn launch(&self, k: &Kernel<'_>, grid: Grid, block: u32, args: &[Arg]) -> Result<()>;
     /// Waits for every launch so far (`after` names them in errors).
     fn sync(&self, after: &str) -> Result<()>;
     /// Now, on the backend's timeline (after every launch so far).
@@ -186,8 +212,22 @@ mod tests {
         };
         let n = 1000u64;
         // SAFETY: `count(n, sum)`: one live word.
-        unsafe { l.launch(&k, n, 32, &[n.into(), HostLauncher::addr(&sum).into()]) }.unwrap();
+        unsafe {
+            l.launch(
+                &k,
+                Grid::Cover(n),
+                32,
+                &[n.into(), HostLauncher::addr(&sum).into()],
+            )
+        }
+        .unwrap();
         assert_eq!(l.read(&sum, "sum").unwrap(), vec![5 + n * (n + 1) / 2]);
+        l.clear(&mut sum, "sum").unwrap();
+        assert_eq!(l.read(&sum, "sum").unwrap(), vec![0]);
+        let mut two = l.zeros::<u32>(2, "two").unwrap();
+        l.write_at(&mut two, 1, &[4], "two").unwrap();
+        assert_eq!(l.read(&two, "two").unwrap(), vec![0, 4]);
+        assert!(l.write_at(&mut two, 2, &[4], "two").is_err());
         assert_eq!(HostLauncher::len(&sum), 1);
         let a = l.mark().unwrap();
         let b = l.mark().unwrap();

@@ -28,9 +28,10 @@ use crate::error::{Error, Result};
 use crate::gpu::cuda::{DevBuf, Gpu};
 use crate::gpu::device::{Device, DeviceGraph, Incoming};
 use crate::gpu::direction::{
-    self, initial_size, DirectionExec, DirectionKernels, FrontierSize, GpuDirection, LevelLog,
-    Pass, PlannedExec,
+    self, initial_size, DirGraph, DirectionExec, DirectionRun, FrontierSize, LevelLog, Pass,
+    PlannedExec,
 };
+use crate::gpu::launcher::DeviceLauncher;
 use crate::gpu::program_api::{
     bucket_delta, direction_mode, relax_unit, source_state, GpuProgram, ProgramKernels,
     ProgramOptions,
@@ -200,22 +201,15 @@ impl MultiGpu {
         }
         let mut parts = Vec::with_capacity(gpus);
         for p in 0..gpus {
-            let k = &kernels[p];
-            let dk = DirectionKernels {
-                init: k.init_fn(),
-                td_chunks: k.td_chunks_fn(),
-                td_select: k.td_select_fn(),
-                td_relax: k.td_relax_fn(),
-                bottom_up: k.bottom_up_fn(),
-                plan: &self.devices[p].k.plan,
-                plan_pass: &self.devices[p].k.plan_pass,
-                name: P::NAME,
-            };
+            let dk = kernels[p].direction::<P>(&self.devices[p]);
             let pptr = parents[p].as_ref().map_or(0, |b| b.ptr);
-            let mut x = GpuDirection::new(
-                &self.devices[p].gpu,
+            let l = DeviceLauncher {
+                gpu: &self.devices[p].gpu,
+            };
+            let mut x = DirectionRun::new(
+                l,
                 dk,
-                &graphs[p],
+                DirGraph::of(&graphs[p]),
                 opts.max_edge_count
                     .unwrap_or(crate::gpu::options::DEFAULT_MAX_EDGE_COUNT),
                 opts.block_size,
@@ -318,7 +312,7 @@ impl MultiGpu {
 
 /// The parts on their GPUs and what the exchange moves.
 struct MultiGpuExec<'a, 'd> {
-    parts: Vec<GpuDirection<'d>>,
+    parts: Vec<DirectionRun<'d, DeviceLauncher<'d>>>,
     comms: &'a Comms,
     part: &'a Partition,
     offsets: &'a [u64],

@@ -13,8 +13,10 @@ use super::partition::{part_graph, PartGraph, Partition};
 use super::{combine_passes, sum_sizes};
 use crate::error::{Error, Result};
 use crate::gpu::direction::{
-    self, initial_size, DirectionExec, FrontierSize, HostDirection, Pass, PlannedExec,
+    self, initial_size, DirGraph, DirectionExec, DirectionKernels, DirectionRun, FrontierSize,
+    Pass, PlannedExec,
 };
+use crate::gpu::launcher::HostLauncher;
 use crate::gpu::program_api::{
     bucket_delta, direction_mode, relax_unit, source_state, GpuProgram, ProgramOptions, ProgramRun,
 };
@@ -24,7 +26,11 @@ use kernels_rs::direction::{CTL_EDGES, CTL_FRONTIER, CTL_WORDS};
 
 /// The parts and what the exchange must copy.
 struct MultiHost<'a, P: kernels_rs::Program> {
-    parts: Vec<HostDirection<'a, P>>,
+    parts: Vec<DirectionRun<'a, HostLauncher>>,
+    /// Each part's copy of the states (`n` each), written by its kernels
+    /// through their addresses; read and written here only between launches.
+    states_of: Vec<*mut P::State>,
+    n: usize,
     partition: Partition,
     /// The whole graph's offsets (initial frontier size).
     offsets: &'a [u64],
@@ -49,10 +55,17 @@ impl<P: kernels_rs::Program> MultiHost<'_, P> {
             if self.states {
                 let r = self.partition.range(p);
                 let (lo, hi) = (r.start as usize, r.end as usize);
-                let slice = self.parts[p].state[lo..hi].to_vec();
-                for (q, other) in self.parts.iter_mut().enumerate() {
+                // SAFETY: each pointer is a live vector of `n` states owned by
+                // `emulate_multi` for the whole run; no launch runs now, and the
+                // parts' copies are distinct vectors, so the two slices are
+                // disjoint.
+                let from = unsafe { std::slice::from_raw_parts(self.states_of[p], self.n) };
+                let slice = from[lo..hi].to_vec();
+                for (q, &other) in self.states_of.iter().enumerate() {
                     if q != p {
-                        other.state[lo..hi].copy_from_slice(&slice);
+                        // SAFETY: as above.
+                        let to = unsafe { std::slice::from_raw_parts_mut(other, self.n) };
+                        to[lo..hi].copy_from_slice(&slice);
                     }
                 }
             }
@@ -60,10 +73,13 @@ impl<P: kernels_rs::Program> MultiHost<'_, P> {
     }
 }
 
-impl<P: kernels_rs::Program> DirectionExec<P::State> for MultiHost<'_, P> {
+impl<P: kernels_rs::Program> DirectionExec<P::State> for MultiHost<'_, P>
+where
+    P::State: bytemuck::Pod,
+{
     fn init(&mut self, source: Option<u32>) -> Result<FrontierSize> {
         for part in &mut self.parts {
-            part.init(source)?;
+            DirectionExec::<P::State>::init(part, source)?;
         }
         Ok(initial_size(self.offsets, source))
     }
@@ -97,7 +113,7 @@ impl<P: kernels_rs::Program> DirectionExec<P::State> for MultiHost<'_, P> {
         let passes = self
             .parts
             .iter_mut()
-            .map(|p| p.near_far(iter, limit))
+            .map(|p| DirectionExec::<P::State>::near_far(p, iter, limit))
             .collect::<Result<Vec<_>>>()?;
         self.exchange();
         combine_passes(&passes)
@@ -126,7 +142,10 @@ impl<P: kernels_rs::Program> MultiHost<'_, P> {
     }
 }
 
-impl<P: kernels_rs::Program> PlannedExec<P::State> for MultiHost<'_, P> {
+impl<P: kernels_rs::Program> PlannedExec<P::State> for MultiHost<'_, P>
+where
+    P::State: bytemuck::Pod,
+{
     fn begin_batch(&mut self, candidates: &[Option<P::State>]) -> Result<()> {
         for part in &mut self.parts {
             part.begin_batch(candidates)?;
@@ -142,7 +161,7 @@ impl<P: kernels_rs::Program> PlannedExec<P::State> for MultiHost<'_, P> {
         first: FrontierSize,
     ) -> Result<()> {
         for part in &mut self.parts {
-            part.enqueue_level(iter, slot, level, first)?;
+            PlannedExec::<P::State>::enqueue_level(part, iter, slot, level, first)?;
         }
         self.exchange();
         self.sum_counters(slot)
@@ -157,7 +176,14 @@ impl<P: kernels_rs::Program> PlannedExec<P::State> for MultiHost<'_, P> {
         delta: u64,
     ) -> Result<()> {
         for part in &mut self.parts {
-            part.enqueue_pass(iter, slot, first_pending, first_limit, delta)?;
+            PlannedExec::<P::State>::enqueue_pass(
+                part,
+                iter,
+                slot,
+                first_pending,
+                first_limit,
+                delta,
+            )?;
         }
         self.exchange();
         self.sum_counters(slot)
@@ -166,7 +192,7 @@ impl<P: kernels_rs::Program> PlannedExec<P::State> for MultiHost<'_, P> {
     fn finish_batch(&mut self) -> Result<Vec<[u64; CTL_WORDS]>> {
         let mut first: Option<Vec<[u64; CTL_WORDS]>> = None;
         for (p, part) in self.parts.iter_mut().enumerate() {
-            let blocks = part.finish_batch()?;
+            let blocks = PlannedExec::<P::State>::finish_batch(part)?;
             match &first {
                 None => first = Some(blocks),
                 Some(f) => check_same_plan(f, &blocks, p)?,
@@ -201,28 +227,38 @@ pub fn emulate_multi<P: GpuProgram>(
     let t0 = Instant::now();
     let (log, syncs) = {
         let mut parts = Vec::with_capacity(gpus);
+        let mut states_of = Vec::with_capacity(gpus);
         for ((pg, st), pa) in graphs.iter().zip(&mut states).zip(&mut parents) {
-            let weights = crate::gpu::program_api::host_weights::<P>(&pg.out);
-            let mut h = HostDirection::<P>::new(
-                pg.out.offsets(),
-                pg.out.targets(),
-                weights,
-                Some((pg.incoming.offsets(), pg.incoming.targets())),
+            let weights = crate::gpu::program_api::host_weights::<P>(&pg.out) as u64;
+            let incoming = Some(Some((pg.incoming.offsets(), pg.incoming.targets())));
+            let graph = DirGraph::host(pg.out.offsets(), pg.out.targets(), weights, incoming);
+            let pptr = if opts.parents {
+                pa.as_mut_ptr() as u64
+            } else {
+                0
+            };
+            states_of.push(st.as_mut_ptr());
+            let mut h = DirectionRun::new(
+                HostLauncher::new(max_blocks),
+                DirectionKernels::host::<P>(P::NAME),
+                graph,
                 opts.max_edge_count
                     .unwrap_or(crate::gpu::options::DEFAULT_MAX_EDGE_COUNT),
                 opts.block_size,
-                max_blocks,
-                st,
-                opts.parents.then_some(&mut pa[..]),
+                st.as_mut_ptr() as u64,
+                pptr,
+                std::mem::size_of::<<P as VertexProgram>::State>(),
             )?;
-            h.degree_offsets = Some(g.csr().offsets());
+            h.degree_offsets = g.csr().offsets().as_ptr() as u64;
             let r = partition.range(parts.len());
-            h.owned = Some((r.start, r.end));
-            h.whole_m = Some(g.num_edges());
+            h.owned = (r.start, r.end);
+            h.whole_m = g.num_edges();
             parts.push(h);
         }
-        let mut multi = MultiHost {
+        let mut multi = MultiHost::<P> {
             parts,
+            states_of,
+            n,
             partition: partition.clone(),
             offsets: g.csr().offsets(),
             // Uniform frontiers pass their candidate; others need the states.

@@ -9,7 +9,7 @@ use super::program_levels;
 use crate::error::{Error, Result};
 use crate::gpu::cuda::{DevBuf, Gpu};
 use crate::gpu::device::{Device, DeviceGraph};
-use crate::gpu::direction::{self, DirectionKernels, GpuDirection};
+use crate::gpu::direction::{self, DirGraph, DirectionRun};
 use crate::gpu::driver;
 use crate::gpu::launcher::{DeviceLauncher, Launcher};
 use crate::gpu::levels::{LevelKernels, LevelRun};
@@ -134,28 +134,18 @@ impl Device {
             &format!("`{}` state, frontier bitmaps and work list", P::NAME),
             DevBuf::<u8>::bytes_for(n * state_size)
                 + parents_bytes
-                + GpuDirection::bytes(g.n, g.m, chunk, state_size),
+                + DirectionRun::<DeviceLauncher>::bytes(g.n, g.m, chunk, state_size),
         )?;
         let state = self.gpu.alloc::<u8>(n * state_size, "program state")?;
         let parents = match opts.parents {
             true => Some(self.gpu.alloc::<u32>(n, "parents")?),
             false => None,
         };
-        let dk = DirectionKernels {
-            init: &k.init,
-            td_chunks: &k.td_chunks,
-            td_select: &k.td_select,
-            td_relax: &k.td_relax,
-            bottom_up: &k.bottom_up,
-            plan: &self.k.plan,
-            plan_pass: &self.k.plan_pass,
-            name: P::NAME,
-        };
         let pptr = parents.as_ref().map_or(0, |p| p.ptr);
-        let mut exec = GpuDirection::new(
-            &self.gpu,
-            dk,
-            g,
+        let mut exec = DirectionRun::new(
+            DeviceLauncher { gpu: &self.gpu },
+            k.direction::<P>(self),
+            DirGraph::of(g),
             chunk,
             opts.block_size,
             state.ptr,

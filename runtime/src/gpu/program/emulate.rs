@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use super::program_levels;
 use crate::error::{Error, Result};
-use crate::gpu::direction::{self, HostDirection};
+use crate::gpu::direction::{self, DirGraph, DirectionKernels, DirectionRun};
 use crate::gpu::launch::{emulated_grid, launch, SharedPtr};
 use crate::gpu::launcher::{graph_args, HostLauncher};
 use crate::gpu::levels::LevelKernels;
@@ -147,52 +147,51 @@ fn emulate_direction_csr<P: GpuProgram>(
     let mut parents = opts.parents.then(|| vec![0u32; n]);
     let t0 = Instant::now();
     let mut queue = None;
-    let (log, launched, syncs) = {
-        let mut exec = HostDirection::<P>::new(
-            csr.offsets(),
-            csr.targets(),
-            weights,
-            incoming.flatten(),
-            opts.edges_per_item(),
-            opts.block_size,
-            max_blocks,
-            &mut states,
-            parents.as_deref_mut(),
-        )?;
-        let src = P::NEEDS_SOURCE.then_some(source);
-        match bucket_delta::<P>(opts) {
-            Some(delta) => {
-                let p0 = u64::from(<P as VertexProgram>::priority(source_state::<P>(source)));
-                let (log, syncs) = direction::drive_buckets_levels(
-                    &mut exec,
-                    n as u64,
-                    src,
-                    p0,
-                    delta,
-                    opts.levels_per_sync,
-                )?;
-                (log, exec.level_ms.len() as u32, syncs)
-            }
-            None => {
-                let uniform = pull.then(|| source_state::<P>(source));
-                let (log, syncs, stopped) = direction::drive_levels_until(
-                    &mut exec,
-                    n as u64,
-                    csr.num_edges(),
-                    src,
-                    uniform,
-                    relax_unit::<P>,
-                    opts.levels_per_sync,
-                    tail_handover::<P>(opts),
-                )?;
-                let launched = exec.level_ms.len() as u32;
-                if stopped {
-                    queue = Some(exec.frontier_ids());
+    let (log, launched, syncs) =
+        {
+            let graph = DirGraph::host(csr.offsets(), csr.targets(), weights as u64, incoming);
+            let pptr = parents.as_mut().map_or(0, |p| p.as_mut_ptr() as u64);
+            let mut exec = DirectionRun::new(
+                HostLauncher::new(max_blocks),
+                DirectionKernels::host::<P>(P::NAME),
+                graph,
+                opts.edges_per_item(),
+                opts.block_size,
+                states.as_mut_ptr() as u64,
+                pptr,
+                std::mem::size_of::<<P as VertexProgram>::State>(),
+            )?;
+            let src = P::NEEDS_SOURCE.then_some(source);
+            match bucket_delta::<P>(opts) {
+                Some(delta) => {
+                    let p0 = u64::from(<P as VertexProgram>::priority(source_state::<P>(source)));
+                    let (log, syncs) = direction::drive_buckets_levels::<
+                        <P as VertexProgram>::State,
+                    >(
+                        &mut exec, n as u64, src, p0, delta, opts.levels_per_sync
+                    )?;
+                    (log, exec.levels.len() as u32, syncs)
                 }
-                (log, launched, syncs)
+                None => {
+                    let uniform = pull.then(|| source_state::<P>(source));
+                    let (log, syncs, stopped) = direction::drive_levels_until(
+                        &mut exec,
+                        n as u64,
+                        csr.num_edges(),
+                        src,
+                        uniform,
+                        relax_unit::<P>,
+                        opts.levels_per_sync,
+                        tail_handover::<P>(opts),
+                    )?;
+                    let launched = exec.levels.len() as u32;
+                    if stopped {
+                        queue = Some(exec.frontier_ids()?);
+                    }
+                    (log, launched, syncs)
+                }
             }
-        }
-    };
+        };
     let tail = queue.map(|q| {
         resident_grid(max_blocks).after_levels::<P>(csr, &mut states, parents.as_deref_mut(), &q)
     });
