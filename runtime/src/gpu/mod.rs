@@ -10,24 +10,34 @@
 //!      on drop, memory checks before allocation, event timing; every CUDA error
 //!      becomes a [`crate::Error`] (`Cuda`, `GpuOutOfMemory`, `GpuUnavailable`).
 //!    * [`ptx`] — the PTX `build.rs` compiled from `kernels-rs` (or why there is none).
-//!    * [`launch`] — the host emulator's launcher: a kernel body per thread of a
+//!    * [`launch`] — the host emulator's grid: a kernel body per thread of a
 //!      simulated grid (CI tests kernels with it).
+//!    * `launcher` (private) — **the one launcher trait**, `Launcher`, that the
+//!      device (`DeviceLauncher`: cudarc, CUDA events) and the emulator
+//!      (`HostLauncher`: host buffers, [`launch`], the wall clock) implement:
+//!      buffers, writes, reads, launches and timing marks. A kernel is one
+//!      `Kernel` value (its PTX function and its host body) taking one argument
+//!      list, so a strategy spells each kernel's parameters once.
 //!    * `driver` (private) — the level loop with device-side frontier flags, over
-//!      a `LevelExec` that the device and the emulator both implement.
+//!      a `LevelExec`.
 //!    * [`options`] — [`BfsKernel`], `Pull`, the default chunk and batch sizes.
 //!    * [`device`] — [`Device`] (the GPU with the built-in kernels) and
 //!      [`DeviceGraph`] (a graph uploaded to it).
-//! 2. **Strategies** — each over the primitives, with a device executor and a
-//!    host one behind one trait:
+//! 2. **Strategies** — each over the primitives:
+//!    * `levels` (private) — the seed 000 level kernels (init, SV, naive,
+//!      balanced) as one `LevelExec`, `LevelRun<L: Launcher>`: the built-in BFS
+//!      and every program, on the device and emulated.
 //!    * [`direction`] — direction-optimizing levels and near-far passes
-//!      (`DirectionExec`/`PlannedExec`: `GpuDirection`, `HostDirection`).
+//!      (`DirectionExec`/`PlannedExec`), one executor `DirectionRun<L: Launcher>`
+//!      for the device, the emulator and the multi-GPU parts.
 //!    * [`program_api`] — what every strategy knows of a `#[vertex_program]`:
 //!      [`GpuProgram`], its loaded kernels, [`ProgramOptions`], [`ProgramRun`].
 //!    * [`resident`] — the device-resident traversal: one cooperative launch,
 //!      frontier queues, device-side buckets (high-diameter graphs).
 //!    * [`closure`] — the dense closure of any semiring (blocked FW, next hops).
 //!    * [`cc`](mod@cc), [`tc`], [`intersect`], [`gather`], [`tree_check`],
-//!      [`apsp`] — the other kernels, each with its own device/host launcher.
+//!      [`apsp`] — the other kernels, each still with its own device/host
+//!      executor pair (see below).
 //! 3. **Front ends** — what callers use:
 //!    * [`bfs`](mod@bfs) — the built-in BFS: [`GpuBfsOptions`], [`GpuBfsResult`],
 //!      `Device::bfs`; [`emulate`] runs it on the host.
@@ -39,11 +49,11 @@
 //!    * [`compare`](mod@compare) — the GPU as a column of `vertex compare`.
 //!    * [`bench`](mod@bench), [`dsl_bench`] — benchmarks that write JSON + SVG.
 //!
-//! Not done yet: the device and the emulator implement one trait per loop
-//! (`LevelExec`, `DirectionExec`/`PlannedExec`, `CcExec`, ...), not one launcher
-//! trait for every kernel; the kernels' argument lists differ between the two
-//! (device pointers and a launch builder against host slices and
-//! `kernels_rs::entry` calls), and unifying them is a change of its own.
+//! Not done yet: the traversal loops (levels, direction, multi-GPU parts) run
+//! through `Launcher`; the persistent kernels (resident, tiles: cooperative
+//! launches with shared memory, emulated with OS threads and real barriers)
+//! and the other kernels (CC, TC, gather, closure, APSP, intersect, tree
+//! check) still pair a device executor with a host one.
 //!
 //! ```no_run
 //! use runtime::gpu::{Device, GpuBfsOptions};
