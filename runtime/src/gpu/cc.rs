@@ -5,20 +5,19 @@
 //! launches of `cc_link_round` each followed by `cc_compress`, then `cc_sample`
 //! (1024 labels come back to the host, which picks the most frequent with
 //! [`crate::cc::most_frequent`], the same choice as the CPU), then `cc_link_rest`
-//! skipping that component and a last `cc_compress`. [`CcExec`] is the launcher
-//! both the device and the emulator implement; [`drive`] is the phase sequence
-//! over it, so the two cannot drift apart.
+//! skipping that component and a last `cc_compress`. [`CcExec`] is the phases'
+//! trait and `CcRun` its one implementation, over the device's or the
+//! emulator's `Launcher`; [`drive`] is the phase sequence over it.
 //!
 //! Directed graphs: uploaded with their transpose ([`Device::upload_traversal`]),
 //! whose rows `cc_link_rest` walks too, giving weakly connected components.
 
-use std::time::Instant;
+use cudarc::driver::CudaFunction;
+use kernels_rs::ThreadCtx;
 
-use cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
-
-use super::cuda::{cuda_err, DevBuf, Gpu};
+use super::cuda::DevBuf;
 use super::device::{Device, DeviceGraph, Incoming};
-use super::launch::{emulated_grid, launch, SharedPtr};
+use super::launcher::{Arg, DeviceLauncher, Grid, HostBody, HostLauncher, Kernel, Launcher};
 use crate::cc::{most_frequent, AfforestOptions};
 use crate::error::{Error, Result};
 use crate::graph::{Graph, Weight};
@@ -82,93 +81,228 @@ fn share(giant: Option<(u32, u32)>, o: &AfforestOptions) -> f64 {
     giant.map_or(0.0, |(_, k)| f64::from(k) / f64::from(o.samples.max(1)))
 }
 
-/// The device launcher: buffers of one run.
-struct DeviceExec<'a> {
-    gpu: &'a Gpu,
-    k: &'a CcKernels,
-    g: &'a DeviceGraph,
-    comp: DevBuf<u32>,
-    samples: DevBuf<u32>,
-    cfg: LaunchConfig,
+/// The Afforest phases over any [`Launcher`]: the one [`CcExec`] of the device
+/// and the emulator.
+struct CcRun<'a, L: Launcher> {
+    l: &'a L,
+    k: [Kernel<'a>; 5],
+    /// `(n, m, offsets, targets)` of the CSR.
+    csr: [Arg; 4],
+    /// `(m_in, in_offsets, in_sources)`; zeros for a symmetric graph.
+    incoming: [Arg; 3],
+    comp: L::Buf<u32>,
+    samples: L::Buf<u32>,
+    block: u32,
 }
 
-impl DeviceExec<'_> {
-    /// In-edge count and pointers (0 = none: a symmetric graph).
-    fn incoming(&self) -> (u64, u64, u64) {
-        match &self.g.incoming {
-            Incoming::Transpose { offsets, sources } => {
-                (sources.len as u64, offsets.ptr, sources.ptr)
-            }
-            _ => (0, 0, 0),
-        }
+/// The five kernels, in the order `init, link_round, compress, sample,
+/// link_rest`, with the device's functions where loaded.
+fn cc_kernels(device: Option<&CcKernels>) -> [Kernel<'_>; 5] {
+    let names = [
+        "cc_init",
+        "cc_link_round",
+        "cc_compress",
+        "cc_sample",
+        "cc_link_rest",
+    ];
+    let fns = device.map(|k| [&k.init, &k.link_round, &k.compress, &k.sample, &k.link_rest]);
+    let hosts: [HostBody; 5] = [
+        init_body,
+        link_round_body,
+        compress_body,
+        sample_body,
+        link_rest_body,
+    ];
+    std::array::from_fn(|i| Kernel {
+        name: names[i],
+        device: fns.map(|f| f[i]),
+        host: hosts[i],
+    })
+}
+
+// Each body reads the argument list `CcRun` builds for its kernel (the PTX
+// parameter list of `kernels_rs::cc_kernels!`): the contract its SAFETY
+// comment refers to.
+
+/// `cc_init(n, comp)`.
+unsafe fn init_body(t: ThreadCtx, a: &[Arg]) {
+    // SAFETY: see above.
+    unsafe { kernels_rs::cc::init(t, a[0].u64(), a[1].ptr()) }
+}
+
+/// `cc_link_round(n, m, offsets, targets, comp, round)`.
+unsafe fn link_round_body(t: ThreadCtx, a: &[Arg]) {
+    // SAFETY: see above.
+    unsafe {
+        kernels_rs::cc::link_round(
+            t,
+            a[0].u64(),
+            a[1].u64(),
+            a[2].ptr(),
+            a[3].ptr(),
+            a[4].ptr(),
+            a[5].u32(),
+        )
     }
 }
 
-impl CcExec for DeviceExec<'_> {
+/// `cc_compress(n, comp)`.
+unsafe fn compress_body(t: ThreadCtx, a: &[Arg]) {
+    // SAFETY: see above.
+    unsafe { kernels_rs::cc::compress(t, a[0].u64(), a[1].ptr()) }
+}
+
+/// `cc_sample(n, comp, seed, samples, nsamples)`.
+unsafe fn sample_body(t: ThreadCtx, a: &[Arg]) {
+    // SAFETY: see above.
+    unsafe {
+        kernels_rs::cc::sample(
+            t,
+            a[0].u64(),
+            a[1].ptr(),
+            a[2].u64(),
+            a[3].ptr(),
+            a[4].u32(),
+        )
+    }
+}
+
+/// `cc_link_rest(n, m, offsets, targets, m_in, in_offsets, in_sources, comp,
+/// skip, rounds)`.
+unsafe fn link_rest_body(t: ThreadCtx, a: &[Arg]) {
+    // SAFETY: see above.
+    unsafe {
+        kernels_rs::cc::link_rest(
+            t,
+            a[0].u64(),
+            a[1].u64(),
+            a[2].ptr(),
+            a[3].ptr(),
+            a[4].u64(),
+            a[5].ptr(),
+            a[6].ptr(),
+            a[7].ptr(),
+            a[8].u32(),
+            a[9].u32(),
+        )
+    }
+}
+
+impl<'a, L: Launcher> CcRun<'a, L> {
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        l: &'a L,
+        k: [Kernel<'a>; 5],
+        csr: [Arg; 4],
+        incoming: [Arg; 3],
+        samples: u32,
+        block: u32,
+    ) -> Result<Self> {
+        let n = csr[0].u64() as usize;
+        Ok(CcRun {
+            comp: l.zeros::<u32>(n, "cc labels")?,
+            samples: l.zeros::<u32>(samples as usize, "cc samples")?,
+            l,
+            k,
+            csr,
+            incoming,
+            block,
+        })
+    }
+
+    fn n(&self) -> u64 {
+        self.csr[0].u64()
+    }
+
+    /// Launches kernel `i` of [`cc_kernels`] over the vertices.
+    ///
+    /// # Safety
+    /// `args` is that kernel's parameter list.
+    unsafe fn over_vertices(&self, i: usize, args: &[Arg]) -> Result<()> {
+        let grid = Grid::Resident(self.n());
+        // SAFETY: the caller's contract.
+        unsafe { self.l.launch(&self.k[i], grid, self.block, args) }
+    }
+
+    /// Runs the phases; the skipped label and its sample count, and the time
+    /// from the first kernel to the last.
+    fn run(&mut self, o: &AfforestOptions) -> Result<(Option<(u32, u32)>, f64)> {
+        let start = self.l.mark()?;
+        let giant = drive(self, o)?;
+        let end = self.l.mark()?;
+        Ok((giant, self.l.elapsed_ms(&start, &end)?))
+    }
+}
+
+impl<L: Launcher> CcExec for CcRun<'_, L> {
     fn init(&mut self) -> Result<()> {
-        let mut b = self.gpu.stream.launch_builder(&self.k.init);
-        b.arg(&self.g.n).arg(&self.comp.ptr);
+        let args = [self.csr[0], L::addr(&self.comp).into()];
         // SAFETY: `cc_init(n, comp)` with `comp` holding `n` words.
-        unsafe { b.launch(self.cfg) }.map_err(cuda_err("cuLaunchKernel(cc_init)"))?;
-        Ok(())
+        unsafe { self.over_vertices(0, &args) }
     }
 
     fn link_round(&mut self, round: u32) -> Result<()> {
-        let g = self.g;
-        let mut b = self.gpu.stream.launch_builder(&self.k.link_round);
-        g.csr_args(&mut b).arg(&self.comp.ptr).arg(&round);
-        // SAFETY: `cc_link_round(n, m, offsets, targets, comp, round)` over the
-        // uploaded CSR (checked on upload) and `n` comp words.
-        unsafe { b.launch(self.cfg) }.map_err(cuda_err("cuLaunchKernel(cc_link_round)"))?;
-        Ok(())
+        let c = self.csr;
+        let args = [
+            c[0],
+            c[1],
+            c[2],
+            c[3],
+            L::addr(&self.comp).into(),
+            round.into(),
+        ];
+        // SAFETY: `cc_link_round(n, m, offsets, targets, comp, round)` over a
+        // valid CSR and `n` comp words.
+        unsafe { self.over_vertices(1, &args) }
     }
 
     fn compress(&mut self) -> Result<()> {
-        let mut b = self.gpu.stream.launch_builder(&self.k.compress);
-        b.arg(&self.g.n).arg(&self.comp.ptr);
+        let args = [self.csr[0], L::addr(&self.comp).into()];
         // SAFETY: `cc_compress(n, comp)` with `comp` holding `n` words.
-        unsafe { b.launch(self.cfg) }.map_err(cuda_err("cuLaunchKernel(cc_compress)"))?;
-        Ok(())
+        unsafe { self.over_vertices(2, &args) }
     }
 
     fn sample(&mut self, seed: u64, nsamples: u32) -> Result<Vec<u32>> {
-        if nsamples as usize > self.samples.len {
+        if nsamples as usize > L::len(&self.samples) {
             return Err(Error::InvalidArgument(format!(
                 "{nsamples} samples for a buffer of {}",
-                self.samples.len
+                L::len(&self.samples)
             )));
         }
-        let mut b = self.gpu.stream.launch_builder(&self.k.sample);
-        b.arg(&self.g.n)
-            .arg(&self.comp.ptr)
-            .arg(&seed)
-            .arg(&self.samples.ptr)
-            .arg(&nsamples);
+        let args = [
+            self.csr[0],
+            L::addr(&self.comp).into(),
+            seed.into(),
+            L::addr(&self.samples).into(),
+            nsamples.into(),
+        ];
+        let grid = Grid::Cover(u64::from(nsamples));
         // SAFETY: `cc_sample(n, comp, seed, samples, nsamples)`, `samples` holds
         // at least `nsamples` words (checked above).
-        unsafe { b.launch(Gpu::grid_for(u64::from(nsamples), BLOCK)) }
-            .map_err(cuda_err("cuLaunchKernel(cc_sample)"))?;
-        let mut out = vec![0u32; nsamples as usize];
-        self.gpu.download(&self.samples, &mut out, "cc samples")?;
+        unsafe { self.l.launch(&self.k[3], grid, self.block, &args)? };
+        let mut out = self.l.read(&self.samples, "cc samples")?;
+        out.truncate(nsamples as usize);
         Ok(out)
     }
 
     fn link_rest(&mut self, skip: u32, rounds: u32) -> Result<()> {
-        let g = self.g;
-        let (m_in, in_offsets, in_sources) = self.incoming();
-        let mut b = self.gpu.stream.launch_builder(&self.k.link_rest);
-        g.csr_args(&mut b)
-            .arg(&m_in)
-            .arg(&in_offsets)
-            .arg(&in_sources)
-            .arg(&self.comp.ptr)
-            .arg(&skip)
-            .arg(&rounds);
+        let (c, i) = (self.csr, self.incoming);
+        let args = [
+            c[0],
+            c[1],
+            c[2],
+            c[3],
+            i[0],
+            i[1],
+            i[2],
+            L::addr(&self.comp).into(),
+            skip.into(),
+            rounds.into(),
+        ];
         // SAFETY: `cc_link_rest(n, m, offsets, targets, m_in, in_offsets,
-        // in_sources, comp, skip, rounds)`: the uploaded CSR, its transpose or
-        // null pointers, `n` comp words.
-        unsafe { b.launch(self.cfg) }.map_err(cuda_err("cuLaunchKernel(cc_link_rest)"))?;
-        Ok(())
+        // in_sources, comp, skip, rounds)`: a valid CSR, its transpose or null
+        // pointers, `n` comp words.
+        unsafe { self.over_vertices(4, &args) }
     }
 }
 
@@ -207,25 +341,28 @@ impl Device {
                 skipped_share: 0.0,
             });
         }
-        let gpu = &self.gpu;
-        gpu.check_fits(
+        self.gpu.check_fits(
             "connected-component labels",
             DevBuf::<u32>::bytes_for(g.n as usize) + DevBuf::<u32>::bytes_for(o.samples as usize),
         )?;
-        let mut x = DeviceExec {
-            gpu,
-            k,
-            g,
-            comp: gpu.alloc::<u32>(g.n as usize, "cc labels")?,
-            samples: gpu.alloc::<u32>(o.samples as usize, "cc samples")?,
-            cfg: gpu.resident_grid(g.n, BLOCK),
+        let incoming = match &g.incoming {
+            Incoming::Transpose { offsets, sources } => [
+                (sources.len as u64).into(),
+                offsets.ptr.into(),
+                sources.ptr.into(),
+            ],
+            _ => [Arg::U64(0); 3],
         };
-        let start = gpu.record()?;
-        let giant = drive(&mut x, o)?;
-        let end = gpu.record()?;
-        let time_ms = Gpu::elapsed_ms(&start, &end)?;
-        let mut labels = vec![0u32; g.n as usize];
-        gpu.download(&x.comp, &mut labels, "cc labels")?;
+        let csr = [
+            g.n.into(),
+            g.m.into(),
+            g.offsets.ptr.into(),
+            g.targets.ptr.into(),
+        ];
+        let l = DeviceLauncher { gpu: &self.gpu };
+        let mut x = CcRun::new(&l, cc_kernels(Some(k)), csr, incoming, o.samples, BLOCK)?;
+        let (giant, time_ms) = x.run(o)?;
+        let labels = l.read(&x.comp, "cc labels")?;
         Ok(GpuCcRun {
             labels,
             time_ms,
@@ -235,132 +372,43 @@ impl Device {
     }
 }
 
-/// The emulator's launcher: host arrays, the kernel bodies of `kernels_rs::cc`
-/// called through their raw-pointer entries over a simulated grid.
-struct HostExec {
-    n: u64,
-    m: u64,
-    offsets: SharedPtr<u64>,
-    targets: SharedPtr<u32>,
-    m_in: u64,
-    in_offsets: SharedPtr<u64>,
-    in_sources: SharedPtr<u32>,
-    comp: SharedPtr<u32>,
-    grid: u32,
-}
-
 /// Threads per emulated block; few blocks, so grid-stride loops are exercised.
 const EMU_BLOCK: u32 = 64;
-
-impl CcExec for HostExec {
-    fn init(&mut self) -> Result<()> {
-        let (n, comp) = (self.n, self.comp);
-        // SAFETY: `comp` holds `n` words, accessed only atomically.
-        launch(self.grid, EMU_BLOCK, |t| unsafe {
-            kernels_rs::cc::init(t, n, comp.get())
-        });
-        Ok(())
-    }
-
-    fn link_round(&mut self, round: u32) -> Result<()> {
-        let Self {
-            n,
-            m,
-            offsets,
-            targets,
-            comp,
-            ..
-        } = *self;
-        // SAFETY: a valid host CSR of `n` vertices and `m` edges, `n` comp words.
-        launch(self.grid, EMU_BLOCK, |t| unsafe {
-            kernels_rs::cc::link_round(t, n, m, offsets.get(), targets.get(), comp.get(), round)
-        });
-        Ok(())
-    }
-
-    fn compress(&mut self) -> Result<()> {
-        let (n, comp) = (self.n, self.comp);
-        // SAFETY: `comp` holds `n` words, accessed only atomically.
-        launch(self.grid, EMU_BLOCK, |t| unsafe {
-            kernels_rs::cc::compress(t, n, comp.get())
-        });
-        Ok(())
-    }
-
-    fn sample(&mut self, seed: u64, nsamples: u32) -> Result<Vec<u32>> {
-        let mut out = vec![0u32; nsamples as usize];
-        let (n, comp, s) = (self.n, self.comp, SharedPtr(out.as_mut_ptr()));
-        let grid = emulated_grid(u64::from(nsamples), EMU_BLOCK, 4);
-        // SAFETY: `comp` holds `n` words, `out` `nsamples`; both accessed atomically.
-        launch(grid, EMU_BLOCK, |t| unsafe {
-            kernels_rs::cc::sample(t, n, comp.get(), seed, s.get(), nsamples)
-        });
-        Ok(out)
-    }
-
-    fn link_rest(&mut self, skip: u32, rounds: u32) -> Result<()> {
-        let Self {
-            n,
-            m,
-            offsets,
-            targets,
-            m_in,
-            in_offsets,
-            in_sources,
-            comp,
-            ..
-        } = *self;
-        // SAFETY: host CSRs of `n` vertices (`m` out-edges, `m_in` in-edges, or
-        // null in-edge pointers) and `n` comp words.
-        launch(self.grid, EMU_BLOCK, |t| unsafe {
-            kernels_rs::cc::link_rest(
-                t,
-                n,
-                m,
-                offsets.get(),
-                targets.get(),
-                m_in,
-                in_offsets.get(),
-                in_sources.get(),
-                comp.get(),
-                skip,
-                rounds,
-            )
-        });
-        Ok(())
-    }
-}
 
 /// [`Device::afforest`] on the host: the kernel bodies under the emulator, for
 /// tests and machines without a GPU. Directed graphs walk their in-edges.
 pub fn emulate<W: Weight>(g: &Graph<W>, o: &AfforestOptions) -> Result<GpuCcRun> {
     let csr = g.csr();
     let n = csr.num_vertices() as u64;
-    let (m_in, in_offsets, in_sources) = if g.is_symmetric() {
-        (0, std::ptr::null_mut(), std::ptr::null_mut())
+    let addr = |p: *const u64| Arg::U64(p as u64);
+    let incoming = if g.is_symmetric() {
+        [Arg::U64(0); 3]
     } else {
         let csc = g.csc();
-        (
-            csc.num_edges(),
-            csc.offsets().as_ptr() as *mut u64,
-            csc.targets().as_ptr() as *mut u32,
-        )
+        [
+            csc.num_edges().into(),
+            addr(csc.offsets().as_ptr()),
+            Arg::U64(csc.targets().as_ptr() as u64),
+        ]
     };
-    let mut labels = vec![0u32; n as usize];
-    let t0 = Instant::now();
-    let mut x = HostExec {
-        n,
-        m: csr.num_edges(),
-        offsets: SharedPtr(csr.offsets().as_ptr() as *mut u64),
-        targets: SharedPtr(csr.targets().as_ptr() as *mut u32),
-        m_in,
-        in_offsets: SharedPtr(in_offsets),
-        in_sources: SharedPtr(in_sources),
-        comp: SharedPtr(labels.as_mut_ptr()),
-        grid: emulated_grid(n, EMU_BLOCK, 16),
-    };
-    let giant = if n == 0 { None } else { drive(&mut x, o)? };
-    let time_ms = t0.elapsed().as_secs_f64() * 1e3;
+    let args = [
+        n.into(),
+        csr.num_edges().into(),
+        addr(csr.offsets().as_ptr()),
+        Arg::U64(csr.targets().as_ptr() as u64),
+    ];
+    if n == 0 {
+        return Ok(GpuCcRun {
+            labels: Vec::new(),
+            time_ms: 0.0,
+            skipped: None,
+            skipped_share: 0.0,
+        });
+    }
+    let l = HostLauncher::new(16);
+    let mut x = CcRun::new(&l, cc_kernels(None), args, incoming, o.samples, EMU_BLOCK)?;
+    let (giant, time_ms) = x.run(o)?;
+    let labels = l.read(&x.comp, "cc labels")?;
     Ok(GpuCcRun {
         labels,
         time_ms,
