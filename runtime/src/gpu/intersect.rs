@@ -12,12 +12,12 @@
 
 use std::time::{Duration, Instant};
 
-use cudarc::driver::PushKernelArg;
 use kernels_rs::intersect::{intersect_body, IntersectProgram, Per};
+use kernels_rs::ThreadCtx;
 
-use super::cuda::{cuda_err, Gpu};
+use super::cuda::cuda_err;
 use super::device::Device;
-use super::launch::{emulated_grid, launch, SharedPtr};
+use super::launcher::{Arg, DeviceLauncher, Grid, HostLauncher, Kernel, Launcher};
 use crate::error::{Error, Result};
 use crate::graph::{Graph, Weight};
 use crate::tc::program::{finish, IntersectRun};
@@ -95,34 +95,13 @@ impl Device {
             &format!("`{}` (oriented CSR, renaming, results)", P::NAME),
             8 * (n + 1) + 4 * m + 4 * o.ids.len() as u64 + slot_bytes::<P>(&mut acc).len() as u64,
         )?;
-        let t1 = Instant::now();
-        let offsets = gpu.upload(&o.offsets, "oriented offsets")?;
-        let targets = gpu.upload(&o.targets, "oriented targets")?;
-        // Without a renaming this is a one-word buffer the kernel never reads.
-        let ids = gpu.upload(&o.ids, "rank to vertex ids")?;
-        let out = gpu.upload::<u8>(slot_bytes::<P>(&mut acc), "intersection results")?;
-        gpu.sync("uploading the oriented graph")?;
-        let upload_time = t1.elapsed();
-        let (ids_len, acc_len) = (o.ids.len() as u64, acc.len() as u64);
-        let start = gpu.record()?;
-        let mut b = gpu.stream.launch_builder(&kernel);
-        b.arg(&n)
-            .arg(&m)
-            .arg(&offsets.ptr)
-            .arg(&targets.ptr)
-            .arg(&ids.ptr)
-            .arg(&ids_len)
-            .arg(&out.ptr)
-            .arg(&acc_len);
-        // SAFETY: the `intersect_kernel!` entry of `P`, with live buffers of n + 1
-        // and m elements holding an oriented CSR built by `orient` (rows sorted,
-        // ids < n), `ids_len` renaming entries (0 or n), and `acc_len` result slots
-        // (1 or n, as `P::PER`) of `P::Acc`.
-        unsafe { b.launch(gpu.resident_grid(m, BLOCK)) }
-            .map_err(cuda_err(&format!("cuLaunchKernel({name})")))?;
-        let end = gpu.record()?;
-        gpu.download(&out, slot_bytes::<P>(&mut acc), "intersection results")?;
-        let kernel_ms = Gpu::elapsed_ms(&start, &end)?;
+        let k = Kernel {
+            name: &name,
+            device: Some(&kernel),
+            host: body::<P>,
+        };
+        let l = DeviceLauncher { gpu };
+        let (upload_time, kernel_ms) = intersect_on::<_, P>(&l, &k, &o, &mut acc, BLOCK)?;
         let (total, states) = result::<P>(&o, &acc);
         Ok(GpuIntersectRun {
             run: IntersectRun {
@@ -138,6 +117,71 @@ impl Device {
     }
 }
 
+/// The `intersect_kernel!` entry of `P`: `(n, m, offsets, targets, ids,
+/// ids_len, out, acc_len)`.
+unsafe fn body<P: IntersectProgram>(t: ThreadCtx, a: &[Arg]) {
+    // SAFETY: the launcher's contract: the list `intersect_on` builds.
+    unsafe {
+        intersect_body::<P>(
+            t,
+            a[0].u64(),
+            a[1].u64(),
+            a[2].ptr(),
+            a[3].ptr(),
+            a[4].ptr(),
+            a[5].u64(),
+            a[6].ptr(),
+            a[7].u64(),
+        )
+    }
+}
+
+/// `k` over the oriented graph on any launcher, `acc` the result slots in and
+/// out: (upload time, kernel milliseconds).
+fn intersect_on<L: Launcher, P: IntersectProgram>(
+    l: &L,
+    k: &Kernel<'_>,
+    o: &Oriented,
+    acc: &mut [P::Acc],
+    block: u32,
+) -> Result<(Duration, f64)> {
+    let (n, m) = (o.num_vertices() as u64, o.num_edges());
+    let t1 = Instant::now();
+    let offsets = l.upload(&o.offsets, "oriented offsets")?;
+    let targets = l.upload(&o.targets, "oriented targets")?;
+    // Without a renaming this is a one-word buffer the kernel never reads.
+    let ids = l.upload(&o.ids, "rank to vertex ids")?;
+    // The slots as whole words, so that any `Acc` is aligned on both sides.
+    let bytes = slot_bytes::<P>(acc);
+    let mut words = vec![0u64; bytes.len().div_ceil(8)];
+    bytemuck::cast_slice_mut::<u64, u8>(&mut words)[..bytes.len()].copy_from_slice(bytes);
+    let out = l.upload(&words, "intersection results")?;
+    l.sync("uploading the oriented graph")?;
+    let upload_time = t1.elapsed();
+    let args = [
+        n.into(),
+        m.into(),
+        L::addr(&offsets).into(),
+        L::addr(&targets).into(),
+        L::addr(&ids).into(),
+        (o.ids.len() as u64).into(),
+        L::addr(&out).into(),
+        (acc.len() as u64).into(),
+    ];
+    let start = l.mark()?;
+    // SAFETY: the `intersect_kernel!` entry of `P`, with live buffers of n + 1
+    // and m elements holding an oriented CSR built by `orient` (rows sorted,
+    // ids < n), `ids_len` renaming entries (0 or n), and `acc_len` result slots
+    // (1 or n, as `P::PER`) of `P::Acc`, updated only atomically.
+    unsafe { l.launch(k, Grid::Resident(m), block, &args)? };
+    let end = l.mark()?;
+    let words = l.read(&out, "intersection results")?;
+    let bytes = slot_bytes::<P>(acc);
+    let len = bytes.len();
+    bytes.copy_from_slice(&bytemuck::cast_slice::<u64, u8>(&words)[..len]);
+    Ok((upload_time, l.elapsed_ms(&start, &end)?))
+}
+
 /// [`Device::run_intersect`] on the host: orientation, then the kernel body under
 /// the emulator (a grid capped at 16 blocks of 64, so the grid-stride loop runs
 /// several rounds). Fails on a directed graph.
@@ -146,38 +190,19 @@ pub fn emulate<P: IntersectProgram, W: Weight>(g: &Graph<W>) -> Result<Intersect
     let o = orient(g)?;
     let orient_time = t0.elapsed();
     let t1 = Instant::now();
-    let (n, m) = (o.num_vertices() as u64, o.num_edges());
     let mut acc = slots::<P>(o.num_vertices());
-    let (ids_len, acc_len) = (o.ids.len() as u64, acc.len() as u64);
-    let (offsets, targets, ids, out) = (
-        SharedPtr(o.offsets.as_ptr() as *mut u64),
-        SharedPtr(o.targets.as_ptr() as *mut u32),
-        SharedPtr(o.ids.as_ptr() as *mut u32),
-        SharedPtr(acc.as_mut_ptr()),
-    );
-    launch(emulated_grid(m, 64, 16), 64, |t| {
-        // SAFETY: host arrays of n + 1, m and ids_len elements forming an oriented
-        // CSR and its renaming (built by `orient`), read only; `acc_len` slots of
-        // `P::Acc`, updated only atomically while the grid runs.
-        unsafe {
-            intersect_body::<P>(
-                t,
-                n,
-                m,
-                offsets.get(),
-                targets.get(),
-                ids.get(),
-                ids_len,
-                out.get(),
-                acc_len,
-            )
-        }
-    });
+    let name = kernel_name(P::NAME);
+    let k = Kernel {
+        name: &name,
+        device: None,
+        host: body::<P>,
+    };
+    intersect_on::<_, P>(&HostLauncher::new(16), &k, &o, &mut acc, 64)?;
     let (total, states) = result::<P>(&o, &acc);
     Ok(IntersectRun {
         total,
         states,
-        oriented_edges: m,
+        oriented_edges: o.num_edges(),
         orient_time,
         count_time: t1.elapsed(),
         threads: 0,

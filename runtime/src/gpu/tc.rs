@@ -11,12 +11,11 @@
 
 use std::time::{Duration, Instant};
 
-use cudarc::driver::PushKernelArg;
-use kernels_rs::entry;
+use cudarc::driver::CudaFunction;
+use kernels_rs::{entry, ThreadCtx};
 
-use super::cuda::{cuda_err, Gpu};
 use super::device::Device;
-use super::launch::{emulated_grid, launch, SharedPtr};
+use super::launcher::{Arg, DeviceLauncher, Grid, HostLauncher, Kernel, Launcher};
 use crate::error::Result;
 use crate::graph::{Graph, Weight};
 use crate::tc::{orient, Oriented};
@@ -67,54 +66,72 @@ impl Device {
         let kernel = gpu.function(KERNEL)?;
         let (n, m) = (o.num_vertices() as u64, o.num_edges());
         gpu.check_fits("triangle count (oriented CSR)", 8 * (n + 1) + 4 * m + 8)?;
-        let t0 = Instant::now();
-        let offsets = gpu.upload(&o.offsets, "oriented offsets")?;
-        let targets = gpu.upload(&o.targets, "oriented targets")?;
-        let total = gpu.alloc::<u64>(1, "triangle total")?;
-        gpu.sync("uploading the oriented graph")?;
-        let upload_time = t0.elapsed();
-        let start = gpu.record()?;
-        let mut b = gpu.stream.launch_builder(&kernel);
-        b.arg(&n)
-            .arg(&m)
-            .arg(&offsets.ptr)
-            .arg(&targets.ptr)
-            .arg(&total.ptr);
-        // SAFETY: `triangle_count(n, m, offsets, targets, total)` of
-        // kernels_rs::entry, with live buffers of n + 1, m and 1 elements holding
-        // an oriented CSR built by `orient` (rows sorted, ids < n); blocks of
-        // BLOCK threads, a multiple of 32.
-        unsafe { b.launch(gpu.resident_grid(m, BLOCK)) }
-            .map_err(cuda_err("cuLaunchKernel(vertex_tc_count)"))?;
-        let end = gpu.record()?;
-        let mut out = [0u64];
-        gpu.download(&total, &mut out, "triangle total")?;
-        Ok((out[0], upload_time, Gpu::elapsed_ms(&start, &end)?))
+        count_on(&DeviceLauncher { gpu }, Some(&kernel), o, BLOCK)
     }
+}
+
+/// `triangle_count(n, m, offsets, targets, total)` of `kernels_rs::entry`.
+unsafe fn count_body(t: ThreadCtx, a: &[Arg]) {
+    // SAFETY: the launcher's contract: the list `count_on` builds.
+    unsafe {
+        entry::triangle_count(
+            t,
+            a[0].u64(),
+            a[1].u64(),
+            a[2].ptr(),
+            a[3].ptr(),
+            a[4].ptr(),
+        )
+    }
+}
+
+/// The count on any launcher: (count, upload time, kernel milliseconds).
+fn count_on<L: Launcher>(
+    l: &L,
+    device: Option<&CudaFunction>,
+    o: &Oriented,
+    block: u32,
+) -> Result<(u64, Duration, f64)> {
+    let (n, m) = (o.num_vertices() as u64, o.num_edges());
+    let t0 = Instant::now();
+    let offsets = l.upload(&o.offsets, "oriented offsets")?;
+    let targets = l.upload(&o.targets, "oriented targets")?;
+    let total = l.zeros::<u64>(1, "triangle total")?;
+    l.sync("uploading the oriented graph")?;
+    let upload_time = t0.elapsed();
+    let k = Kernel {
+        name: KERNEL,
+        device,
+        host: count_body,
+    };
+    let args = [
+        n.into(),
+        m.into(),
+        L::addr(&offsets).into(),
+        L::addr(&targets).into(),
+        L::addr(&total).into(),
+    ];
+    let start = l.mark()?;
+    // SAFETY: `triangle_count(n, m, offsets, targets, total)` with live
+    // buffers of n + 1, m and 1 elements holding an oriented CSR built by
+    // `orient` (rows sorted, ids < n); blocks of `block` threads, a multiple of
+    // 32.
+    unsafe { l.launch(&k, Grid::Resident(m), block, &args)? };
+    let end = l.mark()?;
+    let out = l.read(&total, "triangle total")?;
+    Ok((out[0], upload_time, l.elapsed_ms(&start, &end)?))
 }
 
 /// [`Device::triangle_count`] on the host: orientation, then the kernel body
 /// under the emulator. Fails on a directed graph.
 pub fn emulate<W: Weight>(g: &Graph<W>) -> Result<u64> {
-    Ok(emulate_oriented(&orient(g)?))
+    emulate_oriented(&orient(g)?)
 }
 
 /// The count kernel over an oriented graph, under the emulator (a grid capped
 /// at 16 blocks of 64, so the grid-stride loop runs several rounds).
-pub fn emulate_oriented(o: &Oriented) -> u64 {
-    let (n, m) = (o.num_vertices() as u64, o.num_edges());
-    let total = std::sync::atomic::AtomicU64::new(0);
-    let (offsets, targets) = (
-        SharedPtr(o.offsets.as_ptr() as *mut u64),
-        SharedPtr(o.targets.as_ptr() as *mut u32),
-    );
-    let out = SharedPtr(total.as_ptr());
-    launch(emulated_grid(m, 64, 16), 64, |t| {
-        // SAFETY: host arrays of n + 1 and m elements forming an oriented CSR
-        // (built by `orient`), read only; the total is updated atomically.
-        unsafe { entry::triangle_count(t, n, m, offsets.get(), targets.get(), out.get()) }
-    });
-    total.into_inner()
+pub fn emulate_oriented(o: &Oriented) -> Result<u64> {
+    Ok(count_on(&HostLauncher::new(16), None, o, 64)?.0)
 }
 
 #[cfg(test)]

@@ -4,16 +4,15 @@
 //! (scale 27: 2.7 s per tree on 16 cores). The tree the host received is uploaded
 //! back, so what is checked is exactly what is reported.
 
-use super::cuda::cuda_err;
 use super::device::{Device, DeviceGraph, Incoming};
-use super::launch::{emulated_grid, launch, SharedPtr};
+use super::launcher::{Arg, DeviceLauncher, Grid, HostLauncher, Kernel, Launcher};
 use crate::error::{Error, Result};
 use crate::graph::Csr;
-use cudarc::driver::PushKernelArg;
-use kernels_rs::entry;
+use cudarc::driver::CudaFunction;
 use kernels_rs::tree_check::{
     BAD_PARENT_LEVEL, BAD_ROOT, HALF_REACHED_EDGE, LONG_EDGE, NO_TREE_EDGE, PARENT_OF_UNREACHED,
 };
+use kernels_rs::{entry, ThreadCtx};
 
 /// What a verdict word (`vertex << 8 | rule`, `u64::MAX` = valid) says.
 fn verdict_message(
@@ -80,26 +79,76 @@ impl Device {
         if let Some(msg) = precheck(g.n, root, levels, parents)? {
             return Ok(Err(msg));
         }
-        let gpu = &self.gpu;
-        gpu.check_fits("BFS tree check (levels, parents)", 8 * g.n + 8)?;
-        let lv = gpu.upload(levels, "tree levels")?;
-        let pa = gpu.upload(parents, "tree parents")?;
-        let verdict = gpu.upload(&[u64::MAX], "tree verdict")?;
-        let n = g.n;
-        let mut b = gpu.stream.launch_builder(&self.k.check_tree);
-        g.csr_args(&mut b)
-            .arg(&root)
-            .arg(&lv.ptr)
-            .arg(&pa.ptr)
-            .arg(&verdict.ptr);
-        // SAFETY: `check_tree(n, m, offsets, targets, root, levels, parents,
-        // verdict)` of kernels_rs::entry, with live buffers of those lengths.
-        unsafe { b.launch(gpu.resident_grid(n, 256)) }
-            .map_err(cuda_err("cuLaunchKernel(vertex_check_bfs_tree)"))?;
-        let mut out = [0u64];
-        gpu.download(&verdict, &mut out, "tree verdict")?;
-        Ok(verdict_message(out[0], levels, parents))
+        self.gpu
+            .check_fits("BFS tree check (levels, parents)", 8 * g.n + 8)?;
+        let l = DeviceLauncher { gpu: &self.gpu };
+        let csr = [g.n, g.m, g.offsets.ptr, g.targets.ptr];
+        let verdict = check_on(
+            &l,
+            Some(&self.k.check_tree),
+            csr,
+            root,
+            levels,
+            parents,
+            256,
+        )?;
+        Ok(verdict_message(verdict, levels, parents))
     }
+}
+
+/// `check_tree(n, m, offsets, targets, root, levels, parents, verdict)` of
+/// `kernels_rs::entry`.
+unsafe fn check_body(t: ThreadCtx, a: &[Arg]) {
+    // SAFETY: the launcher's contract: the list `check_on` builds.
+    unsafe {
+        entry::check_tree(
+            t,
+            a[0].u64(),
+            a[1].u64(),
+            a[2].ptr(),
+            a[3].ptr(),
+            a[4].u32(),
+            a[5].ptr(),
+            a[6].ptr(),
+            a[7].ptr(),
+        )
+    }
+}
+
+/// The check on any launcher: the verdict word. `csr` is `(n, m, offsets,
+/// targets)` with addresses on `l`.
+fn check_on<L: Launcher>(
+    l: &L,
+    device: Option<&CudaFunction>,
+    csr: [u64; 4],
+    root: u32,
+    levels: &[u32],
+    parents: &[u32],
+    block: u32,
+) -> Result<u64> {
+    let lv = l.upload(levels, "tree levels")?;
+    let pa = l.upload(parents, "tree parents")?;
+    let verdict = l.upload(&[u64::MAX], "tree verdict")?;
+    let k = Kernel {
+        name: "vertex_check_bfs_tree",
+        device,
+        host: check_body,
+    };
+    let args = [
+        csr[0].into(),
+        csr[1].into(),
+        csr[2].into(),
+        csr[3].into(),
+        root.into(),
+        L::addr(&lv).into(),
+        L::addr(&pa).into(),
+        L::addr(&verdict).into(),
+    ];
+    // SAFETY: `check_tree(n, m, offsets, targets, root, levels, parents,
+    // verdict)` with live buffers of those lengths (`precheck` checked the
+    // tree's); the kernel only reads, but for the verdict's atomic minimum.
+    unsafe { l.launch(&k, Grid::Resident(csr[0]), block, &args)? };
+    Ok(l.read(&verdict, "tree verdict")?[0])
 }
 
 /// [`Device::check_bfs_tree`] on the host: the kernel body under the emulator,
@@ -114,35 +163,14 @@ pub fn check_bfs_tree_emulated(
     if let Some(msg) = precheck(n, root, levels, parents)? {
         return Ok(Err(msg));
     }
-    let verdict = std::sync::atomic::AtomicU64::new(u64::MAX);
-    let (offsets, targets) = (
-        SharedPtr(g.offsets().as_ptr() as *mut u64),
-        SharedPtr(g.targets().as_ptr() as *mut u32),
-    );
-    let (lv, pa) = (
-        SharedPtr(levels.as_ptr() as *mut u32),
-        SharedPtr(parents.as_ptr() as *mut u32),
-    );
-    let out = SharedPtr(verdict.as_ptr());
-    let m = g.num_edges();
-    launch(emulated_grid(n, 64, 16), 64, |t| {
-        // SAFETY: host arrays of the documented lengths, read-only except the
-        // verdict word, which the kernel only updates atomically.
-        unsafe {
-            entry::check_tree(
-                t,
-                n,
-                m,
-                offsets.get(),
-                targets.get(),
-                root,
-                lv.get(),
-                pa.get(),
-                out.get(),
-            )
-        }
-    });
-    Ok(verdict_message(verdict.into_inner(), levels, parents))
+    let csr = [
+        n,
+        g.num_edges(),
+        g.offsets().as_ptr() as u64,
+        g.targets().as_ptr() as u64,
+    ];
+    let verdict = check_on(&HostLauncher::new(16), None, csr, root, levels, parents, 64)?;
+    Ok(verdict_message(verdict, levels, parents))
 }
 
 #[cfg(test)]
