@@ -13,19 +13,21 @@
 //! pull, one thread per vertex: no atomics, and a level's vertices are known; the
 //! direction option applies to the CPU's sweeps).
 //!
-//! [`GatherExec`] is the launcher both the device ([`Device::run_gather`]) and the
-//! host emulator ([`emulate`], in the `host` child module) implement; `drive` and
-//! `drive_sweep` are the round loops over it.
+//! [`GatherExec`] is what the round loops (`drive`, `drive_sweep`) need; its one
+//! implementation is `GatherRun` (the `run` child module) over the device's or
+//! the emulator's `Launcher`, used by [`Device::run_gather`] and by [`emulate`]
+//! (the `host` child module).
 
 use std::sync::Arc;
 use std::time::Instant;
 
-use cudarc::driver::{CudaFunction, CudaModule, PushKernelArg};
-use kernels_rs::gather::{fold_tallies, Tally, TALLY_WORDS};
+use cudarc::driver::{CudaFunction, CudaModule};
+use kernels_rs::gather::{Tally, TALLY_WORDS};
 use rayon::prelude::*;
 
-use super::cuda::{cuda_err, DevBuf, Gpu};
+use super::cuda::{cuda_err, DevBuf};
 use super::device::Device;
+use super::launcher::{DeviceLauncher, Launcher};
 use crate::error::{Error, Result};
 use crate::gather::{
     init_states, weights_of, GatherOptions, GatherProgram, GatherReport, Resolved, StopReason,
@@ -252,32 +254,6 @@ pub struct GatherKernels {
     names: [String; 7],
 }
 
-/// Device buffers of one run.
-struct DeviceExec<'a> {
-    gpu: &'a Gpu,
-    k: &'a GatherKernels,
-    block: u32,
-    mec: u64,
-    n: u64,
-    m: u64,
-    bufs: Vec<DevBuf<u8>>,
-    ptr: Ptrs,
-    sv_in: &'a DevBuf<u32>,
-    sv_out: &'a DevBuf<u32>,
-    tally: DevBuf<u64>,
-    frontier_program: bool,
-    /// The run's source vertex (`u32::MAX`: none).
-    source: u32,
-    /// Whether the state buffer holds the caller's initial states.
-    preset: bool,
-    round_start: Option<cudarc::driver::CudaEvent>,
-    round_ms: Vec<f64>,
-    /// Tally slots the last tallying launch wrote.
-    slots: usize,
-    /// A level sweep's `order` and `rank`, uploaded once.
-    sweep: Option<(DevBuf<u32>, DevBuf<u32>)>,
-}
-
 /// Raw addresses of a run's arrays (device or host).
 #[derive(Clone, Copy, Debug, Default)]
 struct Ptrs {
@@ -290,24 +266,6 @@ struct Ptrs {
     state: u64,
     msg: u64,
     acc: u64,
-    frontier: u64,
-    received: u64,
-    next: u64,
-}
-
-impl Ptrs {
-    /// The pointers a launch in `mode` passes (null bitmaps where they do not apply).
-    fn for_mode(&self, frontier_program: bool, mode: Mode) -> (u64, u64, u64) {
-        if frontier_program {
-            (
-                if mode.frontier { self.frontier } else { 0 },
-                self.received,
-                self.next,
-            )
-        } else {
-            (0, 0, 0)
-        }
-    }
 }
 
 impl Device {
@@ -466,76 +424,43 @@ impl Device {
         let state_size = std::mem::size_of::<P::State>();
         let msg_size = std::mem::size_of::<P::Msg>();
         let acc_size = std::mem::size_of::<P::Acc>();
-        let cfg = self.gpu.resident_grid(n as u64, gopts.block_size);
-        let slots = (cfg.grid_dim.0 as usize * gopts.block_size as usize)
-            .div_ceil(32)
-            .max(1);
+        let l = DeviceLauncher { gpu: &self.gpu };
+        let slots =
+            kernels_rs::gather::tally_slots(l.grid_threads(run::max_grid(), gopts.block_size));
         self.gpu.check_fits(
             &format!("`{}`: state, messages, accumulators, bitmaps", P::NAME),
             (n * (state_size + msg_size + acc_size)) as u64
                 + 3 * 4 * words as u64
                 + 8 * (slots * TALLY_WORDS) as u64,
         )?;
-        let up = |bytes: &[u8], what: &str| self.gpu.upload::<u8>(bytes, what);
-        let mut bufs = Vec::new();
-        let mut ptr = gg.ptr;
-        let mut put = |b: DevBuf<u8>| -> u64 {
-            let p = b.ptr;
-            bufs.push(b);
-            p
-        };
-        let alloc = |bytes: usize, what: &str| self.gpu.alloc::<u8>(bytes, what);
-        ptr.state = match initial {
-            Some(states) => put(up(state_bytes::<P>(states), "initial state")?),
-            None => put(alloc(n * state_size, "state")?),
-        };
-        ptr.msg = put(alloc(n * msg_size, "messages")?);
-        ptr.acc = put(alloc(n * acc_size, "accumulators")?);
-        if P::FRONTIER {
-            ptr.frontier = put(alloc(words * 4, "frontier bitmap")?);
-            ptr.received = put(alloc(words * 4, "received bitmap")?);
-            ptr.next = put(alloc(words * 4, "next frontier bitmap")?);
-        }
-        let mut x = DeviceExec {
-            gpu: &self.gpu,
-            k,
-            block: gopts.block_size,
-            mec: gopts.max_edge_count,
+        let names = [0, 1, 2, 3, 4, 5, 6].map(|i| k.names[i].as_str());
+        let graph = RunGraph {
+            ptr: gg.ptr,
+            sv_in: (gg.sv_in.ptr, gg.sv_in.len as u64),
+            sv_out: (gg.sv_out.ptr, gg.sv_out.len as u64),
             n: n as u64,
             m,
-            bufs,
-            ptr,
-            sv_in: &gg.sv_in,
-            sv_out: &gg.sv_out,
-            tally: self
-                .gpu
-                .alloc::<u64>(slots * TALLY_WORDS, "round tallies")?,
-            frontier_program: P::FRONTIER,
-            source: r.source,
-            preset: initial.is_some(),
-            round_start: None,
-            round_ms: Vec::new(),
-            slots: 0,
-            sweep: None,
         };
+        let mut x = GatherRun::new::<P>(
+            &l,
+            run::kernels::<P>(names, Some(&k.f)),
+            graph,
+            gopts.block_size,
+            gopts.max_edge_count,
+            r.source,
+            initial,
+        )?;
         self.gpu.sync("gather buffer allocation")?;
         let mut report = match sweep_of::<P, W>(g, initial, r.source) {
-            Some(s) => drive_sweep::<P>(&mut x.with_kind(P::REDUCE), &r, &s, csc.offsets())?,
-            None => drive::<P>(&mut x.with_kind(P::REDUCE), &r, m)?,
+            Some(s) => drive_sweep::<P>(&mut x, &r, &s, csc.offsets())?,
+            None => drive::<P>(&mut x, &r, m)?,
         };
         self.gpu.sync("gather rounds")?;
-        report.time = std::time::Duration::from_secs_f64(x.round_ms.iter().sum::<f64>() / 1e3);
-        let mut bytes = vec![0u8; n * state_size];
-        let state_buf = x
-            .bufs
-            .iter()
-            .find(|b| b.ptr == x.ptr.state)
-            .ok_or_else(|| Error::InvalidArgument("state buffer".into()))?;
-        self.gpu.download(state_buf, &mut bytes, "state")?;
+        report.time = x.time();
         Ok(GpuGatherRun {
-            states: states_from_bytes::<P>(&bytes),
+            states: x.states::<P>()?,
             report,
-            round_ms: x.round_ms,
+            round_ms: std::mem::take(&mut x.round_ms),
         })
     }
 }
@@ -585,181 +510,8 @@ fn states_from_bytes<P: GatherProgram>(bytes: &[u8]) -> Vec<P::State> {
         .collect()
 }
 
-impl DeviceExec<'_> {
-    fn launch(&mut self, i: usize, work: u64, mode: Mode, extra: Extra<'_>) -> Result<()> {
-        let (frontier, received, next) = self.ptr.for_mode(self.frontier_program, mode);
-        let p = &self.ptr;
-        let tally_len = self.tally.len as u64;
-        let cfg = self.gpu.resident_grid(work.max(1), self.block);
-        self.slots =
-            kernels_rs::gather::tally_slots(u64::from(cfg.grid_dim.0) * u64::from(self.block))
-                .min(self.tally.len / TALLY_WORDS);
-        let mut b = self.gpu.stream.launch_builder(&self.k.f[i]);
-        b.arg(&self.n)
-            .arg(&self.m)
-            .arg(&p.out_offsets)
-            .arg(&p.out_targets)
-            .arg(&p.out_weights)
-            .arg(&p.in_offsets)
-            .arg(&p.in_sources)
-            .arg(&p.in_weights)
-            .arg(&p.state)
-            .arg(&p.msg)
-            .arg(&p.acc)
-            .arg(&frontier)
-            .arg(&received)
-            .arg(&next)
-            .arg(&self.tally.ptr)
-            .arg(&tally_len)
-            .arg(&mode.round)
-            .arg(&self.source)
-            .arg(&mode.global);
-        let (sv, nchunks, all, order, rank);
-        match extra {
-            Extra::None => {}
-            Extra::Sweep(lo, hi) => {
-                let (o, rk) = self.sweep.as_ref().ok_or_else(|| {
-                    Error::InvalidArgument("sweep launched before load_sweep".into())
-                })?;
-                (order, rank) = (o.ptr, rk.ptr);
-                b.arg(&order).arg(&rank).arg(lo).arg(hi);
-            }
-            Extra::Chunks(push) => {
-                let s = if push { self.sv_out } else { self.sv_in };
-                (sv, nchunks) = (s.ptr, s.len as u64);
-                b.arg(&sv).arg(&nchunks).arg(&self.mec);
-            }
-            Extra::All(a) => {
-                all = a as u32;
-                b.arg(&all);
-            }
-        }
-        // SAFETY: the parameter list is `gather_kernels!`'s (a `RawRound`'s fields,
-        // then the kernel's extras), every pointer addresses a live buffer of the
-        // length `RawRound::round` documents, or is null where the mode says so.
-        unsafe { b.launch(cfg) }
-            .map(|_| ())
-            .map_err(cuda_err(&format!("cuLaunchKernel({})", self.k.names[i])))
-    }
-
-    fn tally(&self, kind: kernels_rs::gather::ReduceKind) -> Result<Tally> {
-        let mut words = vec![0u64; self.slots * TALLY_WORDS];
-        self.gpu
-            .download(&self.tally, &mut words, "round tallies")?;
-        Ok(fold_tallies(kind, &words))
-    }
-
-    fn clear_tally(&mut self) -> Result<()> {
-        self.gpu
-            .stream
-            .memset_zeros(&mut self.tally.slice)
-            .map_err(cuda_err("cuMemsetD8(round tallies)"))
-    }
-}
-
-#[derive(Clone, Copy)]
-enum Extra<'a> {
-    None,
-    Chunks(bool),
-    All(bool),
-    /// A sweep round's `lo, hi` (the buffers are the run's).
-    Sweep(&'a u64, &'a u64),
-}
-
-/// The device executor is generic over nothing: the reduce kind comes with it.
-struct WithKind<'a, 'b> {
-    x: &'b mut DeviceExec<'a>,
-    kind: kernels_rs::gather::ReduceKind,
-}
-
-impl GatherExec for WithKind<'_, '_> {
-    fn init(&mut self) -> Result<Tally> {
-        self.x.round_start = Some(self.x.gpu.record()?);
-        self.x.clear_tally()?;
-        let mode = Mode {
-            frontier: false,
-            round: 0,
-            global: self.kind.identity(),
-        };
-        let preset = self.x.preset;
-        self.x.launch(0, self.x.n, mode, Extra::All(preset))?;
-        self.x.tally(self.kind)
-    }
-    fn emit(&mut self, m: Mode) -> Result<()> {
-        self.x.launch(1, self.x.n, m, Extra::None)
-    }
-    fn gather(&mut self, push: bool, m: Mode) -> Result<()> {
-        let chunks = if push {
-            self.x.sv_out.len
-        } else {
-            self.x.sv_in.len
-        } as u64;
-        self.x
-            .launch(if push { 3 } else { 2 }, chunks, m, Extra::Chunks(push))
-    }
-    fn apply(&mut self, all: bool, m: Mode) -> Result<Tally> {
-        self.x.clear_tally()?;
-        self.x.launch(4, self.x.n, m, Extra::All(all))?;
-        self.x.tally(self.kind)
-    }
-    fn refresh(&mut self, m: Mode) -> Result<f64> {
-        self.x.clear_tally()?;
-        self.x.launch(5, self.x.n, m, Extra::None)?;
-        Ok(self.x.tally(self.kind)?.reduced)
-    }
-    fn advance(&mut self) -> Result<()> {
-        if !self.x.frontier_program {
-            return Ok(());
-        }
-        let (f, r, nx) = (self.x.ptr.frontier, self.x.ptr.received, self.x.ptr.next);
-        self.x.ptr.frontier = nx;
-        self.x.ptr.next = f;
-        for p in [f, r] {
-            let b = self
-                .x
-                .bufs
-                .iter_mut()
-                .find(|b| b.ptr == p)
-                .ok_or_else(|| Error::InvalidArgument("bitmap buffer".into()))?;
-            self.x
-                .gpu
-                .stream
-                .memset_zeros(&mut b.slice)
-                .map_err(cuda_err("cuMemsetD8(bitmap)"))?;
-        }
-        Ok(())
-    }
-    fn end_round(&mut self) -> Result<()> {
-        let end = self.x.gpu.record()?;
-        if let Some(s) = &self.x.round_start {
-            self.x.round_ms.push(Gpu::elapsed_ms(s, &end)?);
-        }
-        self.x.round_start = Some(end);
-        Ok(())
-    }
-    fn load_sweep(&mut self, s: &Sweep) -> Result<()> {
-        // An empty sweep still passes valid pointers.
-        let order = if s.order.is_empty() {
-            &[0u32][..]
-        } else {
-            &s.order
-        };
-        self.x.sweep = Some((
-            self.x.gpu.upload(order, "sweep order")?,
-            self.x.gpu.upload(&s.rank, "sweep ranks")?,
-        ));
-        Ok(())
-    }
-    fn sweep(&mut self, lo: u64, hi: u64, m: Mode) -> Result<()> {
-        self.x.launch(6, hi - lo, m, Extra::Sweep(&lo, &hi))
-    }
-}
-
-impl<'a> DeviceExec<'a> {
-    fn with_kind<'b>(&'b mut self, kind: kernels_rs::gather::ReduceKind) -> WithKind<'a, 'b> {
-        WithKind { x: self, kind }
-    }
-}
-
 mod host;
+mod run;
+
 pub use host::{emulate, emulate_from};
+use run::{GatherRun, RunGraph};

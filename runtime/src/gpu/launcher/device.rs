@@ -1,7 +1,7 @@
 //! [`Launcher`] on a GPU: buffers are [`DevBuf`]s, launches go on the
 //! context's stream through cudarc, marks are CUDA events.
 
-use cudarc::driver::{CudaEvent, PushKernelArg};
+use cudarc::driver::{CudaEvent, LaunchConfig, PushKernelArg};
 
 use super::{Arg, Elem, Grid, Kernel, Launcher};
 use crate::error::{Error, Result};
@@ -10,6 +10,15 @@ use crate::gpu::cuda::{cuda_err, DevBuf, Gpu};
 /// A device's stream as a [`Launcher`].
 pub(crate) struct DeviceLauncher<'g> {
     pub(crate) gpu: &'g Gpu,
+}
+
+impl DeviceLauncher<'_> {
+    fn config(&self, grid: Grid, block: u32) -> LaunchConfig {
+        match grid {
+            Grid::Cover(work) => Gpu::grid_for(work, block),
+            Grid::Resident(work) => self.gpu.resident_grid(work, block),
+        }
+    }
 }
 
 impl Launcher for DeviceLauncher<'_> {
@@ -41,8 +50,8 @@ impl Launcher for DeviceLauncher<'_> {
             .map_err(cuda_err(&format!("cuMemsetD8({what})")))
     }
 
-    fn read<T: Elem>(&self, buf: &DevBuf<T>, what: &str) -> Result<Vec<T>> {
-        let mut out = vec![T::zeroed(); buf.len];
+    fn read_prefix<T: Elem>(&self, buf: &DevBuf<T>, len: usize, what: &str) -> Result<Vec<T>> {
+        let mut out = vec![T::zeroed(); len.min(buf.len)];
         self.gpu.download(buf, &mut out, what)?;
         Ok(out)
     }
@@ -80,21 +89,22 @@ impl Launcher for DeviceLauncher<'_> {
             match a {
                 Arg::U32(x) => b.arg(x),
                 Arg::U64(x) => b.arg(x),
+                Arg::F64(x) => b.arg(x),
             };
         }
         // SAFETY: the caller's contract: `args` is `k`'s parameter list, in its
         // types (u32 or u64 words), addresses of live device buffers.
-        let cfg = match grid {
-            Grid::Cover(work) => Gpu::grid_for(work, block),
-            Grid::Resident(work) => self.gpu.resident_grid(work, block),
-        };
-        unsafe { b.launch(cfg) }
+        unsafe { b.launch(self.config(grid, block)) }
             .map(|_| ())
             .map_err(cuda_err(&format!("cuLaunchKernel({})", k.name)))
     }
 
     fn sync(&self, after: &str) -> Result<()> {
         self.gpu.sync(after)
+    }
+
+    fn grid_threads(&self, grid: Grid, block: u32) -> u64 {
+        u64::from(self.config(grid, block).grid_dim.0) * u64::from(block)
     }
 
     fn mark(&self) -> Result<CudaEvent> {

@@ -93,9 +93,10 @@ impl Launcher for HostLauncher {
         Ok(())
     }
 
-    fn read<T: Elem>(&self, buf: &HostBuf<T>, _what: &str) -> Result<Vec<T>> {
-        // SAFETY: `len` initialised elements; no launch is running.
-        Ok(unsafe { std::slice::from_raw_parts(buf.ptr.as_ptr(), buf.len) }.to_vec())
+    fn read_prefix<T: Elem>(&self, buf: &HostBuf<T>, len: usize, _what: &str) -> Result<Vec<T>> {
+        // SAFETY: at most `buf.len` initialised elements; no launch is running.
+        let all = unsafe { std::slice::from_raw_parts(buf.ptr.as_ptr(), buf.len) };
+        Ok(all[..len.min(buf.len)].to_vec())
     }
 
     fn read_marked<T: Elem>(&self, buf: &HostBuf<T>, what: &str) -> Result<(Vec<T>, Instant)> {
@@ -124,6 +125,11 @@ impl Launcher for HostLauncher {
 
     fn sync(&self, _after: &str) -> Result<()> {
         Ok(())
+    }
+
+    fn grid_threads(&self, grid: Grid, block: u32) -> u64 {
+        let (Grid::Cover(work) | Grid::Resident(work)) = grid;
+        u64::from(emulated_grid(work, block, self.max_blocks)) * u64::from(block)
     }
 
     fn mark(&self) -> Result<Instant> {

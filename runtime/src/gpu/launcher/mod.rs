@@ -30,10 +30,11 @@ use crate::error::Result;
 
 /// One kernel parameter: a scalar, or a buffer's address as a `u64` (every
 /// pointer parameter of our kernels is a 64-bit address).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Arg {
     U32(u32),
     U64(u64),
+    F64(f64),
 }
 
 impl Arg {
@@ -42,14 +43,20 @@ impl Arg {
         match self {
             Arg::U32(x) => u64::from(x),
             Arg::U64(x) => x,
+            Arg::F64(x) => x.to_bits(),
         }
     }
 
     /// The word as a `u32` (a host body reading a `u32` parameter).
     pub(crate) fn u32(self) -> u32 {
+        self.u64() as u32
+    }
+
+    /// The word as an `f64` (a `U64` read as its bits).
+    pub(crate) fn f64(self) -> f64 {
         match self {
-            Arg::U32(x) => x,
-            Arg::U64(x) => x as u32,
+            Arg::F64(x) => x,
+            other => f64::from_bits(other.u64()),
         }
     }
 
@@ -62,6 +69,12 @@ impl Arg {
 impl From<u32> for Arg {
     fn from(x: u32) -> Arg {
         Arg::U32(x)
+    }
+}
+
+impl From<f64> for Arg {
+    fn from(x: f64) -> Arg {
+        Arg::F64(x)
     }
 }
 
@@ -138,7 +151,11 @@ pub(crate) trait Launcher {
     /// Zeroes `buf` (ordered after earlier launches).
     fn clear<T: Elem>(&self, buf: &mut Self::Buf<T>, what: &str) -> Result<()>;
     /// Waits for every launch so far, then copies `buf` out.
-    fn read<T: Elem>(&self, buf: &Self::Buf<T>, what: &str) -> Result<Vec<T>>;
+    fn read<T: Elem>(&self, buf: &Self::Buf<T>, what: &str) -> Result<Vec<T>> {
+        self.read_prefix(buf, Self::len(buf), what)
+    }
+    /// [`Self::read`] of the first `len` elements only (at most the buffer's).
+    fn read_prefix<T: Elem>(&self, buf: &Self::Buf<T>, len: usize, what: &str) -> Result<Vec<T>>;
     /// [`Self::read`], with a mark right after the copy (before the wait): the
     /// end of a timed span that includes reading its result.
     fn read_marked<T: Elem>(&self, buf: &Self::Buf<T>, what: &str) -> Result<(Vec<T>, Self::Mark)>;
@@ -156,6 +173,9 @@ pub(crate) trait Launcher {
     unsafe fn launch(&self, k: &Kernel<'_>, grid: Grid, block: u32, args: &[Arg]) -> Result<()>;
     /// Waits for every launch so far (`after` names them in errors).
     fn sync(&self, after: &str) -> Result<()>;
+    /// Threads a launch on `grid` with `block`-thread blocks has (kernels that
+    /// write one slot per warp size their tallies by it).
+    fn grid_threads(&self, grid: Grid, block: u32) -> u64;
     /// Now, on the backend's timeline (after every launch so far).
     fn mark(&self) -> Result<Self::Mark>;
     /// Milliseconds from `a` to `b` (waits for both).
@@ -183,6 +203,7 @@ mod tests {
         assert_eq!(Arg::from(7u32).u64(), 7);
         assert_eq!(Arg::from(1u64 << 40).u64(), 1 << 40);
         assert_eq!(Arg::from(9u64).u32(), 9);
+        assert_eq!(Arg::from(2.5f64).f64(), 2.5);
         assert!(Arg::from(0u64).ptr::<u32>().is_null());
     }
 

@@ -1,0 +1,385 @@
+//! The gather/apply rounds' one executor, over any [`Launcher`]: [`GatherRun`]
+//! owns a run's per-vertex arrays, bitmaps and tallies and launches the
+//! program's seven kernels on them. The device ([`Device::run_gather`]) and
+//! the emulator ([`super::emulate`]) both run it, so the argument lists of
+//! `kernels_rs::gather_kernels!` are spelled once, here.
+//!
+//! [`Device::run_gather`]: crate::gpu::Device::run_gather
+
+use std::time::Duration;
+
+use cudarc::driver::CudaFunction;
+use kernels_rs::gather::{fold_tallies, tally_slots, RawRound, ReduceKind, Tally, TALLY_WORDS};
+use kernels_rs::word::slice;
+use kernels_rs::ThreadCtx;
+
+use super::{GatherExec, Mode, Ptrs};
+use crate::error::{Error, Result};
+use crate::gather::{GatherProgram, Sweep};
+use crate::gpu::launcher::{Arg, Grid, HostBody, Kernel, Launcher};
+
+/// The seven kernels of program `P` (`init, emit, pull, push, apply, refresh,
+/// sweep`), named `names`, with their device functions where loaded.
+pub(super) fn kernels<'k, P: GatherProgram>(
+    names: [&'k str; 7],
+    device: Option<&'k [CudaFunction; 7]>,
+) -> [Kernel<'k>; 7] {
+    let hosts: [HostBody; 7] = [
+        init_body::<P>,
+        emit_body::<P>,
+        pull_body::<P>,
+        push_body::<P>,
+        apply_body::<P>,
+        refresh_body::<P>,
+        sweep_body::<P>,
+    ];
+    std::array::from_fn(|i| Kernel {
+        name: names[i],
+        device: device.map(|f| &f[i]),
+        host: hosts[i],
+    })
+}
+
+/// Words of a [`RawRound`], the start of every gather kernel's list.
+const ROUND_WORDS: usize = 19;
+
+fn raw<P: GatherProgram>(a: &[Arg]) -> RawRound<P> {
+    RawRound {
+        n: a[0].u64(),
+        m: a[1].u64(),
+        out_offsets: a[2].ptr(),
+        out_targets: a[3].ptr(),
+        out_weights: a[4].ptr(),
+        in_offsets: a[5].ptr(),
+        in_sources: a[6].ptr(),
+        in_weights: a[7].ptr(),
+        state: a[8].ptr(),
+        msg: a[9].ptr(),
+        acc: a[10].ptr(),
+        frontier: a[11].ptr(),
+        received: a[12].ptr(),
+        next: a[13].ptr(),
+        tally: a[14].ptr(),
+        tally_len: a[15].u64(),
+        round: a[16].u32(),
+        source: a[17].u32(),
+        global: a[18].f64(),
+    }
+}
+
+// Each body reads the argument list `GatherRun::launch` builds for its kernel,
+// which is that kernel's PTX parameter list (`gather_kernels!`): a `RawRound`'s
+// fields, then the extras. That is the contract the SAFETY comments refer to.
+
+unsafe fn init_body<P: GatherProgram>(t: ThreadCtx, a: &[Arg]) {
+    // SAFETY: see above.
+    let r = unsafe { raw::<P>(a).round() };
+    r.init(t, a[ROUND_WORDS].u32() != 0)
+}
+
+unsafe fn emit_body<P: GatherProgram>(t: ThreadCtx, a: &[Arg]) {
+    // SAFETY: see above.
+    unsafe { raw::<P>(a).round() }.emit(t)
+}
+
+unsafe fn pull_body<P: GatherProgram>(t: ThreadCtx, a: &[Arg]) {
+    let x = &a[ROUND_WORDS..];
+    // SAFETY: see above; `sv` holds `nchunks` entries.
+    let (r, sv) = unsafe {
+        (
+            raw::<P>(a).round(),
+            slice(x[0].ptr::<u32>(), x[1].u64() as usize),
+        )
+    };
+    r.pull(t, sv, x[2].u64())
+}
+
+unsafe fn push_body<P: GatherProgram>(t: ThreadCtx, a: &[Arg]) {
+    let x = &a[ROUND_WORDS..];
+    // SAFETY: as for `pull_body`.
+    let (r, sv) = unsafe {
+        (
+            raw::<P>(a).round(),
+            slice(x[0].ptr::<u32>(), x[1].u64() as usize),
+        )
+    };
+    r.push(t, sv, x[2].u64())
+}
+
+unsafe fn apply_body<P: GatherProgram>(t: ThreadCtx, a: &[Arg]) {
+    // SAFETY: see above.
+    let r = unsafe { raw::<P>(a).round() };
+    r.apply(t, a[ROUND_WORDS].u32() != 0)
+}
+
+unsafe fn refresh_body<P: GatherProgram>(t: ThreadCtx, a: &[Arg]) {
+    // SAFETY: see above.
+    unsafe { raw::<P>(a).round() }.refresh(t)
+}
+
+unsafe fn sweep_body<P: GatherProgram>(t: ThreadCtx, a: &[Arg]) {
+    let x = &a[ROUND_WORDS..];
+    let (lo, hi) = (x[2].u64(), x[3].u64());
+    let n = a[0].u64() as usize;
+    // SAFETY: see above; `order` holds at least `hi` entries and `rank` `n`.
+    let (r, order, rank) = unsafe {
+        (
+            raw::<P>(a).round(),
+            slice(x[0].ptr::<u32>(), hi as usize),
+            slice(x[1].ptr::<u32>(), n),
+        )
+    };
+    r.sweep(t, order, rank, lo, hi)
+}
+
+/// The graph a run reads: its addresses (the per-run arrays of `ptr` are
+/// filled in by [`GatherRun::new`]) and the chunk owners per direction.
+pub(super) struct RunGraph {
+    pub ptr: Ptrs,
+    /// `(address, entries)` of the `SV` over the in-edges and the out-edges.
+    pub sv_in: (u64, u64),
+    pub sv_out: (u64, u64),
+    pub n: u64,
+    pub m: u64,
+}
+
+/// One run's arrays and launches.
+pub(super) struct GatherRun<'a, L: Launcher> {
+    l: &'a L,
+    k: [Kernel<'a>; 7],
+    kind: ReduceKind,
+    g: RunGraph,
+    block: u32,
+    mec: u64,
+    state: L::Buf<u64>,
+    _msg: L::Buf<u64>,
+    _acc: L::Buf<u64>,
+    /// Frontier-driven programs: three bitmaps and which is the frontier,
+    /// received and next.
+    bitmaps: Option<[L::Buf<u32>; 3]>,
+    roles: [usize; 3],
+    tally: L::Buf<u64>,
+    /// Tally slots the last tallying launch wrote.
+    slots: usize,
+    /// The run's source vertex (`u32::MAX`: none).
+    source: u32,
+    /// Whether the state buffer holds the caller's initial states.
+    preset: bool,
+    round_start: Option<L::Mark>,
+    pub round_ms: Vec<f64>,
+    /// A level sweep's `order` and `rank`, uploaded once.
+    sweep: Option<(L::Buf<u32>, L::Buf<u32>)>,
+}
+
+/// `bytes` in whole words (zero padded), so any state type is aligned.
+fn words_of(bytes: &[u8]) -> Vec<u64> {
+    let mut w = vec![0u64; bytes.len().div_ceil(8)];
+    bytemuck::cast_slice_mut::<u64, u8>(&mut w)[..bytes.len()].copy_from_slice(bytes);
+    w
+}
+
+/// The largest grid any launch of a run gets (its tallies are sized by it).
+pub(super) fn max_grid() -> Grid {
+    Grid::Resident(u64::MAX / 2)
+}
+
+impl<'a, L: Launcher> GatherRun<'a, L> {
+    /// Allocates `P`'s arrays (the states from `initial` when given).
+    pub(super) fn new<P: GatherProgram>(
+        l: &'a L,
+        k: [Kernel<'a>; 7],
+        mut g: RunGraph,
+        block: u32,
+        mec: u64,
+        source: u32,
+        initial: Option<&[P::State]>,
+    ) -> Result<Self> {
+        let n = g.n as usize;
+        let words = |size: usize| (n * size).div_ceil(8);
+        let state = match initial {
+            Some(s) => l.upload(&words_of(super::state_bytes::<P>(s)), "initial state")?,
+            None => l.zeros::<u64>(words(std::mem::size_of::<P::State>()), "state")?,
+        };
+        let msg = l.zeros::<u64>(words(std::mem::size_of::<P::Msg>()), "messages")?;
+        let acc = l.zeros::<u64>(words(std::mem::size_of::<P::Acc>()), "accumulators")?;
+        let bitmaps = if P::FRONTIER {
+            let w = n.div_ceil(32);
+            Some([
+                l.zeros::<u32>(w, "frontier bitmap")?,
+                l.zeros::<u32>(w, "received bitmap")?,
+                l.zeros::<u32>(w, "next frontier bitmap")?,
+            ])
+        } else {
+            None
+        };
+        let slots = tally_slots(l.grid_threads(max_grid(), block)).max(1);
+        g.ptr.state = L::addr(&state);
+        g.ptr.msg = L::addr(&msg);
+        g.ptr.acc = L::addr(&acc);
+        Ok(GatherRun {
+            l,
+            k,
+            kind: P::REDUCE,
+            g,
+            block,
+            mec,
+            state,
+            _msg: msg,
+            _acc: acc,
+            bitmaps,
+            roles: [0, 1, 2],
+            tally: l.zeros::<u64>(slots * TALLY_WORDS, "round tallies")?,
+            slots: 0,
+            source,
+            preset: initial.is_some(),
+            round_start: None,
+            round_ms: Vec::new(),
+            sweep: None,
+        })
+    }
+
+    /// The states at the end (waits for the rounds).
+    pub(super) fn states<P: GatherProgram>(&self) -> Result<Vec<P::State>> {
+        let words = self.l.read(&self.state, "state")?;
+        let size = std::mem::size_of::<P::State>();
+        let bytes = bytemuck::cast_slice::<u64, u8>(&words);
+        Ok(super::states_from_bytes::<P>(
+            &bytes[..(self.g.n as usize * size).min(bytes.len())],
+        ))
+    }
+
+    /// The rounds' total time.
+    pub(super) fn time(&self) -> Duration {
+        Duration::from_secs_f64(self.round_ms.iter().sum::<f64>() / 1e3)
+    }
+
+    /// Address of bitmap `role` (0 frontier, 1 received, 2 next), or null.
+    fn bitmap(&self, role: usize, on: bool) -> u64 {
+        match &self.bitmaps {
+            Some(b) if on => L::addr(&b[self.roles[role]]),
+            _ => 0,
+        }
+    }
+
+    fn launch(&mut self, i: usize, work: u64, mode: Mode, extra: &[Arg]) -> Result<()> {
+        let p = &self.g.ptr;
+        let mut args = vec![
+            self.g.n.into(),
+            self.g.m.into(),
+            p.out_offsets.into(),
+            p.out_targets.into(),
+            p.out_weights.into(),
+            p.in_offsets.into(),
+            p.in_sources.into(),
+            p.in_weights.into(),
+            p.state.into(),
+            p.msg.into(),
+            p.acc.into(),
+            self.bitmap(0, mode.frontier).into(),
+            self.bitmap(1, true).into(),
+            self.bitmap(2, true).into(),
+            L::addr(&self.tally).into(),
+            (L::len(&self.tally) as u64).into(),
+            mode.round.into(),
+            self.source.into(),
+            mode.global.into(),
+        ];
+        args.extend_from_slice(extra);
+        let grid = Grid::Resident(work.max(1));
+        self.slots = tally_slots(self.l.grid_threads(grid, self.block))
+            .min(L::len(&self.tally) / TALLY_WORDS);
+        // SAFETY: the parameter list is `gather_kernels!`'s (a `RawRound`'s fields,
+        // then the kernel's extras), every address is a live buffer of the
+        // length `RawRound::round` documents, or null where the mode says so.
+        unsafe { self.l.launch(&self.k[i], grid, self.block, &args) }
+    }
+
+    fn read_tally(&self) -> Result<Tally> {
+        let words = self
+            .l
+            .read_prefix(&self.tally, self.slots * TALLY_WORDS, "round tallies")?;
+        Ok(fold_tallies(self.kind, &words))
+    }
+
+    fn clear_tally(&mut self) -> Result<()> {
+        self.l.clear(&mut self.tally, "round tallies")
+    }
+
+    fn mode0(&self) -> Mode {
+        Mode {
+            frontier: false,
+            round: 0,
+            global: self.kind.identity(),
+        }
+    }
+}
+
+impl<L: Launcher> GatherExec for GatherRun<'_, L> {
+    fn init(&mut self) -> Result<Tally> {
+        self.round_start = Some(self.l.mark()?);
+        self.clear_tally()?;
+        let preset = Arg::from(self.preset as u32);
+        self.launch(0, self.g.n, self.mode0(), &[preset])?;
+        self.read_tally()
+    }
+    fn emit(&mut self, m: Mode) -> Result<()> {
+        self.launch(1, self.g.n, m, &[])
+    }
+    fn gather(&mut self, push: bool, m: Mode) -> Result<()> {
+        let (sv, chunks) = if push { self.g.sv_out } else { self.g.sv_in };
+        let extra = [sv.into(), chunks.into(), self.mec.into()];
+        self.launch(if push { 3 } else { 2 }, chunks, m, &extra)
+    }
+    fn apply(&mut self, all: bool, m: Mode) -> Result<Tally> {
+        self.clear_tally()?;
+        self.launch(4, self.g.n, m, &[Arg::from(all as u32)])?;
+        self.read_tally()
+    }
+    fn refresh(&mut self, m: Mode) -> Result<f64> {
+        self.clear_tally()?;
+        self.launch(5, self.g.n, m, &[])?;
+        Ok(self.read_tally()?.reduced)
+    }
+    fn advance(&mut self) -> Result<()> {
+        let Some(b) = self.bitmaps.as_mut() else {
+            return Ok(());
+        };
+        let [f, r, nx] = self.roles;
+        self.roles = [nx, r, f];
+        self.l.clear(&mut b[f], "bitmap")?;
+        self.l.clear(&mut b[r], "bitmap")
+    }
+    fn end_round(&mut self) -> Result<()> {
+        let end = self.l.mark()?;
+        if let Some(s) = &self.round_start {
+            self.round_ms.push(self.l.elapsed_ms(s, &end)?);
+        }
+        self.round_start = Some(end);
+        Ok(())
+    }
+    fn load_sweep(&mut self, s: &Sweep) -> Result<()> {
+        // An empty sweep still passes valid pointers.
+        let order = if s.order.is_empty() {
+            &[0u32][..]
+        } else {
+            &s.order
+        };
+        self.sweep = Some((
+            self.l.upload(order, "sweep order")?,
+            self.l.upload(&s.rank, "sweep ranks")?,
+        ));
+        Ok(())
+    }
+    fn sweep(&mut self, lo: u64, hi: u64, m: Mode) -> Result<()> {
+        let (order, rank) = match &self.sweep {
+            Some((o, r)) => (L::addr(o), L::addr(r)),
+            None => {
+                return Err(Error::InvalidArgument(
+                    "sweep launched before load_sweep".into(),
+                ))
+            }
+        };
+        let extra = [order.into(), rank.into(), lo.into(), hi.into()];
+        self.launch(6, hi - lo, m, &extra)
+    }
+}
