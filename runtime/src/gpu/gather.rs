@@ -425,8 +425,7 @@ impl Device {
         let msg_size = std::mem::size_of::<P::Msg>();
         let acc_size = std::mem::size_of::<P::Acc>();
         let l = DeviceLauncher { gpu: &self.gpu };
-        let slots =
-            kernels_rs::gather::tally_slots(l.grid_threads(run::max_grid(), gopts.block_size));
+        let slots = l.warps(run::max_grid(), gopts.block_size) as usize;
         self.gpu.check_fits(
             &format!("`{}`: state, messages, accumulators, bitmaps", P::NAME),
             (n * (state_size + msg_size + acc_size)) as u64

@@ -35,9 +35,10 @@
 //!    * [`resident`] — the device-resident traversal: one cooperative launch,
 //!      frontier queues, device-side buckets (high-diameter graphs).
 //!    * [`closure`] — the dense closure of any semiring (blocked FW, next hops).
-//!    * [`cc`](mod@cc), [`tc`], [`intersect`], [`gather`], [`tree_check`],
-//!      [`apsp`] — the other kernels, each still with its own device/host
-//!      executor pair (see below).
+//!    * [`cc`](mod@cc), [`tc`], [`intersect`], [`gather`], [`tree_check`] —
+//!      the other grid-stride kernels, each with one generic run over
+//!      `Launcher` (`CcRun`, `GatherRun`, ...).
+//!    * [`apsp`] — blocked Floyd–Warshall (shared-memory tiles; see below).
 //! 3. **Front ends** — what callers use:
 //!    * [`bfs`](mod@bfs) — the built-in BFS: [`GpuBfsOptions`], [`GpuBfsResult`],
 //!      `Device::bfs`; [`emulate`] runs it on the host.
@@ -49,11 +50,12 @@
 //!    * [`compare`](mod@compare) — the GPU as a column of `vertex compare`.
 //!    * [`bench`](mod@bench), [`dsl_bench`] — benchmarks that write JSON + SVG.
 //!
-//! Not done yet: the traversal loops (levels, direction, multi-GPU parts) run
-//! through `Launcher`; the persistent kernels (resident, tiles: cooperative
-//! launches with shared memory, emulated with OS threads and real barriers)
-//! and the other kernels (CC, TC, gather, closure, APSP, intersect, tree
-//! check) still pair a device executor with a host one.
+//! Not done yet: every grid-stride kernel runs through `Launcher`; the kernels
+//! that need a block's shared memory and barriers — the persistent ones
+//! (resident, tiles: cooperative launches, emulated with OS threads and real
+//! barriers) and the blocked closure/APSP tiles — still have a device
+//! executor and a host one of their own. `Launcher` would need a launch whose
+//! host side hands each simulated block its shared memory and barriers.
 //!
 //! ```no_run
 //! use runtime::gpu::{Device, GpuBfsOptions};

@@ -9,7 +9,7 @@
 use std::time::Duration;
 
 use cudarc::driver::CudaFunction;
-use kernels_rs::gather::{fold_tallies, tally_slots, RawRound, ReduceKind, Tally, TALLY_WORDS};
+use kernels_rs::gather::{fold_tallies, RawRound, ReduceKind, Tally, TALLY_WORDS};
 use kernels_rs::word::slice;
 use kernels_rs::ThreadCtx;
 
@@ -212,7 +212,7 @@ impl<'a, L: Launcher> GatherRun<'a, L> {
         } else {
             None
         };
-        let slots = tally_slots(l.grid_threads(max_grid(), block)).max(1);
+        let slots = l.warps(max_grid(), block).max(1) as usize;
         g.ptr.state = L::addr(&state);
         g.ptr.msg = L::addr(&msg);
         g.ptr.acc = L::addr(&acc);
@@ -286,8 +286,10 @@ impl<'a, L: Launcher> GatherRun<'a, L> {
         ];
         args.extend_from_slice(extra);
         let grid = Grid::Resident(work.max(1));
-        self.slots = tally_slots(self.l.grid_threads(grid, self.block))
-            .min(L::len(&self.tally) / TALLY_WORDS);
+        // One slot per warp, and only the slots this launch writes are read
+        // (a cleared slot reads as 0.0, which is not every reduction's identity).
+        self.slots =
+            (self.l.warps(grid, self.block) as usize).min(L::len(&self.tally) / TALLY_WORDS);
         // SAFETY: the parameter list is `gather_kernels!`'s (a `RawRound`'s fields,
         // then the kernel's extras), every address is a live buffer of the
         // length `RawRound::round` documents, or null where the mode says so.

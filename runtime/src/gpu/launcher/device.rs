@@ -103,8 +103,8 @@ impl Launcher for DeviceLauncher<'_> {
         self.gpu.sync(after)
     }
 
-    fn grid_threads(&self, grid: Grid, block: u32) -> u64 {
-        u64::from(self.config(grid, block).grid_dim.0) * u64::from(block)
+    fn warps(&self, grid: Grid, block: u32) -> u64 {
+        u64::from(self.config(grid, block).grid_dim.0) * u64::from(block.div_ceil(32))
     }
 
     fn mark(&self) -> Result<CudaEvent> {

@@ -127,7 +127,7 @@ impl Launcher for HostLauncher {
         Ok(())
     }
 
-    fn grid_threads(&self, grid: Grid, block: u32) -> u64 {
+    fn warps(&self, grid: Grid, block: u32) -> u64 {
         let (Grid::Cover(work) | Grid::Resident(work)) = grid;
         u64::from(emulated_grid(work, block, self.max_blocks)) * u64::from(block)
     }

@@ -173,9 +173,10 @@ pub(crate) trait Launcher {
     unsafe fn launch(&self, k: &Kernel<'_>, grid: Grid, block: u32, args: &[Arg]) -> Result<()>;
     /// Waits for every launch so far (`after` names them in errors).
     fn sync(&self, after: &str) -> Result<()>;
-    /// Threads a launch on `grid` with `block`-thread blocks has (kernels that
-    /// write one slot per warp size their tallies by it).
-    fn grid_threads(&self, grid: Grid, block: u32) -> u64;
+    /// Warps a launch on `grid` with `block`-thread blocks has: 32 lanes each
+    /// on the device, one lane on the emulator (whose threads run one after
+    /// another). Kernels that write one tally slot per warp are sized by it.
+    fn warps(&self, grid: Grid, block: u32) -> u64;
     /// Now, on the backend's timeline (after every launch so far).
     fn mark(&self) -> Result<Self::Mark>;
     /// Milliseconds from `a` to `b` (waits for both).
