@@ -440,27 +440,8 @@ impl Device {
             n: n as u64,
             m,
         };
-        let mut x = GatherRun::new::<P>(
-            &l,
-            run::kernels::<P>(names, Some(&k.f)),
-            graph,
-            gopts.block_size,
-            gopts.max_edge_count,
-            r.source,
-            initial,
-        )?;
-        self.gpu.sync("gather buffer allocation")?;
-        let mut report = match sweep_of::<P, W>(g, initial, r.source) {
-            Some(s) => drive_sweep::<P>(&mut x, &r, &s, csc.offsets())?,
-            None => drive::<P>(&mut x, &r, m)?,
-        };
-        self.gpu.sync("gather rounds")?;
-        report.time = x.time();
-        Ok(GpuGatherRun {
-            states: x.states::<P>()?,
-            report,
-            round_ms: std::mem::take(&mut x.round_ms),
-        })
+        let kernels = run::kernels::<P>(names, Some(&k.f));
+        run::run_rounds::<_, P, W>(&l, kernels, graph, g, gopts, &r, initial)
     }
 }
 
@@ -513,4 +494,4 @@ mod host;
 mod run;
 
 pub use host::{emulate, emulate_from};
-use run::{GatherRun, RunGraph};
+use run::RunGraph;

@@ -2,8 +2,8 @@
 //! round loops as the device, over the emulator's launcher, so CPU-only tests
 //! cover the GPU's logic.
 
-use super::run::{kernels, GatherRun, RunGraph};
-use super::{chunk_owners, drive, drive_sweep, sweep_of, GatherGpuOptions, GpuGatherRun, Ptrs};
+use super::run::{kernels, run_rounds, RunGraph};
+use super::{chunk_owners, GatherGpuOptions, GpuGatherRun, Ptrs};
 use crate::error::Result;
 use crate::gather::{weights_of, GatherOptions, GatherProgram};
 use crate::gpu::launcher::HostLauncher;
@@ -68,22 +68,6 @@ fn emulate_inner<P: GatherProgram, W: Weight>(
     };
     let l = HostLauncher::new(max_blocks);
     let names = ["init", "emit", "pull", "push", "apply", "refresh", "sweep"];
-    let mut x = GatherRun::new::<P>(
-        &l,
-        kernels::<P>(names, None),
-        graph,
-        gopts.block_size,
-        gopts.max_edge_count,
-        r.source,
-        initial,
-    )?;
-    let report = match sweep_of::<P, W>(g, initial, r.source) {
-        Some(s) => drive_sweep::<P>(&mut x, &r, &s, csc.offsets())?,
-        None => drive::<P>(&mut x, &r, g.num_edges())?,
-    };
-    Ok(GpuGatherRun {
-        states: x.states::<P>()?,
-        report,
-        round_ms: std::mem::take(&mut x.round_ms),
-    })
+    let kernels = kernels::<P>(names, None);
+    run_rounds::<_, P, W>(&l, kernels, graph, g, gopts, &r, initial)
 }

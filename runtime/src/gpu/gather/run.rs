@@ -13,10 +13,11 @@ use kernels_rs::gather::{fold_tallies, RawRound, ReduceKind, Tally, TALLY_WORDS}
 use kernels_rs::word::slice;
 use kernels_rs::ThreadCtx;
 
-use super::{GatherExec, Mode, Ptrs};
+use super::{drive, drive_sweep, sweep_of, GatherExec, GatherGpuOptions, GpuGatherRun, Mode, Ptrs};
 use crate::error::{Error, Result};
-use crate::gather::{GatherProgram, Sweep};
+use crate::gather::{GatherProgram, Resolved, Sweep};
 use crate::gpu::launcher::{Arg, Grid, HostBody, Kernel, Launcher};
+use crate::graph::{Graph, Weight};
 
 /// The seven kernels of program `P` (`init, emit, pull, push, apply, refresh,
 /// sweep`), named `names`, with their device functions where loaded.
@@ -169,6 +170,35 @@ pub(super) struct GatherRun<'a, L: Launcher> {
     pub round_ms: Vec<f64>,
     /// A level sweep's `order` and `rank`, uploaded once.
     sweep: Option<(L::Buf<u32>, L::Buf<u32>)>,
+}
+
+/// A whole run of `P` on `g` with kernels `k` on `l`: the arrays, the rounds
+/// (or the level sweep), the states. The device and the emulator both call it.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn run_rounds<L: Launcher, P: GatherProgram, W: Weight>(
+    l: &L,
+    k: [Kernel<'_>; 7],
+    graph: RunGraph,
+    g: &Graph<W>,
+    gopts: &GatherGpuOptions,
+    r: &Resolved,
+    initial: Option<&[P::State]>,
+) -> Result<GpuGatherRun<P::State>> {
+    let m = graph.m;
+    let (block, mec) = (gopts.block_size, gopts.max_edge_count);
+    let mut x = GatherRun::new::<P>(l, k, graph, block, mec, r.source, initial)?;
+    l.sync("gather buffer allocation")?;
+    let mut report = match sweep_of::<P, W>(g, initial, r.source) {
+        Some(s) => drive_sweep::<P>(&mut x, r, &s, g.csc().offsets())?,
+        None => drive::<P>(&mut x, r, m)?,
+    };
+    l.sync("gather rounds")?;
+    report.time = x.time();
+    Ok(GpuGatherRun {
+        states: x.states::<P>()?,
+        report,
+        round_ms: std::mem::take(&mut x.round_ms),
+    })
 }
 
 /// `bytes` in whole words (zero padded), so any state type is aligned.
