@@ -14,7 +14,7 @@ impl Device {
     /// Checks, before anything is uploaded or allocated, that a direction-optimizing
     /// traversal of `g` fits: the CSR (and its transpose unless symmetric), state
     /// and parents, bitmaps and the work list. The error names what was asked for
-    /// and how much is free ([`Error::GpuOutOfMemory`]).
+    /// and how much is free ([`crate::Error::GpuOutOfMemory`]).
     pub fn check_traversal_fits<W: Weight>(
         &self,
         g: &Graph<W>,
