@@ -13,12 +13,16 @@
 
 use std::time::Instant;
 
-use cudarc::driver::{LaunchConfig, PushKernelArg};
-use kernels_rs::resident::{self as k, Team, CTL_WORDS};
+use cudarc::driver::CudaFunction;
+use kernels_rs::resident::{self as k, CTL_WORDS};
 use kernels_rs::ThreadCtx;
 
 use super::cuda::{cuda_err, DevBuf};
 use super::device::{Device, DeviceGraph};
+use super::launcher::{
+    graph_args, Arg, DeviceLauncher, Grid, HostLauncher, HostTeam, Kernel, Launcher, TeamKernel,
+    TeamShape,
+};
 use super::program_api::{check_run, GpuProgram, ProgramKernels, ProgramOptions, ProgramRun};
 use crate::error::{Error, Result};
 use crate::graph::Csr;
@@ -199,23 +203,199 @@ pub(crate) enum FirstQueue<'a> {
     Stamped { stamps: u64, stamp: u32 },
 }
 
-/// One resident launch's buffers besides the program state and parents, and
-/// its shape.
-struct Launch<'k> {
-    f: &'k cudarc::driver::CudaFunction,
-    blocks: u32,
-    block: u32,
-    smem_bytes: usize,
-    queues: [DevBuf<u32>; 2],
-    stamps: DevBuf<u32>,
-    far: [DevBuf<u32>; 2],
-    in_far: DevBuf<u32>,
-    ctl: DevBuf<u32>,
+/// The resident kernel of `P` (`hubs`: the one sharing long rows over a
+/// block), with its device function where loaded.
+fn resident_kernel<P: GpuProgram>(kern: Option<&ProgramKernels>, hubs: bool) -> TeamKernel<'_> {
+    TeamKernel {
+        name: kern.map_or("resident", |k| &k.names[if hubs { 10 } else { 8 }]),
+        device: kern.map(|k| k.resident_fn(hubs)),
+        host: if hubs {
+            resident_body::<P, true>
+        } else {
+            resident_body::<P, false>
+        },
+    }
+}
+
+/// `resident(n, m, offsets, targets, weights, state, parents, queue0, queue1,
+/// stamps, far0, far1, in_far, ctl, delta, small_max, dedup)` of
+/// `kernels_rs::resident_kernel!`, with the block's shared memory.
+unsafe fn resident_body<P: GpuProgram, const HUBS: bool>(
+    team: &HostTeam<'_>,
+    smem: *mut u32,
+    smem_words: u32,
+    a: &[Arg],
+) {
+    // SAFETY: the launcher's contract: the list `ResidentRun::launch` builds.
+    unsafe {
+        k::resident::<P, HUBS>(
+            team,
+            a[0].u64(),
+            a[1].u64(),
+            a[2].ptr(),
+            a[3].ptr(),
+            a[4].ptr(),
+            a[5].ptr(),
+            a[6].ptr(),
+            [a[7].ptr(), a[8].ptr()],
+            a[9].ptr(),
+            [a[10].ptr(), a[11].ptr()],
+            a[12].ptr(),
+            a[13].ptr(),
+            a[14].u32(),
+            a[15].u32(),
+            a[16].u32(),
+            smem,
+            smem_words,
+        )
+    }
+}
+
+/// `vertex_stamped_queue(n, stamps, stamp, queue, len)` of
+/// `kernels_rs::stamped_queue_kernel!`: the vertices whose stamp is `stamp`.
+pub(crate) fn stamped_queue_kernel(device: Option<&CudaFunction>) -> Kernel<'_> {
+    unsafe fn body(t: ThreadCtx, a: &[Arg]) {
+        // SAFETY: the launcher's contract: `stamps` and `queue` hold n words,
+        // `len` is one word.
+        unsafe {
+            kernels_rs::frontier::stamped_queue(
+                t,
+                a[0].u64(),
+                a[1].ptr(),
+                a[2].u32(),
+                a[3].ptr(),
+                a[4].ptr(),
+            )
+        }
+    }
+    Kernel {
+        name: "vertex_stamped_queue",
+        device,
+        host: body,
+    }
+}
+
+/// One resident launch's buffers besides the program state and parents, its
+/// shape and its scalars, on any launcher.
+struct ResidentRun<'a, L: Launcher> {
+    l: &'a L,
+    k: TeamKernel<'a>,
+    shape: TeamShape,
+    /// `(n, m, offsets, targets, weights)`.
+    graph: [Arg; 5],
+    queues: [L::Buf<u32>; 2],
+    stamps: L::Buf<u32>,
+    far: [L::Buf<u32>; 2],
+    in_far: L::Buf<u32>,
+    ctl: L::Buf<u32>,
+    /// Addresses of the `n` states and parents (0: none).
     state: u64,
     parents: u64,
     delta: u32,
     small: u32,
     dedup: u32,
+}
+
+impl<'a, L: Launcher> ResidentRun<'a, L> {
+    /// The buffers on `l`: `queue` the first queue, `ctl0` the control block;
+    /// `(delta, small, dedup)` the kernel's scalars.
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        l: &'a L,
+        k: TeamKernel<'a>,
+        shape: TeamShape,
+        graph: [Arg; 5],
+        (state, parents): (u64, u64),
+        queue: &[u32],
+        ctl0: [u32; CTL_WORDS],
+        (delta, small, dedup): (u32, u32, u32),
+    ) -> Result<Self> {
+        let n = graph[0].u64() as usize;
+        let mut q0 = l.zeros::<u32>(n, "resident queue")?;
+        if !queue.is_empty() {
+            l.write(&mut q0, queue, "resident queue")?;
+        }
+        let pile_len = if delta > 0 { n } else { 0 };
+        let run = ResidentRun {
+            queues: [q0, l.zeros::<u32>(n, "resident queue")?],
+            stamps: l.zeros::<u32>(n, "resident stamps")?,
+            far: [
+                l.zeros::<u32>(pile_len, "far pile")?,
+                l.zeros::<u32>(pile_len, "far pile")?,
+            ],
+            in_far: l.zeros::<u32>(pile_len, "far flags")?,
+            ctl: l.upload(&ctl0, "resident control")?,
+            l,
+            k,
+            shape,
+            graph,
+            state,
+            parents,
+            delta,
+            small,
+            dedup,
+        };
+        l.sync("resident buffer allocation")?;
+        Ok(run)
+    }
+
+    /// The first queue and its length from the stamps (`stamps`, n words)
+    /// equal to `stamp`, listed by `k` (the stamped-queue kernel).
+    fn queue_from_stamps(&self, k: &Kernel<'_>, stamps: u64, stamp: u32) -> Result<()> {
+        let n = self.graph[0];
+        let len = L::addr(&self.ctl) + (k::LEN * 4) as u64;
+        let args = [
+            n,
+            stamps.into(),
+            stamp.into(),
+            L::addr(&self.queues[0]).into(),
+            len.into(),
+        ];
+        // SAFETY: `vertex_stamped_queue(n, stamps, stamp, queue, len)`: `stamps`
+        // and the first queue hold n words, `len` is the control block's LEN
+        // word (zero here).
+        unsafe { self.l.launch(k, Grid::Cover(n.u64()), 256, &args) }
+    }
+
+    /// Enqueues the launch.
+    fn launch(&self) -> Result<()> {
+        let g = self.graph;
+        let a = |b: &L::Buf<u32>| Arg::from(L::addr(b));
+        let args = [
+            g[0],
+            g[1],
+            g[2],
+            g[3],
+            g[4],
+            self.state.into(),
+            self.parents.into(),
+            a(&self.queues[0]),
+            a(&self.queues[1]),
+            a(&self.stamps),
+            a(&self.far[0]),
+            a(&self.far[1]),
+            a(&self.in_far),
+            a(&self.ctl),
+            self.delta.into(),
+            self.small.into(),
+            self.dedup.into(),
+        ];
+        // SAFETY: the parameter list of kernels_rs::resident_kernel!, every
+        // address a live buffer of the documented length (state and parents n
+        // entries by the caller, far piles n words when delta > 0); a
+        // cooperative launch of at most the co-resident grid.
+        unsafe { self.l.launch_team(&self.k, self.shape, &args) }
+    }
+
+    /// The control block's counters after the run.
+    fn stats(&self) -> Result<ResidentStats> {
+        let ctl = self.l.read(&self.ctl, "resident control")?;
+        Ok(ResidentStats::from_ctl(
+            &ctl,
+            self.shape.blocks,
+            self.shape.threads,
+        ))
+    }
 }
 
 impl Device {
@@ -244,10 +424,12 @@ impl Device {
         };
         let pptr = parents.as_ref().map_or(0, |p| p.ptr);
         let (queue, ctl0) = initial::<P>(n, source, delta);
-        let run = self.prepare_resident::<P>(kern, g, state.ptr, pptr, &queue, ctl0, delta)?;
+        let l = DeviceLauncher { gpu: &self.gpu };
+        let run =
+            self.prepare_resident::<P>(&l, kern, g, (state.ptr, pptr), &queue, ctl0, delta)?;
         let (time_ms, wall_ms) =
-            self.init_and_time(kern, g.n, source, state.ptr, pptr, || run.launch(self, g))?;
-        let stats = run.stats(self)?;
+            self.init_and_time(kern, g.n, source, state.ptr, pptr, || run.launch())?;
+        let stats = run.stats()?;
         let (states, parents) = self.download_results::<P>(&state, parents.as_ref(), n)?;
         Ok(run_of(states, parents, stats, time_ms, wall_ms))
     }
@@ -274,70 +456,56 @@ impl Device {
             FirstQueue::Stamped { .. } => (&[][..], 0),
         };
         let ctl0 = control(len, u32::MAX);
-        let run = self.prepare_resident::<P>(kern, g, state, parents, queue, ctl0, 0)?;
+        let l = DeviceLauncher { gpu: &self.gpu };
+        let run = self.prepare_resident::<P>(&l, kern, g, (state, parents), queue, ctl0, 0)?;
         if let FirstQueue::Stamped { stamps, stamp } = first {
             // The queue and its length straight from the stamps, on the device.
-            let (n, q0) = (g.n, run.queues[0].ptr);
-            let len_ptr = run.ctl.ptr + (k::LEN * 4) as u64;
-            let mut b = self.gpu.stream.launch_builder(&self.k.stamped_queue);
-            b.arg(&n).arg(&stamps).arg(&stamp).arg(&q0).arg(&len_ptr);
-            // SAFETY: `vertex_stamped_queue(n, stamps, stamp, queue, len)` of
-            // kernels_rs::stamped_queue_kernel!: `stamps` and the first queue hold
-            // n words, `len` is the control block's LEN word (zero here).
-            unsafe { b.launch(super::cuda::Gpu::grid_for(n, 256)) }
-                .map_err(cuda_err("cuLaunchKernel(vertex_stamped_queue)"))?;
+            let k = stamped_queue_kernel(Some(&self.k.stamped_queue));
+            run.queue_from_stamps(&k, stamps, stamp)?;
         }
-        run.launch(self, g)?;
+        run.launch()?;
         let end = self.gpu.record()?;
         self.gpu.sync("the resident kernel after the levels")?;
-        Ok((run.stats(self)?, end))
+        Ok((run.stats()?, end))
     }
 
-    /// Allocates a launch's buffers, with `queue` as the first queue and `ctl0`
-    /// as the control block.
+    /// A device launch: its shape from the occupancy, its buffers, `queue` as
+    /// the first queue and `ctl0` as the control block.
     #[allow(clippy::too_many_arguments)]
     fn prepare_resident<'k, P: GpuProgram>(
         &self,
+        l: &'k DeviceLauncher<'k>,
         kern: &'k ProgramKernels,
         g: &DeviceGraph,
-        state: u64,
-        parents: u64,
+        state_parents: (u64, u64),
         queue: &[u32],
         ctl0: [u32; CTL_WORDS],
         delta: u32,
-    ) -> Result<Launch<'k>> {
-        let n = g.n as usize;
-        let f = kern.resident_fn(hubs(g.max_degree));
-        let smem_bytes = (SMEM_WORDS as usize + k::SMEM_HEADER) * 4;
-        let (block, per_sm) = self.resident_shape(f, smem_bytes)?;
-        let blocks = per_sm * self.gpu.info.multiprocessors.max(1);
-        let mut q0 = self.gpu.alloc::<u32>(n, "resident queue")?;
-        if !queue.is_empty() {
-            self.gpu.write(&mut q0, queue, "resident queue")?;
-        }
-        let pile_len = if delta > 0 { n } else { 0 };
-        let run = Launch {
-            f,
-            blocks,
-            block,
-            smem_bytes,
-            queues: [q0, self.gpu.alloc::<u32>(n, "resident queue")?],
-            stamps: self.gpu.alloc::<u32>(n, "resident stamps")?,
-            far: [
-                self.gpu.alloc::<u32>(pile_len, "far pile")?,
-                self.gpu.alloc::<u32>(pile_len, "far pile")?,
-            ],
-            in_far: self.gpu.alloc::<u32>(pile_len, "far flags")?,
-            ctl: self.gpu.upload(&ctl0, "resident control")?,
-            state,
-            parents,
-            delta,
-            small: small_max(),
-            dedup: dedup::<P>(),
+    ) -> Result<ResidentRun<'k, DeviceLauncher<'k>>> {
+        let with_hubs = hubs(g.max_degree);
+        let smem_words = SMEM_WORDS + k::SMEM_HEADER as u32;
+        let (block, per_sm) =
+            self.resident_shape(kern.resident_fn(with_hubs), smem_words as usize * 4)?;
+        let shape = TeamShape {
+            blocks: per_sm * self.gpu.info.multiprocessors.max(1),
+            threads: block,
+            smem_words,
+            cooperative: true,
         };
-        self.gpu.sync("resident buffer allocation")?;
-        Ok(run)
+        let k = resident_kernel::<P>(Some(kern), with_hubs);
+        let scalars = (delta, small_max(), dedup::<P>());
+        ResidentRun::new(
+            l,
+            k,
+            shape,
+            g.program_args(),
+            state_parents,
+            queue,
+            ctl0,
+            scalars,
+        )
     }
+
     /// Block size and co-resident blocks per multiprocessor for the resident
     /// kernel: [`BLOCK`] threads (or `VERTEX_RESIDENT_BLOCK`, a multiple of 32, for
     /// measuring), halved until the device holds one block.
@@ -369,70 +537,6 @@ impl Device {
 fn launch_bytes(n: usize, delta: u32) -> u64 {
     let words = if delta > 0 { 6 } else { 3 };
     words * DevBuf::<u32>::bytes_for(n)
-}
-
-impl Launch<'_> {
-    /// Enqueues the cooperative launch.
-    fn launch(&self, dev: &Device, g: &DeviceGraph) -> Result<()> {
-        let mut b = dev.gpu.stream.launch_builder(self.f);
-        g.weighted_csr_args(&mut b)
-            .arg(&self.state)
-            .arg(&self.parents)
-            .arg(&self.queues[0].ptr)
-            .arg(&self.queues[1].ptr)
-            .arg(&self.stamps.ptr)
-            .arg(&self.far[0].ptr)
-            .arg(&self.far[1].ptr)
-            .arg(&self.in_far.ptr)
-            .arg(&self.ctl.ptr)
-            .arg(&self.delta)
-            .arg(&self.small)
-            .arg(&self.dedup);
-        let cfg = LaunchConfig {
-            grid_dim: (self.blocks, 1, 1),
-            block_dim: (self.block, 1, 1),
-            shared_mem_bytes: self.smem_bytes as u32,
-        };
-        // SAFETY: the parameter list of kernels_rs::resident_kernel!, every pointer
-        // into a live buffer of the documented length (state and parents n
-        // entries by the caller, far piles n words when delta > 0); a cooperative
-        // launch of at most the co-resident grid.
-        unsafe { b.launch_cooperative(cfg) }
-            .map_err(cuda_err("cuLaunchCooperativeKernel(resident)"))?;
-        Ok(())
-    }
-
-    /// The control block's counters after the run.
-    fn stats(&self, dev: &Device) -> Result<ResidentStats> {
-        let mut ctl_out = [0u32; CTL_WORDS];
-        dev.gpu
-            .download(&self.ctl, &mut ctl_out, "resident control")?;
-        Ok(ResidentStats::from_ctl(&ctl_out, self.blocks, self.block))
-    }
-}
-
-/// The emulator's [`Team`]: one OS thread per simulated GPU thread, a
-/// `std::sync::Barrier` per block and one for the grid.
-struct HostTeam<'a> {
-    ctx: ThreadCtx,
-    block: &'a std::sync::Barrier,
-    grid: &'a std::sync::Barrier,
-}
-
-impl Team for HostTeam<'_> {
-    fn ctx(&self) -> ThreadCtx {
-        self.ctx
-    }
-    fn sync_block(&self) {
-        self.block.wait();
-    }
-    fn sync_grid(
-        &self,
-        _count: &std::sync::atomic::AtomicU32,
-        _gen: &std::sync::atomic::AtomicU32,
-    ) {
-        self.grid.wait();
-    }
 }
 
 /// Runs the resident kernel of `P` on the host: `blocks × threads` OS threads
@@ -480,7 +584,7 @@ pub fn emulate_resident<P: GpuProgram>(
         &queue,
         ctl0,
         delta,
-    );
+    )?;
     let time_ms = t0.elapsed().as_secs_f64() * 1e3;
     Ok(run_of(states, parents, stats, time_ms, time_ms))
 }
@@ -503,7 +607,7 @@ impl EmulatedGrid {
         states: &mut [<P as VertexProgram>::State],
         parents: Option<&mut [u32]>,
         queue: &[u32],
-    ) -> ResidentStats {
+    ) -> Result<ResidentStats> {
         self.run::<P>(
             csr,
             states,
@@ -523,89 +627,30 @@ impl EmulatedGrid {
         queue: &[u32],
         ctl0: [u32; CTL_WORDS],
         delta: u32,
-    ) -> ResidentStats {
-        let EmulatedGrid {
-            blocks,
-            threads,
-            smem_words,
-            small,
-        } = *self;
-        let n = csr.num_vertices();
-        let mut q0 = vec![0u32; n.max(1)];
-        q0[..queue.len()].copy_from_slice(queue);
-        let mut q1 = vec![0u32; n.max(1)];
-        let mut stamps = vec![0u32; n.max(1)];
-        let pile_len = if delta > 0 { n.max(1) } else { 1 };
-        let (mut far0, mut far1, mut in_far) = (
-            vec![0u32; pile_len],
-            vec![0u32; pile_len],
-            vec![0u32; pile_len],
+    ) -> Result<ResidentStats> {
+        let shape = TeamShape {
+            blocks: self.blocks,
+            threads: self.threads,
+            smem_words: self.smem_words + k::SMEM_HEADER as u32,
+            cooperative: true,
+        };
+        let weights = super::program_api::host_weights::<P>(csr) as u64;
+        let graph = graph_args(
+            csr.num_vertices() as u64,
+            csr.num_edges(),
+            csr.offsets().as_ptr() as u64,
+            csr.targets().as_ptr() as u64,
+            weights,
         );
-        let mut ctl = ctl0;
-        let mut smem = vec![0u32; (blocks * (smem_words + k::SMEM_HEADER as u32)) as usize];
-        let weights = super::program_api::host_weights::<P>(csr);
-        use super::launch::SharedPtr as S;
-        let ptrs = (
-            S(csr.offsets().as_ptr() as *mut u64),
-            S(csr.targets().as_ptr() as *mut u32),
-            S(weights as *mut <P as kernels_rs::Program>::Weight),
-            S(states.as_mut_ptr() as *mut <P as kernels_rs::Program>::State),
-            S(parents.map_or(std::ptr::null_mut(), |p| p.as_mut_ptr())),
-            [S(q0.as_mut_ptr()), S(q1.as_mut_ptr())],
-            S(stamps.as_mut_ptr()),
-            [S(far0.as_mut_ptr()), S(far1.as_mut_ptr())],
-            S(in_far.as_mut_ptr()),
-            S(ctl.as_mut_ptr()),
-            S(smem.as_mut_ptr()),
+        let state_parents = (
+            states.as_mut_ptr() as u64,
+            parents.map_or(0, |p| p.as_mut_ptr() as u64),
         );
-        let m = csr.num_edges();
-        let grid_barrier = std::sync::Barrier::new((blocks * threads) as usize);
-        let block_barriers: Vec<std::sync::Barrier> = (0..blocks)
-            .map(|_| std::sync::Barrier::new(threads as usize))
-            .collect();
-        let per_block = smem_words + k::SMEM_HEADER as u32;
-        let dedup = dedup::<P>();
-        let hubs = hubs(csr.max_degree());
-        super::launch::spawn_grid(blocks, threads, |ctx| {
-            let b = ctx.block_idx;
-            let team = HostTeam {
-                ctx,
-                block: &block_barriers[b as usize],
-                grid: &grid_barrier,
-            };
-            let p = ptrs;
-            // SAFETY: every buffer outlives the scope and has the lengths of
-            // the kernel's contract (n entries, or one when empty; far piles
-            // n when delta > 0); the kernel touches shared words only
-            // through atomics; each block's smem slice is its own.
-            unsafe {
-                let run = if hubs {
-                    k::resident::<P, true>
-                } else {
-                    k::resident::<P, false>
-                };
-                run(
-                    &team,
-                    n as u64,
-                    m,
-                    p.0.get(),
-                    p.1.get(),
-                    p.2.get(),
-                    p.3.get(),
-                    p.4.get(),
-                    [p.5[0].get(), p.5[1].get()],
-                    p.6.get(),
-                    [p.7[0].get(), p.7[1].get()],
-                    p.8.get(),
-                    p.9.get(),
-                    delta,
-                    small,
-                    dedup,
-                    p.10.get().add((b * per_block) as usize),
-                    per_block,
-                )
-            }
-        });
-        ResidentStats::from_ctl(&ctl, blocks, threads)
+        let k = resident_kernel::<P>(None, hubs(csr.max_degree()));
+        let scalars = (delta, self.small, dedup::<P>());
+        let l = HostLauncher::new(1);
+        let run = ResidentRun::new(&l, k, shape, graph, state_parents, queue, ctl0, scalars)?;
+        run.launch()?;
+        run.stats()
     }
 }

@@ -1,15 +1,26 @@
 //! [`Launcher`] on a GPU: buffers are [`DevBuf`]s, launches go on the
 //! context's stream through cudarc, marks are CUDA events.
 
-use cudarc::driver::{CudaEvent, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaEvent, LaunchArgs, LaunchConfig, PushKernelArg};
 
-use super::{Arg, Elem, Grid, Kernel, Launcher};
+use super::{Arg, Elem, Grid, Kernel, Launcher, TeamKernel, TeamShape};
 use crate::error::{Error, Result};
 use crate::gpu::cuda::{cuda_err, DevBuf, Gpu};
 
 /// A device's stream as a [`Launcher`].
 pub(crate) struct DeviceLauncher<'g> {
     pub(crate) gpu: &'g Gpu,
+}
+
+/// Pushes `args` in order, each in its own type.
+fn push_args<'a>(b: &mut LaunchArgs<'a>, args: &'a [Arg]) {
+    for a in args {
+        match a {
+            Arg::U32(x) => b.arg(x),
+            Arg::U64(x) => b.arg(x),
+            Arg::F64(x) => b.arg(x),
+        };
+    }
 }
 
 impl DeviceLauncher<'_> {
@@ -85,13 +96,7 @@ impl Launcher for DeviceLauncher<'_> {
             });
         };
         let mut b = self.gpu.stream.launch_builder(f);
-        for a in args {
-            match a {
-                Arg::U32(x) => b.arg(x),
-                Arg::U64(x) => b.arg(x),
-                Arg::F64(x) => b.arg(x),
-            };
-        }
+        push_args(&mut b, args);
         // SAFETY: the caller's contract: `args` is `k`'s parameter list, in its
         // types (u32 or u64 words), addresses of live device buffers.
         unsafe { b.launch(self.config(grid, block)) }
@@ -101,6 +106,38 @@ impl Launcher for DeviceLauncher<'_> {
 
     fn sync(&self, after: &str) -> Result<()> {
         self.gpu.sync(after)
+    }
+
+    unsafe fn launch_team(&self, k: &TeamKernel<'_>, shape: TeamShape, args: &[Arg]) -> Result<()> {
+        let call = if shape.cooperative {
+            "cuLaunchCooperativeKernel"
+        } else {
+            "cuLaunchKernel"
+        };
+        let Some(f) = k.device else {
+            return Err(Error::Cuda {
+                call: format!("{call}({})", k.name),
+                msg: "the kernel was not loaded on the device".into(),
+            });
+        };
+        let mut b = self.gpu.stream.launch_builder(f);
+        push_args(&mut b, args);
+        let cfg = LaunchConfig {
+            grid_dim: (shape.blocks, 1, 1),
+            block_dim: (shape.threads, 1, 1),
+            shared_mem_bytes: shape.smem_words * 4,
+        };
+        // SAFETY: the caller's contract, as for `launch`; a cooperative launch
+        // is refused by the driver when the grid is not co-resident.
+        let r = unsafe {
+            if shape.cooperative {
+                b.launch_cooperative(cfg)
+            } else {
+                b.launch(cfg)
+            }
+        };
+        r.map(|_| ())
+            .map_err(cuda_err(&format!("{call}({})", k.name)))
     }
 
     fn warps(&self, grid: Grid, block: u32) -> u64 {

@@ -6,9 +6,14 @@ use std::ptr::NonNull;
 
 use std::time::Instant;
 
-use super::{Arg, Elem, Grid, Kernel, Launcher};
+use std::sync::atomic::AtomicU32;
+use std::sync::Barrier;
+
+use kernels_rs::ThreadCtx;
+
+use super::{Arg, Elem, Grid, Kernel, Launcher, TeamKernel, TeamShape};
 use crate::error::Result;
-use crate::gpu::launch::{emulated_grid, launch};
+use crate::gpu::launch::{emulated_grid, launch, spawn_grid, SharedPtr};
 
 /// The emulator: at most `max_blocks` simulated blocks a launch (so the
 /// kernels' grid-stride loops run too).
@@ -21,6 +26,26 @@ impl HostLauncher {
         HostLauncher {
             max_blocks: max_blocks.max(1),
         }
+    }
+}
+
+/// The emulator's team ([`kernels_rs::resident::Team`]) of one simulated
+/// thread: a `std::sync::Barrier` for its block and one for the grid.
+pub(crate) struct HostTeam<'a> {
+    ctx: ThreadCtx,
+    block: &'a Barrier,
+    grid: &'a Barrier,
+}
+
+impl kernels_rs::resident::Team for HostTeam<'_> {
+    fn ctx(&self) -> ThreadCtx {
+        self.ctx
+    }
+    fn sync_block(&self) {
+        self.block.wait();
+    }
+    fn sync_grid(&self, _count: &AtomicU32, _generation: &AtomicU32) {
+        self.grid.wait();
     }
 }
 
@@ -124,6 +149,43 @@ impl Launcher for HostLauncher {
     }
 
     fn sync(&self, _after: &str) -> Result<()> {
+        Ok(())
+    }
+
+    unsafe fn launch_team(&self, k: &TeamKernel<'_>, shape: TeamShape, args: &[Arg]) -> Result<()> {
+        let TeamShape {
+            blocks,
+            threads,
+            smem_words,
+            ..
+        } = shape;
+        if blocks == 0 || threads == 0 {
+            return Err(crate::error::Error::InvalidArgument(format!(
+                "{}: an emulated team launch needs at least one block of one thread",
+                k.name
+            )));
+        }
+        let mut smem = self.zeros::<u32>(blocks as usize * smem_words as usize, "shared memory")?;
+        let base = SharedPtr(smem.as_mut_slice().as_mut_ptr());
+        let grid = Barrier::new((blocks * threads) as usize);
+        let block_barriers: Vec<Barrier> = (0..blocks)
+            .map(|_| Barrier::new(threads as usize))
+            .collect();
+        let body = k.host;
+        spawn_grid(blocks, threads, |ctx| {
+            let team = HostTeam {
+                ctx,
+                block: &block_barriers[ctx.block_idx as usize],
+                grid: &grid,
+            };
+            // SAFETY: the caller's contract for `args`; each block's slice of
+            // `smem` (`smem_words` words from `block × smem_words`) is its own,
+            // and `smem` outlives the launch.
+            unsafe {
+                let own = base.get().add((ctx.block_idx * smem_words) as usize);
+                body(&team, own, smem_words, args)
+            }
+        });
         Ok(())
     }
 

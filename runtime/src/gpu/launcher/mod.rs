@@ -21,7 +21,7 @@ mod device;
 mod host;
 
 pub(crate) use device::DeviceLauncher;
-pub(crate) use host::HostLauncher;
+pub(crate) use host::{HostLauncher, HostTeam};
 
 use cudarc::driver::{CudaFunction, DeviceRepr, ValidAsZeroBits};
 use kernels_rs::ThreadCtx;
@@ -113,6 +113,32 @@ pub(crate) enum Grid {
     Resident(u64),
 }
 
+/// A kernel whose threads share their block's memory and wait for each other
+/// (block barriers, and in a cooperative launch grid barriers): its host body
+/// gets the simulated thread's [`HostTeam`] and its block's shared memory
+/// (`words` words), as the PTX entry gets them from the hardware.
+pub(crate) type TeamBody = unsafe fn(&HostTeam<'_>, *mut u32, u32, &[Arg]);
+
+/// A [`TeamBody`] kernel both backends can run.
+#[derive(Clone, Copy)]
+pub(crate) struct TeamKernel<'k> {
+    pub name: &'k str,
+    pub device: Option<&'k CudaFunction>,
+    pub host: TeamBody,
+}
+
+/// The shape of a team launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TeamShape {
+    pub blocks: u32,
+    pub threads: u32,
+    /// Words of shared memory per block.
+    pub smem_words: u32,
+    /// All blocks co-resident, so that grid barriers work (the device refuses
+    /// a cooperative launch larger than it holds at once).
+    pub cooperative: bool,
+}
+
 /// What a buffer may hold: plain words both sides can copy.
 pub(crate) trait Elem:
     bytemuck::Pod + DeviceRepr + ValidAsZeroBits + Send + Sync + 'static
@@ -173,6 +199,13 @@ pub(crate) trait Launcher {
     unsafe fn launch(&self, k: &Kernel<'_>, grid: Grid, block: u32, args: &[Arg]) -> Result<()>;
     /// Waits for every launch so far (`after` names them in errors).
     fn sync(&self, after: &str) -> Result<()>;
+    /// Launches team kernel `k` on `shape` (see [`TeamBody`]). The emulator
+    /// runs every simulated thread on an OS thread of its own, all at once,
+    /// with real barriers: keep emulated shapes small.
+    ///
+    /// # Safety
+    /// As [`Self::launch`].
+    unsafe fn launch_team(&self, k: &TeamKernel<'_>, shape: TeamShape, args: &[Arg]) -> Result<()>;
     /// Warps a launch on `grid` with `block`-thread blocks has: 32 lanes each
     /// on the device, one lane on the emulator (whose threads run one after
     /// another). Kernels that write one tally slot per warp are sized by it.

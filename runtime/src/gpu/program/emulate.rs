@@ -8,8 +8,7 @@ use std::time::Instant;
 use super::program_levels;
 use crate::error::{Error, Result};
 use crate::gpu::direction::{self, DirGraph, DirectionKernels, DirectionRun};
-use crate::gpu::launch::{emulated_grid, launch, SharedPtr};
-use crate::gpu::launcher::{graph_args, HostLauncher};
+use crate::gpu::launcher::{graph_args, Arg, Grid, HostLauncher, Launcher};
 use crate::gpu::levels::LevelKernels;
 use crate::gpu::options::BfsKernel;
 use crate::gpu::program_api::{
@@ -99,10 +98,12 @@ pub fn emulate<P: GpuProgram>(
     // The stamps are read (no launch runs now) before the run's buffers go.
     let handed = stopped.then(|| exec.stamps(stats.launched)).transpose()?;
     drop(exec);
-    let tail = handed.map(|next| {
-        let queue = stamped_queue(&next, stats.launched + 1, max_blocks);
-        resident_grid(max_blocks).after_levels::<P>(csr, &mut state, None, &queue)
-    });
+    let tail = handed
+        .map(|next| {
+            let queue = stamped_queue(&next, stats.launched + 1, max_blocks)?;
+            resident_grid(max_blocks).after_levels::<P>(csr, &mut state, None, &queue)
+        })
+        .transpose()?;
     let time_ms = t0.elapsed().as_secs_f64() * 1e3;
     let run = ProgramRun {
         states: state,
@@ -192,9 +193,16 @@ fn emulate_direction_csr<P: GpuProgram>(
                 }
             }
         };
-    let tail = queue.map(|q| {
-        resident_grid(max_blocks).after_levels::<P>(csr, &mut states, parents.as_deref_mut(), &q)
-    });
+    let tail = queue
+        .map(|q| {
+            resident_grid(max_blocks).after_levels::<P>(
+                csr,
+                &mut states,
+                parents.as_deref_mut(),
+                &q,
+            )
+        })
+        .transpose()?;
     let time_ms = t0.elapsed().as_secs_f64() * 1e3;
     let run = ProgramRun {
         states,
@@ -212,26 +220,29 @@ fn emulate_direction_csr<P: GpuProgram>(
 }
 
 /// The vertices whose stamp is `stamp` (the frontier a level loop stopped at
-/// for a handover), listed by the device's kernel body
-/// ([`kernels_rs::frontier::stamped_queue`]) on an emulated grid.
-fn stamped_queue(stamps: &[u32], stamp: u32, max_blocks: u32) -> Vec<u32> {
+/// for a handover), listed by the device's kernel
+/// ([`crate::gpu::resident::stamped_queue_kernel`]) on an emulated grid.
+fn stamped_queue(stamps: &[u32], stamp: u32, max_blocks: u32) -> Result<Vec<u32>> {
+    let l = HostLauncher::new(max_blocks);
     let n = stamps.len() as u64;
-    let mut queue = vec![0u32; stamps.len()];
-    let mut len = 0u32;
-    let (s, q, l) = (
-        SharedPtr(stamps.as_ptr() as *mut u32),
-        SharedPtr(queue.as_mut_ptr()),
-        SharedPtr(&mut len as *mut u32),
-    );
-    let block = 64;
-    launch(emulated_grid(n, block, max_blocks), block, |t| {
-        // SAFETY: `stamps` and `queue` hold n words and `len` one, all alive for
-        // the launch; the body reads the stamps, counts in `len` atomically and
-        // writes each queue slot it reserved once.
-        unsafe { kernels_rs::frontier::stamped_queue(t, n, s.get(), stamp, q.get(), l.get()) }
-    });
-    queue.truncate(len as usize);
-    queue
+    let s = l.upload(stamps, "frontier stamps")?;
+    let queue = l.zeros::<u32>(stamps.len(), "queue")?;
+    let len = l.zeros::<u32>(1, "queue length")?;
+    let a = |addr: u64| Arg::from(addr);
+    let args = [
+        n.into(),
+        a(HostLauncher::addr(&s)),
+        stamp.into(),
+        a(HostLauncher::addr(&queue)),
+        a(HostLauncher::addr(&len)),
+    ];
+    let k = crate::gpu::resident::stamped_queue_kernel(None);
+    // SAFETY: `vertex_stamped_queue(n, stamps, stamp, queue, len)`: `stamps`
+    // and `queue` hold n words, `len` one.
+    unsafe { l.launch(&k, Grid::Cover(n), 64, &args)? };
+    let mut out = l.read(&queue, "queue")?;
+    out.truncate(l.read(&len, "queue length")?[0] as usize);
+    Ok(out)
 }
 
 /// The emulated resident grid: small, for `--kernel resident` runs and for the
