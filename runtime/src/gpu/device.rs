@@ -4,7 +4,7 @@
 //! memory checks, `multi`'s part uploads); this module only opens the device and
 //! moves graphs onto it.
 
-use cudarc::driver::{CudaFunction, LaunchArgs, PushKernelArg};
+use cudarc::driver::CudaFunction;
 
 use super::cuda::{DevBuf, DeviceInfo, Gpu};
 use crate::error::Result;
@@ -50,26 +50,8 @@ impl DeviceGraph {
         self.m
     }
 
-    /// Pushes the CSR's kernel parameters `(n, m, offsets, targets)`, which
-    /// every traversal kernel's parameter list starts with.
-    pub(super) fn csr_args<'a, 'b>(&'a self, b: &'b mut LaunchArgs<'a>) -> &'b mut LaunchArgs<'a> {
-        b.arg(&self.n)
-            .arg(&self.m)
-            .arg(&self.offsets.ptr)
-            .arg(&self.targets.ptr)
-    }
-
-    /// [`Self::csr_args`], then the weights pointer (null when none were
-    /// uploaded): the start of the program kernels' parameter lists.
-    pub(super) fn weighted_csr_args<'a, 'b>(
-        &'a self,
-        b: &'b mut LaunchArgs<'a>,
-    ) -> &'b mut LaunchArgs<'a> {
-        self.csr_args(b).arg(&self.weights_ptr)
-    }
-
-    /// The first five parameters of a program kernel, `(n, m, offsets, targets,
-    /// weights)` (weights null when none were uploaded).
+    /// The first five parameters of every traversal kernel, `(n, m, offsets,
+    /// targets, weights)` (weights null when none were uploaded).
     pub(super) fn program_args(&self) -> [super::launcher::Arg; 5] {
         super::launcher::graph_args(
             self.n,

@@ -56,6 +56,19 @@ impl<'k> LevelKernels<'k> {
     }
 }
 
+/// Program `P`'s `init(n, source, state, parents)` kernel alone (the
+/// persistent strategies start with it).
+pub(crate) fn init_kernel<'k, P: Program>(
+    name: &'k str,
+    device: Option<&'k CudaFunction>,
+) -> Kernel<'k> {
+    Kernel {
+        name,
+        device,
+        host: init_body::<P>,
+    }
+}
+
 /// `init(n, source, state, parents)`.
 unsafe fn init_body<P: Program>(t: ThreadCtx, a: &[Arg]) {
     // SAFETY: the launcher's contract: the list `LevelRun::init` builds.

@@ -8,11 +8,12 @@
 
 use std::sync::Arc;
 
-use cudarc::driver::{CudaFunction, CudaModule, PushKernelArg};
+use cudarc::driver::{CudaFunction, CudaModule};
 
-use super::cuda::{cuda_err, DevBuf, Gpu};
+use super::cuda::{cuda_err, DevBuf};
 use super::device::Device;
 use super::direction::{DirectionKernels, LevelLog};
+use super::launcher::{DeviceLauncher, Grid, Launcher};
 use super::options::{BfsKernel, Pull};
 use crate::error::{Error, Result};
 use crate::graph::{Graph, Weight};
@@ -337,9 +338,6 @@ impl ProgramKernels {
         ];
         DirectionKernels::of::<P>(P::NAME, names, Some(fns))
     }
-    pub(crate) fn init_fn(&self) -> &CudaFunction {
-        &self.init
-    }
     /// The resident kernel; `hubs`: the one that shares long rows out over a
     /// block ([`kernels_rs::resident::Resident::hubs`]).
     pub(crate) fn resident_fn(&self, hubs: bool) -> &CudaFunction {
@@ -362,7 +360,7 @@ impl Device {
     /// every vertex (and of the parents, when `parents` is not null), then
     /// `launch`; waits for both. Returns the device and the host wall time in
     /// milliseconds.
-    pub(crate) fn init_and_time(
+    pub(crate) fn init_and_time<P: GpuProgram>(
         &self,
         kern: &ProgramKernels,
         n: u64,
@@ -371,18 +369,19 @@ impl Device {
         parents: u64,
         launch: impl FnOnce() -> Result<()>,
     ) -> Result<(f64, f64)> {
+        let l = DeviceLauncher { gpu: &self.gpu };
+        let init = super::levels::init_kernel::<P>(&kern.names[0], Some(&kern.init));
         let wall = std::time::Instant::now();
-        let start = self.gpu.record()?;
-        let mut b = self.gpu.stream.launch_builder(kern.init_fn());
-        b.arg(&n).arg(&source).arg(&state).arg(&parents);
+        let start = l.mark()?;
+        let args = [n.into(), source.into(), state.into(), parents.into()];
         // SAFETY: `init(n, source, state, parents)` as in kernels_rs::entry::init;
         // the caller's `state` holds n states and `parents` n words or is null.
-        unsafe { b.launch(Gpu::grid_for(n, 256)) }.map_err(cuda_err("cuLaunchKernel(init)"))?;
+        unsafe { l.launch(&init, Grid::Cover(n), 256, &args)? };
         launch()?;
-        let end = self.gpu.record()?;
-        self.gpu.sync("the persistent kernel")?;
+        let end = l.mark()?;
+        l.sync("the persistent kernel")?;
         let wall_ms = wall.elapsed().as_secs_f64() * 1e3;
-        Ok((Gpu::elapsed_ms(&start, &end)?, wall_ms))
+        Ok((l.elapsed_ms(&start, &end)?, wall_ms))
     }
 
     /// A run's results back on the host: `n` states of `P`, and the parents when

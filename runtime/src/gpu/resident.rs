@@ -428,7 +428,7 @@ impl Device {
         let run =
             self.prepare_resident::<P>(&l, kern, g, (state.ptr, pptr), &queue, ctl0, delta)?;
         let (time_ms, wall_ms) =
-            self.init_and_time(kern, g.n, source, state.ptr, pptr, || run.launch())?;
+            self.init_and_time::<P>(kern, g.n, source, state.ptr, pptr, || run.launch())?;
         let stats = run.stats()?;
         let (states, parents) = self.download_results::<P>(&state, parents.as_ref(), n)?;
         Ok(run_of(states, parents, stats, time_ms, wall_ms))

@@ -15,12 +15,13 @@
 use std::time::Instant;
 
 use cudarc::driver::sys::{CUdevice_attribute, CUfunction_attribute};
-use cudarc::driver::{LaunchConfig, PushKernelArg};
-use kernels_rs::tiles::{self as k, Crew, CTL_WORDS};
-use kernels_rs::ThreadCtx;
+use kernels_rs::tiles::{self as k, CTL_WORDS};
 
 use super::cuda::{cuda_err, DevBuf};
 use super::device::{Device, DeviceGraph};
+use super::launcher::{
+    graph_args, Arg, DeviceLauncher, HostLauncher, HostTeam, Launcher, TeamKernel, TeamShape,
+};
 use super::program_api::{
     check_run, GpuProgram, ProgramKernels, ProgramOptions, ProgramRun, TileStats,
 };
@@ -158,6 +159,129 @@ fn stats_of(ctl: &[u32], tile: u32, blocks: u32, threads: u32) -> TileStats {
     }
 }
 
+/// The tiled kernel of `P`, with its device function where loaded.
+fn tiles_kernel<P: GpuProgram>(kern: Option<&ProgramKernels>) -> TeamKernel<'_> {
+    TeamKernel {
+        name: kern.map_or("tiles", |k| &k.names[9]),
+        device: kern.map(|k| k.tiles_fn()),
+        host: tiles_body::<P>,
+    }
+}
+
+/// `tiles(n, m, offsets, targets, weights, state, sent, inbox, tails, ctl,
+/// tile, delta, subrounds, source, every)` of `kernels_rs::tiles_kernel!`,
+/// with the block's shared memory.
+unsafe fn tiles_body<P: GpuProgram>(crew: &HostTeam<'_>, smem: *mut u32, words: u32, a: &[Arg]) {
+    // SAFETY: the launcher's contract: the list `TilesRun::launch` builds; the
+    // block's shared memory is 8-byte aligned.
+    unsafe {
+        k::tiles::<P>(
+            crew,
+            a[0].u64(),
+            a[1].u64(),
+            a[2].ptr(),
+            a[3].ptr(),
+            a[4].ptr(),
+            a[5].ptr(),
+            a[6].ptr(),
+            a[7].ptr(),
+            a[8].ptr(),
+            a[9].ptr(),
+            a[10].u32(),
+            a[11].u32(),
+            a[12].u32(),
+            a[13].u32(),
+            a[14].u32(),
+            smem.cast(),
+            words,
+        )
+    }
+}
+
+/// One tiled launch's buffers besides the state, its shape and its scalars,
+/// on any launcher.
+struct TilesRun<'a, L: Launcher> {
+    l: &'a L,
+    k: TeamKernel<'a>,
+    shape: TeamShape,
+    /// `(n, m, offsets, targets, weights)`, then the state's address.
+    graph: [Arg; 5],
+    state: u64,
+    sent: L::Buf<u32>,
+    inbox: L::Buf<u32>,
+    tails: L::Buf<u32>,
+    ctl: L::Buf<u32>,
+    /// `(tile, delta, subrounds, source, every)`.
+    scalars: [u32; 5],
+}
+
+impl<'a, L: Launcher> TilesRun<'a, L> {
+    /// Zeroed bits, inboxes and tails; the control block with every block's
+    /// token outstanding.
+    fn new(
+        l: &'a L,
+        k: TeamKernel<'a>,
+        shape: TeamShape,
+        graph: [Arg; 5],
+        state: u64,
+        scalars: [u32; 5],
+    ) -> Result<Self> {
+        let n = graph[0].u64() as usize;
+        let mut ctl0 = [0u32; CTL_WORDS];
+        ctl0[k::OUTSTANDING] = shape.blocks;
+        let run = TilesRun {
+            sent: l.zeros::<u32>(n.div_ceil(32), "tile inbox bits")?,
+            inbox: l.zeros::<u32>(n, "tile inboxes")?,
+            tails: l.zeros::<u32>(shape.blocks as usize, "tile inbox tails")?,
+            ctl: l.upload(&ctl0, "tiles control")?,
+            l,
+            k,
+            shape,
+            graph,
+            state,
+            scalars,
+        };
+        l.sync("tiles buffer allocation")?;
+        Ok(run)
+    }
+
+    /// Enqueues the launch.
+    fn launch(&self) -> Result<()> {
+        let g = self.graph;
+        let a = |b: &L::Buf<u32>| Arg::from(L::addr(b));
+        let [tile, delta, subs, source, every] = self.scalars;
+        let args = [
+            g[0],
+            g[1],
+            g[2],
+            g[3],
+            g[4],
+            self.state.into(),
+            a(&self.sent),
+            a(&self.inbox),
+            a(&self.tails),
+            a(&self.ctl),
+            tile.into(),
+            delta.into(),
+            subs.into(),
+            source.into(),
+            every.into(),
+        ];
+        // SAFETY: the parameter list of kernels_rs::tiles_kernel!, every address a
+        // live buffer of the documented length (zeroed bits, inboxes and tails);
+        // `tile · blocks ≥ n`; a cooperative launch of a co-resident grid with
+        // the tile's shared memory.
+        unsafe { self.l.launch_team(&self.k, self.shape, &args) }
+    }
+
+    /// The statistics the kernel left (waits for it).
+    fn stats(&self) -> Result<TileStats> {
+        let ctl = self.l.read(&self.ctl, "tiles control")?;
+        let s = self.shape;
+        Ok(stats_of(&ctl, self.scalars[0], s.blocks, s.threads))
+    }
+}
+
 impl Device {
     /// Shared memory one block may opt in to on this device.
     fn smem_per_block(&self) -> Result<u64> {
@@ -221,78 +345,33 @@ impl Device {
             DevBuf::<u8>::bytes_for(n * state_size) + 2 * DevBuf::<u32>::bytes_for(n),
         )?;
         let state = self.gpu.alloc::<u8>(n * state_size, "program state")?;
-        let sent = self.gpu.alloc::<u32>(n.div_ceil(32), "tile inbox bits")?;
-        let inbox = self.gpu.alloc::<u32>(n, "tile inboxes")?;
-        let tails = self.gpu.alloc::<u32>(blocks as usize, "tile inbox tails")?;
-        let mut ctl0 = [0u32; CTL_WORDS];
-        ctl0[k::OUTSTANDING] = blocks;
-        let ctl = self.gpu.upload(&ctl0, "tiles control")?;
-        self.gpu.sync("tiles buffer allocation")?;
-
-        let every = every::<P>();
-        let delta = kernel_delta::<P>(opts);
-        let subs = subrounds();
-        let launch = || -> Result<()> {
-            let mut b = self.gpu.stream.launch_builder(f);
-            g.weighted_csr_args(&mut b)
-                .arg(&state.ptr)
-                .arg(&sent.ptr)
-                .arg(&inbox.ptr)
-                .arg(&tails.ptr)
-                .arg(&ctl.ptr)
-                .arg(&tile)
-                .arg(&delta)
-                .arg(&subs)
-                .arg(&source)
-                .arg(&every);
-            let cfg = LaunchConfig {
-                grid_dim: (blocks, 1, 1),
-                block_dim: (block, 1, 1),
-                shared_mem_bytes: smem as u32,
-            };
-            // SAFETY: the parameter list of kernels_rs::tiles_kernel!, every pointer into
-            // a live buffer of the documented length (zeroed bits, inboxes and tails);
-            // `tile · blocks ≥ n`; a cooperative launch of a co-resident grid with the
-            // tile's shared memory.
-            unsafe { b.launch_cooperative(cfg) }
-                .map_err(cuda_err("cuLaunchCooperativeKernel(tiles)"))?;
-            Ok(())
+        let l = DeviceLauncher { gpu: &self.gpu };
+        let shape = TeamShape {
+            blocks,
+            threads: block,
+            smem_words: (smem / 4) as u32,
+            cooperative: true,
         };
-        let (time_ms, wall_ms) = self.init_and_time(kern, g.n, source, state.ptr, 0, launch)?;
-        let mut ctl_out = [0u32; CTL_WORDS];
-        self.gpu.download(&ctl, &mut ctl_out, "tiles control")?;
+        let scalars = [
+            tile,
+            kernel_delta::<P>(opts),
+            subrounds(),
+            source,
+            every::<P>(),
+        ];
+        let run = TilesRun::new(
+            &l,
+            tiles_kernel::<P>(Some(kern)),
+            shape,
+            g.program_args(),
+            state.ptr,
+            scalars,
+        )?;
+        let (time_ms, wall_ms) =
+            self.init_and_time::<P>(kern, g.n, source, state.ptr, 0, || run.launch())?;
+        let stats = run.stats()?;
         let (states, _) = self.download_results::<P>(&state, None, n)?;
-        Ok(run_of(
-            states,
-            stats_of(&ctl_out, tile, blocks, block),
-            time_ms,
-            wall_ms,
-        ))
-    }
-}
-
-/// The emulator's [`Crew`]: one OS thread per simulated GPU thread, a
-/// `std::sync::Barrier` per block.
-struct HostCrew<'a> {
-    ctx: ThreadCtx,
-    block: &'a std::sync::Barrier,
-}
-
-impl Crew for HostCrew<'_> {
-    fn ctx(&self) -> ThreadCtx {
-        self.ctx
-    }
-    fn sync_block(&self) {
-        self.block.wait();
-    }
-    fn fence_block(&self) {
-        std::sync::atomic::fence(std::sync::atomic::Ordering::AcqRel);
-    }
-    fn fence_device(&self) {
-        std::sync::atomic::fence(std::sync::atomic::Ordering::AcqRel);
-    }
-    fn idle(&self) {
-        std::thread::yield_now();
+        Ok(run_of(states, stats, time_ms, wall_ms))
     }
 }
 
@@ -356,73 +435,35 @@ pub fn emulate_tiles<P: GpuProgram>(
     let mut states: Vec<<P as VertexProgram>::State> = (0..n as u32)
         .map(|v| <P as VertexProgram>::init(v, source))
         .collect();
-    let mut sent = vec![0u32; n.div_ceil(32).max(1)];
-    let mut inbox = vec![0u32; n.max(1)];
-    let mut tails = vec![0u32; blocks as usize];
-    let mut ctl = [0u32; CTL_WORDS];
-    ctl[k::OUTSTANDING] = blocks;
-    // u64 words: the kernel wants each block's shared memory 8-byte aligned.
-    let per_block = smem_bytes.div_ceil(8) as usize;
-    let mut smem = vec![0u64; blocks as usize * per_block];
-    let weights = super::program_api::host_weights::<P>(csr);
-    use super::launch::SharedPtr as S;
-    let ptrs = (
-        S(csr.offsets().as_ptr() as *mut u64),
-        S(csr.targets().as_ptr() as *mut u32),
-        S(weights as *mut <P as kernels_rs::Program>::Weight),
-        S(states.as_mut_ptr() as *mut <P as kernels_rs::Program>::State),
-        S(sent.as_mut_ptr()),
-        S(inbox.as_mut_ptr()),
-        S(tails.as_mut_ptr()),
-        S(ctl.as_mut_ptr()),
-        S(smem.as_mut_ptr()),
+    let weights = super::program_api::host_weights::<P>(csr) as u64;
+    let graph = graph_args(
+        n as u64,
+        csr.num_edges(),
+        csr.offsets().as_ptr() as u64,
+        csr.targets().as_ptr() as u64,
+        weights,
     );
-    let m = csr.num_edges();
-    let barriers: Vec<std::sync::Barrier> = (0..blocks)
-        .map(|_| std::sync::Barrier::new(threads as usize))
-        .collect();
+    let shape = TeamShape {
+        blocks,
+        threads,
+        // Whole 8-byte words, as the kernel wants them.
+        smem_words: (smem_bytes.div_ceil(8) * 2) as u32,
+        cooperative: true,
+    };
+    let scalars = [
+        tile,
+        kernel_delta::<P>(opts),
+        subrounds(),
+        source,
+        every::<P>(),
+    ];
+    let l = HostLauncher::new(1);
+    let state = states.as_mut_ptr() as u64;
+    let run = TilesRun::new(&l, tiles_kernel::<P>(None), shape, graph, state, scalars)?;
     let t0 = Instant::now();
-    let (delta, subs, every) = (kernel_delta::<P>(opts), subrounds(), every::<P>());
-    super::launch::spawn_grid(blocks, threads, |ctx| {
-        let b = ctx.block_idx;
-        let crew = HostCrew {
-            ctx,
-            block: &barriers[b as usize],
-        };
-        let p = ptrs;
-        // SAFETY: every buffer outlives the scope and has the lengths of
-        // the kernel's contract (n entries, or one when empty; zeroed
-        // bits, inboxes and tails); the kernel touches shared words only
-        // through atomics; each block's shared slice is its own, 8-byte
-        // aligned and `smem_bytes` long.
-        unsafe {
-            k::tiles::<P>(
-                &crew,
-                n as u64,
-                m,
-                p.0.get(),
-                p.1.get(),
-                p.2.get(),
-                p.3.get(),
-                p.4.get(),
-                p.5.get(),
-                p.6.get(),
-                p.7.get(),
-                tile,
-                delta,
-                subs,
-                source,
-                every,
-                p.8.get().add(b as usize * per_block).cast(),
-                (per_block * 2) as u32,
-            )
-        }
-    });
+    run.launch()?;
     let time_ms = t0.elapsed().as_secs_f64() * 1e3;
-    Ok(run_of(
-        states,
-        stats_of(&ctl, tile, blocks, threads),
-        time_ms,
-        time_ms,
-    ))
+    let stats = run.stats()?;
+    drop(run);
+    Ok(run_of(states, stats, time_ms, time_ms))
 }

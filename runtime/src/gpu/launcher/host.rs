@@ -29,8 +29,9 @@ impl HostLauncher {
     }
 }
 
-/// The emulator's team ([`kernels_rs::resident::Team`]) of one simulated
-/// thread: a `std::sync::Barrier` for its block and one for the grid.
+/// The emulator's team of one simulated thread ([`kernels_rs::resident::Team`]
+/// for the resident kernel, [`kernels_rs::tiles::Crew`] for the tiled one): a
+/// `std::sync::Barrier` for its block and one for the grid.
 pub(crate) struct HostTeam<'a> {
     ctx: ThreadCtx,
     block: &'a Barrier,
@@ -46,6 +47,24 @@ impl kernels_rs::resident::Team for HostTeam<'_> {
     }
     fn sync_grid(&self, _count: &AtomicU32, _generation: &AtomicU32) {
         self.grid.wait();
+    }
+}
+
+impl kernels_rs::tiles::Crew for HostTeam<'_> {
+    fn ctx(&self) -> ThreadCtx {
+        self.ctx
+    }
+    fn sync_block(&self) {
+        self.block.wait();
+    }
+    fn fence_block(&self) {
+        std::sync::atomic::fence(std::sync::atomic::Ordering::AcqRel);
+    }
+    fn fence_device(&self) {
+        std::sync::atomic::fence(std::sync::atomic::Ordering::AcqRel);
+    }
+    fn idle(&self) {
+        std::thread::yield_now();
     }
 }
 
@@ -165,7 +184,10 @@ impl Launcher for HostLauncher {
                 k.name
             )));
         }
-        let mut smem = self.zeros::<u32>(blocks as usize * smem_words as usize, "shared memory")?;
+        // u64 words: each block's shared memory starts 8-byte aligned, as on
+        // the device (kernels keep 8-byte values there).
+        let per_block = smem_words.div_ceil(2) as usize;
+        let mut smem = self.zeros::<u64>(blocks as usize * per_block, "shared memory")?;
         let base = SharedPtr(smem.as_mut_slice().as_mut_ptr());
         let grid = Barrier::new((blocks * threads) as usize);
         let block_barriers: Vec<Barrier> = (0..blocks)
@@ -179,11 +201,12 @@ impl Launcher for HostLauncher {
                 grid: &grid,
             };
             // SAFETY: the caller's contract for `args`; each block's slice of
-            // `smem` (`smem_words` words from `block × smem_words`) is its own,
-            // and `smem` outlives the launch.
+            // `smem` (`per_block` words from `block × per_block`, at least
+            // `smem_words` 4-byte words) is its own, and `smem` outlives the
+            // launch.
             unsafe {
-                let own = base.get().add((ctx.block_idx * smem_words) as usize);
-                body(&team, own, smem_words, args)
+                let own = base.get().add(ctx.block_idx as usize * per_block);
+                body(&team, own.cast(), smem_words, args)
             }
         });
         Ok(())
