@@ -212,6 +212,10 @@ fn auto_picks_resident_or_tiles_on_grids_and_chains_only() {
     // Label propagation (every vertex starts) on a grid: tiles too.
     let c = auto::choose::<cc::Program>(&grid, 0);
     assert_eq!(c.kernel, BfsKernel::Tiles, "{}", c.reason);
+    // So are widest paths (no priority, but not BFS-like either).
+    let c = auto::choose::<widest::Program>(&grid, 0);
+    assert_eq!(c.kernel, BfsKernel::Tiles, "{}", c.reason);
+    assert!(c.delta.is_none());
     // ... but not with a hub: a tile relaxes a row on one thread.
     let mut el = EdgeList::<u32> {
         num_vertices: 10_000 + 5_000,

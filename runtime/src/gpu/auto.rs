@@ -16,9 +16,12 @@
 //!   31.4; 2000×1000: 35.9 against 52.1). So do programs whose every vertex
 //!   starts (label propagation; H100: grid 1000² 20 against 38 ms, 2000×1000
 //!   36 against 81, the 100,000-vertex chain 0.18 against 1.0 s,
-//!   `docs/results/h100/hubs-and-shapes/call6.log`). For BFS it is not
-//!   faster yet (15.4 against 13.0 ms), so BFS-like programs keep the resident
-//!   kernel. Graphs with a row over [`TILES_MAX_DEGREE`] edges keep it too.
+//!   `docs/results/h100/hubs-and-shapes/call6.log`). So do widest paths and
+//!   any other program that is not BFS-like (H100, grid 1000²: 15.3 against
+//!   27.7 ms, 2000×1000: 29.2 against 52.4, `docs/results/h100/launcher/`).
+//!   For BFS it is not faster (15.3 against 9.4 ms), so BFS-like programs keep
+//!   the resident kernel. Graphs with a row over [`TILES_MAX_DEGREE`] edges
+//!   keep it too.
 //! * a low-diameter graph and a BFS-like program (one source, unweighted, min/max):
 //!   the **direction**-optimizing kernel (bottom-up levels over the big frontiers),
 //!   which hands the rest of the traversal to the resident kernel after a run of
@@ -120,7 +123,10 @@ pub fn choose<P: GpuProgram>(g: &Graph<<P as VertexProgram>::Weight>, source: u3
     // A tile relaxes each row on one thread; the resident kernel has an entry
     // that shares hubs out over a block.
     let hubless = || g.max_out_degree() <= TILES_MAX_DEGREE;
-    let tiled = <P as VertexProgram>::HAS_PRIORITY || !P::NEEDS_SOURCE;
+    // Everything but BFS-like programs: priorities (SSSP), every vertex
+    // starting (label propagation), and states that a first arrival does not
+    // settle (widest paths), where the resident kernel's rounds re-relax.
+    let tiled = !uniform_frontier::<P>();
     if p.high_diameter && tiled && fits && hubless() {
         let delta = tiles_delta::<P>(g, source);
         return KernelChoice {
@@ -133,8 +139,10 @@ pub fn choose<P: GpuProgram>(g: &Graph<<P as VertexProgram>::Weight>, source: u3
                 p.reached,
                 if <P as VertexProgram>::HAS_PRIORITY {
                     "a priority"
-                } else {
+                } else if !P::NEEDS_SOURCE {
                     "every vertex starting"
+                } else {
+                    "not BFS-like"
                 },
                 if delta.is_some() {
                     ", ordered buckets"
