@@ -1,7 +1,7 @@
 //! A program's kernels on the device: the seed 000 level kernels through
-//! `driver` (`GpuProgramExec`), the direction-optimizing loop through
-//! [`GpuDirection`], and the resident kernel ([`crate::gpu::resident`]), picked
-//! by [`ProgramOptions::kernel`].
+//! `driver` (`LevelRun`), the direction-optimizing loop through
+//! `DirectionRun`, both on the device's `Launcher`, and the resident kernel
+//! ([`crate::gpu::resident`]), picked by [`ProgramOptions::kernel`].
 
 use std::time::Instant;
 
