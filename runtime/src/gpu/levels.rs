@@ -286,22 +286,21 @@ impl<L: Launcher> LevelExec for LevelRun<'_, L> {
             None => (0, 0),
         };
         let g = self.s.graph;
-        let mut args = vec![
-            g[0],
-            g[1],
-            g[2],
-            g[3],
-            g[4],
-            self.s.state.into(),
-            self.s.parents.into(),
-            cur.into(),
-            next.into(),
-            L::addr(&self.flags).into(),
-            (L::len(&self.flags) as u32).into(),
-            slot_in.into(),
-            slot_out.into(),
-            iter.into(),
-        ];
+        let mut args = [
+            &g[..],
+            &[
+                self.s.state.into(),
+                self.s.parents.into(),
+                cur.into(),
+                next.into(),
+                L::addr(&self.flags).into(),
+                (L::len(&self.flags) as u32).into(),
+                slot_in.into(),
+                slot_out.into(),
+                iter.into(),
+            ],
+        ]
+        .concat();
         let (k, work) = if self.s.balanced {
             args.extend([
                 Arg::from(L::addr(&self.sv)),

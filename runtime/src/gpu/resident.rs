@@ -362,24 +362,23 @@ impl<'a, L: Launcher> ResidentRun<'a, L> {
         let g = self.graph;
         let a = |b: &L::Buf<u32>| Arg::from(L::addr(b));
         let args = [
-            g[0],
-            g[1],
-            g[2],
-            g[3],
-            g[4],
-            self.state.into(),
-            self.parents.into(),
-            a(&self.queues[0]),
-            a(&self.queues[1]),
-            a(&self.stamps),
-            a(&self.far[0]),
-            a(&self.far[1]),
-            a(&self.in_far),
-            a(&self.ctl),
-            self.delta.into(),
-            self.small.into(),
-            self.dedup.into(),
-        ];
+            &g[..],
+            &[
+                self.state.into(),
+                self.parents.into(),
+                a(&self.queues[0]),
+                a(&self.queues[1]),
+                a(&self.stamps),
+                a(&self.far[0]),
+                a(&self.far[1]),
+                a(&self.in_far),
+                a(&self.ctl),
+                self.delta.into(),
+                self.small.into(),
+                self.dedup.into(),
+            ],
+        ]
+        .concat();
         // SAFETY: the parameter list of kernels_rs::resident_kernel!, every
         // address a live buffer of the documented length (state and parents n
         // entries by the caller, far piles n words when delta > 0); a

@@ -251,22 +251,21 @@ impl<'a, L: Launcher> TilesRun<'a, L> {
         let a = |b: &L::Buf<u32>| Arg::from(L::addr(b));
         let [tile, delta, subs, source, every] = self.scalars;
         let args = [
-            g[0],
-            g[1],
-            g[2],
-            g[3],
-            g[4],
-            self.state.into(),
-            a(&self.sent),
-            a(&self.inbox),
-            a(&self.tails),
-            a(&self.ctl),
-            tile.into(),
-            delta.into(),
-            subs.into(),
-            source.into(),
-            every.into(),
-        ];
+            &g[..],
+            &[
+                self.state.into(),
+                a(&self.sent),
+                a(&self.inbox),
+                a(&self.tails),
+                a(&self.ctl),
+                tile.into(),
+                delta.into(),
+                subs.into(),
+                source.into(),
+                every.into(),
+            ],
+        ]
+        .concat();
         // SAFETY: the parameter list of kernels_rs::tiles_kernel!, every address a
         // live buffer of the documented length (zeroed bits, inboxes and tails);
         // `tile · blocks ≥ n`; a cooperative launch of a co-resident grid with

@@ -207,22 +207,21 @@ impl<'a, L: Launcher> DirectionRun<'a, L> {
     fn relax(&self, iter: u32, next: u64, work: u64, candidate: u64, ctl: u64) -> Result<()> {
         let g = self.g.args;
         let args = [
-            g[0],
-            g[1],
-            g[2],
-            g[3],
-            g[4],
-            self.state.into(),
-            self.parents.into(),
-            L::addr(&self.chunks).into(),
-            self.capacity.into(),
-            self.chunk.into(),
-            next.into(),
-            ctl.into(),
-            iter.into(),
-            self.degree_offsets.into(),
-            candidate.into(),
-        ];
+            &g[..],
+            &[
+                self.state.into(),
+                self.parents.into(),
+                L::addr(&self.chunks).into(),
+                self.capacity.into(),
+                self.chunk.into(),
+                next.into(),
+                ctl.into(),
+                iter.into(),
+                self.degree_offsets.into(),
+                candidate.into(),
+            ],
+        ]
+        .concat();
         let grid = Grid::Resident(work.clamp(1, self.capacity.max(1)));
         // SAFETY: `td_relax(n, m, offsets, targets, weights, state, parents, chunks,
         // capacity, chunk, next, ctl, iter, degree_offsets, candidate)` of
