@@ -305,10 +305,7 @@ pub(crate) fn weights_of<P: GatherProgram, W: Weight>(
         return Ok(None);
     }
     let Some(w) = csr.weights() else {
-        return Err(Error::InvalidArgument(format!(
-            "program `{}` reads edge weights, but the graph has none",
-            P::NAME
-        )));
+        return Err(crate::program::weights_missing(P::NAME));
     };
     if std::any::TypeId::of::<W>() != std::any::TypeId::of::<P::Weight>() {
         return Err(Error::InvalidArgument(format!(

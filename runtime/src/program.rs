@@ -367,6 +367,16 @@ macro_rules! float_state {
 float_state!(f32, AtomicU32);
 float_state!(f64, AtomicU64);
 
+/// The error for a program that reads edge weights run on a graph without
+/// them (one message wherever the check is made: CPU engines, gather runs, the
+/// GPU).
+pub(crate) fn weights_missing(name: &str) -> crate::error::Error {
+    crate::error::Error::InvalidArgument(format!(
+        "program `{name}` reads edge weights, but the graph has none (give it some: \
+         `--weights LO..HI`, or `LoadOptions::random_weights`)"
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

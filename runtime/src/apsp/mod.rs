@@ -424,11 +424,10 @@ where
 pub(crate) fn weight_refused(
     u: impl std::fmt::Display,
     v: impl std::fmt::Display,
-    w: &impl std::fmt::Display,
+    w: &impl crate::graph::Weight,
     kind: crate::graph::WeightKind,
 ) -> Error {
-    let w = w.to_string();
-    if w.contains("inf") {
+    if w.is_infinite() {
         Error::InvalidArgument(format!(
             "edge {u} → {v}: weight {w}: APSP keeps ∞ for \"no path\", so an edge of \
              infinite weight is refused (leave the edge out)"
@@ -443,6 +442,17 @@ pub(crate) fn weight_refused(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_infinite_weight_is_refused_for_what_it_is() {
+        use crate::graph::{Weight, WeightKind};
+        let inf = weight_refused(1, 2, &f64::INFINITY, WeightKind::F64).to_string();
+        assert!(inf.contains("infinite weight is refused"), "{inf}");
+        let big = weight_refused(1, 2, &5_000_000_000u64, WeightKind::I32).to_string();
+        assert!(big.contains("does not fit the"), "{big}");
+        assert!(!f32::MAX.is_infinite() && Weight::is_infinite(&f32::INFINITY));
+        assert!(!Weight::is_infinite(&u32::MAX));
+    }
 
     #[test]
     fn auto_choice_by_density_and_memory() {

@@ -251,11 +251,7 @@ pub(crate) fn check_weights<P: crate::program::VertexProgram>(
     g: &crate::graph::Graph<P::Weight>,
 ) -> Result<()> {
     if P::WEIGHTED && !g.csr().is_weighted() && g.num_edges() > 0 {
-        return Err(Error::InvalidArgument(format!(
-            "program `{}` reads edge weights, but the graph has none (give it some: \
-             `--weights LO..HI`, or `LoadOptions::random_weights`)",
-            P::NAME
-        )));
+        return Err(crate::program::weights_missing(P::NAME));
     }
     Ok(())
 }

@@ -263,10 +263,7 @@ pub(crate) fn check_run<P: GpuProgram>(n: u64, source: u32, weighted_graph: bool
         )));
     }
     if P::WEIGHTED && !weighted_graph {
-        return Err(Error::InvalidArgument(format!(
-            "program `{}` reads edge weights, but the graph has none",
-            P::NAME
-        )));
+        return Err(crate::program::weights_missing(P::NAME));
     }
     if <P as VertexProgram>::COMBINE == Combine::Sum {
         // The kernels push a vertex's whole state each time it changes; a sum

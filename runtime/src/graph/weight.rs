@@ -109,6 +109,11 @@ pub trait Weight:
     fn total_cmp(&self, other: &Self) -> Ordering;
     /// Whether the value is negative (shortest paths care).
     fn is_negative(&self) -> bool;
+    /// Whether the value is infinite (a float `inf`, which files may write for
+    /// an edge that can never be used); never for integers.
+    fn is_infinite(&self) -> bool {
+        false
+    }
 }
 
 macro_rules! int_weight {
@@ -169,6 +174,9 @@ macro_rules! float_weight {
             }
             fn is_negative(&self) -> bool {
                 *self < 0.0
+            }
+            fn is_infinite(&self) -> bool {
+                <$t>::is_infinite(*self)
             }
         }
     };
