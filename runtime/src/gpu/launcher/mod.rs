@@ -255,6 +255,65 @@ mod tests {
         }
     }
 
+    /// A team body: every thread stores its id in the block's shared memory,
+    /// waits at the block barrier, then thread 0 sums the block's ids into
+    /// `out[block]`; after a grid barrier, thread 0 of block 0 adds the
+    /// blocks' sums into `out[blocks]`.
+    unsafe fn team_sum(team: &HostTeam<'_>, smem: *mut u32, words: u32, a: &[Arg]) {
+        use kernels_rs::resident::Team;
+        use std::sync::atomic::{AtomicU32, Ordering};
+        let ctx = Team::ctx(team);
+        let out = a[0].ptr::<u32>();
+        assert!(ctx.block_dim <= words);
+        // SAFETY: `smem` holds `words` words of this block; `out` one word per
+        // block and one more, written by one thread each between barriers.
+        unsafe {
+            *smem.add(ctx.thread_idx as usize) = ctx.thread_idx;
+            team.sync_block();
+            if ctx.thread_idx == 0 {
+                let sum = (0..ctx.block_dim).map(|t| *smem.add(t as usize)).sum();
+                *out.add(ctx.block_idx as usize) = sum;
+            }
+            let (count, generation) = (AtomicU32::new(0), AtomicU32::new(0));
+            team.sync_grid(&count, &generation);
+            if ctx.global() == 0 {
+                let blocks = ctx.grid_dim as usize;
+                let total = (0..blocks).map(|b| *out.add(b)).sum::<u32>();
+                let cell = AtomicU32::from_ptr(out.add(blocks));
+                cell.store(total, Ordering::Relaxed);
+            }
+        }
+    }
+
+    #[test]
+    fn a_team_launch_gives_each_block_its_memory_and_real_barriers() {
+        let l = HostLauncher::new(1);
+        let (blocks, threads) = (3u32, 5u32);
+        let out = l.zeros::<u32>(blocks as usize + 1, "out").unwrap();
+        let k = TeamKernel {
+            name: "team_sum",
+            device: None,
+            host: team_sum,
+        };
+        let shape = TeamShape {
+            blocks,
+            threads,
+            smem_words: 7,
+            cooperative: true,
+        };
+        // SAFETY: `team_sum(out)`: `blocks + 1` live words.
+        unsafe { l.launch_team(&k, shape, &[HostLauncher::addr(&out).into()]) }.unwrap();
+        // 0 + 1 + 2 + 3 + 4 per block.
+        assert_eq!(l.read(&out, "out").unwrap(), vec![10, 10, 10, 30]);
+        let empty = TeamShape { blocks: 0, ..shape };
+        // SAFETY: refused before any thread runs.
+        assert!(unsafe { l.launch_team(&k, empty, &[]) }.is_err());
+        // The emulator's warps are one lane: a tally slot per simulated thread
+        // of the (capped) grid.
+        assert_eq!(HostLauncher::new(8).warps(Grid::Cover(100), 32), 128);
+        assert_eq!(l.warps(Grid::Cover(100), 32), 32);
+    }
+
     #[test]
     fn the_host_launcher_runs_every_item_once() {
         let l = HostLauncher::new(3);
