@@ -13,7 +13,7 @@ use kernels_rs::bfs::{Bfs, BfsAtomicMin};
 use super::bfs::{bfs_levels, reach_counts, BfsCombine, GpuBfsOptions, GpuBfsResult};
 use super::direction::{self, DirGraph, DirectionKernels, DirectionRun};
 pub use super::launch::{emulated_grid, launch};
-use super::launcher::{graph_args, HostLauncher};
+use super::launcher::{host_graph_args, HostLauncher};
 use super::levels::LevelKernels;
 use super::options::{BfsKernel, Pull};
 use crate::error::{Error, Result};
@@ -51,13 +51,7 @@ pub fn bfs<W: Weight>(
         BfsCombine::Store => LevelKernels::of::<Bfs>(names, None),
         BfsCombine::AtomicMin => LevelKernels::of::<BfsAtomicMin>(names, None),
     };
-    let args = graph_args(
-        n as u64,
-        graph.num_edges(),
-        graph.offsets().as_ptr() as u64,
-        graph.targets().as_ptr() as u64,
-        0,
-    );
+    let args = host_graph_args(graph, 0);
     let l = HostLauncher::new(max_blocks);
     bfs_levels(&l, kernels, args, graph.offsets(), source, opts)
 }

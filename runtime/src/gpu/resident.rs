@@ -20,8 +20,8 @@ use kernels_rs::ThreadCtx;
 use super::cuda::{cuda_err, DevBuf};
 use super::device::{Device, DeviceGraph};
 use super::launcher::{
-    graph_args, Arg, DeviceLauncher, Grid, HostLauncher, HostTeam, Kernel, Launcher, TeamKernel,
-    TeamShape,
+    host_graph_args, Arg, DeviceLauncher, Grid, HostLauncher, HostTeam, Kernel, Launcher,
+    TeamKernel, TeamShape,
 };
 use super::program_api::{check_run, GpuProgram, ProgramKernels, ProgramOptions, ProgramRun};
 use crate::error::{Error, Result};
@@ -634,13 +634,7 @@ impl EmulatedGrid {
             cooperative: true,
         };
         let weights = super::program_api::host_weights::<P>(csr) as u64;
-        let graph = graph_args(
-            csr.num_vertices() as u64,
-            csr.num_edges(),
-            csr.offsets().as_ptr() as u64,
-            csr.targets().as_ptr() as u64,
-            weights,
-        );
+        let graph = host_graph_args(csr, weights);
         let state_parents = (
             states.as_mut_ptr() as u64,
             parents.map_or(0, |p| p.as_mut_ptr() as u64),

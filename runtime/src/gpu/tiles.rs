@@ -20,7 +20,7 @@ use kernels_rs::tiles::{self as k, CTL_WORDS};
 use super::cuda::{cuda_err, DevBuf};
 use super::device::{Device, DeviceGraph};
 use super::launcher::{
-    graph_args, Arg, DeviceLauncher, HostLauncher, HostTeam, Launcher, TeamKernel, TeamShape,
+    host_graph_args, Arg, DeviceLauncher, HostLauncher, HostTeam, Launcher, TeamKernel, TeamShape,
 };
 use super::program_api::{
     check_run, GpuProgram, ProgramKernels, ProgramOptions, ProgramRun, TileStats,
@@ -435,13 +435,7 @@ pub fn emulate_tiles<P: GpuProgram>(
         .map(|v| <P as VertexProgram>::init(v, source))
         .collect();
     let weights = super::program_api::host_weights::<P>(csr) as u64;
-    let graph = graph_args(
-        n as u64,
-        csr.num_edges(),
-        csr.offsets().as_ptr() as u64,
-        csr.targets().as_ptr() as u64,
-        weights,
-    );
+    let graph = host_graph_args(csr, weights);
     let shape = TeamShape {
         blocks,
         threads,

@@ -228,6 +228,21 @@ pub(crate) fn graph_args(n: u64, m: u64, offsets: u64, targets: u64, weights: u6
     ]
 }
 
+/// [`graph_args`] of a host CSR, as the emulator's kernels read it
+/// (`weights` the address of `m` weights, or 0).
+pub(crate) fn host_graph_args<W: crate::graph::Weight>(
+    csr: &crate::graph::Csr<W>,
+    weights: u64,
+) -> [Arg; 5] {
+    graph_args(
+        csr.num_vertices() as u64,
+        csr.num_edges(),
+        csr.offsets().as_ptr() as u64,
+        csr.targets().as_ptr() as u64,
+        weights,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

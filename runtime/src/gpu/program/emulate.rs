@@ -8,7 +8,7 @@ use std::time::Instant;
 use super::program_levels;
 use crate::error::{Error, Result};
 use crate::gpu::direction::{self, DirGraph, DirectionKernels, DirectionRun};
-use crate::gpu::launcher::{graph_args, Arg, Grid, HostLauncher, Launcher};
+use crate::gpu::launcher::{host_graph_args, Arg, Grid, HostLauncher, Launcher};
 use crate::gpu::levels::LevelKernels;
 use crate::gpu::options::BfsKernel;
 use crate::gpu::program_api::{
@@ -85,13 +85,7 @@ pub fn emulate<P: GpuProgram>(
     let mut state = vec![<<P as VertexProgram>::State as bytemuck::Zeroable>::zeroed(); n];
     let l = HostLauncher::new(max_blocks);
     let names = ["init", "build_sv", "naive", "balanced"];
-    let args = graph_args(
-        n as u64,
-        csr.num_edges(),
-        csr.offsets().as_ptr() as u64,
-        csr.targets().as_ptr() as u64,
-        crate::gpu::program_api::host_weights::<P>(csr) as u64,
-    );
+    let args = host_graph_args(csr, crate::gpu::program_api::host_weights::<P>(csr) as u64);
     let addr = state.as_mut_ptr() as u64;
     let kernels = LevelKernels::of::<P>(names, None);
     let (exec, stats, stopped, t0) = program_levels::<_, P>(&l, kernels, args, addr, source, opts)?;
