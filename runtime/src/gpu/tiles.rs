@@ -198,6 +198,17 @@ unsafe fn tiles_body<P: GpuProgram>(crew: &HostTeam<'_>, smem: *mut u32, words: 
     }
 }
 
+/// The kernel's `(tile, delta, subrounds, source, every)` for `P`'s run.
+fn scalars<P: GpuProgram>(tile: u32, opts: &ProgramOptions, source: u32) -> [u32; 5] {
+    [
+        tile,
+        kernel_delta::<P>(opts),
+        subrounds(),
+        source,
+        every::<P>(),
+    ]
+}
+
 /// One tiled launch's buffers besides the state, its shape and its scalars,
 /// on any launcher.
 struct TilesRun<'a, L: Launcher> {
@@ -351,13 +362,7 @@ impl Device {
             smem_words: (smem / 4) as u32,
             cooperative: true,
         };
-        let scalars = [
-            tile,
-            kernel_delta::<P>(opts),
-            subrounds(),
-            source,
-            every::<P>(),
-        ];
+        let scalars = scalars::<P>(tile, opts, source);
         let run = TilesRun::new(
             &l,
             tiles_kernel::<P>(Some(kern)),
@@ -443,13 +448,7 @@ pub fn emulate_tiles<P: GpuProgram>(
         smem_words: (smem_bytes.div_ceil(8) * 2) as u32,
         cooperative: true,
     };
-    let scalars = [
-        tile,
-        kernel_delta::<P>(opts),
-        subrounds(),
-        source,
-        every::<P>(),
-    ];
+    let scalars = scalars::<P>(tile, opts, source);
     let l = HostLauncher::new(1);
     let state = states.as_mut_ptr() as u64;
     let run = TilesRun::new(&l, tiles_kernel::<P>(None), shape, graph, state, scalars)?;
