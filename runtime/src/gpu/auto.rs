@@ -3,25 +3,21 @@
 //!
 //! What decides (measured on the H100, `docs/results/h100/`):
 //! * a **high-diameter** graph (the CPU's bounded BFS [`probe`] walks its 24
-//!   levels and the frontier is still going: grids, roads, meshes): the
-//!   **resident** kernel. Thousands of small levels cost a launch and a host
-//!   round trip each under the level kernels; one persistent launch pays a
-//!   barrier instead. Programs with a priority get device-side near-far buckets
-//!   with Δ from [`super::program::gpu_delta`] times
+//!   levels and the frontier is still going: grids, roads, meshes) that fits
+//!   the multiprocessors' shared memory: the **tiles** kernel. Each block
+//!   relaxes its own range of vertices in shared memory, level by level (or
+//!   bucket by bucket, Δ from [`tiles_delta`]), and hands candidates for
+//!   other tiles over through message rings, with no grid-wide step. H100,
+//!   grid 1000² from the corner (`docs/results/h100/rings/`): BFS 7.5 ms
+//!   against the resident kernel's 9.5, SSSP 10.7 against 16.0 for the
+//!   previous tiles; every program gets it, BFS-like ones included since
+//!   the rings. Graphs with a row over [`TILES_MAX_DEGREE`] edges do not.
+//! * a high-diameter graph too big for shared memory, or with such a row:
+//!   the **resident** kernel. Thousands of small levels cost a launch and a
+//!   host round trip each under the level kernels; one persistent launch pays
+//!   a barrier instead. Programs with a priority get device-side near-far
+//!   buckets with Δ from [`super::program::gpu_delta`] times
 //!   [`super::resident::RESIDENT_DELTA_FACTOR`].
-//!   Programs with a priority (SSSP) on such a graph that fits the
-//!   multiprocessors' shared memory get the **tiles** kernel instead: each block
-//!   relaxes its own range of vertices in shared memory, bucket by bucket, with
-//!   no grid-wide step (H200, grid 1000²: 21.6 ms against the resident kernel's
-//!   31.4; 2000×1000: 35.9 against 52.1). So do programs whose every vertex
-//!   starts (label propagation; H100: grid 1000² 20 against 38 ms, 2000×1000
-//!   36 against 81, the 100,000-vertex chain 0.18 against 1.0 s,
-//!   `docs/results/h100/hubs-and-shapes/call6.log`). So do widest paths and
-//!   any other program that is not BFS-like (H100, grid 1000²: 15.3 against
-//!   27.7 ms, 2000×1000: 29.2 against 52.4, `docs/results/h100/launcher/`).
-//!   For BFS it is not faster (15.3 against 9.4 ms), so BFS-like programs keep
-//!   the resident kernel. Graphs with a row over [`TILES_MAX_DEGREE`] edges
-//!   keep it too.
 //! * a low-diameter graph and a BFS-like program (one source, unweighted, min/max):
 //!   the **direction**-optimizing kernel (bottom-up levels over the big frontiers),
 //!   which hands the rest of the traversal to the resident kernel after a run of
@@ -92,9 +88,11 @@ pub fn tiles_delta<P: GpuProgram>(
 }
 
 /// Out-degree above which `auto` does not pick the tiled kernel: one thread
-/// relaxes a tile's row, and a hub of 200,000 edges then holds its tile for
-/// hundreds of milliseconds (`docs/results/h100/hubs-and-shapes/`).
-pub const TILES_MAX_DEGREE: u64 = 4096;
+/// relaxes a tile's row (a hub of 200,000 edges held its tile for hundreds of
+/// milliseconds, `docs/results/h100/hubs-and-shapes/`), and a vertex's remote
+/// edges go out together through half an outbox, so the kernel itself takes
+/// no longer rows ([`kernels_rs::tiles::HALF`]).
+pub const TILES_MAX_DEGREE: u64 = kernels_rs::tiles::HALF as u64;
 
 /// Picks the GPU kernel for `P` on `g` from `source` (see the module docs).
 pub fn choose<P: GpuProgram>(g: &Graph<<P as VertexProgram>::Weight>, source: u32) -> KernelChoice {
@@ -123,11 +121,7 @@ pub fn choose<P: GpuProgram>(g: &Graph<<P as VertexProgram>::Weight>, source: u3
     // A tile relaxes each row on one thread; the resident kernel has an entry
     // that shares hubs out over a block.
     let hubless = || g.max_out_degree() <= TILES_MAX_DEGREE;
-    // Everything but BFS-like programs: priorities (SSSP), every vertex
-    // starting (label propagation), and states that a first arrival does not
-    // settle (widest paths), where the resident kernel's rounds re-relax.
-    let tiled = !uniform_frontier::<P>();
-    if p.high_diameter && tiled && fits && hubless() {
+    if p.high_diameter && fits && hubless() {
         let delta = tiles_delta::<P>(g, source);
         return KernelChoice {
             kernel: BfsKernel::Tiles,
@@ -141,6 +135,8 @@ pub fn choose<P: GpuProgram>(g: &Graph<<P as VertexProgram>::Weight>, source: u3
                     "a priority"
                 } else if !P::NEEDS_SOURCE {
                     "every vertex starting"
+                } else if uniform_frontier::<P>() {
+                    "BFS-like"
                 } else {
                     "not BFS-like"
                 },

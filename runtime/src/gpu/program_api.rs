@@ -445,14 +445,16 @@ impl Device {
 /// What the tiled kernel did, read back from its control words.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct TileStats {
-    /// Rounds of the busiest tile (each a block's own step: drain the inbox,
-    /// relax the lowest pending bucket).
+    /// Levels of the busiest tile (each a block's own step: take the arrived
+    /// messages, relax the queued vertices within Δ of the lowest).
     pub rounds: u32,
     /// Vertices relaxed in all (a vertex relaxed twice counts twice; the excess
     /// over the vertices reached is the price of relaxing out of order).
     pub pops: u32,
-    /// Vertices handed to another tile's inbox.
+    /// Candidates handed to another tile's ring.
     pub messages: u32,
+    /// Messages whose sender found the ring full and waited for room.
+    pub waits: u32,
     /// Vertices per tile (one tile per block).
     pub tile: u32,
     pub blocks: u32,

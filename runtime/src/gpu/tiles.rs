@@ -8,8 +8,10 @@
 //! tiles for high-diameter graphs that fit; `--kernel tiles` forces it.
 //!
 //! The kernel relaxes out of level order, so it needs an idempotent combine,
-//! and it records no parents: a run that asks for them, or whose graph does not
-//! fit, takes the resident kernel (BFS parents otherwise come from the levels
+//! and it records no parents: a run that asks for them, whose graph does not
+//! fit, or that has a vertex of more out-edges than half an outbox
+//! ([`kernels_rs::tiles::HALF`]: a vertex's remote edges go out together)
+//! takes the resident kernel (BFS parents otherwise come from the levels
 //! afterwards, as on the CPU).
 
 use std::time::Instant;
@@ -41,19 +43,18 @@ fn block_size() -> u32 {
         .unwrap_or(BLOCK)
 }
 
-/// Buckets a tile relaxes per round before it exchanges messages
-/// (`VERTEX_TILES_SUBROUNDS` overrides it, for measuring). One: on the H200,
-/// grid 1000² BFS took 16.2 / 19.2 / 26.4 / 37.5 ms with 1 / 4 / 8 / 16 and
-/// SSSP 20.9 / 22.0 / 28.8 / 47.6 ms; a tile that runs ahead of its
-/// neighbours' messages relaxes states they then improve.
-pub const SUBROUNDS: u32 = 1;
+/// Messages each tile's ring holds, per vertex of the tile
+/// (`VERTEX_TILES_RING` sets the capacity itself, for tests and measuring): a
+/// 1000² grid's tile receives a few dozen messages a pass, and a sender only
+/// waits when a ring is full.
+pub const RING_PER_VERTEX: u32 = 4;
 
-fn subrounds() -> u32 {
-    std::env::var("VERTEX_TILES_SUBROUNDS")
+fn ring_capacity(tile: u32) -> u32 {
+    std::env::var("VERTEX_TILES_RING")
         .ok()
         .and_then(|s| s.parse::<u32>().ok())
-        .filter(|&b| (1..=1024).contains(&b))
-        .unwrap_or(SUBROUNDS)
+        .filter(|&c| c >= 1)
+        .unwrap_or_else(|| tile.saturating_mul(RING_PER_VERTEX).max(64))
 }
 
 /// Blocks per multiprocessor (`VERTEX_TILES_PER_SM` overrides the default 1):
@@ -70,7 +71,10 @@ fn blocks_per_sm() -> u32 {
 /// `blocks` blocks: vertices per tile and shared bytes per block.
 pub fn shape(n: u64, state_bytes: u64, blocks: u32) -> (u32, u64) {
     let tile = n.div_ceil(u64::from(blocks.max(1))).max(1);
-    (tile as u32, k::smem_bytes(tile, state_bytes))
+    (
+        tile as u32,
+        k::smem_bytes(tile, state_bytes, u64::from(blocks.max(1))),
+    )
 }
 
 /// Whether `n` vertices of `P` fit the shared memory of `multiprocessors`
@@ -127,30 +131,26 @@ fn run_of<S>(states: Vec<S>, stats: TileStats, time_ms: f64, wall_ms: f64) -> Pr
 fn stats_of(ctl: &[u32], tile: u32, blocks: u32, threads: u32) -> TileStats {
     if std::env::var_os("VERTEX_TILES_PROFILE").is_some() {
         let p = &ctl[k::PROFILE..k::PROFILE + k::TIMED];
-        let (all_rounds, idle_passes) = (ctl[k::ALL_ROUNDS], ctl[k::IDLE_PASSES]);
-        let rounds = f64::from(all_rounds.max(1));
-        let idle = f64::from(idle_passes.max(1));
-        let per = |i: usize, by: f64| f64::from(p[i]) * 64.0 / by;
+        let (levels, idle_passes) = (ctl[k::ALL_ROUNDS], ctl[k::IDLE_PASSES]);
+        let per = |i: usize, by: u32| f64::from(p[i]) * 64.0 / f64::from(by.max(1));
         eprintln!(
-            "tiles profile (thread 0, cycles; {} rounds, {} idle passes over {blocks} blocks): \
-             per round: drain+scan {:.0} (all passes), step {:.0}, list {:.0}, relax {:.0}, \
-             send {:.0}; per idle pass: rest {:.0}; per block: busy {:.0}, idle {:.0}",
-            all_rounds,
-            idle_passes,
-            per(0, rounds + idle),
-            per(1, rounds),
-            per(2, rounds),
-            per(3, rounds),
-            per(4, rounds),
-            per(5, idle),
-            (1..5).map(|i| per(i, f64::from(blocks))).sum::<f64>(),
-            per(5, f64::from(blocks)),
+            "tiles profile (thread 0, cycles; {levels} levels, {idle_passes} idle passes over \
+             {blocks} blocks, {} messages, {} waited for room): per level: drain and post \
+             {:.0}, relax {:.0}; per idle pass {:.0}; per block: busy {:.0}, idle {:.0}",
+            ctl[k::MESSAGES],
+            ctl[k::WAITS],
+            per(0, levels),
+            per(1, levels),
+            per(2, idle_passes),
+            (per(0, blocks) + per(1, blocks)),
+            per(2, blocks),
         );
     }
     TileStats {
         rounds: ctl[k::ROUNDS],
         pops: ctl[k::POPS],
         messages: ctl[k::MESSAGES],
+        waits: ctl[k::WAITS],
         tile,
         blocks,
         threads_per_block: threads,
@@ -168,8 +168,8 @@ fn tiles_kernel<P: GpuProgram>(kern: Option<&ProgramKernels>) -> TeamKernel<'_> 
     }
 }
 
-/// `tiles(n, m, offsets, targets, weights, state, sent, inbox, tails, ctl,
-/// tile, delta, subrounds, source, every)` of `kernels_rs::tiles_kernel!`,
+/// `tiles(n, m, offsets, targets, weights, state, msgs, cands, tails, heads,
+/// ctl, tile, delta, cap, source, every)` of `kernels_rs::tiles_kernel!`,
 /// with the block's shared memory.
 unsafe fn tiles_body<P: GpuProgram>(crew: &HostTeam<'_>, smem: *mut u32, words: u32, a: &[Arg]) {
     // SAFETY: the launcher's contract: the list `TilesRun::launch` builds; the
@@ -187,26 +187,36 @@ unsafe fn tiles_body<P: GpuProgram>(crew: &HostTeam<'_>, smem: *mut u32, words: 
             a[7].ptr(),
             a[8].ptr(),
             a[9].ptr(),
-            a[10].u32(),
+            a[10].ptr(),
             a[11].u32(),
             a[12].u32(),
             a[13].u32(),
             a[14].u32(),
+            a[15].u32(),
             smem.cast(),
             words,
         )
     }
 }
 
-/// The kernel's `(tile, delta, subrounds, source, every)` for `P`'s run.
+/// The kernel's `(tile, delta, cap, source, every)` for `P`'s run.
 fn scalars<P: GpuProgram>(tile: u32, opts: &ProgramOptions, source: u32) -> [u32; 5] {
     [
         tile,
         kernel_delta::<P>(opts),
-        subrounds(),
+        ring_capacity(tile),
         source,
         every::<P>(),
     ]
+}
+
+/// Bytes of the rings a run of `P` with `blocks` tiles of `tile` vertices
+/// allocates: a word per message, and a candidate beside it for states wider
+/// than 4 bytes.
+fn ring_bytes<P: GpuProgram>(tile: u32, blocks: u32) -> u64 {
+    let slots = u64::from(blocks) * u64::from(ring_capacity(tile));
+    let state = std::mem::size_of::<<P as VertexProgram>::State>() as u64;
+    slots * (8 + if state > 4 { state } else { 0 })
 }
 
 /// One tiled launch's buffers besides the state, its shape and its scalars,
@@ -218,18 +228,20 @@ struct TilesRun<'a, L: Launcher> {
     /// `(n, m, offsets, targets, weights)`, then the state's address.
     graph: [Arg; 5],
     state: u64,
-    sent: L::Buf<u32>,
-    inbox: L::Buf<u32>,
+    msgs: L::Buf<u64>,
+    /// Beside `msgs` for states wider than 4 bytes (else one unused word).
+    cands: L::Buf<u64>,
     tails: L::Buf<u32>,
+    heads: L::Buf<u32>,
     ctl: L::Buf<u32>,
-    /// `(tile, delta, subrounds, source, every)`.
+    /// `(tile, delta, cap, source, every)`.
     scalars: [u32; 5],
 }
 
 impl<'a, L: Launcher> TilesRun<'a, L> {
-    /// Zeroed bits, inboxes and tails; the control block with every block's
+    /// Zeroed rings, tails and heads; the control block with every block's
     /// token outstanding.
-    fn new(
+    fn new<P: GpuProgram>(
         l: &'a L,
         k: TeamKernel<'a>,
         shape: TeamShape,
@@ -237,13 +249,15 @@ impl<'a, L: Launcher> TilesRun<'a, L> {
         state: u64,
         scalars: [u32; 5],
     ) -> Result<Self> {
-        let n = graph[0].u64() as usize;
         let mut ctl0 = [0u32; CTL_WORDS];
         ctl0[k::OUTSTANDING] = shape.blocks;
+        let slots = shape.blocks as usize * scalars[2] as usize;
+        let wide = std::mem::size_of::<<P as VertexProgram>::State>() > 4;
         let run = TilesRun {
-            sent: l.zeros::<u32>(n.div_ceil(32), "tile inbox bits")?,
-            inbox: l.zeros::<u32>(n, "tile inboxes")?,
-            tails: l.zeros::<u32>(shape.blocks as usize, "tile inbox tails")?,
+            msgs: l.zeros::<u64>(slots, "tile message rings")?,
+            cands: l.zeros::<u64>(if wide { slots } else { 1 }, "tile candidate rings")?,
+            tails: l.zeros::<u32>(shape.blocks as usize, "tile ring tails")?,
+            heads: l.zeros::<u32>(shape.blocks as usize, "tile ring heads")?,
             ctl: l.upload(&ctl0, "tiles control")?,
             l,
             k,
@@ -260,25 +274,27 @@ impl<'a, L: Launcher> TilesRun<'a, L> {
     fn launch(&self) -> Result<()> {
         let g = self.graph;
         let a = |b: &L::Buf<u32>| Arg::from(L::addr(b));
-        let [tile, delta, subs, source, every] = self.scalars;
+        let a64 = |b: &L::Buf<u64>| Arg::from(L::addr(b));
+        let [tile, delta, cap, source, every] = self.scalars;
         let args = [
             &g[..],
             &[
                 self.state.into(),
-                a(&self.sent),
-                a(&self.inbox),
+                a64(&self.msgs),
+                a64(&self.cands),
                 a(&self.tails),
+                a(&self.heads),
                 a(&self.ctl),
                 tile.into(),
                 delta.into(),
-                subs.into(),
+                cap.into(),
                 source.into(),
                 every.into(),
             ],
         ]
         .concat();
         // SAFETY: the parameter list of kernels_rs::tiles_kernel!, every address a
-        // live buffer of the documented length (zeroed bits, inboxes and tails);
+        // live buffer of the documented length (zeroed rings, tails and heads);
         // `tile · blocks ≥ n`; a cooperative launch of a co-resident grid with
         // the tile's shared memory.
         unsafe { self.l.launch_team(&self.k, self.shape, &args) }
@@ -320,7 +336,7 @@ impl Device {
         let blocks = blocks_per_sm() * self.gpu.info.multiprocessors.max(1);
         let (tile, smem) = shape(g.n, state_size as u64, blocks);
         let optin = self.smem_per_block()?;
-        if opts.parents || smem > optin {
+        if opts.parents || smem > optin || g.max_degree > k::HALF as u64 {
             return self.run_program_resident::<P>(kern, g, source, opts);
         }
         // Give each block all it may have: tiles whose rows fit copy them.
@@ -351,8 +367,8 @@ impl Device {
             )));
         }
         self.gpu.check_fits(
-            &format!("`{}` state, inboxes and bits", P::NAME),
-            DevBuf::<u8>::bytes_for(n * state_size) + 2 * DevBuf::<u32>::bytes_for(n),
+            &format!("`{}` state and message rings", P::NAME),
+            DevBuf::<u8>::bytes_for(n * state_size) + ring_bytes::<P>(tile, blocks),
         )?;
         let state = self.gpu.alloc::<u8>(n * state_size, "program state")?;
         let l = DeviceLauncher { gpu: &self.gpu };
@@ -363,7 +379,7 @@ impl Device {
             cooperative: true,
         };
         let scalars = scalars::<P>(tile, opts, source);
-        let run = TilesRun::new(
+        let run = TilesRun::new::<P>(
             &l,
             tiles_kernel::<P>(Some(kern)),
             shape,
@@ -403,10 +419,25 @@ pub fn emulate_tiles<P: GpuProgram>(
     threads: u32,
     rows: RowRoom,
 ) -> Result<ProgramRun<<P as VertexProgram>::State>> {
+    emulate_tiles_with_rings::<P>(csr, source, opts, blocks, threads, rows, None)
+}
+
+/// [`emulate_tiles`] with rings of `ring` messages each (`None`: the run's
+/// default): small rings make senders wait for room, and blocks take their
+/// own messages meanwhile.
+pub fn emulate_tiles_with_rings<P: GpuProgram>(
+    csr: &Csr<<P as VertexProgram>::Weight>,
+    source: u32,
+    opts: &ProgramOptions,
+    blocks: u32,
+    threads: u32,
+    rows: RowRoom,
+    ring: Option<u32>,
+) -> Result<ProgramRun<<P as VertexProgram>::State>> {
     let n = csr.num_vertices();
     check_run::<P>(n as u64, source, csr.weights().is_some())?;
     super::program_api::require_idempotent::<P>("tiled")?;
-    if opts.parents {
+    if opts.parents || csr.max_degree() > k::HALF as u64 {
         return super::resident::emulate_resident::<P>(csr, source, opts, blocks, threads, 64, 16);
     }
     if blocks == 0 || threads == 0 {
@@ -448,10 +479,13 @@ pub fn emulate_tiles<P: GpuProgram>(
         smem_words: (smem_bytes.div_ceil(8) * 2) as u32,
         cooperative: true,
     };
-    let scalars = scalars::<P>(tile, opts, source);
+    let mut scalars = scalars::<P>(tile, opts, source);
+    if let Some(cap) = ring {
+        scalars[2] = cap.max(1);
+    }
     let l = HostLauncher::new(1);
     let state = states.as_mut_ptr() as u64;
-    let run = TilesRun::new(&l, tiles_kernel::<P>(None), shape, graph, state, scalars)?;
+    let run = TilesRun::new::<P>(&l, tiles_kernel::<P>(None), shape, graph, state, scalars)?;
     let t0 = Instant::now();
     run.launch()?;
     let time_ms = t0.elapsed().as_secs_f64() * 1e3;
