@@ -154,8 +154,6 @@ const SELF: usize = 4;
 const TAKEN: usize = 5;
 /// Drainers done with the pass's regular range.
 const FINISHED: usize = 6;
-/// Posting lanes still at work.
-const POSTING: usize = 7;
 /// The head this block last published.
 const PUBLISHED: usize = 8;
 /// Held by the one poster taking arrived messages.
@@ -396,14 +394,12 @@ impl<P: Program> Tiles<'_, P> {
                 let (sent, waited) = self.post(crew, &me, half, tid, posters, here, drainers);
                 messages += sent;
                 waits += waited;
-                h[POSTING].fetch_add(1, Relaxed);
             }
+            // Every lane has posted and every drainer is done; then thread 0
+            // sets the next pass's range (a barrier on each side, so that no
+            // thread reads the range words while they move).
+            crew.sync_block();
             if tid == 0 {
-                // Until every lane has posted and every drainer is done.
-                while h[POSTING].load(Relaxed) != posters || h[FINISHED].load(Relaxed) != drainers {
-                    crew.fence_block();
-                    crew.idle();
-                }
                 h[OLEN + (level + 1) % 2].store(0, Relaxed);
                 held += self.close_pass(crew, &me, next_tail, level);
             }
@@ -535,7 +531,6 @@ impl<P: Program> Tiles<'_, P> {
         h[SELF].store(end_next, Relaxed);
         h[TAKEN].store(0, Relaxed);
         h[FINISHED].store(0, Relaxed);
-        h[POSTING].store(0, Relaxed);
         let old = Dest::of(level + 2).ctr;
         h[CNT + old].store(0, Relaxed);
         h[OVF + old].store(0, Relaxed);
