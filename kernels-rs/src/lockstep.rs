@@ -58,6 +58,9 @@ impl Warp for Lockstep<'_> {
     fn shfl(&self, value: u32, src: u32) -> u32 {
         self.exchange(u64::from(value))[src as usize] as u32
     }
+    fn sync(&self) {
+        self.shared.barrier.wait();
+    }
 }
 
 /// Runs `body` on `warps` warps of 32 lanes (one warp per block).

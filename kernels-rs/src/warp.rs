@@ -21,6 +21,9 @@ pub trait Warp: Copy {
     fn ballot(&self, pred: bool) -> u32;
     /// Lane `src`'s `value`.
     fn shfl(&self, value: u32, src: u32) -> u32;
+    /// Every lane arrives before any leaves, and the lanes' shared-memory
+    /// writes before it are seen by all of them after it (`bar.warp.sync`).
+    fn sync(&self);
 
     /// Lane `src`'s 64-bit `value` (two shuffles).
     #[inline(always)]
@@ -83,6 +86,10 @@ impl Warp for SoloLane {
     fn shfl(&self, value: u32, _src: u32) -> u32 {
         value
     }
+    #[inline(always)]
+    fn sync(&self) {
+        // One lane: its own writes are in program order.
+    }
 }
 
 /// A hardware warp of 32 lanes (`vote.sync` / `shfl.sync` over the full warp).
@@ -101,6 +108,8 @@ unsafe extern "C" {
     fn vote_ballot_sync(mask: u32, pred: bool) -> u32;
     #[link_name = "llvm.nvvm.shfl.sync.idx.i32"]
     fn shfl_sync_idx(mask: u32, value: u32, src: u32, clamp: u32) -> u32;
+    #[link_name = "llvm.nvvm.bar.warp.sync"]
+    fn bar_warp_sync(mask: u32);
 }
 
 #[cfg(target_arch = "nvptx64")]
@@ -130,5 +139,10 @@ impl Warp for PtxWarp {
     fn shfl(&self, value: u32, src: u32) -> u32 {
         // SAFETY: as for `ballot`; 0x1f = the whole warp is one segment.
         unsafe { shfl_sync_idx(u32::MAX, value, src, 0x1f) }
+    }
+    #[inline(always)]
+    fn sync(&self) {
+        // SAFETY: as for `ballot`; the barrier has no other effect.
+        unsafe { bar_warp_sync(u32::MAX) }
     }
 }

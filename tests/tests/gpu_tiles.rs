@@ -7,7 +7,7 @@
 
 use proptest::prelude::*;
 use runtime::gpu::program::emulate;
-use runtime::gpu::tiles::{emulate_tiles, emulate_tiles_with_rings, RowRoom};
+use runtime::gpu::tiles::{emulate_tiles, emulate_tiles_with, RowRoom, TilesKnobs};
 use runtime::gpu::{BfsKernel, ProgramOptions};
 use runtime::graph::{build, BuildOptions, EdgeList, Graph};
 use vertex_examples::programs::{bfs, cc, sssp, widest};
@@ -58,21 +58,27 @@ fn check_all(g: &Graph<u32>, gw: &Graph<u32>, src: u32) {
         let r = emulate_tiles::<sssp::sssp::Program>(gw.csr(), src, &opts(), b, t, rows).unwrap();
         assert_eq!(r.states, dist, "SSSP {shape}");
         let r = emulate_tiles::<sssp::sssp32::Program>(gw.csr(), src, &opts(), b, t, rows).unwrap();
-        let d32: Vec<u64> = r
-            .states
-            .iter()
-            .map(|&d| {
-                if d == u32::MAX {
-                    u64::MAX
-                } else {
-                    u64::from(d)
-                }
-            })
-            .collect();
-        assert_eq!(d32, dist, "SSSP 32 {shape}");
+        assert_eq!(r.states, dist32(&dist), "SSSP 32 {shape}");
         let r = emulate_tiles::<widest::Program>(gw.csr(), src, &opts(), b, t, rows).unwrap();
         assert_eq!(r.states, wide, "widest {shape}");
     }
+}
+
+/// Runs `P`'s tiled kernel with `knobs` and checks it against `want`.
+fn agrees<P>(
+    g: &Graph<u32>,
+    src: u32,
+    (b, t): (u32, u32),
+    knobs: TilesKnobs,
+    want: &[<P as runtime::program::VertexProgram>::State],
+    what: &str,
+) -> runtime::gpu::program::TileStats
+where
+    P: runtime::gpu::program::GpuProgram + runtime::program::VertexProgram<Weight = u32>,
+{
+    let r = emulate_tiles_with::<P>(g.csr(), src, &opts(), b, t, RowRoom::Wide, knobs).unwrap();
+    assert!(r.states == want, "{what} {b}x{t} {knobs:?}");
+    r.tiles.unwrap()
 }
 
 /// Rings of one to three messages: senders find them full, wait, and take
@@ -89,45 +95,15 @@ fn senders_wait_for_room_in_small_rings() {
         let dist = oracle::dijkstra(gw.csr(), src);
         let comps = oracle::components(g.csr());
         for ring in [1, 2, 3] {
-            for (b, t) in [(3, 4), (7, 1), (5, 2), (4, 8)] {
-                let shape = format!("{spec} {b}x{t} ring {ring}");
-                let rows = RowRoom::Wide;
-                let r = emulate_tiles_with_rings::<bfs::Program>(
-                    g.csr(),
-                    src,
-                    &opts(),
-                    b,
-                    t,
-                    rows,
-                    Some(ring),
-                )
-                .unwrap();
-                assert_eq!(r.states, levels, "BFS {shape}");
-                waited += r.tiles.unwrap().waits;
-                let r = emulate_tiles_with_rings::<sssp::sssp::Program>(
-                    gw.csr(),
-                    src,
-                    &opts(),
-                    b,
-                    t,
-                    rows,
-                    Some(ring),
-                )
-                .unwrap();
-                assert_eq!(r.states, dist, "SSSP {shape}");
-                waited += r.tiles.unwrap().waits;
-                let r = emulate_tiles_with_rings::<cc::Program>(
-                    g.csr(),
-                    src,
-                    &opts(),
-                    b,
-                    t,
-                    rows,
-                    Some(ring),
-                )
-                .unwrap();
-                assert_eq!(r.states, comps, "CC {shape}");
-                waited += r.tiles.unwrap().waits;
+            for shape in [(3, 4), (7, 1), (5, 2), (4, 8)] {
+                let knobs = TilesKnobs {
+                    ring: Some(ring),
+                    ..TilesKnobs::default()
+                };
+                let what = format!("{spec} ring {ring}");
+                waited += agrees::<bfs::Program>(&g, src, shape, knobs, &levels, &what).waits;
+                waited += agrees::<sssp::sssp::Program>(&gw, src, shape, knobs, &dist, &what).waits;
+                waited += agrees::<cc::Program>(&g, src, shape, knobs, &comps, &what).waits;
             }
         }
     }
@@ -135,6 +111,52 @@ fn senders_wait_for_room_in_small_rings() {
         waited > 0,
         "no sender waited: the test does not reach the waiting path"
     );
+}
+
+/// Short levels run by the first thread alone for up to `burst` levels
+/// (the emulator's warp is one thread): every burst length, 0 (never) to
+/// longer than any run, agrees with the oracle on a grid, a 700-vertex chain,
+/// a graph with hubs and a star with a path, also with small rings; bursts
+/// happen exactly when asked for.
+#[test]
+fn bursts_of_short_levels_agree() {
+    let mut graphs: Vec<_> = ["grid:31x9", "grid:700x1", "kron:9:8"]
+        .map(|spec| (spec, generated(spec, false), generated(spec, true)))
+        .into();
+    graphs.push(("star and path", star_and_path(), star_and_path()));
+    for (spec, g, gw) in &graphs {
+        let src = first_with_edges(g);
+        let levels = oracle::bfs_levels(g.csr(), src);
+        let dist = oracle::dijkstra(gw.csr(), src);
+        let wide = oracle::widest(gw.csr(), src);
+        let comps = oracle::components(g.csr());
+        for burst in [0, 1, 2, 5, 64, u32::MAX] {
+            for (shape, ring) in [((3, 4), None), ((1, 1), None), ((5, 2), Some(2))] {
+                let knobs = TilesKnobs {
+                    ring,
+                    burst: Some(burst),
+                };
+                let what = format!("{spec} burst {burst}");
+                let s = agrees::<bfs::Program>(g, src, shape, knobs, &levels, &what);
+                if burst == 0 {
+                    assert_eq!(s.burst_levels, 0, "{what} {s:?}");
+                } else {
+                    assert!(s.burst_levels > 0, "{what} {s:?}");
+                }
+                agrees::<sssp::sssp::Program>(gw, src, shape, knobs, &dist, &what);
+                agrees::<sssp::sssp32::Program>(gw, src, shape, knobs, &dist32(&dist), &what);
+                agrees::<widest::Program>(gw, src, shape, knobs, &wide, &what);
+                agrees::<cc::Program>(g, src, shape, knobs, &comps, &what);
+            }
+        }
+    }
+}
+
+/// 64-bit oracle distances as the 32-bit program's states.
+fn dist32(dist: &[u64]) -> Vec<u32> {
+    dist.iter()
+        .map(|&d| u32::try_from(d).unwrap_or(u32::MAX))
+        .collect()
 }
 
 /// Levels whose remote edges overflow the outbox (512 a level) on a

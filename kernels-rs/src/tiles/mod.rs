@@ -21,6 +21,12 @@
 //!   level, so a tile relaxes near-final states first (BFS: one level; SSSP: a
 //!   bucket) while tiles run at their own pace. A pass is two barriers: the
 //!   drain, then the level.
+//! * **Short levels** (a grid tile's are a few vertices) give each vertex a
+//!   group of lanes, up to a warp: one lane takes the vertex, the group
+//!   counts its remote edges with shuffles and relaxes its edges side by side
+//!   (`level.rs`), so a level's latency is one edge's chain of shared-memory
+//!   atomics rather than a row's. H100, 1000² grid from the corner: BFS
+//!   7.8 → 7.1 ms, SSSP 10.9 → 8.6 (`docs/results/h100/bursts/`).
 //! * **Messages.** An edge into another tile leaves `(target, candidate)` in
 //!   the block's outbox. The next pass's drain phase posts the outbox from
 //!   warp 0 while the other warps drain the inbox, so sending costs a level no
@@ -68,11 +74,17 @@ use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use crate::program::Program;
 use crate::skeleton::CsrView;
 use crate::thread::ThreadCtx;
-use crate::warp::{KernelWarp, Warp};
+use crate::warp::{kernel_warp, KernelWarp, Warp};
 use crate::word::StateWord;
 
+mod level;
+#[cfg(test)]
+mod level_tests;
 mod rings;
 mod rows;
+
+pub use level::BURST_LEN;
+use level::{clear, mark, rank, Dest};
 
 use rings::packed;
 use rows::{Rows, Targets};
@@ -123,6 +135,9 @@ pub const IDLE_PASSES: usize = PROFILE + TIMED;
 pub const ALL_ROUNDS: usize = PROFILE + TIMED + 1;
 /// Messages whose sender waited for room in the owner's ring.
 pub const WAITS: usize = PROFILE + TIMED + 2;
+/// Levels that warp 0 ran alone (the `burst` field of [`Tiles`]), summed
+/// over blocks.
+pub const BURST_LEVELS: usize = PROFILE + TIMED + 3;
 /// Size of the control block.
 pub const CTL_WORDS: usize = 64;
 
@@ -169,6 +184,14 @@ const OVF: usize = 16;
 /// Outbox lengths by level parity (may exceed [`HALF`]: a level's vertices
 /// whose remote edges did not fit wait for the next level).
 const OLEN: usize = 19;
+/// Levels the last burst ran (warp 0 writes it, the block reads it after the
+/// level's barrier).
+const BURST: usize = 21;
+/// The pass's level queue length and overflow flag as thread 0 found them
+/// before the level: what the block decides on (a burst's warp clears the
+/// counters themselves while the other warps may not have read them yet).
+const LEN_NOW: usize = 22;
+const OVF_NOW: usize = 23;
 
 /// An outbox entry that carries nothing (a reserved slot left unused).
 const EMPTY: u32 = u32::MAX;
@@ -247,6 +270,15 @@ pub struct Tiles<'a, P: Program> {
     pub source: u32,
     /// Every vertex pending first instead (programs without a source).
     pub every: bool,
+    /// The most levels warp 0 runs alone in a row while a tile's queue holds
+    /// at most [`BURST_LEN`] vertices; 0: never (every level a pass).
+    ///
+    /// Why: on a grid a tile's level is a handful of vertices, and a pass (the
+    /// drain and post, thread 0's bookkeeping, three block barriers) cost
+    /// about 6,800 cycles of which the level itself is a small part (H100,
+    /// 1000², `docs/results/h100/rings/`). One warp runs such a level with
+    /// warp barriers only; the messages it leaves wait for the burst's end.
+    pub burst: u32,
 }
 
 /// The calling block's tile and its shared memory.
@@ -258,22 +290,6 @@ struct Mine<'a, 's, P: Program> {
     rows: Option<Rows<P>>,
     /// Entries of each level queue.
     q: u32,
-}
-
-/// Where marks go: a level queue and its counters (`k % 2`, `k % 3`).
-#[derive(Clone, Copy)]
-struct Dest {
-    queue: usize,
-    ctr: usize,
-}
-
-impl Dest {
-    fn of(level: usize) -> Self {
-        Dest {
-            queue: level % 2,
-            ctr: level % 3,
-        }
-    }
 }
 
 impl<P: Program> Tiles<'_, P> {
@@ -361,6 +377,10 @@ impl<P: Program> Tiles<'_, P> {
         let mut held = u32::from(tid == 0);
         let mut next_tail = 0u32;
         let mut level = 0usize;
+        // Passes with a level: the outbox half a level fills is `turn % 2`
+        // (a burst's levels all fill one half).
+        let mut turn = 0usize;
+        let mut bursts = 0u32;
         let mut idle_passes = 0u32;
         let mut prof = [0u64; TIMED];
         let mut clock = crew.clock();
@@ -390,7 +410,7 @@ impl<P: Program> Tiles<'_, P> {
                 h[FINISHED].fetch_add(1, Relaxed);
             }
             if poster {
-                let half = (level + 1) % 2;
+                let half = (turn + 1) % 2;
                 let (sent, waited) = self.post(crew, &me, half, tid, posters, here, drainers);
                 messages += sent;
                 waits += waited;
@@ -400,14 +420,11 @@ impl<P: Program> Tiles<'_, P> {
             // thread reads the range words while they move).
             crew.sync_block();
             if tid == 0 {
-                h[OLEN + (level + 1) % 2].store(0, Relaxed);
+                h[OLEN + (turn + 1) % 2].store(0, Relaxed);
                 held += self.close_pass(crew, &me, next_tail, level);
             }
             crew.sync_block();
-            let (len, ovf) = (
-                h[CNT + here.ctr].load(Relaxed),
-                h[OVF + here.ctr].load(Relaxed),
-            );
+            let (len, ovf) = (h[LEN_NOW].load(Relaxed), h[OVF_NOW].load(Relaxed));
             if len == 0 && ovf == 0 {
                 idle_passes += 1;
                 // Nothing pending: retire what was taken, and stop once no
@@ -434,12 +451,26 @@ impl<P: Program> Tiles<'_, P> {
             }
             lap(&mut prof, 0);
             // Phase B: the level.
-            let limit = h[MIN + here.ctr]
-                .load(Relaxed)
-                .saturating_add(self.delta.max(1));
             let next = Dest::of(level + 1);
-            let half = level % 2;
-            if ovf != 0 {
+            let half = turn % 2;
+            turn += 1;
+            let burst = self.burst > 0 && ovf == 0 && len <= BURST_LEN;
+            // Not read in a burst: its warp may clear the counter meanwhile.
+            let limit = || {
+                h[MIN + here.ctr]
+                    .load(Relaxed)
+                    .saturating_add(self.delta.max(1))
+            };
+            if burst {
+                if tid < <KernelWarp as Warp>::SIZE {
+                    let (relaxed, levels) = self.burst(crew, &me, level, len, half);
+                    pops += relaxed;
+                    if tid == 0 {
+                        h[BURST].store(levels, Relaxed);
+                    }
+                }
+            } else if ovf != 0 {
+                let limit = limit();
                 let mut w = tid;
                 while w < words {
                     let mut bits = smem.pending[w as usize].load(Relaxed);
@@ -450,7 +481,13 @@ impl<P: Program> Tiles<'_, P> {
                     }
                     w += step;
                 }
+            } else if len <= step && (2 * len <= step || <KernelWarp as Warp>::SIZE == 1) {
+                // A short level: a group of lanes per vertex.
+                let base = here.queue * me.q as usize;
+                let warp = kernel_warp(t);
+                pops += self.relax_groups(crew, warp, &me, (base, len), limit(), next, half, step);
             } else {
+                let limit = limit();
                 let base = here.queue * me.q as usize;
                 let mut i = tid;
                 while i < len.min(me.q) {
@@ -461,7 +498,13 @@ impl<P: Program> Tiles<'_, P> {
             }
             crew.sync_block();
             lap(&mut prof, 1);
-            level += 1;
+            if burst {
+                let levels = h[BURST].load(Relaxed);
+                bursts += levels;
+                level += levels as usize;
+            } else {
+                level += 1;
+            }
         }
         let mut i = tid;
         while i < me.len {
@@ -492,13 +535,15 @@ impl<P: Program> Tiles<'_, P> {
             }
             self.ctl[IDLE_PASSES].fetch_add(idle_passes, Relaxed);
             self.ctl[ALL_ROUNDS].fetch_add(level as u32, Relaxed);
+            self.ctl[BURST_LEVELS].fetch_add(bursts, Relaxed);
         }
     }
 
     /// Thread 0, once every lane has posted and every drainer is done: moves
     /// the drained mark past what this pass took, publishes the head when it
-    /// has moved a quarter ring, sets the next pass's range and clears the
-    /// counters level `level + 2` will use. Returns the messages taken.
+    /// has moved a quarter ring, sets the next pass's range, clears the
+    /// counters level `level + 2` will use and notes level `level`'s queue for the
+    /// block ([`LEN_NOW`]). Returns the messages taken.
     #[inline(always)]
     fn close_pass(&self, crew: &impl Crew, me: &Mine<'_, '_, P>, tail: u32, level: usize) -> u32 {
         let h = me.smem.header;
@@ -531,125 +576,11 @@ impl<P: Program> Tiles<'_, P> {
         h[SELF].store(end_next, Relaxed);
         h[TAKEN].store(0, Relaxed);
         h[FINISHED].store(0, Relaxed);
-        let old = Dest::of(level + 2).ctr;
-        h[CNT + old].store(0, Relaxed);
-        h[OVF + old].store(0, Relaxed);
-        h[MIN + old].store(u32::MAX, Relaxed);
+        clear(h, Dest::of(level + 2).ctr);
+        let now = Dest::of(level).ctr;
+        h[LEN_NOW].store(h[CNT + now].load(Relaxed), Relaxed);
+        h[OVF_NOW].store(h[OVF + now].load(Relaxed), Relaxed);
         end.wrapping_sub(from).wrapping_add(taken)
-    }
-
-    /// Relaxes tile vertex `u` in a level whose orders stop below `limit`
-    /// (later orders wait for a later level); marks go to `next`, candidates
-    /// for other tiles to outbox half `half`. A vertex whose remote edges do
-    /// not all fit the outbox waits for the next level, whole: it counts them
-    /// and reserves their slots at once, so each level finishes at least one
-    /// vertex (the host keeps rows longer than a half outbox off this kernel).
-    /// Returns whether it relaxed `u`. (Reserving the rest of the row at the
-    /// first remote edge instead, with no count, was slower on the H100: grid
-    /// 1000² BFS 7.5 → 11.3 ms, `docs/results/h100/rings/`.)
-    #[inline(always)]
-    fn process(
-        &self,
-        crew: &impl Crew,
-        me: &Mine<'_, '_, P>,
-        u: u32,
-        limit: u32,
-        next: Dest,
-        half: usize,
-    ) -> u32 {
-        let smem = me.smem;
-        let h = smem.header;
-        let s = P::State::load(&smem.states[u as usize]);
-        let r = rank::<P>(s);
-        if r >= limit {
-            // Not this level's: it stays pending, in the next level's queue.
-            push(me, u, next);
-            h[MIN + next.ctr].fetch_min(r, Relaxed);
-            return 0;
-        }
-        let bit = 1u32 << (u % 32);
-        if smem.pending[(u / 32) as usize].fetch_and(!bit, Relaxed) & bit == 0 {
-            // Taken already (the bits scan of an overflowed queue can meet a
-            // vertex twice).
-            return 0;
-        }
-        // See the module notes: the bit is clear before the state is read.
-        crew.fence_block();
-        let s = P::State::load(&smem.states[u as usize]);
-        let row = self.row(me, u);
-        let remote = row
-            .clone()
-            .filter(|&(k, _)| k.wrapping_sub(me.lo) >= me.len)
-            .count() as u32;
-        let mut at = 0usize;
-        if remote > 0 {
-            at = h[OLEN + half].fetch_add(remote, Relaxed) as usize;
-            if at + remote as usize > HALF {
-                // The outbox is full: empty the part of it this reserved, and
-                // keep `u` pending for the next level.
-                for j in at..(at + remote as usize).min(HALF) {
-                    smem.out.keys[half * HALF + j].store(EMPTY, Relaxed);
-                }
-                mark(crew, me, u, r, next);
-                return 0;
-            }
-        }
-        for (k, w) in row {
-            let local = k.wrapping_sub(me.lo);
-            let cand = P::relax(s, w, 0);
-            if local < me.len {
-                if let Some(c) = cand {
-                    if P::combine(&smem.states[local as usize], c) {
-                        mark(crew, me, local, rank::<P>(c), next);
-                    }
-                }
-            } else {
-                let slot = half * HALF + at;
-                at += 1;
-                match cand {
-                    Some(c) => {
-                        smem.out.keys[slot].store(k, Relaxed);
-                        P::State::store(&smem.out.cands[slot], c);
-                    }
-                    None => smem.out.keys[slot].store(EMPTY, Relaxed),
-                }
-            }
-        }
-        1
-    }
-}
-
-/// A pending vertex's place in a tile's order: [`Program::order`] below
-/// `u32::MAX`, which the counters keep for "nothing queued". A priority that
-/// saturates there (64-bit distances of 2^32 − 1 and more) ranks just under it,
-/// with every other such vertex.
-#[inline(always)]
-fn rank<P: Program>(state: P::State) -> u32 {
-    P::order(state).min(u32::MAX - 1)
-}
-
-/// Marks tile vertex `i` pending, after its improved state, queues it for
-/// `into` unless it is pending already, and reports its order there.
-#[inline(always)]
-fn mark<P: Program>(crew: &impl Crew, me: &Mine<'_, '_, P>, i: u32, order: u32, into: Dest) {
-    crew.fence_block();
-    let bit = 1u32 << (i % 32);
-    if me.smem.pending[(i / 32) as usize].fetch_or(bit, Relaxed) & bit == 0 {
-        push(me, i, into);
-    }
-    me.smem.header[MIN + into.ctr].fetch_min(order, Relaxed);
-}
-
-/// Appends pending vertex `u` to `into`'s queue, or flags the queue full (its
-/// level then scans the pending bits).
-#[inline(always)]
-fn push<P: Program>(me: &Mine<'_, '_, P>, u: u32, into: Dest) {
-    let h = me.smem.header;
-    let p = h[CNT + into.ctr].fetch_add(1, Relaxed);
-    if p < me.q {
-        me.smem.queues[into.queue * me.q as usize + p as usize].store(u, Relaxed);
-    } else {
-        h[OVF + into.ctr].store(1, Relaxed);
     }
 }
 
@@ -724,6 +655,7 @@ pub unsafe fn tiles<P: Program>(
     cap: u32,
     source: u32,
     every: u32,
+    burst: u32,
     smem: *mut u32,
     smem_words: u32,
 ) {
@@ -780,6 +712,7 @@ pub unsafe fn tiles<P: Program>(
             cap: cap.max(1),
             source,
             every: every != 0,
+            burst,
         };
         k.run(crew, &s);
     }
@@ -787,7 +720,7 @@ pub unsafe fn tiles<P: Program>(
 
 /// The tiled kernel of program `$prog`, named `$name`: parameters `(n, m,
 /// offsets, targets, weights, state, msgs, cands, tails, heads, ctl, tile,
-/// delta, cap, source, every)`; dynamic shared memory of [`smem_bytes`] for
+/// delta, cap, source, every, burst)`; dynamic shared memory of [`smem_bytes`] for
 /// the tile.
 #[macro_export]
 macro_rules! tiles_kernel {
@@ -811,6 +744,7 @@ macro_rules! tiles_kernel {
             cap: u32,
             source: u32,
             every: u32,
+            burst: u32,
         ) {
             let (smem, smem_words) = $crate::resident::block_smem();
             // SAFETY: the host launches cooperatively with buffers matching the
@@ -834,6 +768,7 @@ macro_rules! tiles_kernel {
                     cap,
                     source,
                     every,
+                    burst,
                     smem,
                     smem_words,
                 )

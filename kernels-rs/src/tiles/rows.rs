@@ -37,30 +37,33 @@ pub(super) enum Weights<W> {
 const REMOTE: u16 = u16::MAX;
 
 impl<P: Program> Tiles<'_, P> {
-    /// The out-edges of tile vertex `u` as `(target, weight)`: from the tile's
-    /// copy of its rows when it has one, else from the graph.
+    /// Where tile vertex `u`'s row lies: edge indices of the tile's copy when
+    /// it has one, else of the graph.
     #[inline(always)]
-    pub(super) fn row<'r>(
-        &'r self,
-        me: &'r Mine<'_, '_, P>,
-        u: u32,
-    ) -> impl Iterator<Item = (u32, P::Weight)> + Clone + 'r {
-        let copy = me.rows.as_ref();
-        let (a, b) = match copy {
+    pub(super) fn span(&self, me: &Mine<'_, '_, P>, u: u32) -> (usize, usize) {
+        match me.rows.as_ref() {
             // SAFETY: the copy was written before the barrier that opened the
             // loop and is only read since; `u < len`, so `u + 1` is in `offs`.
             Some(c) => unsafe {
                 (
-                    *c.offs.add(u as usize) as u64,
-                    *c.offs.add(u as usize + 1) as u64,
+                    *c.offs.add(u as usize) as usize,
+                    *c.offs.add(u as usize + 1) as usize,
                 )
             },
             None => {
                 let v = (me.lo + u) as usize;
-                (self.graph.offsets[v], self.graph.offsets[v + 1])
+                (
+                    self.graph.offsets[v] as usize,
+                    self.graph.offsets[v + 1] as usize,
+                )
             }
-        };
-        (a as usize..b as usize).map(move |e| match copy {
+        }
+    }
+
+    /// Edge `e` of a [`Self::span`] as `(target, weight)`.
+    #[inline(always)]
+    pub(super) fn edge(&self, me: &Mine<'_, '_, P>, e: usize) -> (u32, P::Weight) {
+        match me.rows.as_ref() {
             // SAFETY: the row's edges are in the copy's targets and weights; a
             // low half is only kept for 4-byte weights, whose bits it rebuilds.
             Some(c) => unsafe {
@@ -80,7 +83,24 @@ impl<P: Program> Tiles<'_, P> {
                 (k, w)
             },
             None => (self.graph.targets[e], self.weights[e]),
-        })
+        }
+    }
+
+    /// Whether edge `e` of a [`Self::span`] leads to another tile (a narrow
+    /// copy says so without reading the target from the graph).
+    #[inline(always)]
+    pub(super) fn is_remote(&self, me: &Mine<'_, '_, P>, e: usize) -> bool {
+        let k = match me.rows.as_ref() {
+            // SAFETY: as in `edge`.
+            Some(c) => unsafe {
+                match c.targets {
+                    Targets::Ids(t) => *t.add(e),
+                    Targets::Local(t) => return *t.add(e) == REMOTE,
+                }
+            },
+            None => self.graph.targets[e],
+        };
+        k.wrapping_sub(me.lo) >= me.len
     }
 
     /// Copies the tile's rows into the spare shared memory when they fit, so

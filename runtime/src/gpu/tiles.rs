@@ -57,6 +57,23 @@ fn ring_capacity(tile: u32) -> u32 {
         .unwrap_or_else(|| tile.saturating_mul(RING_PER_VERTEX).max(64))
 }
 
+/// The most levels a tile's warp 0 runs alone in a row while the tile's
+/// level holds at most [`k::BURST_LEN`] vertices (`VERTEX_TILES_BURST`
+/// overrides it; 0, the default, runs every level as a whole pass of the
+/// block). A burst saves the passes' drain, post and barriers but delays the
+/// tile's messages to its end: on the H100's 1000² grid, bursts of 2 levels
+/// took BFS 7.8 → 7.1 ms while levels ran one vertex a thread, and cost
+/// 7.1 → 8.0 ms once short levels ran a group of lanes a vertex
+/// (`docs/results/h100/bursts/`). A knob for studying the schedule.
+pub const BURST: u32 = 0;
+
+fn burst_levels() -> u32 {
+    std::env::var("VERTEX_TILES_BURST")
+        .ok()
+        .and_then(|s| s.parse::<u32>().ok())
+        .unwrap_or(BURST)
+}
+
 /// Blocks per multiprocessor (`VERTEX_TILES_PER_SM` overrides the default 1):
 /// more, smaller tiles share a multiprocessor's shared memory.
 fn blocks_per_sm() -> u32 {
@@ -135,8 +152,10 @@ fn stats_of(ctl: &[u32], tile: u32, blocks: u32, threads: u32) -> TileStats {
         let per = |i: usize, by: u32| f64::from(p[i]) * 64.0 / f64::from(by.max(1));
         eprintln!(
             "tiles profile (thread 0, cycles; {levels} levels, {idle_passes} idle passes over \
-             {blocks} blocks, {} messages, {} waited for room): per level: drain and post \
-             {:.0}, relax {:.0}; per idle pass {:.0}; per block: busy {:.0}, idle {:.0}",
+             {blocks} blocks, {} of them in bursts, {} messages, {} waited for room): per \
+             level: drain and post {:.0}, relax {:.0}; per idle pass {:.0}; per block: busy \
+             {:.0}, idle {:.0}",
+            ctl[k::BURST_LEVELS],
             ctl[k::MESSAGES],
             ctl[k::WAITS],
             per(0, levels),
@@ -156,6 +175,7 @@ fn stats_of(ctl: &[u32], tile: u32, blocks: u32, threads: u32) -> TileStats {
         threads_per_block: threads,
         rows_wide: ctl[k::ROWS_WIDE],
         rows_narrow: ctl[k::ROWS_NARROW],
+        burst_levels: ctl[k::BURST_LEVELS],
     }
 }
 
@@ -169,7 +189,7 @@ fn tiles_kernel<P: GpuProgram>(kern: Option<&ProgramKernels>) -> TeamKernel<'_> 
 }
 
 /// `tiles(n, m, offsets, targets, weights, state, msgs, cands, tails, heads,
-/// ctl, tile, delta, cap, source, every)` of `kernels_rs::tiles_kernel!`,
+/// ctl, tile, delta, cap, source, every, burst)` of `kernels_rs::tiles_kernel!`,
 /// with the block's shared memory.
 unsafe fn tiles_body<P: GpuProgram>(crew: &HostTeam<'_>, smem: *mut u32, words: u32, a: &[Arg]) {
     // SAFETY: the launcher's contract: the list `TilesRun::launch` builds; the
@@ -193,20 +213,22 @@ unsafe fn tiles_body<P: GpuProgram>(crew: &HostTeam<'_>, smem: *mut u32, words: 
             a[13].u32(),
             a[14].u32(),
             a[15].u32(),
+            a[16].u32(),
             smem.cast(),
             words,
         )
     }
 }
 
-/// The kernel's `(tile, delta, cap, source, every)` for `P`'s run.
-fn scalars<P: GpuProgram>(tile: u32, opts: &ProgramOptions, source: u32) -> [u32; 5] {
+/// The kernel's `(tile, delta, cap, source, every, burst)` for `P`'s run.
+fn scalars<P: GpuProgram>(tile: u32, opts: &ProgramOptions, source: u32) -> [u32; 6] {
     [
         tile,
         kernel_delta::<P>(opts),
         ring_capacity(tile),
         source,
         every::<P>(),
+        burst_levels(),
     ]
 }
 
@@ -234,8 +256,8 @@ struct TilesRun<'a, L: Launcher> {
     tails: L::Buf<u32>,
     heads: L::Buf<u32>,
     ctl: L::Buf<u32>,
-    /// `(tile, delta, cap, source, every)`.
-    scalars: [u32; 5],
+    /// `(tile, delta, cap, source, every, burst)`.
+    scalars: [u32; 6],
 }
 
 impl<'a, L: Launcher> TilesRun<'a, L> {
@@ -247,7 +269,7 @@ impl<'a, L: Launcher> TilesRun<'a, L> {
         shape: TeamShape,
         graph: [Arg; 5],
         state: u64,
-        scalars: [u32; 5],
+        scalars: [u32; 6],
     ) -> Result<Self> {
         let mut ctl0 = [0u32; CTL_WORDS];
         ctl0[k::OUTSTANDING] = shape.blocks;
@@ -275,7 +297,7 @@ impl<'a, L: Launcher> TilesRun<'a, L> {
         let g = self.graph;
         let a = |b: &L::Buf<u32>| Arg::from(L::addr(b));
         let a64 = |b: &L::Buf<u64>| Arg::from(L::addr(b));
-        let [tile, delta, cap, source, every] = self.scalars;
+        let [tile, delta, cap, source, every, burst] = self.scalars;
         let args = [
             &g[..],
             &[
@@ -290,6 +312,7 @@ impl<'a, L: Launcher> TilesRun<'a, L> {
                 cap.into(),
                 source.into(),
                 every.into(),
+                burst.into(),
             ],
         ]
         .concat();
@@ -332,7 +355,12 @@ impl Device {
         let n = g.n as usize;
         let state_size = std::mem::size_of::<<P as VertexProgram>::State>();
         let f = kern.tiles_fn();
-        let block = block_size();
+        // As many threads as asked, but no more than the kernel's registers
+        // let one block have (whole warps).
+        let fits = f
+            .get_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
+            .map_err(cuda_err("cuFuncGetAttribute(tiles threads per block)"))?;
+        let block = block_size().min((fits.max(32) as u32) / 32 * 32);
         let blocks = blocks_per_sm() * self.gpu.info.multiprocessors.max(1);
         let (tile, smem) = shape(g.n, state_size as u64, blocks);
         let optin = self.smem_per_block()?;
@@ -419,20 +447,36 @@ pub fn emulate_tiles<P: GpuProgram>(
     threads: u32,
     rows: RowRoom,
 ) -> Result<ProgramRun<<P as VertexProgram>::State>> {
-    emulate_tiles_with_rings::<P>(csr, source, opts, blocks, threads, rows, None)
+    emulate_tiles_with::<P>(
+        csr,
+        source,
+        opts,
+        blocks,
+        threads,
+        rows,
+        TilesKnobs::default(),
+    )
 }
 
-/// [`emulate_tiles`] with rings of `ring` messages each (`None`: the run's
-/// default): small rings make senders wait for room, and blocks take their
-/// own messages meanwhile.
-pub fn emulate_tiles_with_rings<P: GpuProgram>(
+/// The tiled kernel's knobs a test may turn (`None`: the run's default).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TilesKnobs {
+    /// Messages per ring: small rings make senders wait for room, and blocks
+    /// take their own messages meanwhile.
+    pub ring: Option<u32>,
+    /// The most levels warp 0 runs alone in a row ([`BURST`]; 0: never).
+    pub burst: Option<u32>,
+}
+
+/// [`emulate_tiles`] with `knobs` turned.
+pub fn emulate_tiles_with<P: GpuProgram>(
     csr: &Csr<<P as VertexProgram>::Weight>,
     source: u32,
     opts: &ProgramOptions,
     blocks: u32,
     threads: u32,
     rows: RowRoom,
-    ring: Option<u32>,
+    knobs: TilesKnobs,
 ) -> Result<ProgramRun<<P as VertexProgram>::State>> {
     let n = csr.num_vertices();
     check_run::<P>(n as u64, source, csr.weights().is_some())?;
@@ -480,8 +524,11 @@ pub fn emulate_tiles_with_rings<P: GpuProgram>(
         cooperative: true,
     };
     let mut scalars = scalars::<P>(tile, opts, source);
-    if let Some(cap) = ring {
+    if let Some(cap) = knobs.ring {
         scalars[2] = cap.max(1);
+    }
+    if let Some(burst) = knobs.burst {
+        scalars[5] = burst;
     }
     let l = HostLauncher::new(1);
     let state = states.as_mut_ptr() as u64;

@@ -1,0 +1,372 @@
+//! A tile's level: relaxing its queued vertices (all threads of the block, or
+//! warp 0 alone in a burst of short levels) and marking the improved ones for
+//! the next level.
+
+use core::sync::atomic::Ordering::Relaxed;
+
+use super::{Crew, Mine, Tiles, CNT, EMPTY, HALF, MIN, OLEN, OVF};
+use crate::program::Program;
+use crate::warp::{kernel_warp, KernelWarp, Warp};
+use crate::word::StateWord;
+
+/// The longest level queue warp 0 runs alone (one vertex a lane on the GPU).
+pub const BURST_LEN: u32 = 32;
+
+/// Where marks go: a level queue and its counters (`k % 2`, `k % 3`).
+#[derive(Clone, Copy)]
+pub(super) struct Dest {
+    pub(super) queue: usize,
+    pub(super) ctr: usize,
+}
+
+impl Dest {
+    pub(super) fn of(level: usize) -> Self {
+        Dest {
+            queue: level % 2,
+            ctr: level % 3,
+        }
+    }
+}
+
+/// Empties counters `ctr` (a queue's length, overflow flag and lowest order)
+/// for the level that will fill them next; their last level is read.
+#[inline(always)]
+pub(super) fn clear(h: &[core::sync::atomic::AtomicU32], ctr: usize) {
+    h[CNT + ctr].store(0, Relaxed);
+    h[OVF + ctr].store(0, Relaxed);
+    h[MIN + ctr].store(u32::MAX, Relaxed);
+}
+
+impl<P: Program> Tiles<'_, P> {
+    /// Relaxes tile vertex `u` in a level whose orders stop below `limit`
+    /// (later orders wait for a later level); marks go to `next`, candidates
+    /// for other tiles to outbox half `half`. A vertex whose remote edges do
+    /// not all fit the outbox waits for the next level, whole: it counts them
+    /// and reserves their slots at once, so each level finishes at least one
+    /// vertex (the host keeps rows longer than a half outbox off this kernel).
+    /// Returns whether it relaxed `u`. (Reserving the rest of the row at the
+    /// first remote edge instead, with no count, was slower on the H100: grid
+    /// 1000² BFS 7.5 → 11.3 ms, `docs/results/h100/rings/`.)
+    #[inline(always)]
+    pub(super) fn process(
+        &self,
+        crew: &impl Crew,
+        me: &Mine<'_, '_, P>,
+        u: u32,
+        limit: u32,
+        next: Dest,
+        half: usize,
+    ) -> u32 {
+        let smem = me.smem;
+        let h = smem.header;
+        let s = P::State::load(&smem.states[u as usize]);
+        let r = rank::<P>(s);
+        if r >= limit {
+            // Not this level's: it stays pending, in the next level's queue.
+            push(me, u, next);
+            h[MIN + next.ctr].fetch_min(r, Relaxed);
+            return 0;
+        }
+        let bit = 1u32 << (u % 32);
+        if smem.pending[(u / 32) as usize].fetch_and(!bit, Relaxed) & bit == 0 {
+            // Taken already (the bits scan of an overflowed queue can meet a
+            // vertex twice).
+            return 0;
+        }
+        // See the module notes: the bit is clear before the state is read.
+        crew.fence_block();
+        let s = P::State::load(&smem.states[u as usize]);
+        let (a, b) = self.span(me, u);
+        let remote = (a..b).filter(|&e| self.is_remote(me, e)).count() as u32;
+        let row = (a..b).map(|e| self.edge(me, e));
+        let mut at = 0usize;
+        if remote > 0 {
+            at = h[OLEN + half].fetch_add(remote, Relaxed) as usize;
+            if at + remote as usize > HALF {
+                // The outbox is full: empty the part of it this reserved, and
+                // keep `u` pending for the next level.
+                for j in at..(at + remote as usize).min(HALF) {
+                    smem.out.keys[half * HALF + j].store(EMPTY, Relaxed);
+                }
+                mark(crew, me, u, r, next);
+                return 0;
+            }
+        }
+        for (k, w) in row {
+            let local = k.wrapping_sub(me.lo);
+            let cand = P::relax(s, w, 0);
+            if local < me.len {
+                if let Some(c) = cand {
+                    if P::combine(&smem.states[local as usize], c) {
+                        mark(crew, me, local, rank::<P>(c), next);
+                    }
+                }
+            } else {
+                let slot = half * HALF + at;
+                at += 1;
+                match cand {
+                    Some(c) => {
+                        smem.out.keys[slot].store(k, Relaxed);
+                        P::State::store(&smem.out.cands[slot], c);
+                    }
+                    None => smem.out.keys[slot].store(EMPTY, Relaxed),
+                }
+            }
+        }
+        1
+    }
+
+    /// Relaxes a short level's queue (`queue.0..` in the queues, `queue.1`
+    /// vertices) with threads `[0, threads)` of the block (whole warps), a
+    /// group of lanes per vertex (a power of two, up to a warp, as many as
+    /// the threads allow): the group's first lane takes the vertex as
+    /// [`Self::process`] does, the lanes count its remote edges together and
+    /// relax its edges `g` at a time. Returns the vertices relaxed.
+    ///
+    /// Why: a grid tile's level is a few vertices of four edges each, and one
+    /// thread walking a row pays a chain of dependent shared-memory atomics
+    /// per edge (combine, pending bit, queue slot, lowest order); a group
+    /// pays one edge's chain.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub(super) fn relax_groups<W: Warp>(
+        &self,
+        crew: &impl Crew,
+        warp: W,
+        me: &Mine<'_, '_, P>,
+        (base, len): (usize, u32),
+        limit: u32,
+        next: Dest,
+        half: usize,
+        threads: u32,
+    ) -> u32 {
+        let size = W::SIZE;
+        let g = group_lanes(threads, len, size);
+        let lane = warp.lane();
+        let mut vi = crew.ctx().thread_idx / size * (size / g) + lane / g;
+        let mut pops = 0;
+        // One vertex a group at a time (more than one turn only where the
+        // threads are fewer than the vertices: the emulator's one-lane warp).
+        for _ in 0..len.div_ceil(threads / g) {
+            pops += self.relax_group(crew, warp, me, (base, len), vi, g, limit, next, half);
+            vi += threads / g;
+        }
+        pops
+    }
+
+    /// [`Self::relax_groups`]' turn: the group of `g` lanes that this lane
+    /// belongs to relaxes the level's vertex `vi` (none if `vi ≥ len`).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn relax_group<W: Warp>(
+        &self,
+        crew: &impl Crew,
+        warp: W,
+        me: &Mine<'_, '_, P>,
+        (base, len): (usize, u32),
+        vi: u32,
+        g: u32,
+        limit: u32,
+        next: Dest,
+        half: usize,
+    ) -> u32 {
+        let lane = warp.lane();
+        let sub = lane % g;
+        let lead = lane - sub;
+        let smem = me.smem;
+        let h = smem.header;
+        let (mut u, mut take) = (0u32, false);
+        if sub == 0 && vi < len {
+            u = smem.queues[base + vi as usize].load(Relaxed);
+            let s = P::State::load(&smem.states[u as usize]);
+            let r = rank::<P>(s);
+            if r >= limit {
+                // Not this level's: it stays pending, in the next level's queue.
+                push(me, u, next);
+                h[MIN + next.ctr].fetch_min(r, Relaxed);
+            } else {
+                let bit = 1u32 << (u % 32);
+                take = smem.pending[(u / 32) as usize].fetch_and(!bit, Relaxed) & bit != 0;
+            }
+        }
+        // The bit is clear before any lane of the group reads the state (the
+        // module notes); the warp barrier orders the lanes.
+        crew.fence_block();
+        warp.sync();
+        let u = warp.shfl(u, lead);
+        let take = warp.shfl(u32::from(take), lead) != 0;
+        let (a, b) = if take { self.span(me, u) } else { (0, 0) };
+        let mut remote = 0u32;
+        let mut e = a + sub as usize;
+        while e < b {
+            remote += u32::from(self.is_remote(me, e));
+            e += g as usize;
+        }
+        let mut k = 1;
+        while k < g {
+            remote += warp.shfl(remote, lane ^ k);
+            k *= 2;
+        }
+        // The first lane reserves the group's outbox slots, all or none.
+        let (mut at, mut full) = (0u32, false);
+        if sub == 0 && take && remote > 0 {
+            at = h[OLEN + half].fetch_add(remote, Relaxed);
+            if at as usize + remote as usize > HALF {
+                for j in at as usize..(at as usize + remote as usize).min(HALF) {
+                    smem.out.keys[half * HALF + j].store(EMPTY, Relaxed);
+                }
+                full = true;
+                let s = P::State::load(&smem.states[u as usize]);
+                mark(crew, me, u, rank::<P>(s), next);
+            }
+        }
+        // Every lane shuffles (the warp-uniformity rule), groups with no
+        // vertex too.
+        let at = warp.shfl(at, lead);
+        let full = warp.shfl(u32::from(full), lead) != 0;
+        let go = take && !full;
+        let s = if go {
+            P::State::load(&smem.states[u as usize])
+        } else {
+            P::init(0, 0)
+        };
+        let group = if g >= 32 {
+            u32::MAX
+        } else {
+            ((1u32 << g) - 1) << lead
+        };
+        let below = (1u32 << lane) - 1;
+        let (mut first, mut sent) = (a, 0u32);
+        loop {
+            let e = first + sub as usize;
+            let live = go && e < b;
+            let far = live && self.is_remote(me, e);
+            let mask = warp.ballot(far) & group;
+            if live {
+                let (k, w) = self.edge(me, e);
+                let cand = P::relax(s, w, 0);
+                if !far {
+                    let local = k.wrapping_sub(me.lo);
+                    if let Some(c) = cand {
+                        if P::combine(&smem.states[local as usize], c) {
+                            mark(crew, me, local, rank::<P>(c), next);
+                        }
+                    }
+                } else {
+                    let slot = half * HALF + (at + sent + (mask & below).count_ones()) as usize;
+                    match cand {
+                        Some(c) => {
+                            smem.out.keys[slot].store(k, Relaxed);
+                            P::State::store(&smem.out.cands[slot], c);
+                        }
+                        None => smem.out.keys[slot].store(EMPTY, Relaxed),
+                    }
+                }
+            }
+            sent += mask.count_ones();
+            first += g as usize;
+            if warp.ballot(go && first < b) == 0 {
+                break;
+            }
+        }
+        u32::from(sub == 0 && go)
+    }
+
+    /// Warp 0 alone: relaxes level `level` (a queue of `len` ≤ [`BURST_LEN`]
+    /// vertices, no overflow) and, while the next level's queue stays that
+    /// short and no more than [`Tiles::burst`] levels have run, the levels
+    /// after it, with warp barriers only; every level's candidates for other
+    /// tiles go to outbox half `half` (which the burst stops filling at half
+    /// full). The rest of the block waits at the level's barrier; no message
+    /// is taken or posted meanwhile, so the shared words the lanes decide on
+    /// change only under their own hands and every lane decides alike.
+    /// Returns the vertices relaxed and the levels run.
+    #[inline(always)]
+    pub(super) fn burst(
+        &self,
+        crew: &impl Crew,
+        me: &Mine<'_, '_, P>,
+        level: usize,
+        mut len: u32,
+        half: usize,
+    ) -> (u32, u32) {
+        let warp = kernel_warp(crew.ctx());
+        let lane = warp.lane();
+        let h = me.smem.header;
+        let (mut pops, mut k) = (0u32, level);
+        loop {
+            let (here, next) = (Dest::of(k), Dest::of(k + 1));
+            let limit = h[MIN + here.ctr]
+                .load(Relaxed)
+                .saturating_add(self.delta.max(1));
+            let base = here.queue * me.q as usize;
+            let size = <KernelWarp as Warp>::SIZE;
+            pops += self.relax_groups(crew, warp, me, (base, len), limit, next, half, size);
+            k += 1;
+            warp.sync();
+            let levels = (k - level) as u32;
+            len = h[CNT + next.ctr].load(Relaxed);
+            if levels >= self.burst
+                || len == 0
+                || len > BURST_LEN
+                || h[OVF + next.ctr].load(Relaxed) != 0
+                || h[OLEN + half].load(Relaxed) as usize > HALF / 2
+            {
+                return (pops, levels);
+            }
+            // Level k − 1's counters are read; level k + 1 fills them next
+            // (the warp barrier at the end of level k orders the two).
+            if lane == 0 {
+                clear(h, Dest::of(k + 2).ctr);
+            }
+        }
+    }
+}
+
+/// Lanes per vertex when `threads` relax `len` vertices: the largest power
+/// of two, up to a warp, that still gives every vertex a group.
+#[inline(always)]
+pub(super) fn group_lanes(threads: u32, len: u32, warp: u32) -> u32 {
+    let per = (threads / len.max(1)).clamp(1, warp);
+    1 << (31 - per.leading_zeros())
+}
+
+/// A pending vertex's place in a tile's order: [`Program::order`] below
+/// `u32::MAX`, which the counters keep for "nothing queued". A priority that
+/// saturates there (64-bit distances of 2^32 − 1 and more) ranks just under it,
+/// with every other such vertex.
+#[inline(always)]
+pub(super) fn rank<P: Program>(state: P::State) -> u32 {
+    P::order(state).min(u32::MAX - 1)
+}
+
+/// Marks tile vertex `i` pending, after its improved state, queues it for
+/// `into` unless it is pending already, and reports its order there.
+#[inline(always)]
+pub(super) fn mark<P: Program>(
+    crew: &impl Crew,
+    me: &Mine<'_, '_, P>,
+    i: u32,
+    order: u32,
+    into: Dest,
+) {
+    crew.fence_block();
+    let bit = 1u32 << (i % 32);
+    if me.smem.pending[(i / 32) as usize].fetch_or(bit, Relaxed) & bit == 0 {
+        push(me, i, into);
+    }
+    me.smem.header[MIN + into.ctr].fetch_min(order, Relaxed);
+}
+
+/// Appends pending vertex `u` to `into`'s queue, or flags the queue full (its
+/// level then scans the pending bits).
+#[inline(always)]
+fn push<P: Program>(me: &Mine<'_, '_, P>, u: u32, into: Dest) {
+    let h = me.smem.header;
+    let p = h[CNT + into.ctr].fetch_add(1, Relaxed);
+    if p < me.q {
+        me.smem.queues[into.queue * me.q as usize + p as usize].store(u, Relaxed);
+    } else {
+        h[OVF + into.ctr].store(1, Relaxed);
+    }
+}
