@@ -155,7 +155,7 @@ fn posters(block: u32) -> u32 {
 
 /// Words of the shared header (see the names below).
 pub const SMEM_HEADER: usize = 24;
-/// Where the pass's regular drain ends (thread 0 sets it for the next pass).
+/// Where the pass's regular drain ends (the closer sets it for the next pass).
 const END: usize = 0;
 /// The header word where a narrow copy's threads report a weight whose upper
 /// half is not zero (free again once the copy is made).
@@ -174,7 +174,7 @@ const PUBLISHED: usize = 8;
 /// Held by the one poster taking arrived messages.
 const LOCK: usize = 9;
 /// Queue lengths, a ring of three by level: the drain before level `k` and
-/// level `k − 1` append to `k % 3`, level `k` reads it, and thread 0 clears
+/// level `k − 1` append to `k % 3`, level `k` reads it, and the closer clears
 /// `(k + 2) % 3` once level `k` begins.
 const CNT: usize = 10;
 /// The lowest order queued for each of the three (`u32::MAX`: none).
@@ -187,9 +187,10 @@ const OLEN: usize = 19;
 /// Levels the last burst ran (warp 0 writes it, the block reads it after the
 /// level's barrier).
 const BURST: usize = 21;
-/// The pass's level queue length and overflow flag as thread 0 found them
-/// before the level: what the block decides on (a burst's warp clears the
-/// counters themselves while the other warps may not have read them yet).
+/// The pass's level queue length and overflow flag as the closer found them
+/// before the level: what the block decides on when bursts are on (a burst's
+/// warp clears the counters themselves while the other warps may not have
+/// read them yet).
 const LEN_NOW: usize = 22;
 const OVF_NOW: usize = 23;
 
@@ -372,9 +373,12 @@ impl<P: Program> Tiles<'_, P> {
         let drainers = if split { step - posters } else { step };
 
         let (mut pops, mut messages, mut waits) = (0u32, 0u32, 0u32);
+        // The thread that closes each pass (see below): the block's last, a
+        // drainer, which short levels rarely give a vertex.
+        let closer = step - 1;
         // The block's token, then the messages taken and not yet retired
-        // (thread 0's).
-        let mut held = u32::from(tid == 0);
+        // (the closer's).
+        let mut held = u32::from(tid == closer);
         let mut next_tail = 0u32;
         let mut level = 0usize;
         // Passes with a level: the outbox half a level fills is `turn % 2`
@@ -391,10 +395,10 @@ impl<P: Program> Tiles<'_, P> {
         };
         loop {
             // Phase A: post the last level's outbox (warp 0) and take this
-            // pass's range of the inbox (the rest); thread 0 reads the next
+            // pass's range of the inbox (the rest); the closer reads the next
             // tail meanwhile.
             let here = Dest::of(level);
-            if tid == 0 {
+            if tid == closer {
                 next_tail = self.tails[me.block as usize].load(Relaxed);
             }
             // A thread that also posts drains first: a poster waiting for room
@@ -415,21 +419,30 @@ impl<P: Program> Tiles<'_, P> {
                 messages += sent;
                 waits += waited;
             }
-            // Every lane has posted and every drainer is done; then thread 0
-            // sets the next pass's range (a barrier on each side, so that no
-            // thread reads the range words while they move).
+            // Every lane has posted and every drainer is done; then the
+            // closer sets the next pass's range. The words it writes are read
+            // in the next pass only (after the level's barrier), and the
+            // counters it clears are not this level's, so the level starts
+            // meanwhile; with bursts on, it waits for the closer's note of the
+            // queue (a burst clears the counters themselves).
             crew.sync_block();
-            if tid == 0 {
+            let (mut len, mut ovf) = (
+                h[CNT + here.ctr].load(Relaxed),
+                h[OVF + here.ctr].load(Relaxed),
+            );
+            if tid == closer {
                 h[OLEN + (turn + 1) % 2].store(0, Relaxed);
                 held += self.close_pass(crew, &me, next_tail, level);
             }
-            crew.sync_block();
-            let (len, ovf) = (h[LEN_NOW].load(Relaxed), h[OVF_NOW].load(Relaxed));
+            if self.burst > 0 {
+                crew.sync_block();
+                (len, ovf) = (h[LEN_NOW].load(Relaxed), h[OVF_NOW].load(Relaxed));
+            }
             if len == 0 && ovf == 0 {
                 idle_passes += 1;
                 // Nothing pending: retire what was taken, and stop once no
                 // block holds a token and no message is in flight.
-                if tid == 0 {
+                if tid == closer {
                     h[MIN + here.ctr].store(u32::MAX, Relaxed);
                     if held > 0 {
                         crew.fence_device();
@@ -539,7 +552,7 @@ impl<P: Program> Tiles<'_, P> {
         }
     }
 
-    /// Thread 0, once every lane has posted and every drainer is done: moves
+    /// The closer, once every lane has posted and every drainer is done: moves
     /// the drained mark past what this pass took, publishes the head when it
     /// has moved a quarter ring, sets the next pass's range, clears the
     /// counters level `level + 2` will use and notes level `level`'s queue for the
