@@ -62,7 +62,7 @@ fn ring_capacity(tile: u32) -> u32 {
 /// overrides it; 0, the default, runs every level as a whole pass of the
 /// block). A burst saves the passes' drain, post and barriers but delays the
 /// tile's messages to its end: on the H100's 1000² grid, bursts of 2 levels
-/// took BFS 7.8 → 7.1 ms while levels ran one vertex a thread, and cost
+/// took BFS 7.8 → 7.2 ms while levels ran one vertex a thread, and cost
 /// 7.1 → 8.0 ms once short levels ran a group of lanes a vertex
 /// (`docs/results/h100/bursts/`). A knob for studying the schedule.
 pub const BURST: u32 = 0;
