@@ -32,7 +32,9 @@ use crate::graph::Csr;
 use crate::program::VertexProgram;
 
 /// Threads per block (`VERTEX_TILES_BLOCK` overrides it, a multiple of 32, for
-/// measuring).
+/// measuring), capped at what the kernel's registers allow one block (384 for
+/// the shipped programs on an H100 since short levels run in groups of lanes;
+/// 128 to 512 measured alike, `docs/results/h100/rings/`).
 pub const BLOCK: u32 = 512;
 
 fn block_size() -> u32 {
