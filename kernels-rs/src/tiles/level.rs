@@ -57,61 +57,28 @@ impl<P: Program> Tiles<'_, P> {
         next: Dest,
         half: usize,
     ) -> u32 {
-        let smem = me.smem;
-        let h = smem.header;
-        let s = P::State::load(&smem.states[u as usize]);
-        let r = rank::<P>(s);
-        if r >= limit {
-            // Not this level's: it stays pending, in the next level's queue.
-            push(me, u, next);
-            h[MIN + next.ctr].fetch_min(r, Relaxed);
+        let Some(r) = claim(me, u, limit, next) else {
             return 0;
-        }
-        let bit = 1u32 << (u % 32);
-        if smem.pending[(u / 32) as usize].fetch_and(!bit, Relaxed) & bit == 0 {
-            // Taken already (the bits scan of an overflowed queue can meet a
-            // vertex twice).
-            return 0;
-        }
+        };
         // See the module notes: the bit is clear before the state is read.
         crew.fence_block();
-        let s = P::State::load(&smem.states[u as usize]);
+        let s = P::State::load(&me.smem.states[u as usize]);
         let (a, b) = self.span(me, u);
         let remote = (a..b).filter(|&e| self.is_remote(me, e)).count() as u32;
-        let row = (a..b).map(|e| self.edge(me, e));
         let mut at = 0usize;
         if remote > 0 {
-            at = h[OLEN + half].fetch_add(remote, Relaxed) as usize;
-            if at + remote as usize > HALF {
-                // The outbox is full: empty the part of it this reserved, and
-                // keep `u` pending for the next level.
-                for j in at..(at + remote as usize).min(HALF) {
-                    smem.out.keys[half * HALF + j].store(EMPTY, Relaxed);
-                }
-                mark(crew, me, u, r, next);
-                return 0;
+            match reserve(crew, me, u, remote, half, next, || r) {
+                Some(first) => at = first,
+                None => return 0,
             }
         }
-        for (k, w) in row {
-            let local = k.wrapping_sub(me.lo);
-            let cand = P::relax(s, w, 0);
-            if local < me.len {
-                if let Some(c) = cand {
-                    if P::combine(&smem.states[local as usize], c) {
-                        mark(crew, me, local, rank::<P>(c), next);
-                    }
-                }
-            } else {
-                let slot = half * HALF + at;
+        for e in a..b {
+            let (k, w) = self.edge(me, e);
+            let slot = (k.wrapping_sub(me.lo) >= me.len).then(|| {
                 at += 1;
-                match cand {
-                    Some(c) => {
-                        smem.out.keys[slot].store(k, Relaxed);
-                        P::State::store(&smem.out.cands[slot], c);
-                    }
-                    None => smem.out.keys[slot].store(EMPTY, Relaxed),
-                }
-            }
+                half * HALF + at - 1
+            });
+            relax_edge(crew, me, s, (k, w), slot, next);
         }
         1
     }
@@ -174,20 +141,10 @@ impl<P: Program> Tiles<'_, P> {
         let sub = lane % g;
         let lead = lane - sub;
         let smem = me.smem;
-        let h = smem.header;
         let (mut u, mut take) = (0u32, false);
         if sub == 0 && vi < len {
             u = smem.queues[base + vi as usize].load(Relaxed);
-            let s = P::State::load(&smem.states[u as usize]);
-            let r = rank::<P>(s);
-            if r >= limit {
-                // Not this level's: it stays pending, in the next level's queue.
-                push(me, u, next);
-                h[MIN + next.ctr].fetch_min(r, Relaxed);
-            } else {
-                let bit = 1u32 << (u % 32);
-                take = smem.pending[(u / 32) as usize].fetch_and(!bit, Relaxed) & bit != 0;
-            }
+            take = claim(me, u, limit, next).is_some();
         }
         // The bit is clear before any lane of the group reads the state (the
         // module notes); the warp barrier orders the lanes.
@@ -210,14 +167,10 @@ impl<P: Program> Tiles<'_, P> {
         // The first lane reserves the group's outbox slots, all or none.
         let (mut at, mut full) = (0u32, false);
         if sub == 0 && take && remote > 0 {
-            at = h[OLEN + half].fetch_add(remote, Relaxed);
-            if at as usize + remote as usize > HALF {
-                for j in at as usize..(at as usize + remote as usize).min(HALF) {
-                    smem.out.keys[half * HALF + j].store(EMPTY, Relaxed);
-                }
-                full = true;
-                let s = P::State::load(&smem.states[u as usize]);
-                mark(crew, me, u, rank::<P>(s), next);
+            let order = || rank::<P>(P::State::load(&smem.states[u as usize]));
+            match reserve(crew, me, u, remote, half, next, order) {
+                Some(first) => at = first as u32,
+                None => full = true,
             }
         }
         // Every lane shuffles (the warp-uniformity rule), groups with no
@@ -243,25 +196,9 @@ impl<P: Program> Tiles<'_, P> {
             let far = live && self.is_remote(me, e);
             let mask = warp.ballot(far) & group;
             if live {
-                let (k, w) = self.edge(me, e);
-                let cand = P::relax(s, w, 0);
-                if !far {
-                    let local = k.wrapping_sub(me.lo);
-                    if let Some(c) = cand {
-                        if P::combine(&smem.states[local as usize], c) {
-                            mark(crew, me, local, rank::<P>(c), next);
-                        }
-                    }
-                } else {
-                    let slot = half * HALF + (at + sent + (mask & below).count_ones()) as usize;
-                    match cand {
-                        Some(c) => {
-                            smem.out.keys[slot].store(k, Relaxed);
-                            P::State::store(&smem.out.cands[slot], c);
-                        }
-                        None => smem.out.keys[slot].store(EMPTY, Relaxed),
-                    }
-                }
+                let slot =
+                    far.then(|| half * HALF + (at + sent + (mask & below).count_ones()) as usize);
+                relax_edge(crew, me, s, self.edge(me, e), slot, next);
             }
             sent += mask.count_ones();
             first += g as usize;
@@ -320,6 +257,79 @@ impl<P: Program> Tiles<'_, P> {
                 clear(h, Dest::of(k + 2).ctr);
             }
         }
+    }
+}
+
+/// Takes queued tile vertex `u` for a level whose orders stop below `limit`:
+/// its rank if its pending bit was set (now clear); `None` for a vertex not
+/// this level's (it stays pending, in `next`'s queue) or taken already (the
+/// bits scan of an overflowed queue can meet a vertex twice).
+#[inline(always)]
+fn claim<P: Program>(me: &Mine<'_, '_, P>, u: u32, limit: u32, next: Dest) -> Option<u32> {
+    let smem = me.smem;
+    let r = rank::<P>(P::State::load(&smem.states[u as usize]));
+    if r >= limit {
+        push(me, u, next);
+        smem.header[MIN + next.ctr].fetch_min(r, Relaxed);
+        return None;
+    }
+    let bit = 1u32 << (u % 32);
+    (smem.pending[(u / 32) as usize].fetch_and(!bit, Relaxed) & bit != 0).then_some(r)
+}
+
+/// Reserves `remote` slots of outbox half `half` for taken tile vertex `u`'s
+/// remote edges, all or none: the first slot, or `None` when the half is
+/// full (the part reserved is emptied, and `u` stays pending for `next`,
+/// with order `order()`).
+#[inline(always)]
+fn reserve<P: Program>(
+    crew: &impl Crew,
+    me: &Mine<'_, '_, P>,
+    u: u32,
+    remote: u32,
+    half: usize,
+    next: Dest,
+    order: impl FnOnce() -> u32,
+) -> Option<usize> {
+    let out = &me.smem.out;
+    let at = me.smem.header[OLEN + half].fetch_add(remote, Relaxed) as usize;
+    if at + remote as usize <= HALF {
+        return Some(at);
+    }
+    for j in at..(at + remote as usize).min(HALF) {
+        out.keys[half * HALF + j].store(EMPTY, Relaxed);
+    }
+    mark(crew, me, u, order(), next);
+    None
+}
+
+/// Relaxes edge `(k, w)` of a taken vertex whose state is `s`: into the
+/// tile (`slot` is `None`: combine, and mark for `next` if it improved), or
+/// into outbox `slot` (the target and candidate, or an empty entry).
+#[inline(always)]
+fn relax_edge<P: Program>(
+    crew: &impl Crew,
+    me: &Mine<'_, '_, P>,
+    s: P::State,
+    (k, w): (u32, P::Weight),
+    slot: Option<usize>,
+    next: Dest,
+) {
+    let cand = P::relax(s, w, 0);
+    let out = &me.smem.out;
+    match (slot, cand) {
+        (None, Some(c)) => {
+            let local = k.wrapping_sub(me.lo);
+            if P::combine(&me.smem.states[local as usize], c) {
+                mark(crew, me, local, rank::<P>(c), next);
+            }
+        }
+        (None, None) => {}
+        (Some(slot), Some(c)) => {
+            out.keys[slot].store(k, Relaxed);
+            P::State::store(&out.cands[slot], c);
+        }
+        (Some(slot), None) => out.keys[slot].store(EMPTY, Relaxed),
     }
 }
 
