@@ -87,9 +87,10 @@ pub fn tiles_delta<P: GpuProgram>(
         .then(|| gpu_delta::<P>(g, source).saturating_mul(super::tiles::TILES_DELTA_FACTOR))
 }
 
-/// Out-degree above which `auto` does not pick the tiled kernel: one thread
-/// relaxes a tile's row (a hub of 200,000 edges held its tile for hundreds of
-/// milliseconds, `docs/results/h100/hubs-and-shapes/`), and a vertex's remote
+/// Out-degree above which `auto` does not pick the tiled kernel: a tile's row
+/// is relaxed by one thread in a large level and by at most a warp in a short
+/// one (a hub of 200,000 edges held its tile for hundreds of milliseconds,
+/// `docs/results/h100/hubs-and-shapes/`), and a vertex's remote
 /// edges go out together through half an outbox, so the kernel itself takes
 /// no longer rows ([`kernels_rs::tiles::HALF`]).
 pub const TILES_MAX_DEGREE: u64 = kernels_rs::tiles::HALF as u64;
@@ -118,7 +119,7 @@ pub fn choose<P: GpuProgram>(g: &Graph<<P as VertexProgram>::Weight>, source: u3
         super::tiles::H100_MULTIPROCESSORS,
         super::tiles::H100_SMEM_PER_BLOCK,
     );
-    // A tile relaxes each row on one thread; the resident kernel has an entry
+    // A tile relaxes a row on one thread or one warp; the resident kernel has an entry
     // that shares hubs out over a block.
     let hubless = || g.max_out_degree() <= TILES_MAX_DEGREE;
     if p.high_diameter && fits && hubless() {
