@@ -57,11 +57,12 @@ pub fn first_with_edges(g: &Graph<u32>) -> u32 {
         .unwrap_or(0)
 }
 
-/// A star glued to a path, undirected and weighted: vertex 0 of degree 500,
-/// then 300 levels, and vertex 801 isolated (a hub and a high diameter at once).
+/// A star glued to a path, undirected and weighted: vertex 0 of degree 250
+/// (within the tiled kernel's rows, 256 edges), then 550 levels, and vertex
+/// 801 isolated (a hub and a high diameter at once).
 pub fn star_and_path() -> Graph<u32> {
-    let mut edges: Vec<[u32; 2]> = (1..=500).map(|v| [0, v]).collect();
-    edges.extend((500..800).map(|v| [v, v + 1]));
+    let mut edges: Vec<[u32; 2]> = (1..=250).map(|v| [0, v]).collect();
+    edges.extend((250..800).map(|v| [v, v + 1]));
     let w: Vec<u32> = (0..edges.len() as u32).map(|i| 1 + i % 13).collect();
     let el = EdgeList::<u32> {
         num_vertices: 802,

@@ -138,7 +138,7 @@ fn a_chain_of_100000_vertices() {
 
 #[test]
 fn hubs_isolated_sources_and_errors() {
-    // A star glued to a path: one vertex of degree 500, then 300 levels.
+    // A star glued to a path: one vertex of degree 250, then 550 levels.
     let g = star_and_path();
     check_all(&g, &g, 0);
     check_all(&g, &g, 801); // unreached tail vertex 801: isolated

@@ -1,16 +1,12 @@
-//! A tile's level: relaxing its queued vertices (all threads of the block, or
-//! warp 0 alone in a burst of short levels) and marking the improved ones for
-//! the next level.
+//! A tile's level: relaxing its queued vertices (the block's workers) and
+//! marking the improved ones for the next level.
 
 use core::sync::atomic::Ordering::Relaxed;
 
-use super::{Crew, Mine, Tiles, CNT, EMPTY, HALF, MIN, OLEN, OVF};
+use super::{Crew, Mine, Tiles, CNT, EMPTY, MIN, OLEN, OVF, PART};
 use crate::program::Program;
-use crate::warp::{kernel_warp, KernelWarp, Warp};
+use crate::warp::Warp;
 use crate::word::StateWord;
-
-/// The longest level queue warp 0 runs alone (one vertex a lane on the GPU).
-pub const BURST_LEN: u32 = 32;
 
 /// Where marks go: a level queue and its counters (`k % 2`, `k % 3`).
 #[derive(Clone, Copy)]
@@ -40,10 +36,10 @@ pub(super) fn clear(h: &[core::sync::atomic::AtomicU32], ctr: usize) {
 impl<P: Program> Tiles<'_, P> {
     /// Relaxes tile vertex `u` in a level whose orders stop below `limit`
     /// (later orders wait for a later level); marks go to `next`, candidates
-    /// for other tiles to outbox half `half`. A vertex whose remote edges do
+    /// for other tiles to outbox part `part`. A vertex whose remote edges do
     /// not all fit the outbox waits for the next level, whole: it counts them
     /// and reserves their slots at once, so each level finishes at least one
-    /// vertex (the host keeps rows longer than a half outbox off this kernel).
+    /// vertex (the host keeps rows longer than a part of the outbox off this kernel).
     /// Returns whether it relaxed `u`. (Reserving the rest of the row at the
     /// first remote edge instead, with no count, was slower on the H100: grid
     /// 1000² BFS 7.5 → 11.3 ms, `docs/results/h100/rings/`.)
@@ -55,7 +51,7 @@ impl<P: Program> Tiles<'_, P> {
         u: u32,
         limit: u32,
         next: Dest,
-        half: usize,
+        part: usize,
     ) -> u32 {
         let Some(r) = claim(me, u, limit, next) else {
             return 0;
@@ -67,7 +63,7 @@ impl<P: Program> Tiles<'_, P> {
         let remote = (a..b).filter(|&e| self.is_remote(me, e)).count() as u32;
         let mut at = 0usize;
         if remote > 0 {
-            match reserve(crew, me, u, remote, half, next, || r) {
+            match reserve(crew, me, u, remote, part, next, || r) {
                 Some(first) => at = first,
                 None => return 0,
             }
@@ -76,7 +72,7 @@ impl<P: Program> Tiles<'_, P> {
             let (k, w) = self.edge(me, e);
             let slot = (k.wrapping_sub(me.lo) >= me.len).then(|| {
                 at += 1;
-                half * HALF + at - 1
+                part * PART + at - 1
             });
             relax_edge(crew, me, s, (k, w), slot, next);
         }
@@ -84,8 +80,8 @@ impl<P: Program> Tiles<'_, P> {
     }
 
     /// Relaxes a short level's queue (`queue.0..` in the queues, `queue.1`
-    /// vertices) with threads `[0, threads)` of the block (whole warps), a
-    /// group of lanes per vertex (a power of two, up to a warp, as many as
+    /// vertices) with the workers, this one `wid` of `threads` (whole warps),
+    /// a group of lanes per vertex (a power of two, up to a warp, as many as
     /// the threads allow): the group's first lane takes the vertex as
     /// [`Self::process`] does, the lanes count its remote edges together and
     /// relax its edges `g` at a time. Returns the vertices relaxed.
@@ -104,18 +100,18 @@ impl<P: Program> Tiles<'_, P> {
         (base, len): (usize, u32),
         limit: u32,
         next: Dest,
-        half: usize,
-        threads: u32,
+        part: usize,
+        (wid, threads): (u32, u32),
     ) -> u32 {
         let size = W::SIZE;
         let g = group_lanes(threads, len, size);
         let lane = warp.lane();
-        let mut vi = crew.ctx().thread_idx / size * (size / g) + lane / g;
+        let mut vi = wid / size * (size / g) + lane / g;
         let mut pops = 0;
         // One vertex a group at a time (more than one turn only where the
         // threads are fewer than the vertices: the emulator's one-lane warp).
         for _ in 0..len.div_ceil(threads / g) {
-            pops += self.relax_group(crew, warp, me, (base, len), vi, g, limit, next, half);
+            pops += self.relax_group(crew, warp, me, (base, len), vi, g, limit, next, part);
             vi += threads / g;
         }
         pops
@@ -135,7 +131,7 @@ impl<P: Program> Tiles<'_, P> {
         g: u32,
         limit: u32,
         next: Dest,
-        half: usize,
+        part: usize,
     ) -> u32 {
         let lane = warp.lane();
         let sub = lane % g;
@@ -168,7 +164,7 @@ impl<P: Program> Tiles<'_, P> {
         let (mut at, mut full) = (0u32, false);
         if sub == 0 && take && remote > 0 {
             let order = || rank::<P>(P::State::load(&smem.states[u as usize]));
-            match reserve(crew, me, u, remote, half, next, order) {
+            match reserve(crew, me, u, remote, part, next, order) {
                 Some(first) => at = first as u32,
                 None => full = true,
             }
@@ -197,7 +193,7 @@ impl<P: Program> Tiles<'_, P> {
             let mask = warp.ballot(far) & group;
             if live {
                 let slot =
-                    far.then(|| half * HALF + (at + sent + (mask & below).count_ones()) as usize);
+                    far.then(|| part * PART + (at + sent + (mask & below).count_ones()) as usize);
                 relax_edge(crew, me, s, self.edge(me, e), slot, next);
             }
             sent += mask.count_ones();
@@ -207,56 +203,6 @@ impl<P: Program> Tiles<'_, P> {
             }
         }
         u32::from(sub == 0 && go)
-    }
-
-    /// Warp 0 alone: relaxes level `level` (a queue of `len` ≤ [`BURST_LEN`]
-    /// vertices, no overflow) and, while the next level's queue stays that
-    /// short and no more than [`Tiles::burst`] levels have run, the levels
-    /// after it, with warp barriers only; every level's candidates for other
-    /// tiles go to outbox half `half` (which the burst stops filling at half
-    /// full). The rest of the block waits at the level's barrier; no message
-    /// is taken or posted meanwhile, so the shared words the lanes decide on
-    /// change only under their own hands and every lane decides alike.
-    /// Returns the vertices relaxed and the levels run.
-    #[inline(always)]
-    pub(super) fn burst(
-        &self,
-        crew: &impl Crew,
-        me: &Mine<'_, '_, P>,
-        level: usize,
-        mut len: u32,
-        half: usize,
-    ) -> (u32, u32) {
-        let warp = kernel_warp(crew.ctx());
-        let lane = warp.lane();
-        let h = me.smem.header;
-        let (mut pops, mut k) = (0u32, level);
-        loop {
-            let (here, next) = (Dest::of(k), Dest::of(k + 1));
-            let limit = h[MIN + here.ctr]
-                .load(Relaxed)
-                .saturating_add(self.delta.max(1));
-            let base = here.queue * me.q as usize;
-            let size = <KernelWarp as Warp>::SIZE;
-            pops += self.relax_groups(crew, warp, me, (base, len), limit, next, half, size);
-            k += 1;
-            warp.sync();
-            let levels = (k - level) as u32;
-            len = h[CNT + next.ctr].load(Relaxed);
-            if levels >= self.burst
-                || len == 0
-                || len > BURST_LEN
-                || h[OVF + next.ctr].load(Relaxed) != 0
-                || h[OLEN + half].load(Relaxed) as usize > HALF / 2
-            {
-                return (pops, levels);
-            }
-            // Level k − 1's counters are read; level k + 1 fills them next
-            // (the warp barrier at the end of level k orders the two).
-            if lane == 0 {
-                clear(h, Dest::of(k + 2).ctr);
-            }
-        }
     }
 }
 
@@ -277,8 +223,8 @@ fn claim<P: Program>(me: &Mine<'_, '_, P>, u: u32, limit: u32, next: Dest) -> Op
     (smem.pending[(u / 32) as usize].fetch_and(!bit, Relaxed) & bit != 0).then_some(r)
 }
 
-/// Reserves `remote` slots of outbox half `half` for taken tile vertex `u`'s
-/// remote edges, all or none: the first slot, or `None` when the half is
+/// Reserves `remote` slots of outbox part `part` for taken tile vertex `u`'s
+/// remote edges, all or none: the first slot, or `None` when the part is
 /// full (the part reserved is emptied, and `u` stays pending for `next`,
 /// with order `order()`).
 #[inline(always)]
@@ -287,17 +233,17 @@ fn reserve<P: Program>(
     me: &Mine<'_, '_, P>,
     u: u32,
     remote: u32,
-    half: usize,
+    part: usize,
     next: Dest,
     order: impl FnOnce() -> u32,
 ) -> Option<usize> {
     let out = &me.smem.out;
-    let at = me.smem.header[OLEN + half].fetch_add(remote, Relaxed) as usize;
-    if at + remote as usize <= HALF {
+    let at = me.smem.header[OLEN + part].fetch_add(remote, Relaxed) as usize;
+    if at + remote as usize <= PART {
         return Some(at);
     }
-    for j in at..(at + remote as usize).min(HALF) {
-        out.keys[half * HALF + j].store(EMPTY, Relaxed);
+    for j in at..(at + remote as usize).min(PART) {
+        out.keys[part * PART + j].store(EMPTY, Relaxed);
     }
     mark(crew, me, u, order(), next);
     None

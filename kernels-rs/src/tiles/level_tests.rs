@@ -53,6 +53,9 @@ impl Crew for Crewless {
     fn sync_block(&self) {
         unreachable!("a level's groups use warp barriers only")
     }
+    fn sync_workers(&self, _threads: u32) {
+        unreachable!("a level's groups use warp barriers only")
+    }
     fn fence_block(&self) {
         std::sync::atomic::fence(std::sync::atomic::Ordering::AcqRel);
     }
@@ -177,7 +180,6 @@ fn run_level(lo: u32, len: u32, queue: &[u32], warps: u32) -> Outcome {
         cap: 1,
         source: 0,
         every: false,
-        burst: 0,
     };
     let s = setup(len, queue);
     let smem = TileSmem::<BfsAtomicMin> {
@@ -227,7 +229,8 @@ fn run_level(lo: u32, len: u32, queue: &[u32], warps: u32) -> Outcome {
                 block_dim: threads,
                 grid_dim: 1,
             });
-            tiles.relax_groups(&crew, w, me, (base, count), 4, next, 0, threads);
+            let wid = crew.0.thread_idx;
+            tiles.relax_groups(&crew, w, me, (base, count), 4, next, 0, (wid, threads));
         });
     }
     outcome(&s, len)

@@ -19,8 +19,20 @@
 //!   the bits). A level relaxes the queued vertices whose [`Program::order`] is
 //!   within `delta` of the lowest queued one and carries the rest to the next
 //!   level, so a tile relaxes near-final states first (BFS: one level; SSSP: a
-//!   bucket) while tiles run at their own pace. A pass is two barriers: the
-//!   drain, then the level.
+//!   bucket) while tiles run at their own pace.
+//! * **Messenger and workers.** Warp 0 (the messenger) posts and takes
+//!   messages without pause; the other warps (the workers) run levels, each
+//!   between two barriers of their own (`bar.sync 1`). Between levels the
+//!   workers' last thread (the leader) hands the level's outbox part to the
+//!   messenger and moves the messenger's marks on to the level after the one
+//!   it opens (the header word `WORD`), so a message that arrives during
+//!   level `k` is relaxed in level `k + 1` and no level waits for the rings.
+//!   The outbox has four parts, so the messenger may fall three levels
+//!   behind before a level waits for it. (Before, each level
+//!   followed a drain-and-post phase of the whole block, which on the grid
+//!   cost more than the level: about 3,400 cycles against 2,800.) H100, grid
+//!   1000² from the corner: BFS 6.7 → 5.7 ms, SSSP 8.3 → 6.2; 2000×1000 BFS
+//!   11.4 → 8.7, SSSP 14.8 → 11.1 (`docs/results/h100/messenger/`).
 //! * **Short levels** (a grid tile's are a few vertices) give each vertex a
 //!   group of lanes, up to a warp: one lane takes the vertex, the group
 //!   counts its remote edges with shuffles and relaxes its edges side by side
@@ -28,9 +40,9 @@
 //!   atomics rather than a row's. H100, 1000² grid from the corner: BFS
 //!   7.8 → 7.1 ms, SSSP 10.9 → 8.6 (`docs/results/h100/bursts/`).
 //! * **Messages.** An edge into another tile leaves `(target, candidate)` in
-//!   the block's outbox. The next pass's drain phase posts the outbox from
-//!   warp 0 while the other warps drain the inbox, so sending costs a level no
-//!   round trip: each lane counts its messages as outstanding, fences once,
+//!   the block's outbox. The messenger posts the part a level filled while
+//!   the next levels run, so sending costs a level no round trip: each lane
+//!   counts its messages as outstanding, fences once,
 //!   reserves a slot of the owner's ring (one atomic) and stores the message
 //!   (one word, `(target + 1) << 32 | candidate`, for 4-byte states; the
 //!   candidate in a second ring behind a fence otherwise). The posting loop
@@ -46,18 +58,19 @@
 //! * **Room.** A ring holds `cap` messages; an owner publishes how far it has
 //!   taken (its head) every `cap / 4` messages, and a sender whose slot is a
 //!   whole ring ahead of the head waits. While a lane waits, lane 0 takes the
-//!   messages already written to its own block's ring (past the pass's range,
-//!   without waiting for any) and publishes, so two blocks waiting on each
-//!   other's rings both make room: no cycle of waits. A pass's regular range
-//!   stops at the published head plus `cap`, so every slot it takes is written
-//!   without waiting for this block. A level's remote edges fill half an
+//!   messages already written to its own block's ring (in order, without
+//!   waiting for any) and publishes, so two blocks waiting on each other's
+//!   rings both make room: no cycle of waits. Otherwise the messenger takes
+//!   up to the published head plus `cap`, so every slot it waits for is
+//!   written without waiting for this block. A level's remote edges fill a part of the
 //!   outbox; a vertex whose remote edges do not fit waits for the next level
-//!   whole (the host keeps rows over [`HALF`] edges off this kernel).
+//!   whole (the host keeps rows over [`PART`] edges off this kernel).
 //! * **Termination.** A global count of outstanding tokens: one per block for
 //!   its initial work, one per message. A sender counts its messages before
 //!   they can be seen; a block retires what it has taken (and its token) only
-//!   in a pass that finds nothing pending, so the count reaches zero only when
-//!   no work exists.
+//!   when it opens a level that finds nothing pending, after the messenger has
+//!   posted every part handed to it, so the count reaches zero only when no
+//!   work exists.
 //!
 //! Memory ordering: a marker combines a state then sets the vertex's bit; the
 //! taker clears the bit then reads the state. Both bit operations are
@@ -83,7 +96,6 @@ mod level_tests;
 mod rings;
 mod rows;
 
-pub use level::BURST_LEN;
 use level::{clear, mark, rank, Dest};
 
 use rings::packed;
@@ -96,6 +108,9 @@ pub trait Crew {
     fn ctx(&self) -> ThreadCtx;
     /// Every thread of the calling block arrives before any leaves.
     fn sync_block(&self);
+    /// Every one of the block's last `threads` threads (the workers: whole
+    /// warps, all but the messenger's) arrives before any leaves.
+    fn sync_workers(&self, threads: u32);
     /// An acquire-release fence among the block's threads.
     fn fence_block(&self);
     /// An acquire-release fence among all threads of the grid.
@@ -122,30 +137,34 @@ pub const ROUNDS: usize = 34;
 pub const ROWS_WIDE: usize = 35;
 /// Tiles that copied their rows narrow (ids within the tile, halved weights).
 pub const ROWS_NARROW: usize = 36;
-/// Thread 0's cycles (in units of 64, summed over blocks) per phase: the
-/// drain and post phase of passes with a level, the level, and whole passes
-/// that found nothing pending ([`TIMED`] words); then [`IDLE_PASSES`],
+/// The workers' leader's cycles (in units of 64, summed over blocks) per
+/// phase: opening a level that runs (its waits for the messenger included),
+/// running it, and levels found empty ([`TIMED`] words); then [`IDLE_PASSES`],
 /// [`ALL_ROUNDS`] and [`WAITS`].
 pub const PROFILE: usize = 40;
 /// Phases timed in [`PROFILE`].
 pub const TIMED: usize = 3;
-/// Passes that found nothing pending, summed over blocks.
+/// Levels found empty, summed over blocks.
 pub const IDLE_PASSES: usize = PROFILE + TIMED;
 /// Levels, summed over blocks ([`ROUNDS`] is the busiest tile's).
 pub const ALL_ROUNDS: usize = PROFILE + TIMED + 1;
 /// Messages whose sender waited for room in the owner's ring.
 pub const WAITS: usize = PROFILE + TIMED + 2;
-/// Levels that warp 0 ran alone (the `burst` field of [`Tiles`]), summed
-/// over blocks.
-pub const BURST_LEVELS: usize = PROFILE + TIMED + 3;
+/// Of the leader's opening cycles ([`PROFILE`]'s first word, same unit),
+/// those spent waiting for the messenger: its takes in flight and its
+/// posting of the part the next level fills.
+pub const MESSENGER_WAIT: usize = PROFILE + TIMED + 3;
 /// Size of the control block.
 pub const CTL_WORDS: usize = 64;
 
-/// Threads that post a pass's messages: warp 0 on the GPU. The emulator's
-/// warps are single threads; it posts from the first half of the block (at
-/// most a warp), so that its posters contend as the GPU's lanes do.
+/// Threads of the messenger, which posts the outbox and takes the inbox while
+/// the rest of the block (the workers) runs levels: warp 0 on the GPU. The
+/// emulator's warps are single threads; its messenger is the first half of
+/// the block (at most 32 threads, each a warp of its own), so that its
+/// posters contend as the GPU's lanes do. The block needs at least one
+/// worker besides: two threads in the emulator, two warps on the GPU.
 #[inline(always)]
-fn posters(block: u32) -> u32 {
+pub fn messenger_threads(block: u32) -> u32 {
     if <KernelWarp as Warp>::SIZE > 1 {
         <KernelWarp as Warp>::SIZE.min(block)
     } else {
@@ -154,55 +173,65 @@ fn posters(block: u32) -> u32 {
 }
 
 /// Words of the shared header (see the names below).
-pub const SMEM_HEADER: usize = 24;
-/// Where the pass's regular drain ends (the closer sets it for the next pass).
-const END: usize = 0;
+pub const SMEM_HEADER: usize = 30;
+/// The workers' current level (mod 6, in the upper half) and the messenger's
+/// takes in flight (the lower half): a take adds one and marks into the
+/// level after the one it reads, and the leader, having moved the level on,
+/// waits for the count to reach zero before it reads the level's queue. One
+/// word, so that every take is either counted before the move or sees it.
+const WORD: usize = 0;
 /// The header word where a narrow copy's threads report a weight whose upper
 /// half is not zero (free again once the copy is made).
 const MISFIT: usize = 1;
 const DONE: usize = 2;
-/// Where the pass's regular drain starts: every slot below it is taken.
+/// The block's ring head: every slot below it is taken (the messenger's).
 const DRAINED: usize = 3;
-/// Where the next message taken while waiting for room is (past [`END`]).
-const SELF: usize = 4;
-/// Messages taken while waiting, this pass.
-const TAKEN: usize = 5;
-/// Drainers done with the pass's regular range.
-const FINISHED: usize = 6;
+/// Outbox parts the workers have handed to the messenger (one per level run).
+const READY: usize = 4;
+/// Parts posted, counted once per messenger warp.
+const POSTED: usize = 5;
+/// Held by the one messenger warp taking arrived messages.
+const LOCK: usize = 6;
 /// The head this block last published.
-const PUBLISHED: usize = 8;
-/// Held by the one poster taking arrived messages.
-const LOCK: usize = 9;
-/// Queue lengths, a ring of three by level: the drain before level `k` and
-/// level `k − 1` append to `k % 3`, level `k` reads it, and the closer clears
-/// `(k + 2) % 3` once level `k` begins.
-const CNT: usize = 10;
+const PUBLISHED: usize = 7;
+/// Messages taken, by the counters of the level they marked into (retired
+/// once that level is found empty).
+const TAKEN: usize = 8;
+/// Queue lengths, a ring of three by level: level `k − 1` and the takes
+/// made meanwhile append to `k % 3`, level `k` reads it, and the leader
+/// clears `(k + 2) % 3` before level `k + 1` opens.
+const CNT: usize = 11;
 /// The lowest order queued for each of the three (`u32::MAX`: none).
-const MIN: usize = 13;
+const MIN: usize = 14;
 /// Whether the queue overflowed (the level then scans the pending bits).
-const OVF: usize = 16;
-/// Outbox lengths by level parity (may exceed [`HALF`]: a level's vertices
+const OVF: usize = 17;
+/// Outbox lengths, one per part (may exceed [`PART`]: a level's vertices
 /// whose remote edges did not fit wait for the next level).
-const OLEN: usize = 19;
-/// Levels the last burst ran (warp 0 writes it, the block reads it after the
-/// level's barrier).
-const BURST: usize = 21;
-/// The pass's level queue length and overflow flag as the closer found them
-/// before the level: what the block decides on when bursts are on (a burst's
-/// warp clears the counters themselves while the other warps may not have
-/// read them yet).
-const LEN_NOW: usize = 22;
-const OVF_NOW: usize = 23;
+const OLEN: usize = 20;
+/// The leader's decision for the workers, by level parity (a worker may
+/// still read one level's while the leader writes the next one's): the
+/// level's queue length and overflow flag (both zero: nothing pending), and
+/// whether the run is done.
+const LEN_NOW: usize = OLEN + PARTS;
+const OVF_NOW: usize = LEN_NOW + 2;
+const DONE_NOW: usize = OVF_NOW + 2;
 
 /// An outbox entry that carries nothing (a reserved slot left unused).
 const EMPTY: u32 = u32::MAX;
 
-/// Entries of a block's outbox, in two halves that levels fill in turn (one
-/// level fills a half while the next pass posts the other).
+/// Entries of a block's outbox, in [`PARTS`] parts that levels fill in turn
+/// while the messenger posts the ones before.
 pub const OUTBOX: usize = 1024;
-/// Entries of each half of the outbox: the most remote edges a tile vertex may
-/// have (the host keeps graphs with longer rows off this kernel).
-pub const HALF: usize = OUTBOX / 2;
+/// Parts of the outbox. Why four: with two, a level often waited for the
+/// messenger to finish posting the part it was to fill (posting takes a
+/// count, a device fence and an atomic per message, about as long as a
+/// level): H100, 1000² grid, 869 of a level's 4,875 cycles for BFS
+/// (`docs/results/h100/messenger/`). The outbox cannot grow instead: the
+/// grid's tiles then no longer fit their rows in shared memory.
+pub const PARTS: usize = 4;
+/// Entries of each part: the most remote edges a tile vertex may have (the
+/// host keeps graphs with longer rows off this kernel).
+pub const PART: usize = OUTBOX / PARTS;
 
 /// Entries of each of a tile's two level queues.
 pub const fn queue_len(tile: u64) -> u64 {
@@ -271,15 +300,6 @@ pub struct Tiles<'a, P: Program> {
     pub source: u32,
     /// Every vertex pending first instead (programs without a source).
     pub every: bool,
-    /// The most levels warp 0 runs alone in a row while a tile's queue holds
-    /// at most [`BURST_LEN`] vertices; 0: never (every level a pass).
-    ///
-    /// Why: on a grid a tile's level is a handful of vertices, and a pass (the
-    /// drain and post, thread 0's bookkeeping, three block barriers) cost
-    /// about 6,800 cycles of which the level itself is a small part (H100,
-    /// 1000², `docs/results/h100/rings/`). One warp runs such a level with
-    /// warp barriers only; the messages it leaves wait for the burst's end.
-    pub burst: u32,
 }
 
 /// The calling block's tile and its shared memory.
@@ -291,6 +311,21 @@ struct Mine<'a, 's, P: Program> {
     rows: Option<Rows<P>>,
     /// Entries of each level queue.
     q: u32,
+}
+
+/// What a worker leaves for the run's statistics.
+#[derive(Default)]
+struct Worked {
+    pops: u32,
+    /// Whether this worker led: the rest is the leader's.
+    leader: bool,
+    /// Levels run and levels found empty.
+    levels: u32,
+    idle: u32,
+    /// The leader's cycles per phase ([`PROFILE`]), and waiting for the
+    /// messenger ([`MESSENGER_WAIT`]).
+    prof: [u64; TIMED],
+    waited: u64,
 }
 
 impl<P: Program> Tiles<'_, P> {
@@ -359,166 +394,18 @@ impl<P: Program> Tiles<'_, P> {
         }
         crew.sync_block();
 
-        // Warp 0 posts; the other threads drain (all of them, in a block no
-        // larger than a warp).
-        let posters = posters(step);
-        let split = step > posters;
-        let poster = tid < posters;
-        let drainer = !split || !poster;
-        let (d_first, d_step) = if split {
-            (tid.wrapping_sub(posters), step - posters)
+        let messenger = messenger_threads(step);
+        let (mut messages, mut waits) = (0u32, 0u32);
+        let mut worked = Worked::default();
+        if tid < messenger {
+            (messages, waits) = self.messenger(crew, &me, tid, messenger);
         } else {
-            (tid, step)
-        };
-        let drainers = if split { step - posters } else { step };
-
-        let (mut pops, mut messages, mut waits) = (0u32, 0u32, 0u32);
-        // The thread that closes each pass (see below): the block's last, a
-        // drainer, which short levels rarely give a vertex.
-        let closer = step - 1;
-        // The block's token, then the messages taken and not yet retired
-        // (the closer's).
-        let mut held = u32::from(tid == closer);
-        let mut next_tail = 0u32;
-        let mut level = 0usize;
-        // Passes with a level: the outbox half a level fills is `turn % 2`
-        // (a burst's levels all fill one half).
-        let mut turn = 0usize;
-        let mut bursts = 0u32;
-        let mut idle_passes = 0u32;
-        let mut prof = [0u64; TIMED];
-        let mut clock = crew.clock();
-        let mut lap = |prof: &mut [u64; TIMED], i: usize| {
-            let now = crew.clock();
-            prof[i] += now.wrapping_sub(clock);
-            clock = now;
-        };
-        loop {
-            // Phase A: post the last level's outbox (warp 0) and take this
-            // pass's range of the inbox (the rest); the closer reads the next
-            // tail meanwhile.
-            let here = Dest::of(level);
-            if tid == closer {
-                next_tail = self.tails[me.block as usize].load(Relaxed);
-            }
-            // A thread that also posts drains first: a poster waiting for room
-            // takes its own ring's messages only once the pass's range is done.
-            if drainer {
-                let (from, end) = (h[DRAINED].load(Relaxed), h[END].load(Relaxed));
-                let count = end.wrapping_sub(from);
-                let mut i = d_first;
-                while i < count {
-                    self.take(crew, &me, from.wrapping_add(i), here, true);
-                    i += d_step;
-                }
-                h[FINISHED].fetch_add(1, Relaxed);
-            }
-            if poster {
-                let half = (turn + 1) % 2;
-                let (sent, waited) = self.post(crew, &me, half, tid, posters, here, drainers);
-                messages += sent;
-                waits += waited;
-            }
-            // Every lane has posted and every drainer is done; then the
-            // closer sets the next pass's range. The words it writes are read
-            // in the next pass only (after the level's barrier), and the
-            // counters it clears are not this level's, so the level starts
-            // meanwhile; with bursts on, it waits for the closer's note of the
-            // queue (a burst clears the counters themselves).
-            crew.sync_block();
-            let (mut len, mut ovf) = (
-                h[CNT + here.ctr].load(Relaxed),
-                h[OVF + here.ctr].load(Relaxed),
-            );
-            if tid == closer {
-                h[OLEN + (turn + 1) % 2].store(0, Relaxed);
-                held += self.close_pass(crew, &me, next_tail, level);
-            }
-            if self.burst > 0 {
-                crew.sync_block();
-                (len, ovf) = (h[LEN_NOW].load(Relaxed), h[OVF_NOW].load(Relaxed));
-            }
-            if len == 0 && ovf == 0 {
-                idle_passes += 1;
-                // Nothing pending: retire what was taken, and stop once no
-                // block holds a token and no message is in flight.
-                if tid == closer {
-                    h[MIN + here.ctr].store(u32::MAX, Relaxed);
-                    if held > 0 {
-                        crew.fence_device();
-                        self.ctl[OUTSTANDING].fetch_sub(held, Relaxed);
-                        held = 0;
-                    }
-                    if self.ctl[OUTSTANDING].load(Relaxed) == 0 {
-                        h[DONE].store(1, Relaxed);
-                    } else {
-                        crew.idle();
-                    }
-                }
-                crew.sync_block();
-                lap(&mut prof, 2);
-                if h[DONE].load(Relaxed) != 0 {
-                    break;
-                }
-                continue;
-            }
-            lap(&mut prof, 0);
-            // Phase B: the level.
-            let next = Dest::of(level + 1);
-            let half = turn % 2;
-            turn += 1;
-            let burst = self.burst > 0 && ovf == 0 && len <= BURST_LEN;
-            // Not read in a burst: its warp may clear the counter meanwhile.
-            let limit = || {
-                h[MIN + here.ctr]
-                    .load(Relaxed)
-                    .saturating_add(self.delta.max(1))
-            };
-            if burst {
-                if tid < <KernelWarp as Warp>::SIZE {
-                    let (relaxed, levels) = self.burst(crew, &me, level, len, half);
-                    pops += relaxed;
-                    if tid == 0 {
-                        h[BURST].store(levels, Relaxed);
-                    }
-                }
-            } else if ovf != 0 {
-                let limit = limit();
-                let mut w = tid;
-                while w < words {
-                    let mut bits = smem.pending[w as usize].load(Relaxed);
-                    while bits != 0 {
-                        let u = w * 32 + bits.trailing_zeros();
-                        bits &= bits - 1;
-                        pops += self.process(crew, &me, u, limit, next, half);
-                    }
-                    w += step;
-                }
-            } else if len <= step && (2 * len <= step || <KernelWarp as Warp>::SIZE == 1) {
-                // A short level: a group of lanes per vertex.
-                let base = here.queue * me.q as usize;
-                let warp = kernel_warp(t);
-                pops += self.relax_groups(crew, warp, &me, (base, len), limit(), next, half, step);
-            } else {
-                let limit = limit();
-                let base = here.queue * me.q as usize;
-                let mut i = tid;
-                while i < len.min(me.q) {
-                    let u = smem.queues[base + i as usize].load(Relaxed);
-                    pops += self.process(crew, &me, u, limit, next, half);
-                    i += step;
-                }
-            }
-            crew.sync_block();
-            lap(&mut prof, 1);
-            if burst {
-                let levels = h[BURST].load(Relaxed);
-                bursts += levels;
-                level += levels as usize;
-            } else {
-                level += 1;
-            }
+            let warps = messenger / <KernelWarp as Warp>::SIZE;
+            worked = self.work(crew, &me, (tid - messenger, step - messenger), warps);
         }
+        // The messenger leaves once the workers' leader has found the run
+        // done; the tile's states are final.
+        crew.sync_block();
         let mut i = tid;
         while i < me.len {
             P::State::store(
@@ -527,8 +414,8 @@ impl<P: Program> Tiles<'_, P> {
             );
             i += step;
         }
-        if pops > 0 {
-            self.ctl[POPS].fetch_add(pops, Relaxed);
+        if worked.pops > 0 {
+            self.ctl[POPS].fetch_add(worked.pops, Relaxed);
         }
         if messages > 0 {
             self.ctl[MESSAGES].fetch_add(messages, Relaxed);
@@ -536,64 +423,192 @@ impl<P: Program> Tiles<'_, P> {
         if waits > 0 {
             self.ctl[WAITS].fetch_add(waits, Relaxed);
         }
-        if tid == 0 {
-            self.ctl[ROUNDS].fetch_max(level as u32, Relaxed);
+        if worked.leader {
+            self.ctl[ROUNDS].fetch_max(worked.levels, Relaxed);
             match me.rows.as_ref().map(|r| &r.targets) {
                 Some(Targets::Ids(_)) => self.ctl[ROWS_WIDE].fetch_add(1, Relaxed),
                 Some(Targets::Local(_)) => self.ctl[ROWS_NARROW].fetch_add(1, Relaxed),
                 None => 0,
             };
-            for (i, &p) in prof.iter().enumerate() {
+            for (i, &p) in worked.prof.iter().enumerate() {
                 self.ctl[PROFILE + i].fetch_add((p >> 6) as u32, Relaxed);
             }
-            self.ctl[IDLE_PASSES].fetch_add(idle_passes, Relaxed);
-            self.ctl[ALL_ROUNDS].fetch_add(level as u32, Relaxed);
-            self.ctl[BURST_LEVELS].fetch_add(bursts, Relaxed);
+            self.ctl[IDLE_PASSES].fetch_add(worked.idle, Relaxed);
+            self.ctl[ALL_ROUNDS].fetch_add(worked.levels, Relaxed);
+            self.ctl[MESSENGER_WAIT].fetch_add((worked.waited >> 6) as u32, Relaxed);
         }
     }
 
-    /// The closer, once every lane has posted and every drainer is done: moves
-    /// the drained mark past what this pass took, publishes the head when it
-    /// has moved a quarter ring, sets the next pass's range, clears the
-    /// counters level `level + 2` will use and notes level `level`'s queue for the
-    /// block ([`LEN_NOW`]). Returns the messages taken.
+    /// The workers: threads `wid` of `threads` (the block's last ones, whole
+    /// warps) run the tile's levels, each between two workers' barriers; the
+    /// last of them, the leader (a thread that short levels rarely give a
+    /// vertex), opens each level ([`Self::open_level`]).
+    /// The messenger has `warps` warps.
     #[inline(always)]
-    fn close_pass(&self, crew: &impl Crew, me: &Mine<'_, '_, P>, tail: u32, level: usize) -> u32 {
+    fn work(
+        &self,
+        crew: &impl Crew,
+        me: &Mine<'_, '_, P>,
+        (wid, threads): (u32, u32),
+        warps: u32,
+    ) -> Worked {
         let h = me.smem.header;
-        let (from, end, taken) = (
-            h[DRAINED].load(Relaxed),
-            h[END].load(Relaxed),
-            h[TAKEN].load(Relaxed),
-        );
-        let drained = h[SELF].load(Relaxed);
-        let mut published = h[PUBLISHED].load(Relaxed);
-        if drained.wrapping_sub(published) >= (self.cap / 4).max(1) {
-            // The drainers' swaps happened before this thread saw their
-            // counts; the fence orders them before the head.
-            crew.fence_device();
-            self.heads[me.block as usize].store(drained, Relaxed);
-            published = drained;
-            h[PUBLISHED].store(published, Relaxed);
-        }
-        // The tail read at the pass's start, unless messages taken while
-        // waiting already went past it.
-        let tail = if tail.wrapping_sub(drained) as i32 > 0 {
-            tail
-        } else {
-            drained
+        let smem = me.smem;
+        let words = me.len.div_ceil(32);
+        let leader = wid + 1 == threads;
+        // The block's token, then the messages taken and not yet retired.
+        let mut held = u32::from(leader);
+        let mut done = Worked {
+            leader,
+            ..Worked::default()
         };
-        let room = published.wrapping_add(self.cap).wrapping_sub(drained);
-        let end_next = drained.wrapping_add(tail.wrapping_sub(drained).min(room));
-        h[DRAINED].store(drained, Relaxed);
-        h[END].store(end_next, Relaxed);
-        h[SELF].store(end_next, Relaxed);
-        h[TAKEN].store(0, Relaxed);
-        h[FINISHED].store(0, Relaxed);
-        clear(h, Dest::of(level + 2).ctr);
-        let now = Dest::of(level).ctr;
-        h[LEN_NOW].store(h[CNT + now].load(Relaxed), Relaxed);
-        h[OVF_NOW].store(h[OVF + now].load(Relaxed), Relaxed);
-        end.wrapping_sub(from).wrapping_add(taken)
+        // Levels opened (empty ones too: the messenger's marks move on with
+        // them) and levels run: the outbox part a level fills is `turn % PARTS`.
+        let (mut level, mut turn, mut ran) = (0usize, 0usize, false);
+        let mut clock = crew.clock();
+        let mut lap = |prof: &mut [u64; TIMED], i: usize| {
+            let now = crew.clock();
+            prof[i] += now.wrapping_sub(clock);
+            clock = now;
+        };
+        loop {
+            if leader {
+                done.waited += self.open_level(crew, me, (level, turn, ran), &mut held, warps);
+            }
+            crew.sync_workers(threads);
+            let p = level % 2;
+            if h[DONE_NOW + p].load(Relaxed) != 0 {
+                break;
+            }
+            let (len, ovf) = (h[LEN_NOW + p].load(Relaxed), h[OVF_NOW + p].load(Relaxed));
+            let (here, next) = (Dest::of(level), Dest::of(level + 1));
+            level += 1;
+            if len == 0 && ovf == 0 {
+                done.idle += 1;
+                ran = false;
+                lap(&mut done.prof, 2);
+                continue;
+            }
+            lap(&mut done.prof, 0);
+            let part = turn % PARTS;
+            let limit = h[MIN + here.ctr]
+                .load(Relaxed)
+                .saturating_add(self.delta.max(1));
+            if ovf != 0 {
+                let mut w = wid;
+                while w < words {
+                    let mut bits = smem.pending[w as usize].load(Relaxed);
+                    while bits != 0 {
+                        let u = w * 32 + bits.trailing_zeros();
+                        bits &= bits - 1;
+                        done.pops += self.process(crew, me, u, limit, next, part);
+                    }
+                    w += threads;
+                }
+            } else if len <= threads && (2 * len <= threads || <KernelWarp as Warp>::SIZE == 1) {
+                // A short level: a group of lanes per vertex.
+                let base = here.queue * me.q as usize;
+                let warp = kernel_warp(crew.ctx());
+                let lanes = (wid, threads);
+                done.pops +=
+                    self.relax_groups(crew, warp, me, (base, len), limit, next, part, lanes);
+            } else {
+                let base = here.queue * me.q as usize;
+                let mut i = wid;
+                while i < len.min(me.q) {
+                    let u = smem.queues[base + i as usize].load(Relaxed);
+                    done.pops += self.process(crew, me, u, limit, next, part);
+                    i += threads;
+                }
+            }
+            crew.sync_workers(threads);
+            lap(&mut done.prof, 1);
+            turn += 1;
+            ran = true;
+        }
+        done.levels = turn as u32;
+        done
+    }
+
+    /// The workers' leader, before level `level` (after `turn` levels run,
+    /// the last one just now if `ran`): hands that level's outbox part to
+    /// the messenger, points the messenger's marks at the level after this
+    /// one, waits for the takes still marking into this one, and notes the
+    /// level's queue for the workers ([`LEN_NOW`], [`OVF_NOW`]). With nothing
+    /// pending it waits until the messenger has posted every part, retires
+    /// what the block holds, and notes [`DONE`] once no token is left
+    /// anywhere. The messenger has `warps` warps. Returns the cycles it
+    /// waited for the messenger before a level that runs.
+    #[inline(always)]
+    fn open_level(
+        &self,
+        crew: &impl Crew,
+        me: &Mine<'_, '_, P>,
+        (level, turn, ran): (usize, usize, bool),
+        held: &mut u32,
+        warps: u32,
+    ) -> u64 {
+        let h = me.smem.header;
+        if ran {
+            // The workers' barrier ordered their outbox entries before this.
+            crew.fence_block();
+            h[READY].store(turn as u32, Relaxed);
+        }
+        if level > 0 {
+            // Read by level `level − 2`; the takes fill it from now on.
+            clear(h, Dest::of(level + 1).ctr);
+            crew.fence_block();
+            let tag = ((level % 6) as u32) << 16;
+            let mut w = h[WORD].load(Relaxed);
+            while let Err(now) = h[WORD].compare_exchange(w, tag | (w & 0xffff), Relaxed, Relaxed) {
+                w = now;
+            }
+        }
+        let start = crew.clock();
+        while h[WORD].load(Relaxed) & 0xffff != 0 {
+            crew.idle();
+        }
+        crew.fence_block();
+        let here = Dest::of(level).ctr;
+        *held += h[TAKEN + here].swap(0, Relaxed);
+        let (len, ovf) = (h[CNT + here].load(Relaxed), h[OVF + here].load(Relaxed));
+        let empty = len == 0 && ovf == 0;
+        // A level fills the part the messenger had `PARTS` levels ago;
+        // retiring needs every part posted (their messages counted).
+        let want = if empty {
+            turn
+        } else {
+            turn.saturating_sub(PARTS - 1)
+        } as u32
+            * warps;
+        while (h[POSTED].load(Relaxed).wrapping_sub(want) as i32) < 0 {
+            crew.idle();
+        }
+        let waited = crew.clock().wrapping_sub(start);
+        crew.fence_block();
+        if empty {
+            if *held > 0 {
+                crew.fence_device();
+                self.ctl[OUTSTANDING].fetch_sub(*held, Relaxed);
+                *held = 0;
+            }
+            if self.ctl[OUTSTANDING].load(Relaxed) == 0 {
+                h[DONE].store(1, Relaxed);
+            } else {
+                crew.idle();
+            }
+        } else {
+            h[OLEN + turn % PARTS].store(0, Relaxed);
+        }
+        let p = level % 2;
+        h[LEN_NOW + p].store(len, Relaxed);
+        h[OVF_NOW + p].store(ovf, Relaxed);
+        h[DONE_NOW + p].store(h[DONE].load(Relaxed), Relaxed);
+        if empty {
+            0
+        } else {
+            waited
+        }
     }
 }
 
@@ -611,6 +626,13 @@ impl Crew for crate::resident::PtxTeam {
         // kernel: the round loop's branches and its exit depend only on shared
         // words read after a barrier, the same in every thread.
         crate::resident::Team::sync_block(self)
+    }
+    #[inline(always)]
+    fn sync_workers(&self, threads: u32) {
+        // SAFETY: barrier 1 is the workers' alone (whole warps, `threads` of
+        // them, a multiple of 32): each reaches each of its barriers, since
+        // their branches depend only on shared words read after one.
+        unsafe { core::arch::asm!("bar.sync 1, {n};", n = in(reg32) threads, options(nostack)) };
     }
     #[inline(always)]
     fn fence_block(&self) {
@@ -668,7 +690,6 @@ pub unsafe fn tiles<P: Program>(
     cap: u32,
     source: u32,
     every: u32,
-    burst: u32,
     smem: *mut u32,
     smem_words: u32,
 ) {
@@ -725,7 +746,6 @@ pub unsafe fn tiles<P: Program>(
             cap: cap.max(1),
             source,
             every: every != 0,
-            burst,
         };
         k.run(crew, &s);
     }
@@ -733,7 +753,7 @@ pub unsafe fn tiles<P: Program>(
 
 /// The tiled kernel of program `$prog`, named `$name`: parameters `(n, m,
 /// offsets, targets, weights, state, msgs, cands, tails, heads, ctl, tile,
-/// delta, cap, source, every, burst)`; dynamic shared memory of [`smem_bytes`] for
+/// delta, cap, source, every)`; dynamic shared memory of [`smem_bytes`] for
 /// the tile.
 #[macro_export]
 macro_rules! tiles_kernel {
@@ -757,7 +777,6 @@ macro_rules! tiles_kernel {
             cap: u32,
             source: u32,
             every: u32,
-            burst: u32,
         ) {
             let (smem, smem_words) = $crate::resident::block_smem();
             // SAFETY: the host launches cooperatively with buffers matching the
@@ -781,7 +800,6 @@ macro_rules! tiles_kernel {
                     cap,
                     source,
                     every,
-                    burst,
                     smem,
                     smem_words,
                 )

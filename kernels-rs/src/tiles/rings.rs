@@ -1,15 +1,15 @@
-//! The message rings between tiles: posting a level's outbox from warp 0,
-//! room in a ring, and taking messages (see the module notes of
+//! The message rings between tiles and the messenger that serves them:
+//! posting a level's outbox, room in a ring, and taking messages (see the module notes of
 //! [`super`]).
 
 use core::sync::atomic::Ordering::Relaxed;
 
 use super::{
-    mark, rank, Crew, Dest, Mine, Tiles, EMPTY, FINISHED, HALF, LOCK, OLEN, OUTSTANDING, PUBLISHED,
-    SELF, TAKEN,
+    mark, rank, Crew, Dest, Mine, Tiles, DONE, DRAINED, EMPTY, LOCK, OLEN, OUTSTANDING, PART,
+    POSTED, PUBLISHED, READY, TAKEN, WORD,
 };
 use crate::program::Program;
-use crate::warp::Warp;
+use crate::warp::{kernel_warp, KernelWarp, Warp};
 use crate::word::StateWord;
 
 /// Whether the state type travels in the message word.
@@ -45,31 +45,84 @@ fn from_low<S: StateWord>(x: u32) -> S {
 }
 
 impl<P: Program> Tiles<'_, P> {
-    /// Lane `lane` of the `lanes` posters (warp 0) posts its share of outbox
-    /// half `half`. The loop is the same for every lane of the warp: each
+    /// The messenger (warp 0; the emulator: its first `lanes` threads, each
+    /// a warp of its own), as lane `lane`: posts each outbox part the
+    /// workers hand over and takes the messages that arrive, until the
+    /// workers' leader finds the run done. Returns (messages sent, messages
+    /// that waited for room).
+    ///
+    /// Why a messenger beside the levels rather than a drain-and-post phase
+    /// before each: on a grid a tile's level is a few vertices, and the
+    /// phase, with its ring reads, fences and barrier, cost more than the
+    /// level itself (H100, 1000²: about 3,400 cycles against 2,800,
+    /// `docs/results/h100/bursts/`).
+    #[inline(always)]
+    pub(super) fn messenger(
+        &self,
+        crew: &impl Crew,
+        me: &Mine<'_, '_, P>,
+        lane: u32,
+        lanes: u32,
+    ) -> (u32, u32) {
+        let h = me.smem.header;
+        let warp = kernel_warp(crew.ctx());
+        let warps = lanes / <KernelWarp as Warp>::SIZE;
+        let (mut messages, mut waits, mut posted) = (0u32, 0u32, 0u32);
+        loop {
+            // Lane 0's view, so that the warp decides as one.
+            let done = warp.shfl(h[DONE].load(Relaxed), 0) != 0;
+            let ready = warp.shfl(h[READY].load(Relaxed), 0);
+            // A warp starts a part once every warp has posted the ones before
+            // (the emulator's messenger is several), so that the count of
+            // parts posted counts whole parts.
+            let behind = warp
+                .shfl(h[POSTED].load(Relaxed), 0)
+                .wrapping_sub(posted.wrapping_mul(warps));
+            if done {
+                break;
+            }
+            if posted != ready && behind as i32 >= 0 {
+                crew.fence_block();
+                let (sent, waited) =
+                    self.post(crew, me, (posted as usize) % super::PARTS, lane, lanes);
+                messages += sent;
+                waits += waited;
+                posted = posted.wrapping_add(1);
+                warp.sync();
+                if warp.lane() == 0 {
+                    crew.fence_block();
+                    h[POSTED].fetch_add(1, Relaxed);
+                }
+            } else if self.drain(crew, me, warp, true) == 0 {
+                crew.idle();
+            }
+        }
+        (messages, waits)
+    }
+
+    /// Lane `lane` of the `lanes` posting threads posts its share of outbox
+    /// part `part`. The loop is the same for every lane of the warp: each
     /// turn a lane reserves its next message's slot or writes the one it has
     /// reserved if the owner's ring has room, so no lane waits inside a branch
     /// of its own (a lane parked at the warp's reconvergence point behind a
     /// spinning lane could hold a reserved slot unwritten, and the owner's
-    /// drain would wait on it). While some lane waits, lane 0 takes this
-    /// block's arrived messages (marks to `here`) and publishes its head.
-    /// Returns (messages, messages that waited for room).
-    #[allow(clippy::too_many_arguments)]
+    /// drain would wait on it). While some lane waits, the warp takes this
+    /// block's arrived messages and publishes its head ([`Self::drain`]
+    /// without waiting), so that two blocks waiting on each other's rings
+    /// both make room. Returns (messages, messages that waited for room).
     #[inline(always)]
-    pub(super) fn post(
+    fn post(
         &self,
         crew: &impl Crew,
         me: &Mine<'_, '_, P>,
-        half: usize,
+        part: usize,
         lane: u32,
         lanes: u32,
-        here: Dest,
-        drainers: u32,
     ) -> (u32, u32) {
-        let warp = crate::warp::kernel_warp(crew.ctx());
+        let warp = kernel_warp(crew.ctx());
         let out = &me.smem.out;
-        let len = (me.smem.header[OLEN + half].load(Relaxed) as usize).min(HALF) as u32;
-        let key = |j: u32| out.keys[half * HALF + j as usize].load(Relaxed);
+        let len = (me.smem.header[OLEN + part].load(Relaxed) as usize).min(PART) as u32;
+        let key = |j: u32| out.keys[part * PART + j as usize].load(Relaxed);
         let mut mine = 0;
         let mut j = lane;
         while j < len {
@@ -102,7 +155,7 @@ impl<P: Program> Tiles<'_, P> {
             }
             if let Some((k, e, slot)) = held {
                 if self.room(me, k / self.tile, slot) {
-                    let cand = P::State::load(&out.cands[half * HALF + e as usize]);
+                    let cand = P::State::load(&out.cands[part * PART + e as usize]);
                     self.write(crew, k, slot, cand);
                     held = None;
                 } else {
@@ -114,9 +167,7 @@ impl<P: Program> Tiles<'_, P> {
                 break;
             }
             if warp.ballot(held.is_some()) != 0 {
-                if warp.lane() == 0 {
-                    self.take_waiting(crew, me, here, drainers);
-                }
+                self.drain(crew, me, warp, false);
                 crew.idle();
             }
         }
@@ -151,18 +202,74 @@ impl<P: Program> Tiles<'_, P> {
         }
     }
 
-    /// Takes slot `pos` of this block's ring, waiting until its sender has
-    /// written it (`wait`) or not at all; combines its candidate into the
-    /// tile, marks to `marks`. Returns whether it took a message.
+    /// One messenger warp at a time (the others, if any, return 0): takes
+    /// the messages that have arrived in this block's ring, up to its last
+    /// published head plus a ring (every such slot's sender writes it without
+    /// waiting for this block), and publishes the new head. `wait`: every
+    /// lane takes its share of the reserved slots and waits for each to be
+    /// written, which only a warp holding no reserved slot of its own may do;
+    /// otherwise (a posting warp, waiting for room) lane 0 takes them in
+    /// order and stops at the first not yet written, and the head is
+    /// published at once, since some sender may be waiting for it. Returns
+    /// the messages taken (the same in every lane).
     #[inline(always)]
-    pub(super) fn take(
-        &self,
-        crew: &impl Crew,
-        me: &Mine<'_, '_, P>,
-        pos: u32,
-        marks: Dest,
-        wait: bool,
-    ) -> bool {
+    fn drain<W: Warp>(&self, crew: &impl Crew, me: &Mine<'_, '_, P>, warp: W, wait: bool) -> u32 {
+        let h = me.smem.header;
+        let first = warp.lane() == 0;
+        let locked = first && h[LOCK].compare_exchange(0, 1, Relaxed, Relaxed).is_ok();
+        if warp.shfl(u32::from(locked), 0) == 0 {
+            return 0;
+        }
+        crew.fence_block();
+        let (head, published) = (h[DRAINED].load(Relaxed), h[PUBLISHED].load(Relaxed));
+        let tail = if first {
+            self.tails[me.block as usize].load(Relaxed)
+        } else {
+            0
+        };
+        let tail = warp.shfl(tail, 0);
+        let most = if (tail.wrapping_sub(head) as i32) > 0 {
+            tail.wrapping_sub(head)
+        } else {
+            0
+        };
+        let count = most.min(published.wrapping_add(self.cap).wrapping_sub(head));
+        let mut taken = 0;
+        if wait {
+            let mut i = warp.lane();
+            while i < count {
+                self.take(crew, me, head.wrapping_add(i), true);
+                i += W::SIZE;
+            }
+            taken = count;
+        } else if first {
+            while taken < count && self.take(crew, me, head.wrapping_add(taken), false) {
+                taken += 1;
+            }
+        }
+        let taken = warp.shfl(taken, 0);
+        // Every lane's takes before lane 0's head.
+        warp.sync();
+        if first {
+            let head = head.wrapping_add(taken);
+            h[DRAINED].store(head, Relaxed);
+            let due = if wait { (self.cap / 4).max(1) } else { 1 };
+            if head.wrapping_sub(published) >= due {
+                crew.fence_device();
+                self.heads[me.block as usize].store(head, Relaxed);
+                h[PUBLISHED].store(head, Relaxed);
+            }
+            crew.fence_block();
+            h[LOCK].store(0, Relaxed);
+        }
+        taken
+    }
+
+    /// Takes slot `pos` of this block's ring, waiting until its sender has
+    /// written it (`wait`) or not at all, and delivers it. Returns whether
+    /// it took a message.
+    #[inline(always)]
+    fn take(&self, crew: &impl Crew, me: &Mine<'_, '_, P>, pos: u32, wait: bool) -> bool {
         let at = (me.block * self.cap + pos % self.cap) as usize;
         let x = loop {
             let x = self.msgs[at].swap(0, Relaxed);
@@ -182,63 +289,24 @@ impl<P: Program> Tiles<'_, P> {
             crew.fence_device();
             P::State::load(&self.cands[at])
         };
-        let local = k.wrapping_sub(me.lo);
-        if local < me.len && P::combine(&me.smem.states[local as usize], cand) {
-            mark(crew, me, local, rank::<P>(cand), marks);
-        }
+        self.deliver(crew, me, k, cand);
         true
     }
 
-    /// Lane 0 of a posting warp, while a lane waits for room in another ring:
-    /// takes the messages that have arrived past this pass's range, in order
-    /// and without waiting for any, and publishes the new head, so that a
-    /// block waiting on this ring moves too. Does nothing until the
-    /// `drainers` have finished the pass's range (every slot below its end
-    /// is taken).
+    /// Combines a taken candidate for tile vertex `k` into the tile and marks
+    /// the vertex for the level after the workers' current one, counting the
+    /// message against that level (see [`WORD`]).
     #[inline(always)]
-    fn take_waiting(&self, crew: &impl Crew, me: &Mine<'_, '_, P>, marks: Dest, drainers: u32) {
+    fn deliver(&self, crew: &impl Crew, me: &Mine<'_, '_, P>, k: u32, cand: P::State) {
         let h = me.smem.header;
-        if h[FINISHED].load(Relaxed) < drainers {
-            return;
+        let level = (h[WORD].fetch_add(1, Relaxed) >> 16) as usize;
+        let into = Dest::of(level + 1);
+        let local = k.wrapping_sub(me.lo);
+        if local < me.len && P::combine(&me.smem.states[local as usize], cand) {
+            mark(crew, me, local, rank::<P>(cand), into);
         }
-        // One at a time (the GPU's posters are one warp, the emulator's one
-        // warp each); never waited for, so no thread spins on a holder.
-        if h[LOCK].compare_exchange(0, 1, Relaxed, Relaxed).is_err() {
-            return;
-        }
+        h[TAKEN + into.ctr].fetch_add(1, Relaxed);
         crew.fence_block();
-        self.take_arrived(crew, me, marks);
-        crew.fence_block();
-        h[LOCK].store(0, Relaxed);
-    }
-
-    /// [`Self::take_waiting`]'s work, under its lock.
-    #[inline(always)]
-    fn take_arrived(&self, crew: &impl Crew, me: &Mine<'_, '_, P>, marks: Dest) {
-        let h = me.smem.header;
-        let mut pos = h[SELF].load(Relaxed);
-        // Every slot below `pos` is taken: publish that first.
-        if pos != h[PUBLISHED].load(Relaxed) {
-            crew.fence_device();
-            self.heads[me.block as usize].store(pos, Relaxed);
-            h[PUBLISHED].store(pos, Relaxed);
-        }
-        let fresh = self.tails[me.block as usize].load(Relaxed);
-        let most = fresh.wrapping_sub(pos);
-        if (most as i32) <= 0 {
-            return;
-        }
-        let mut count = 0;
-        while count < most.min(self.cap) && self.take(crew, me, pos, marks, false) {
-            pos = pos.wrapping_add(1);
-            count += 1;
-        }
-        if count > 0 {
-            h[SELF].store(pos, Relaxed);
-            h[TAKEN].fetch_add(count, Relaxed);
-            crew.fence_device();
-            self.heads[me.block as usize].store(pos, Relaxed);
-            h[PUBLISHED].store(pos, Relaxed);
-        }
+        h[WORD].fetch_sub(1, Relaxed);
     }
 }

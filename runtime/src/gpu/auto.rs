@@ -91,9 +91,9 @@ pub fn tiles_delta<P: GpuProgram>(
 /// is relaxed by one thread in a large level and by at most a warp in a short
 /// one (a hub of 200,000 edges held its tile for hundreds of milliseconds,
 /// `docs/results/h100/hubs-and-shapes/`), and a vertex's remote
-/// edges go out together through half an outbox, so the kernel itself takes
-/// no longer rows ([`kernels_rs::tiles::HALF`]).
-pub const TILES_MAX_DEGREE: u64 = kernels_rs::tiles::HALF as u64;
+/// edges go out together through a part of the outbox, so the kernel itself takes
+/// no longer rows ([`kernels_rs::tiles::PART`]).
+pub const TILES_MAX_DEGREE: u64 = kernels_rs::tiles::PART as u64;
 
 /// Picks the GPU kernel for `P` on `g` from `source` (see the module docs).
 pub fn choose<P: GpuProgram>(g: &Graph<<P as VertexProgram>::Weight>, source: u32) -> KernelChoice {

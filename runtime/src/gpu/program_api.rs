@@ -463,9 +463,8 @@ pub struct TileStats {
     /// narrow (ids within the tile, halved weights); the others read the graph.
     pub rows_wide: u32,
     pub rows_narrow: u32,
-    /// Levels a tile's warp 0 ran alone (short levels, in bursts), summed
-    /// over tiles.
-    pub burst_levels: u32,
+    /// Levels found empty (the tile waiting for messages), summed over tiles.
+    pub idle_levels: u32,
 }
 
 /// What the resident kernel did, read back from its control words.

@@ -9,8 +9,8 @@
 //!
 //! The kernel relaxes out of level order, so it needs an idempotent combine,
 //! and it records no parents: a run that asks for them, whose graph does not
-//! fit, or that has a vertex of more out-edges than half an outbox
-//! ([`kernels_rs::tiles::HALF`]: a vertex's remote edges go out together)
+//! fit, or that has a vertex of more out-edges than a part of the outbox
+//! ([`kernels_rs::tiles::PART`]: a vertex's remote edges go out together)
 //! takes the resident kernel (BFS parents otherwise come from the levels
 //! afterwards, as on the CPU).
 
@@ -41,7 +41,7 @@ fn block_size() -> u32 {
     std::env::var("VERTEX_TILES_BLOCK")
         .ok()
         .and_then(|s| s.parse::<u32>().ok())
-        .filter(|b| (32..=1024).contains(b) && b % 32 == 0)
+        .filter(|b| (64..=1024).contains(b) && b % 32 == 0)
         .unwrap_or(BLOCK)
 }
 
@@ -57,23 +57,6 @@ fn ring_capacity(tile: u32) -> u32 {
         .and_then(|s| s.parse::<u32>().ok())
         .filter(|&c| c >= 1)
         .unwrap_or_else(|| tile.saturating_mul(RING_PER_VERTEX).max(64))
-}
-
-/// The most levels a tile's warp 0 runs alone in a row while the tile's
-/// level holds at most [`k::BURST_LEN`] vertices (`VERTEX_TILES_BURST`
-/// overrides it; 0, the default, runs every level as a whole pass of the
-/// block). A burst saves the passes' drain, post and barriers but delays the
-/// tile's messages to its end: on the H100's 1000² grid, bursts of 2 levels
-/// took BFS 7.8 → 7.2 ms while levels ran one vertex a thread, and cost
-/// 7.1 → 8.0 ms once short levels ran a group of lanes a vertex
-/// (`docs/results/h100/bursts/`). A knob for studying the schedule.
-pub const BURST: u32 = 0;
-
-fn burst_levels() -> u32 {
-    std::env::var("VERTEX_TILES_BURST")
-        .ok()
-        .and_then(|s| s.parse::<u32>().ok())
-        .unwrap_or(BURST)
 }
 
 /// Blocks per multiprocessor (`VERTEX_TILES_PER_SM` overrides the default 1):
@@ -153,14 +136,14 @@ fn stats_of(ctl: &[u32], tile: u32, blocks: u32, threads: u32) -> TileStats {
         let (levels, idle_passes) = (ctl[k::ALL_ROUNDS], ctl[k::IDLE_PASSES]);
         let per = |i: usize, by: u32| f64::from(p[i]) * 64.0 / f64::from(by.max(1));
         eprintln!(
-            "tiles profile (thread 0, cycles; {levels} levels, {idle_passes} idle passes over \
-             {blocks} blocks, {} of them in bursts, {} messages, {} waited for room): per \
-             level: drain and post {:.0}, relax {:.0}; per idle pass {:.0}; per block: busy \
-             {:.0}, idle {:.0}",
-            ctl[k::BURST_LEVELS],
+            "tiles profile (the workers' leader, cycles; {levels} levels run, {idle_passes} \
+             found empty over {blocks} blocks, {} messages, {} waited for room): per level: \
+             opening {:.0} (of which waiting for the messenger {:.0}), relax {:.0}; per \
+             empty level {:.0}; per block: busy {:.0}, idle {:.0}",
             ctl[k::MESSAGES],
             ctl[k::WAITS],
             per(0, levels),
+            f64::from(ctl[k::MESSENGER_WAIT]) * 64.0 / f64::from(levels.max(1)),
             per(1, levels),
             per(2, idle_passes),
             (per(0, blocks) + per(1, blocks)),
@@ -177,7 +160,7 @@ fn stats_of(ctl: &[u32], tile: u32, blocks: u32, threads: u32) -> TileStats {
         threads_per_block: threads,
         rows_wide: ctl[k::ROWS_WIDE],
         rows_narrow: ctl[k::ROWS_NARROW],
-        burst_levels: ctl[k::BURST_LEVELS],
+        idle_levels: ctl[k::IDLE_PASSES],
     }
 }
 
@@ -191,7 +174,7 @@ fn tiles_kernel<P: GpuProgram>(kern: Option<&ProgramKernels>) -> TeamKernel<'_> 
 }
 
 /// `tiles(n, m, offsets, targets, weights, state, msgs, cands, tails, heads,
-/// ctl, tile, delta, cap, source, every, burst)` of `kernels_rs::tiles_kernel!`,
+/// ctl, tile, delta, cap, source, every)` of `kernels_rs::tiles_kernel!`,
 /// with the block's shared memory.
 unsafe fn tiles_body<P: GpuProgram>(crew: &HostTeam<'_>, smem: *mut u32, words: u32, a: &[Arg]) {
     // SAFETY: the launcher's contract: the list `TilesRun::launch` builds; the
@@ -215,22 +198,20 @@ unsafe fn tiles_body<P: GpuProgram>(crew: &HostTeam<'_>, smem: *mut u32, words: 
             a[13].u32(),
             a[14].u32(),
             a[15].u32(),
-            a[16].u32(),
             smem.cast(),
             words,
         )
     }
 }
 
-/// The kernel's `(tile, delta, cap, source, every, burst)` for `P`'s run.
-fn scalars<P: GpuProgram>(tile: u32, opts: &ProgramOptions, source: u32) -> [u32; 6] {
+/// The kernel's `(tile, delta, cap, source, every)` for `P`'s run.
+fn scalars<P: GpuProgram>(tile: u32, opts: &ProgramOptions, source: u32) -> [u32; 5] {
     [
         tile,
         kernel_delta::<P>(opts),
         ring_capacity(tile),
         source,
         every::<P>(),
-        burst_levels(),
     ]
 }
 
@@ -258,8 +239,8 @@ struct TilesRun<'a, L: Launcher> {
     tails: L::Buf<u32>,
     heads: L::Buf<u32>,
     ctl: L::Buf<u32>,
-    /// `(tile, delta, cap, source, every, burst)`.
-    scalars: [u32; 6],
+    /// `(tile, delta, cap, source, every)`.
+    scalars: [u32; 5],
 }
 
 impl<'a, L: Launcher> TilesRun<'a, L> {
@@ -271,7 +252,7 @@ impl<'a, L: Launcher> TilesRun<'a, L> {
         shape: TeamShape,
         graph: [Arg; 5],
         state: u64,
-        scalars: [u32; 6],
+        scalars: [u32; 5],
     ) -> Result<Self> {
         let mut ctl0 = [0u32; CTL_WORDS];
         ctl0[k::OUTSTANDING] = shape.blocks;
@@ -299,7 +280,7 @@ impl<'a, L: Launcher> TilesRun<'a, L> {
         let g = self.graph;
         let a = |b: &L::Buf<u32>| Arg::from(L::addr(b));
         let a64 = |b: &L::Buf<u64>| Arg::from(L::addr(b));
-        let [tile, delta, cap, source, every, burst] = self.scalars;
+        let [tile, delta, cap, source, every] = self.scalars;
         let args = [
             &g[..],
             &[
@@ -314,7 +295,6 @@ impl<'a, L: Launcher> TilesRun<'a, L> {
                 cap.into(),
                 source.into(),
                 every.into(),
-                burst.into(),
             ],
         ]
         .concat();
@@ -363,10 +343,16 @@ impl Device {
             .get_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
             .map_err(cuda_err("cuFuncGetAttribute(tiles threads per block)"))?;
         let block = block_size().min((fits.max(32) as u32) / 32 * 32);
+        if block < 64 {
+            // A messenger warp and at least one warp of workers.
+            return Err(Error::GpuUnavailable(format!(
+                "the tiled kernel fits only {block} threads a block; it needs 64"
+            )));
+        }
         let blocks = blocks_per_sm() * self.gpu.info.multiprocessors.max(1);
         let (tile, smem) = shape(g.n, state_size as u64, blocks);
         let optin = self.smem_per_block()?;
-        if opts.parents || smem > optin || g.max_degree > k::HALF as u64 {
+        if opts.parents || smem > optin || g.max_degree > k::PART as u64 {
             return self.run_program_resident::<P>(kern, g, source, opts);
         }
         // Give each block all it may have: tiles whose rows fit copy them.
@@ -438,7 +424,8 @@ pub enum RowRoom {
 }
 
 /// Runs the tiled kernel of `P` on the host: `blocks × threads` OS threads
-/// (keep it small, e.g. 3 × 4; every thread spins while it waits). `rows`
+/// (keep it small, e.g. 3 × 4; every thread spins while it waits; at least
+/// two a block, the first half the messenger, the rest workers). `rows`
 /// says how much shared memory each block has for a copy of its rows, as a
 /// GPU has more or less for the graph's tiles.
 pub fn emulate_tiles<P: GpuProgram>(
@@ -466,8 +453,6 @@ pub struct TilesKnobs {
     /// Messages per ring: small rings make senders wait for room, and blocks
     /// take their own messages meanwhile.
     pub ring: Option<u32>,
-    /// The most levels warp 0 runs alone in a row ([`BURST`]; 0: never).
-    pub burst: Option<u32>,
 }
 
 /// [`emulate_tiles`] with `knobs` turned.
@@ -483,7 +468,7 @@ pub fn emulate_tiles_with<P: GpuProgram>(
     let n = csr.num_vertices();
     check_run::<P>(n as u64, source, csr.weights().is_some())?;
     super::program_api::require_idempotent::<P>("tiled")?;
-    if opts.parents || csr.max_degree() > k::HALF as u64 {
+    if opts.parents || csr.max_degree() > k::PART as u64 {
         return super::resident::emulate_resident::<P>(csr, source, opts, blocks, threads, 64, 16);
     }
     if blocks == 0 || threads == 0 {
@@ -491,6 +476,8 @@ pub fn emulate_tiles_with<P: GpuProgram>(
             "the emulated tiled grid needs at least one block of one thread".into(),
         ));
     }
+    // A messenger and a worker at least.
+    let threads = threads.max(2);
     let state_size = std::mem::size_of::<<P as VertexProgram>::State>() as u64;
     let (tile, smem_bytes) = shape(n as u64, state_size, blocks);
     // The kernel's weight: none for unweighted programs.
@@ -528,9 +515,6 @@ pub fn emulate_tiles_with<P: GpuProgram>(
     let mut scalars = scalars::<P>(tile, opts, source);
     if let Some(cap) = knobs.ring {
         scalars[2] = cap.max(1);
-    }
-    if let Some(burst) = knobs.burst {
-        scalars[5] = burst;
     }
     let l = HostLauncher::new(1);
     let state = states.as_mut_ptr() as u64;

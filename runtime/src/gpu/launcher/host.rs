@@ -7,7 +7,7 @@ use std::ptr::NonNull;
 use std::time::Instant;
 
 use std::sync::atomic::AtomicU32;
-use std::sync::Barrier;
+use std::sync::{Barrier, OnceLock};
 
 use kernels_rs::ThreadCtx;
 
@@ -31,11 +31,14 @@ impl HostLauncher {
 
 /// The emulator's team of one simulated thread ([`kernels_rs::resident::Team`]
 /// for the resident kernel, [`kernels_rs::tiles::Crew`] for the tiled one): a
-/// `std::sync::Barrier` for its block and one for the grid.
+/// `std::sync::Barrier` for its block, one for the grid, and one for a part
+/// of its block (the tiled kernel's workers), made by the part's first
+/// arrival with the part's size.
 pub(crate) struct HostTeam<'a> {
     ctx: ThreadCtx,
     block: &'a Barrier,
     grid: &'a Barrier,
+    part: &'a OnceLock<Barrier>,
 }
 
 impl kernels_rs::resident::Team for HostTeam<'_> {
@@ -56,6 +59,11 @@ impl kernels_rs::tiles::Crew for HostTeam<'_> {
     }
     fn sync_block(&self) {
         self.block.wait();
+    }
+    fn sync_workers(&self, threads: u32) {
+        self.part
+            .get_or_init(|| Barrier::new(threads as usize))
+            .wait();
     }
     fn fence_block(&self) {
         std::sync::atomic::fence(std::sync::atomic::Ordering::AcqRel);
@@ -193,12 +201,14 @@ impl Launcher for HostLauncher {
         let block_barriers: Vec<Barrier> = (0..blocks)
             .map(|_| Barrier::new(threads as usize))
             .collect();
+        let part_barriers: Vec<OnceLock<Barrier>> = (0..blocks).map(|_| OnceLock::new()).collect();
         let body = k.host;
         spawn_grid(blocks, threads, |ctx| {
             let team = HostTeam {
                 ctx,
                 block: &block_barriers[ctx.block_idx as usize],
                 grid: &grid,
+                part: &part_barriers[ctx.block_idx as usize],
             };
             // SAFETY: the caller's contract for `args`; each block's slice of
             // `smem` (`per_block` words from `block × per_block`, at least
