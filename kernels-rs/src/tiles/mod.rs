@@ -250,7 +250,7 @@ pub const fn smem_bytes(tile: u64, state_bytes: u64, blocks: u64) -> u64 {
     SMEM_HEADER as u64 * 4 + states + lists + outbox + heads
 }
 
-/// Candidates for other tiles that a level leaves for the next pass: their
+/// Candidates for other tiles that a level leaves for the messenger: their
 /// targets and candidates, [`OUTBOX`] of each.
 pub struct Outbox<'a, P: Program> {
     pub keys: &'a [AtomicU32],

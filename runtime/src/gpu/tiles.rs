@@ -47,7 +47,7 @@ fn block_size() -> u32 {
 
 /// Messages each tile's ring holds, per vertex of the tile
 /// (`VERTEX_TILES_RING` sets the capacity itself, for tests and measuring): a
-/// 1000² grid's tile receives a few dozen messages a pass, and a sender only
+/// 1000² grid's tile receives a few dozen messages a level, and a sender only
 /// waits when a ring is full.
 pub const RING_PER_VERTEX: u32 = 4;
 
