@@ -27,7 +27,7 @@ step "cargo doc (no warnings)"
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --workspace
 
 step "cargo test"
-# Includes tests/tests/program_crate.rs, which copies templates/program-crate out of
+# Includes tests/tests/all/program_crate.rs, which copies templates/program-crate out of
 # the workspace and cargo-runs it (reusing this target dir: about 1-2 minutes cold,
 # seconds warm), and the petgraph conversions (the tests crate enables the feature).
 cargo test --workspace

@@ -8,7 +8,7 @@
 //! to each of its three corners; `apply` turns a vertex's count into its
 //! coefficient with the degree the engine hands it.
 //!
-//! Checked against `runtime::oracle::local_clustering` in `tests/tests/tc.rs`.
+//! Checked against `runtime::oracle::local_clustering` in `tests/tests/all/tc.rs`.
 
 use vertex_dsl::prelude::*;
 

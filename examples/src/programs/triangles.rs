@@ -11,7 +11,7 @@
 //! once, and the program only says that it counts one.
 //!
 //! Checked against `runtime::oracle::triangles` (a marked-array count) in
-//! `tests/tests/tc.rs` and by `vertex tc --validate`.
+//! `tests/tests/all/tc.rs` and by `vertex tc --validate`.
 
 use vertex_dsl::prelude::*;
 

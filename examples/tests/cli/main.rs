@@ -1,0 +1,10 @@
+//! The `vertex` CLI's tests as one test binary (one link instead of seven): each
+//! module runs the built binaries as a user would and checks what they print.
+
+mod bench_gap;
+mod counters;
+mod first_hour;
+mod gap_commands;
+mod schedules;
+mod small_inputs;
+mod stdout_and_warnings;
