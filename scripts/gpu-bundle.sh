@@ -46,7 +46,7 @@ if [ -d "$GUNROCK_SRC" ]; then
     cp -r "$GUNROCK_SRC" bundle/gunrock && chmod -R u+w bundle/gunrock
 fi
 cp "$PTX" bundle/kernels.ptx
-mkdir -p bundle/cuda && cp bench/cuda/pr_pull.cu bundle/cuda/
+mkdir -p bundle/cuda && cp bench/cuda/*.cu bundle/cuda/
 cp scripts/gpu-run.sh scripts/ncu_summary.py scripts/odd-graphs.py scripts/tail-graph.py bundle/
 { git rev-parse --short HEAD 2>/dev/null || echo unknown; } >bundle/GIT_REV
 if ! git diff --quiet HEAD 2>/dev/null; then echo "+dirty" >>bundle/GIT_REV; fi

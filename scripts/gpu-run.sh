@@ -50,6 +50,10 @@
 #             kron:20 and kron:22 BFS and SSSP, auto against the level kernels alone;
 #             then compute-sanitizer memcheck and racecheck on a Kronecker 12 + 300
 #             tail file
+#   raceprobe what racecheck reports for a shared-memory hand-over between two warps
+#             without a block barrier, written five ways (bench/cuda/racecheck_handover.cu:
+#             plain, fenced, relaxed atomics + fences as the tiles' messenger uses, acquire/
+#             release, read-modify-write atomics), built here with nvcc
 #   cpu       our CPU engines vs gapbs on all the machine's cores ($CPU_ARGS adds options)
 #   cpuvs     issue 20's table: bench-cpu SSSP (kron:20, grid:1000x1000; ours with 32-bit
 #             and 64-bit distances, pinned and not) then BFS (kron:20, kron:22,
@@ -272,6 +276,18 @@ for step in "${steps[@]}"; do
                     --out "$OUTDIR" ${CLOSURE_ARGS:-} || bad=1
                 [ "$bad" = 0 ]
             } 2>&1 | tee "$OUTDIR/closure.log"
+            rc=${PIPESTATUS[0]}
+            ;;
+        raceprobe)
+            {
+                nvcc -O2 -arch=sm_90 -lineinfo -o /tmp/racecheck_handover \
+                    "$B/cuda/racecheck_handover.cu" || exit 1
+                for v in 0 1 2 3 4; do
+                    /tmp/racecheck_handover "$v" || exit 1
+                    "$SAN" --tool racecheck --racecheck-report all /tmp/racecheck_handover "$v" 2>&1 \
+                        | grep -E "variant|SUMMARY|Race reported|and (Read|Write) access"
+                done
+            } 2>&1 | tee "$OUTDIR/raceprobe.log"
             rc=${PIPESTATUS[0]}
             ;;
         cpu)
