@@ -838,8 +838,8 @@ where
         }
         if let Some(t) = &summary.tiles {
             say!(h,
-                "  tiles        {} relaxed, {} messages, {} rounds in the busiest tile ({} blocks × {} threads, {} vertices a tile; rows in shared memory: {} as they are, {} narrow)",
-                t.pops, t.messages, t.rounds, t.blocks, t.threads_per_block, t.tile, t.rows_wide, t.rows_narrow
+                "  tiles        {} relaxed, {} messages, {} rounds in the busiest tile, chains of up to {} ({} blocks × {} threads, {} vertices a tile; rows in shared memory: {} as they are, {} narrow)",
+                t.pops, t.messages, t.rounds, t.chain, t.blocks, t.threads_per_block, t.tile, t.rows_wide, t.rows_narrow
             );
         }
         if let Some(r) = &summary.resident {

@@ -122,6 +122,9 @@ fn setup(len: u32, queue: &[u32]) -> Smem {
     }
 }
 
+/// The first word of an overflowed queue in an [`Outcome`].
+const OVERFLOWED: u32 = u32::MAX;
+
 /// What a level left: states, pending bits, next queue (sorted), its lowest
 /// order, outbox entries of half 0 (sorted).
 type Outcome = (Vec<u32>, Vec<u32>, Vec<u32>, u32, Vec<(u32, u32)>);
@@ -131,14 +134,15 @@ fn outcome(s: &Smem, len: u32) -> Outcome {
     let q = super::queue_len(u64::from(len)) as usize;
     let next = Dest::of(1);
     // An overflowed queue keeps whichever pushes came first: compare its
-    // length only.
+    // length only (after `OVERFLOWED`, which no vertex id is).
     let n = s.header[CNT + next.ctr].load(Relaxed) as usize;
-    let mut queue: Vec<u32> = if n <= q {
-        load(&s.queues[next.queue * q..next.queue * q + n])
+    let queue: Vec<u32> = if n <= q {
+        let mut queue = load(&s.queues[next.queue * q..next.queue * q + n]);
+        queue.sort_unstable();
+        queue
     } else {
-        vec![n as u32]
+        vec![OVERFLOWED, n as u32]
     };
-    queue.sort_unstable();
     let olen = s.header[OLEN].load(Relaxed) as usize;
     let mut out: Vec<(u32, u32)> = (0..olen)
         .map(|i| (s.keys[i].load(Relaxed), s.cands[i].load(Relaxed)))
@@ -155,8 +159,13 @@ fn outcome(s: &Smem, len: u32) -> Outcome {
 
 /// Runs level 0 of tile `[lo, lo + len)` with `queue` queued: by `warps`
 /// lockstep warps in groups, or (`warps == 0`) by one thread through
-/// `process`, vertex by vertex.
+/// `process`, vertex by vertex; threads follow chains of up to `chain`
+/// vertices.
 fn run_level(lo: u32, len: u32, queue: &[u32], warps: u32) -> Outcome {
+    run_level_chained(lo, len, queue, warps, 0)
+}
+
+fn run_level_chained(lo: u32, len: u32, queue: &[u32], warps: u32, chain: u32) -> Outcome {
     let (offsets, targets) = grid(16, 6);
     let n = offsets.len() - 1;
     let weights: Vec<()> = vec![(); targets.len()];
@@ -180,6 +189,7 @@ fn run_level(lo: u32, len: u32, queue: &[u32], warps: u32) -> Outcome {
         cap: 1,
         source: 0,
         every: false,
+        chain,
     };
     let s = setup(len, queue);
     let smem = TileSmem::<BfsAtomicMin> {
@@ -253,6 +263,54 @@ fn groups_of_lanes_relax_a_level_as_one_thread_does() {
             let g = group_lanes(warps * 32, queue.len() as u32, 32);
             let got = run_level(lo, len, &queue, warps);
             assert_eq!(got, want, "queue {queue:?}, {warps} warps, groups of {g}");
+        }
+    }
+}
+
+/// With chains (the level's bucket takes every order here: `BfsAtomicMin`
+/// has none), a level by groups or by one thread may relax any number of
+/// vertices, so its states differ from run to run; what must hold is that no
+/// improvement is lost: every edge inside the tile that its source's state
+/// could still improve leaves from a vertex that is pending and queued for
+/// the next level (a vertex a thread kept for its chain and did not relax is
+/// queued after all).
+#[test]
+fn chained_levels_leave_every_improvable_edge_pending() {
+    let (lo, len) = (16, 64);
+    let (offsets, targets) = grid(16, 6);
+    for queue in [
+        vec![5u32],
+        vec![0, 1, 17, 40],
+        vec![3, 9, 20, 33, 47, 48, 49, 63],
+        (0..len).step_by(3).collect::<Vec<_>>(),
+    ] {
+        for warps in [0, 1, 2, 4] {
+            for chain in [1, 2, 4, 100] {
+                let (states, pending, next, _, _) =
+                    run_level_chained(lo, len, &queue, warps, chain);
+                let what = std::format!("queue {queue:?}, {warps} warps, chain {chain}");
+                // An overflowed queue sends the next level to scan the bits.
+                let queued = |i: u32| next.first() == Some(&OVERFLOWED) || next.contains(&i);
+                // Local vertex 0 starts reached and not pending: its edges are not the level's.
+                for i in 1..len {
+                    let d = states[i as usize];
+                    if d == UNREACHED {
+                        continue;
+                    }
+                    let v = (lo + i) as usize;
+                    let improvable = targets[offsets[v] as usize..offsets[v + 1] as usize]
+                        .iter()
+                        .filter(|&&w| w >= lo && w < lo + len)
+                        .any(|&w| states[(w - lo) as usize] > d + 1);
+                    let bit = pending[(i / 32) as usize] >> (i % 32) & 1 == 1;
+                    if improvable {
+                        assert!(bit && queued(i), "{what}: vertex {i} lost");
+                    }
+                    if bit {
+                        assert!(queued(i), "{what}: vertex {i} pending, not queued");
+                    }
+                }
+            }
         }
     }
 }

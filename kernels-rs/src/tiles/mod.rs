@@ -39,6 +39,15 @@
 //!   (`level.rs`), so a level's latency is one edge's chain of shared-memory
 //!   atomics rather than a row's. H100, 1000² grid from the corner: BFS
 //!   7.8 → 7.1 ms, SSSP 10.9 → 8.6 (`docs/results/h100/bursts/`).
+//! * **Chains.** A group that improves an in-tile neighbour within the
+//!   level's bucket may keep it (pending, in no queue) and relax it in the
+//!   same level with the whole group, up to [`CHAIN_HOPS`] vertices after the
+//!   one it took; a kept vertex it does not relax is queued after all. Where a
+//!   bucket spans many hops (widest paths, labels) a chain does in one level
+//!   what took a level a hop: H100, 1000² grid, widest paths 1.1–2.8× faster
+//!   with chains of 2; SSSP's buckets are an edge or two deep and it runs
+//!   slower with them, so the host turns them off there
+//!   (`docs/results/h100/chains/`).
 //! * **Messages.** An edge into another tile leaves `(target, candidate)` in
 //!   the block's outbox. The messenger posts the part a level filled while
 //!   the next levels run, so sending costs a level no round trip: each lane
@@ -126,6 +135,11 @@ pub trait Crew {
 /// Control words (`u32`): tokens outstanding (the host sets it to the number of
 /// blocks).
 pub const OUTSTANDING: usize = 0;
+/// Vertices a thread may relax in one level after the one it took, each an
+/// in-tile neighbour the one before improved within the level's bucket
+/// (`level.rs`, `Tiles::follow`); 0 turns these chains off. The host sets it
+/// (read once, when the kernel starts).
+pub const CHAIN_HOPS: usize = 1;
 /// Statistics the kernel leaves: vertices relaxed in all.
 pub const POPS: usize = 32;
 /// Messages sent between tiles.
@@ -300,6 +314,8 @@ pub struct Tiles<'a, P: Program> {
     pub source: u32,
     /// Every vertex pending first instead (programs without a source).
     pub every: bool,
+    /// [`CHAIN_HOPS`], as the host set it.
+    pub chain: u32,
 }
 
 /// The calling block's tile and its shared memory.
@@ -746,6 +762,11 @@ pub unsafe fn tiles<P: Program>(
             cap: cap.max(1),
             source,
             every: every != 0,
+            chain: 0,
+        };
+        let k = Tiles {
+            chain: k.ctl[CHAIN_HOPS].load(Relaxed),
+            ..k
         };
         k.run(crew, &s);
     }

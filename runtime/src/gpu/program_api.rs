@@ -465,6 +465,9 @@ pub struct TileStats {
     pub rows_narrow: u32,
     /// Levels found empty (the tile waiting for messages), summed over tiles.
     pub idle_levels: u32,
+    /// Vertices a group of lanes could relax in a level after the one it took
+    /// (0: no chains; `tiles::chains`).
+    pub chain: u32,
 }
 
 /// What the resident kernel did, read back from its control words.

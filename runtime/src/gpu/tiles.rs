@@ -29,7 +29,7 @@ use super::program_api::{
 };
 use crate::error::{Error, Result};
 use crate::graph::Csr;
-use crate::program::VertexProgram;
+use crate::program::{Combine, VertexProgram};
 
 /// Threads per block (`VERTEX_TILES_BLOCK` overrides it, a multiple of 32, for
 /// measuring), capped at what the kernel's registers allow one block (384 for
@@ -57,6 +57,34 @@ fn ring_capacity(tile: u32) -> u32 {
         .and_then(|s| s.parse::<u32>().ok())
         .filter(|&c| c >= 1)
         .unwrap_or_else(|| tile.saturating_mul(RING_PER_VERTEX).max(64))
+}
+
+/// Vertices a group of lanes may relax in one level after the one it took,
+/// each an in-tile neighbour the one before improved within the level's
+/// bucket, for the programs that chain ([`chains`]); `VERTEX_TILES_CHAIN`
+/// overrides it for every program (0 turns the chains off).
+pub const CHAIN: u32 = 2;
+
+/// Whether chains pay for `P`: where a bucket spans many hops, because a
+/// state's order often survives an edge (widest paths: a bottleneck keeps its
+/// width over wider edges; labels), a chain does in one level what took one
+/// level a hop; where every edge moves the order on (a `min` with a priority:
+/// shortest paths, whose grid buckets are one or two edges deep), a chained
+/// vertex costs about what the level it saves does, and the level waits for
+/// the longest chain. BFS never chains (its next level is never in the
+/// current one's bucket). H100, 1000² grid, 3 sources, chains of 2 against
+/// none: widest 8.9 / 20.1 / 20.4 → 7.9 / 7.6 / 9.6 ms, SSSP 6.5 / 3.8 / 5.5 →
+/// 7.0 / 4.3 / 6.1 ms, BFS and CC alike (`docs/results/h100/chains/`).
+pub fn chains<P: VertexProgram>() -> bool {
+    !(P::HAS_PRIORITY && matches!(P::COMBINE, Combine::Min))
+}
+
+fn chain_hops<P: VertexProgram>() -> u32 {
+    std::env::var("VERTEX_TILES_CHAIN")
+        .ok()
+        .and_then(|s| s.parse::<u32>().ok())
+        .filter(|&c| c <= 1024)
+        .unwrap_or(if chains::<P>() { CHAIN } else { 0 })
 }
 
 /// Blocks per multiprocessor (`VERTEX_TILES_PER_SM` overrides the default 1):
@@ -158,6 +186,7 @@ fn stats_of(ctl: &[u32], tile: u32, blocks: u32, threads: u32) -> TileStats {
         tile,
         blocks,
         threads_per_block: threads,
+        chain: ctl[k::CHAIN_HOPS],
         rows_wide: ctl[k::ROWS_WIDE],
         rows_narrow: ctl[k::ROWS_NARROW],
         idle_levels: ctl[k::IDLE_PASSES],
@@ -253,9 +282,11 @@ impl<'a, L: Launcher> TilesRun<'a, L> {
         graph: [Arg; 5],
         state: u64,
         scalars: [u32; 5],
+        chain: u32,
     ) -> Result<Self> {
         let mut ctl0 = [0u32; CTL_WORDS];
         ctl0[k::OUTSTANDING] = shape.blocks;
+        ctl0[k::CHAIN_HOPS] = chain;
         let slots = shape.blocks as usize * scalars[2] as usize;
         let wide = std::mem::size_of::<<P as VertexProgram>::State>() > 4;
         let run = TilesRun {
@@ -402,6 +433,7 @@ impl Device {
             g.program_args(),
             state.ptr,
             scalars,
+            chain_hops::<P>(),
         )?;
         let (time_ms, wall_ms) =
             self.init_and_time::<P>(kern, g.n, source, state.ptr, 0, || run.launch())?;
@@ -453,6 +485,8 @@ pub struct TilesKnobs {
     /// Messages per ring: small rings make senders wait for room, and blocks
     /// take their own messages meanwhile.
     pub ring: Option<u32>,
+    /// Vertices a thread may relax in a level after the one it took ([`CHAIN`]).
+    pub chain: Option<u32>,
 }
 
 /// [`emulate_tiles`] with `knobs` turned.
@@ -518,7 +552,9 @@ pub fn emulate_tiles_with<P: GpuProgram>(
     }
     let l = HostLauncher::new(1);
     let state = states.as_mut_ptr() as u64;
-    let run = TilesRun::new::<P>(&l, tiles_kernel::<P>(None), shape, graph, state, scalars)?;
+    let chain = knobs.chain.unwrap_or_else(chain_hops::<P>);
+    let k = tiles_kernel::<P>(None);
+    let run = TilesRun::new::<P>(&l, k, shape, graph, state, scalars, chain)?;
     let t0 = Instant::now();
     run.launch()?;
     let time_ms = t0.elapsed().as_secs_f64() * 1e3;

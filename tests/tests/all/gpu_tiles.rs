@@ -7,7 +7,7 @@
 
 use proptest::prelude::*;
 use runtime::gpu::program::emulate;
-use runtime::gpu::tiles::{emulate_tiles, emulate_tiles_with, RowRoom, TilesKnobs};
+use runtime::gpu::tiles::{chains, emulate_tiles, emulate_tiles_with, RowRoom, TilesKnobs};
 use runtime::gpu::{BfsKernel, ProgramOptions};
 use runtime::graph::{build, BuildOptions, EdgeList, Graph};
 use vertex_examples::programs::{bfs, cc, sssp, widest};
@@ -96,7 +96,10 @@ fn senders_wait_for_room_in_small_rings() {
         let comps = oracle::components(g.csr());
         for ring in [1, 2, 3] {
             for shape in [(3, 4), (7, 1), (5, 2), (4, 8)] {
-                let knobs = TilesKnobs { ring: Some(ring) };
+                let knobs = TilesKnobs {
+                    ring: Some(ring),
+                    ..TilesKnobs::default()
+                };
                 let what = format!("{spec} ring {ring}");
                 waited += agrees::<bfs::Program>(&g, src, shape, knobs, &levels, &what).waits;
                 waited += agrees::<sssp::sssp::Program>(&gw, src, shape, knobs, &dist, &what).waits;
@@ -110,14 +113,10 @@ fn senders_wait_for_room_in_small_rings() {
     );
 }
 
-/// Every split of a block into messenger and workers (one of each, in a
-/// block of one thread or two; one and two; two and two; four and five) with
-/// roomy and tiny rings agrees with the oracle on a grid, a 700-vertex chain,
-/// a graph with hubs and a star with a path, for every program the kernel
-/// runs: the messenger's takes land in the level after the workers' current
-/// one whenever they come.
-#[test]
-fn every_split_of_messenger_and_workers_agrees() {
+/// Runs every program the tiled kernel takes with each of `runs` (a block
+/// shape and knobs) on a grid, a 700-vertex chain, a graph with hubs and a star
+/// with a path, against the oracles.
+fn every_program_agrees(runs: &[((u32, u32), TilesKnobs)]) {
     let mut graphs: Vec<_> = ["grid:31x9", "grid:700x1", "kron:9:8"]
         .map(|spec| (spec, generated(spec, false), generated(spec, true)))
         .into();
@@ -128,22 +127,61 @@ fn every_split_of_messenger_and_workers_agrees() {
         let dist = oracle::dijkstra(gw.csr(), src);
         let wide = oracle::widest(gw.csr(), src);
         let comps = oracle::components(g.csr());
-        for (shape, ring) in [
-            ((3, 4), None),
-            ((1, 1), None),
-            ((4, 2), Some(1)),
-            ((5, 3), Some(2)),
-            ((2, 9), Some(1)),
-        ] {
-            let knobs = TilesKnobs { ring };
-            let what = format!("{spec} ring {ring:?}");
+        for &(shape, knobs) in runs {
+            let what = format!("{spec} {knobs:?}");
             agrees::<bfs::Program>(g, src, shape, knobs, &levels, &what);
             agrees::<sssp::sssp::Program>(gw, src, shape, knobs, &dist, &what);
             agrees::<sssp::sssp32::Program>(gw, src, shape, knobs, &dist32(&dist), &what);
-            agrees::<widest::Program>(gw, src, shape, knobs, &wide, &what);
+            let st = agrees::<widest::Program>(gw, src, shape, knobs, &wide, &what);
+            if let Some(chain) = knobs.chain {
+                assert_eq!(st.chain, chain, "{what}");
+            }
             agrees::<cc::Program>(g, src, shape, knobs, &comps, &what);
         }
     }
+}
+
+/// Every split of a block into messenger and workers (one of each, in a
+/// block of one thread or two; one and two; two and two; four and five) with
+/// roomy and tiny rings agrees with the oracle for every program the kernel
+/// runs: the messenger's takes land in the level after the workers' current
+/// one whenever they come.
+#[test]
+fn every_split_of_messenger_and_workers_agrees() {
+    let runs = [
+        ((3, 4), None),
+        ((1, 1), None),
+        ((4, 2), Some(1)),
+        ((5, 3), Some(2)),
+        ((2, 9), Some(1)),
+    ]
+    .map(|(shape, ring)| {
+        let knobs = TilesKnobs {
+            ring,
+            ..TilesKnobs::default()
+        };
+        (shape, knobs)
+    });
+    every_program_agrees(&runs);
+}
+
+/// Chains of every length (none, one vertex, two, longer than any tile) and
+/// tiny rings agree with the oracle for every program that chains (a priority
+/// wider than a level, labels) and for BFS, which never does: a vertex a
+/// group keeps for itself is pending in no queue until it is relaxed.
+#[test]
+fn chains_of_every_length_agree() {
+    let mut runs = Vec::new();
+    for chain in [0, 1, 2, 1000] {
+        for (shape, ring) in [((3, 4), None), ((4, 2), Some(1)), ((2, 9), Some(2))] {
+            let chain = Some(chain);
+            runs.push((shape, TilesKnobs { ring, chain }));
+        }
+    }
+    every_program_agrees(&runs);
+    // By default only the programs whose buckets span many hops chain.
+    assert!(chains::<widest::Program>() && chains::<cc::Program>());
+    assert!(!chains::<sssp::sssp::Program>() && !chains::<sssp::sssp32::Program>());
 }
 
 /// 64-bit oracle distances as the 32-bit program's states.
