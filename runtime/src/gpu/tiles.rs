@@ -74,7 +74,8 @@ pub const CHAIN: u32 = 2;
 /// the longest chain. BFS never chains (its next level is never in the
 /// current one's bucket). H100, 1000² grid, 3 sources, chains of 2 against
 /// none: widest 8.9 / 20.1 / 20.4 → 7.9 / 7.6 / 9.6 ms, SSSP 6.5 / 3.8 / 5.5 →
-/// 7.0 / 4.3 / 6.1 ms, BFS and CC alike (`docs/results/h100/chains/`).
+/// 7.0 / 4.3 / 6.1 ms, BFS alike; CC's label program alike on an H200
+/// (`docs/results/h100/chains/`).
 pub fn chains<P: VertexProgram>() -> bool {
     !(P::HAS_PRIORITY && matches!(P::COMBINE, Combine::Min))
 }
