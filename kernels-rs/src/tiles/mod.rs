@@ -43,11 +43,11 @@
 //!   level's bucket may keep it (pending, in no queue) and relax it in the
 //!   same level with the whole group, up to [`CHAIN_HOPS`] vertices after the
 //!   one it took; a kept vertex it does not relax is queued after all. Where a
-//!   bucket spans many hops (widest paths, labels) a chain does in one level
-//!   what took a level a hop: H100, 1000² grid, widest paths 1.1–2.8× faster
-//!   with chains of 2; SSSP's buckets are an edge or two deep and it runs
-//!   slower with them, so the host turns them off there
-//!   (`docs/results/h100/chains/`).
+//!   bucket spans many hops (widest paths) a chain does in one level what took
+//!   a level a hop: H100, 1000² grid, widest paths 1.1–2.8× faster with chains
+//!   of 2; SSSP's buckets are an edge or two deep and it runs slower with
+//!   them, so the host turns them off there; CC's labels neither gain nor
+//!   lose (`docs/results/h100/chains/`).
 //! * **Messages.** An edge into another tile leaves `(target, candidate)` in
 //!   the block's outbox. The messenger posts the part a level filled while
 //!   the next levels run, so sending costs a level no round trip: each lane
