@@ -5,10 +5,15 @@
 # The GPU machine has no Rust toolchain, so everything is built here.
 #
 #   scripts/gpu-bundle.sh            # then: run (carry ["bundle"]) bash bundle/gpu-run.sh ...
+#
+# The binaries are xz-compressed (bundle/*.xz); gpu-run.sh unpacks them. A
+# script of its own that runs them without gpu-run.sh first runs
+# `bash bundle/gpu-run.sh unpack`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ARCH=${VERTEX_PTX_ARCH:-sm_90}
-LIMIT_MIB=60
+# What a call carries besides the working tree (see the xz step below).
+LIMIT_MIB=32
 
 cargo build --release -p vertex-examples --bin vertex-gpu-bench --bin vertex --bin vertex-apsp-bench
 PTX=$(cargo run --quiet --release -p nvptx-builder --bin nvptx-build -- kernels-rs \
@@ -45,6 +50,10 @@ GUNROCK_SRC=$(cd .. && pwd)/shared/peers/gunrock
 if [ -d "$GUNROCK_SRC" ]; then
     cp -r "$GUNROCK_SRC" bundle/gunrock && chmod -R u+w bundle/gunrock
 fi
+# The device tool carries at most 64 MiB with the working tree (about 26 MiB of
+# it docs/results): the stripped binaries go compressed (58 MiB -> about 10),
+# and gpu-run.sh unpacks them on the GPU machine.
+xz -T2 -6 bundle/vertex bundle/vertex-gpu-bench bundle/vertex-apsp-bench
 cp "$PTX" bundle/kernels.ptx
 mkdir -p bundle/cuda && cp bench/cuda/*.cu bundle/cuda/
 cp scripts/gpu-run.sh scripts/ncu_summary.py scripts/odd-graphs.py scripts/tail-graph.py bundle/

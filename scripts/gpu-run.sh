@@ -4,6 +4,8 @@
 #   bash bundle/gpu-run.sh info check sanitize bench [-- BENCH ARGS...]
 #
 # Steps, in the order given:
+#   unpack    only unpack the bundle's compressed binaries (every call does that
+#             first; this step does nothing else)
 #   info      nvidia-smi and the device as the binary sees it
 #   check     GPU BFS vs the CPU oracle (Kronecker 10-20, grid, isolated, single vertex)
 #   sanitize  compute-sanitizer --tool memcheck and --tool racecheck on small graphs
@@ -126,6 +128,13 @@ export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVL
 # libnccl comes with the image's Python packages (nvidia-nccl-cu13).
 NCCL_LIB=$(python3 -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], "lib"))' 2>/dev/null || true)
 [ -n "$NCCL_LIB" ] && export LD_LIBRARY_PATH="$NCCL_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# The bundle's binaries travel xz-compressed (gpu-bundle.sh): unpack them once
+# (Python's lzma: the GPU machine need not have xz).
+for f in "$B"/*.xz; do
+    [ -e "$f" ] || continue
+    [ -e "${f%.xz}" ] || python3 -c 'import lzma, sys; open(sys.argv[2], "wb").write(lzma.open(sys.argv[1]).read())' "$f" "${f%.xz}"
+    chmod +x "${f%.xz}"
+done
 chmod +x "$BIN"
 
 steps=()
@@ -277,6 +286,9 @@ for step in "${steps[@]}"; do
                 [ "$bad" = 0 ]
             } 2>&1 | tee "$OUTDIR/closure.log"
             rc=${PIPESTATUS[0]}
+            ;;
+        unpack)
+            rc=0
             ;;
         raceprobe)
             {
