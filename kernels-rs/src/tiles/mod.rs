@@ -153,13 +153,13 @@ pub const ROWS_WIDE: usize = 35;
 pub const ROWS_NARROW: usize = 36;
 /// The workers' leader's cycles (in units of 64, summed over blocks) per
 /// phase: opening a level that runs (its waits for the messenger included),
-/// running it, and levels found empty ([`TIMED`] words); then [`IDLE_PASSES`],
+/// running it, and levels found empty ([`TIMED`] words); then [`IDLE_LEVELS`],
 /// [`ALL_ROUNDS`] and [`WAITS`].
 pub const PROFILE: usize = 40;
 /// Phases timed in [`PROFILE`].
 pub const TIMED: usize = 3;
 /// Levels found empty, summed over blocks.
-pub const IDLE_PASSES: usize = PROFILE + TIMED;
+pub const IDLE_LEVELS: usize = PROFILE + TIMED;
 /// Levels, summed over blocks ([`ROUNDS`] is the busiest tile's).
 pub const ALL_ROUNDS: usize = PROFILE + TIMED + 1;
 /// Messages whose sender waited for room in the owner's ring.
@@ -449,7 +449,7 @@ impl<P: Program> Tiles<'_, P> {
             for (i, &p) in worked.prof.iter().enumerate() {
                 self.ctl[PROFILE + i].fetch_add((p >> 6) as u32, Relaxed);
             }
-            self.ctl[IDLE_PASSES].fetch_add(worked.idle, Relaxed);
+            self.ctl[IDLE_LEVELS].fetch_add(worked.idle, Relaxed);
             self.ctl[ALL_ROUNDS].fetch_add(worked.levels, Relaxed);
             self.ctl[MESSENGER_WAIT].fetch_add((worked.waited >> 6) as u32, Relaxed);
         }

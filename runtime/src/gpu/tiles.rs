@@ -162,10 +162,10 @@ fn run_of<S>(states: Vec<S>, stats: TileStats, time_ms: f64, wall_ms: f64) -> Pr
 fn stats_of(ctl: &[u32], tile: u32, blocks: u32, threads: u32) -> TileStats {
     if std::env::var_os("VERTEX_TILES_PROFILE").is_some() {
         let p = &ctl[k::PROFILE..k::PROFILE + k::TIMED];
-        let (levels, idle_passes) = (ctl[k::ALL_ROUNDS], ctl[k::IDLE_PASSES]);
+        let (levels, idle_levels) = (ctl[k::ALL_ROUNDS], ctl[k::IDLE_LEVELS]);
         let per = |i: usize, by: u32| f64::from(p[i]) * 64.0 / f64::from(by.max(1));
         eprintln!(
-            "tiles profile (the workers' leader, cycles; {levels} levels run, {idle_passes} \
+            "tiles profile (the workers' leader, cycles; {levels} levels run, {idle_levels} \
              found empty over {blocks} blocks, {} messages, {} waited for room): per level: \
              opening {:.0} (of which waiting for the messenger {:.0}), relax {:.0}; per \
              empty level {:.0}; per block: busy {:.0}, idle {:.0}",
@@ -174,7 +174,7 @@ fn stats_of(ctl: &[u32], tile: u32, blocks: u32, threads: u32) -> TileStats {
             per(0, levels),
             f64::from(ctl[k::MESSENGER_WAIT]) * 64.0 / f64::from(levels.max(1)),
             per(1, levels),
-            per(2, idle_passes),
+            per(2, idle_levels),
             (per(0, blocks) + per(1, blocks)),
             per(2, blocks),
         );
@@ -190,7 +190,7 @@ fn stats_of(ctl: &[u32], tile: u32, blocks: u32, threads: u32) -> TileStats {
         chain: ctl[k::CHAIN_HOPS],
         rows_wide: ctl[k::ROWS_WIDE],
         rows_narrow: ctl[k::ROWS_NARROW],
-        idle_levels: ctl[k::IDLE_PASSES],
+        idle_levels: ctl[k::IDLE_LEVELS],
     }
 }
 
