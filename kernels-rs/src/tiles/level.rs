@@ -126,8 +126,7 @@ impl<P: Program> Tiles<'_, P> {
         let mut n = 0;
         let mut hops = 0;
         while let Some(v) = held {
-            let bit = 1u32 << (v % 32);
-            if me.smem.pending[(v / 32) as usize].fetch_and(!bit, Relaxed) & bit == 0 {
+            if !unpend(me, v) {
                 break;
             }
             crew.fence_block();
@@ -293,8 +292,7 @@ impl<P: Program> Tiles<'_, P> {
             take = false;
             if sub == 0 && holding != 0 {
                 u = v;
-                let bit = 1u32 << (v % 32);
-                take = smem.pending[(v / 32) as usize].fetch_and(!bit, Relaxed) & bit != 0;
+                take = unpend(me, v);
             }
             if warp.ballot(take) == 0 {
                 break;
@@ -317,8 +315,15 @@ fn claim<P: Program>(me: &Mine<'_, '_, P>, u: u32, limit: u32, next: Dest) -> Op
         smem.header[MIN + next.ctr].fetch_min(r, Relaxed);
         return None;
     }
+    unpend(me, u).then_some(r)
+}
+
+/// Clears tile vertex `u`'s pending bit: whether it was set (this thread
+/// takes `u`; the module notes say why the state is read only after this).
+#[inline(always)]
+fn unpend<P: Program>(me: &Mine<'_, '_, P>, u: u32) -> bool {
     let bit = 1u32 << (u % 32);
-    (smem.pending[(u / 32) as usize].fetch_and(!bit, Relaxed) & bit != 0).then_some(r)
+    me.smem.pending[(u / 32) as usize].fetch_and(!bit, Relaxed) & bit != 0
 }
 
 /// Reserves `remote` slots of outbox part `part` for taken tile vertex `u`'s
@@ -400,9 +405,9 @@ fn release<P: Program>(me: &Mine<'_, '_, P>, i: u32, into: Dest) {
     me.smem.header[MIN + into.ctr].fetch_min(order, Relaxed);
 }
 
-/// Like [`mark`], for a vertex the marking thread will relax itself in this
-/// level ([`Tiles::follow`]): sets its pending bit and, if the bit was clear,
-/// queues it nowhere and returns true. If it was set, the vertex is queued
+/// [`mark`] but the queueing, for a vertex the marking thread will relax
+/// itself in this level ([`Tiles::follow`]): sets its pending bit and, if the
+/// bit was clear, queues it nowhere and returns true. If it was set, the vertex is queued
 /// already (or kept by another thread's chain, which reads its state after
 /// clearing the bit): its order is reported to `into` as [`mark`] does.
 #[inline(always)]
@@ -449,12 +454,10 @@ pub(super) fn mark<P: Program>(
     order: u32,
     into: Dest,
 ) {
-    crew.fence_block();
-    let bit = 1u32 << (i % 32);
-    if me.smem.pending[(i / 32) as usize].fetch_or(bit, Relaxed) & bit == 0 {
+    if hold(crew, me, i, order, into) {
         push(me, i, into);
+        me.smem.header[MIN + into.ctr].fetch_min(order, Relaxed);
     }
-    me.smem.header[MIN + into.ctr].fetch_min(order, Relaxed);
 }
 
 /// Appends pending vertex `u` to `into`'s queue, or flags the queue full (its

@@ -741,6 +741,7 @@ pub unsafe fn tiles<P: Program>(
             spare: smem.add(used).cast(),
             spare_words: (smem_words as usize).saturating_sub(used) / 2,
         };
+        let ctl = u32::atomics_from_raw(ctl, CTL_WORDS);
         let k = Tiles::<P> {
             graph: CsrView {
                 offsets: slice(offsets, n + 1),
@@ -756,17 +757,13 @@ pub unsafe fn tiles<P: Program>(
             },
             tails: u32::atomics_from_raw(tails, blocks),
             heads: u32::atomics_from_raw(heads, blocks),
-            ctl: u32::atomics_from_raw(ctl, CTL_WORDS),
+            ctl,
             tile,
             delta,
             cap: cap.max(1),
             source,
             every: every != 0,
-            chain: 0,
-        };
-        let k = Tiles {
-            chain: k.ctl[CHAIN_HOPS].load(Relaxed),
-            ..k
+            chain: ctl[CHAIN_HOPS].load(Relaxed),
         };
         k.run(crew, &s);
     }
