@@ -53,9 +53,10 @@
 #             then compute-sanitizer memcheck and racecheck on a Kronecker 12 + 300
 #             tail file
 #   raceprobe what racecheck reports for a shared-memory hand-over between two warps
-#             without a block barrier, written five ways (bench/cuda/racecheck_handover.cu:
-#             plain, fenced, relaxed atomics + fences as the tiles' messenger uses, acquire/
-#             release, read-modify-write atomics), built here with nvcc
+#             without a block barrier, written six ways (bench/cuda/racecheck_handover.cu:
+#             plain, fenced, relaxed atomics + fences as the tiles' messenger used, acquire/
+#             release, read-modify-write atomics, exchanges + relaxed loads as the tiles'
+#             puts), built here with nvcc
 #   cpu       our CPU engines vs gapbs on all the machine's cores ($CPU_ARGS adds options)
 #   cpuvs     issue 20's table: bench-cpu SSSP (kron:20, grid:1000x1000; ours with 32-bit
 #             and 64-bit distances, pinned and not) then BFS (kron:20, kron:22,
@@ -294,7 +295,7 @@ for step in "${steps[@]}"; do
             {
                 nvcc -O2 -arch=sm_90 -lineinfo -o /tmp/racecheck_handover \
                     "$B/cuda/racecheck_handover.cu" || exit 1
-                for v in 0 1 2 3 4; do
+                for v in 0 1 2 3 4 5; do
                     /tmp/racecheck_handover "$v" || exit 1
                     "$SAN" --tool racecheck --racecheck-report all /tmp/racecheck_handover "$v" 2>&1 \
                         | grep -E "variant|SUMMARY|Race reported|and (Read|Write) access"

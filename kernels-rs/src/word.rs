@@ -17,6 +17,22 @@ pub trait StateWord: Copy + PartialEq + PartialOrd + Send + Sync + 'static {
     fn load(a: &Self::Atomic) -> Self;
     /// Writes the cell.
     fn store(a: &Self::Atomic, v: Self);
+    /// Writes the cell with an exchange (relaxed, block scope) rather than a
+    /// store, for a word only the calling block's threads share that another
+    /// of them reads with no barrier between (the tiled kernel's hand-overs,
+    /// ordered by fences and read-modify-writes instead).
+    ///
+    /// Why: compute-sanitizer's racecheck models neither fences nor the
+    /// memory orders of loads and stores, and reports such a store paired
+    /// with a load as a race however it is ordered, while it leaves
+    /// read-modify-writes alone (`docs/results/h100/delta-race/`). With the
+    /// hand-overs' stores made exchanges, what racecheck still reports is a
+    /// real missing barrier. The order is `Acquire` because LLVM turns a
+    /// relaxed exchange whose result goes unused back into a store; the PTX
+    /// backend emits a plain `atom.shared.exch` for it, with no fence (an
+    /// inline-assembly exchange, tried first, made widest paths on the grids
+    /// 12–28 % slower: its memory clobber costs the loop its registers).
+    fn put(a: &Self::Atomic, v: Self);
     /// `compare_exchange`: `Ok(previous)` if the cell held `current` and now holds `new`.
     fn compare_exchange(a: &Self::Atomic, current: Self, new: Self) -> Result<Self, Self>;
     /// Atomic minimum; returns the previous value.
@@ -87,6 +103,10 @@ macro_rules! int_word {
                 a.store(v, Relaxed)
             }
             #[inline(always)]
+            fn put(a: &$a, v: $t) {
+                keep(a.swap(v, Relaxed) as u64);
+            }
+            #[inline(always)]
             fn compare_exchange(a: &$a, current: $t, new: $t) -> Result<$t, $t> {
                 a.compare_exchange(current, new, Relaxed, Relaxed)
             }
@@ -127,6 +147,10 @@ macro_rules! float_word {
             #[inline(always)]
             fn store(a: &$a, v: $t) {
                 a.store(v.to_bits(), Relaxed)
+            }
+            #[inline(always)]
+            fn put(a: &$a, v: $t) {
+                keep(a.swap(v.to_bits(), Relaxed).into());
             }
             #[inline(always)]
             fn compare_exchange(a: &$a, current: $t, new: $t) -> Result<$t, $t> {
@@ -177,6 +201,23 @@ macro_rules! float_word {
 
 float_word!(f32, AtomicU32, "atom.add.f32 {old}, [{ptr}], {v};", reg32);
 float_word!(f64, AtomicU64, "atom.add.f64 {old}, [{ptr}], {v};", reg64);
+
+/// Uses `old`, an exchange's result, so that LLVM keeps the exchange: it
+/// turns a relaxed exchange whose result goes unused into a store
+/// ([`StateWord::put`]). An empty assembly block that only reads a register
+/// and touches no memory, so that no load or store around it is held in
+/// place (the exchange's `Acquire` form, tried first, held them and took the
+/// tiled kernels from 128 to 144 registers, so fewer threads a block).
+#[inline(always)]
+fn keep(old: u64) {
+    #[cfg(target_arch = "nvptx64")]
+    // SAFETY: an empty block (a PTX comment) that reads one register.
+    unsafe {
+        core::arch::asm!("// {0}", in(reg64) old, options(nomem, nostack, preserves_flags))
+    };
+    #[cfg(not(target_arch = "nvptx64"))]
+    let _ = old;
+}
 
 /// `len` u32 cells at `ptr` as atomics, or `None` for a null pointer (an optional
 /// buffer the host did not pass, e.g. parents).

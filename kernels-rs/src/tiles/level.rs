@@ -346,7 +346,7 @@ fn reserve<P: Program>(
         return Some(at);
     }
     for j in at..(at + remote as usize).min(PART) {
-        out.keys[part * PART + j].store(EMPTY, Relaxed);
+        u32::put(&out.keys[part * PART + j], EMPTY);
     }
     mark(crew, me, u, order(), next);
     None
@@ -389,10 +389,10 @@ fn relax_edge<P: Program>(
         }
         (None, None) => {}
         (Some(slot), Some(c)) => {
-            out.keys[slot].store(k, Relaxed);
-            P::State::store(&out.cands[slot], c);
+            u32::put(&out.keys[slot], k);
+            P::State::put(&out.cands[slot], c);
         }
-        (Some(slot), None) => out.keys[slot].store(EMPTY, Relaxed),
+        (Some(slot), None) => u32::put(&out.keys[slot], EMPTY),
     }
 }
 
@@ -467,8 +467,8 @@ fn push<P: Program>(me: &Mine<'_, '_, P>, u: u32, into: Dest) {
     let h = me.smem.header;
     let p = h[CNT + into.ctr].fetch_add(1, Relaxed);
     if p < me.q {
-        me.smem.queues[into.queue * me.q as usize + p as usize].store(u, Relaxed);
+        u32::put(&me.smem.queues[into.queue * me.q as usize + p as usize], u);
     } else {
-        h[OVF + into.ctr].store(1, Relaxed);
+        u32::put(&h[OVF + into.ctr], 1);
     }
 }

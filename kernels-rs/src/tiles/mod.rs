@@ -86,6 +86,9 @@
 //! read-modify-writes of one word, so one of them comes first: if the set, the
 //! taker's clear reads it and (with an acquire-release fence on each side)
 //! sees the state; if the clear, the marker finds the bit clear and marks anew.
+//! Every store that another thread of the block may read with no barrier
+//! between is a [`StateWord::put`], an exchange, so that compute-sanitizer's
+//! racecheck (blind to fences) reports only what a barrier should order.
 //!
 //! The grid must be co-resident: blocks wait for each other's messages (the host
 //! launches cooperatively). Ring slots hold `target + 1` in their upper half so
@@ -568,7 +571,7 @@ impl<P: Program> Tiles<'_, P> {
         if ran {
             // The workers' barrier ordered their outbox entries before this.
             crew.fence_block();
-            h[READY].store(turn as u32, Relaxed);
+            u32::put(&h[READY], turn as u32);
         }
         if level > 0 {
             // Read by level `level − 2`; the takes fill it from now on.
@@ -609,17 +612,17 @@ impl<P: Program> Tiles<'_, P> {
                 *held = 0;
             }
             if self.ctl[OUTSTANDING].load(Relaxed) == 0 {
-                h[DONE].store(1, Relaxed);
+                u32::put(&h[DONE], 1);
             } else {
                 crew.idle();
             }
         } else {
-            h[OLEN + turn % PARTS].store(0, Relaxed);
+            u32::put(&h[OLEN + turn % PARTS], 0);
         }
         let p = level % 2;
-        h[LEN_NOW + p].store(len, Relaxed);
-        h[OVF_NOW + p].store(ovf, Relaxed);
-        h[DONE_NOW + p].store(h[DONE].load(Relaxed), Relaxed);
+        u32::put(&h[LEN_NOW + p], len);
+        u32::put(&h[OVF_NOW + p], ovf);
+        u32::put(&h[DONE_NOW + p], h[DONE].load(Relaxed));
         if empty {
             0
         } else {

@@ -183,7 +183,7 @@ impl<P: Program> Tiles<'_, P> {
             return true;
         }
         let head = self.heads[owner as usize].load(Relaxed);
-        cached.store(head, Relaxed);
+        u32::put(cached, head);
         slot.wrapping_sub(head) < self.cap
     }
 
@@ -252,15 +252,15 @@ impl<P: Program> Tiles<'_, P> {
         warp.sync();
         if first {
             let head = head.wrapping_add(taken);
-            h[DRAINED].store(head, Relaxed);
+            u32::put(&h[DRAINED], head);
             let due = if wait { (self.cap / 4).max(1) } else { 1 };
             if head.wrapping_sub(published) >= due {
                 crew.fence_device();
                 self.heads[me.block as usize].store(head, Relaxed);
-                h[PUBLISHED].store(head, Relaxed);
+                u32::put(&h[PUBLISHED], head);
             }
             crew.fence_block();
-            h[LOCK].store(0, Relaxed);
+            u32::put(&h[LOCK], 0);
         }
         taken
     }
