@@ -368,69 +368,39 @@ pub unsafe fn link_rest(
 #[macro_export]
 macro_rules! cc_kernels {
     () => {
-        #[cfg(target_arch = "nvptx64")]
-        #[no_mangle]
-        pub unsafe extern "ptx-kernel" fn cc_init(n: u64, comp: *mut u32) {
-            // SAFETY: the host launches with buffers matching the documented contract.
-            unsafe { $crate::cc::init($crate::ThreadCtx::current(), n, comp) }
-        }
+        $crate::__kernel!(
+            cc_init => $crate::cc::init;
+            n: u64,
+            comp: *mut u32,
+        );
 
-        #[cfg(target_arch = "nvptx64")]
-        #[no_mangle]
-        pub unsafe extern "ptx-kernel" fn cc_compress(n: u64, comp: *mut u32) {
-            // SAFETY: as above.
-            unsafe { $crate::cc::compress($crate::ThreadCtx::current(), n, comp) }
-        }
+        $crate::__kernel!(
+            cc_compress => $crate::cc::compress;
+            n: u64,
+            comp: *mut u32,
+        );
 
-        #[cfg(target_arch = "nvptx64")]
-        #[no_mangle]
-        pub unsafe extern "ptx-kernel" fn cc_sample(
+        $crate::__kernel!(
+            cc_sample => $crate::cc::sample;
             n: u64,
             comp: *mut u32,
             seed: u64,
             samples: *mut u32,
             nsamples: u32,
-        ) {
-            // SAFETY: as above.
-            unsafe {
-                $crate::cc::sample(
-                    $crate::ThreadCtx::current(),
-                    n,
-                    comp,
-                    seed,
-                    samples,
-                    nsamples,
-                )
-            }
-        }
+        );
 
-        #[cfg(target_arch = "nvptx64")]
-        #[no_mangle]
-        pub unsafe extern "ptx-kernel" fn cc_link_round(
+        $crate::__kernel!(
+            cc_link_round => $crate::cc::link_round;
             n: u64,
             m: u64,
             offsets: *const u64,
             targets: *const u32,
             comp: *mut u32,
             round: u32,
-        ) {
-            // SAFETY: as above.
-            unsafe {
-                $crate::cc::link_round(
-                    $crate::ThreadCtx::current(),
-                    n,
-                    m,
-                    offsets,
-                    targets,
-                    comp,
-                    round,
-                )
-            }
-        }
+        );
 
-        #[cfg(target_arch = "nvptx64")]
-        #[no_mangle]
-        pub unsafe extern "ptx-kernel" fn cc_link_rest(
+        $crate::__kernel!(
+            cc_link_rest => $crate::cc::link_rest;
             n: u64,
             m: u64,
             offsets: *const u64,
@@ -441,24 +411,7 @@ macro_rules! cc_kernels {
             comp: *mut u32,
             skip: u32,
             rounds: u32,
-        ) {
-            // SAFETY: as above.
-            unsafe {
-                $crate::cc::link_rest(
-                    $crate::ThreadCtx::current(),
-                    n,
-                    m,
-                    offsets,
-                    targets,
-                    m_in,
-                    in_offsets,
-                    in_sources,
-                    comp,
-                    skip,
-                    rounds,
-                )
-            }
-        }
+        );
     };
 }
 

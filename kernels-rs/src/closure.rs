@@ -629,20 +629,14 @@ macro_rules! closure_kernels {
         $crate::__closure_path!($s, $q2, path2);
         $crate::__closure_path!($s, $q3, path3);
 
-        #[cfg(target_arch = "nvptx64")]
-        #[no_mangle]
-        pub unsafe extern "ptx-kernel" fn $peak(
+        $crate::__kernel!(
+            $peak => $crate::closure::peak::<$s>;
             iters: u32,
             x: <$s as $crate::closure::Semiring>::T,
             y: <$s as $crate::closure::Semiring>::T,
             seed: *const <$s as $crate::closure::Semiring>::T,
             out: *mut <$s as $crate::closure::Semiring>::T,
-        ) {
-            // SAFETY: 16 seeds, one output slot per thread (the host's contract).
-            unsafe {
-                $crate::closure::peak::<$s>($crate::ThreadCtx::current(), iters, x, y, seed, out)
-            }
-        }
+        );
     };
 }
 

@@ -211,6 +211,24 @@ pub unsafe fn balanced<P: Program>(
     }
 }
 
+/// One kernel entry, `extern "ptx-kernel" fn $name($params)`, that hands its
+/// parameters, in order, to `$body` after the calling thread's [`ThreadCtx`].
+/// The kernel macros below are made of it, so that each kernel's parameter
+/// list (the order the host launches it with) is written once.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __kernel {
+    ($name:ident => $body:path; $($p:ident: $t:ty),* $(,)?) => {
+        #[cfg(target_arch = "nvptx64")]
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "ptx-kernel" fn $name($($p: $t),*) {
+            // SAFETY: the host launches with buffers matching the documented contract.
+            unsafe { $body($crate::ThreadCtx::current(), $($p),*) }
+        }
+    };
+}
+
 /// Defines the GPU entry points of one program: `init`, the naive and the
 /// balanced level kernel. Expands to nothing off the GPU target, so a program
 /// crate can invoke it unconditionally; the crate root needs
@@ -228,25 +246,13 @@ pub unsafe fn balanced<P: Program>(
 #[macro_export]
 macro_rules! ptx_kernels {
     ($prog:ty => $init:ident, $naive:ident, $balanced:ident) => {
-        #[cfg(target_arch = "nvptx64")]
-        #[no_mangle]
-        pub unsafe extern "ptx-kernel" fn $init(
+        $crate::__kernel!(
+            $init => $crate::entry::init::<$prog>;
             n: u64,
             source: u32,
             state: *mut <$prog as $crate::Program>::State,
             parents: *mut u32,
-        ) {
-            // SAFETY: the host launches with buffers matching the documented contract.
-            unsafe {
-                $crate::entry::init::<$prog>(
-                    $crate::ThreadCtx::current(),
-                    n,
-                    source,
-                    state,
-                    parents,
-                )
-            }
-        }
+        );
 
         $crate::__level_kernel!($prog, $naive, naive, []);
         $crate::__level_kernel!(
@@ -347,9 +353,8 @@ pub unsafe fn check_tree(
 #[macro_export]
 macro_rules! tree_check_kernel {
     ($name:ident) => {
-        #[cfg(target_arch = "nvptx64")]
-        #[no_mangle]
-        pub unsafe extern "ptx-kernel" fn $name(
+        $crate::__kernel!(
+            $name => $crate::entry::check_tree;
             n: u64,
             m: u64,
             offsets: *const u64,
@@ -358,22 +363,7 @@ macro_rules! tree_check_kernel {
             levels: *const u32,
             parents: *const u32,
             verdict: *mut u64,
-        ) {
-            // SAFETY: the host launches with buffers matching the documented contract.
-            unsafe {
-                $crate::entry::check_tree(
-                    $crate::ThreadCtx::current(),
-                    n,
-                    m,
-                    offsets,
-                    targets,
-                    root,
-                    levels,
-                    parents,
-                    verdict,
-                )
-            }
-        }
+        );
     };
 }
 
@@ -382,27 +372,14 @@ macro_rules! tree_check_kernel {
 #[macro_export]
 macro_rules! sv_kernel {
     ($name:ident) => {
-        #[cfg(target_arch = "nvptx64")]
-        #[no_mangle]
-        pub unsafe extern "ptx-kernel" fn $name(
+        $crate::__kernel!(
+            $name => $crate::entry::build_sv;
             n: u64,
             offsets: *const u64,
             max_edge_count: u64,
             sv: *mut u32,
             nchunks: u64,
-        ) {
-            // SAFETY: the host launches with buffers matching the documented contract.
-            unsafe {
-                $crate::entry::build_sv(
-                    $crate::ThreadCtx::current(),
-                    n,
-                    offsets,
-                    max_edge_count,
-                    sv,
-                    nchunks,
-                )
-            }
-        }
+        );
     };
 }
 
@@ -484,31 +461,17 @@ pub unsafe fn plan_pass(
 #[macro_export]
 macro_rules! plan_kernel {
     ($name:ident, $pass:ident) => {
-        #[cfg(target_arch = "nvptx64")]
-        #[no_mangle]
-        pub unsafe extern "ptx-kernel" fn $pass(
+        $crate::__kernel!(
+            $pass => $crate::entry::plan_pass;
             prev: *mut u64,
             cur: *mut u64,
             first_pending: u64,
             first_limit: u64,
             delta: u64,
-        ) {
-            // SAFETY: the host launches with buffers matching the documented contract.
-            unsafe {
-                $crate::entry::plan_pass(
-                    $crate::ThreadCtx::current(),
-                    prev,
-                    cur,
-                    first_pending,
-                    first_limit,
-                    delta,
-                )
-            }
-        }
+        );
 
-        #[cfg(target_arch = "nvptx64")]
-        #[no_mangle]
-        pub unsafe extern "ptx-kernel" fn $name(
+        $crate::__kernel!(
+            $name => $crate::entry::plan_level;
             prev: *mut u64,
             cur: *mut u64,
             n: u64,
@@ -516,21 +479,7 @@ macro_rules! plan_kernel {
             first_vertices: u64,
             first_edges: u64,
             level: u32,
-        ) {
-            // SAFETY: the host launches with buffers matching the documented contract.
-            unsafe {
-                $crate::entry::plan_level(
-                    $crate::ThreadCtx::current(),
-                    prev,
-                    cur,
-                    n,
-                    m,
-                    first_vertices,
-                    first_edges,
-                    level,
-                )
-            }
-        }
+        );
     };
 }
 
@@ -736,9 +685,8 @@ pub unsafe fn bottom_up<P: Program>(
 #[macro_export]
 macro_rules! direction_kernels {
     ($prog:ty => $chunks:ident, $select:ident, $relax:ident, $bottom_up:ident) => {
-        #[cfg(target_arch = "nvptx64")]
-        #[no_mangle]
-        pub unsafe extern "ptx-kernel" fn $select(
+        $crate::__kernel!(
+            $select => $crate::entry::td_select::<$prog>;
             n: u64,
             offsets: *const u64,
             state: *mut <$prog as $crate::Program>::State,
@@ -748,27 +696,10 @@ macro_rules! direction_kernels {
             chunks: *mut u64,
             capacity: u64,
             ctl: *mut u64,
-        ) {
-            // SAFETY: the host launches with buffers matching the documented contract.
-            unsafe {
-                $crate::entry::td_select::<$prog>(
-                    $crate::ThreadCtx::current(),
-                    n,
-                    offsets,
-                    state,
-                    pending,
-                    limit,
-                    chunk,
-                    chunks,
-                    capacity,
-                    ctl,
-                )
-            }
-        }
+        );
 
-        #[cfg(target_arch = "nvptx64")]
-        #[no_mangle]
-        pub unsafe extern "ptx-kernel" fn $chunks(
+        $crate::__kernel!(
+            $chunks => $crate::entry::td_chunks;
             n: u64,
             offsets: *const u64,
             frontier: *mut u32,
@@ -776,25 +707,10 @@ macro_rules! direction_kernels {
             chunks: *mut u64,
             capacity: u64,
             ctl: *mut u64,
-        ) {
-            // SAFETY: the host launches with buffers matching the documented contract.
-            unsafe {
-                $crate::entry::td_chunks(
-                    $crate::ThreadCtx::current(),
-                    n,
-                    offsets,
-                    frontier,
-                    chunk,
-                    chunks,
-                    capacity,
-                    ctl,
-                )
-            }
-        }
+        );
 
-        #[cfg(target_arch = "nvptx64")]
-        #[no_mangle]
-        pub unsafe extern "ptx-kernel" fn $relax(
+        $crate::__kernel!(
+            $relax => $crate::entry::td_relax::<$prog>;
             n: u64,
             m: u64,
             offsets: *const u64,
@@ -810,33 +726,10 @@ macro_rules! direction_kernels {
             iter: u32,
             degree_offsets: *const u64,
             candidate: *const <$prog as $crate::Program>::State,
-        ) {
-            // SAFETY: the host launches with buffers matching the documented contract.
-            unsafe {
-                $crate::entry::td_relax::<$prog>(
-                    $crate::ThreadCtx::current(),
-                    n,
-                    m,
-                    offsets,
-                    targets,
-                    weights,
-                    state,
-                    parents,
-                    chunks,
-                    capacity,
-                    chunk,
-                    next,
-                    ctl,
-                    iter,
-                    degree_offsets,
-                    candidate,
-                )
-            }
-        }
+        );
 
-        #[cfg(target_arch = "nvptx64")]
-        #[no_mangle]
-        pub unsafe extern "ptx-kernel" fn $bottom_up(
+        $crate::__kernel!(
+            $bottom_up => $crate::entry::bottom_up::<$prog>;
             n: u64,
             first: u64,
             end: u64,
@@ -850,27 +743,7 @@ macro_rules! direction_kernels {
             next: *mut u32,
             candidate: *const <$prog as $crate::Program>::State,
             ctl: *mut u64,
-        ) {
-            // SAFETY: the host launches with buffers matching the documented contract.
-            unsafe {
-                $crate::entry::bottom_up::<$prog>(
-                    $crate::ThreadCtx::current(),
-                    n,
-                    first,
-                    end,
-                    m_in,
-                    in_offsets,
-                    in_sources,
-                    out_offsets,
-                    state,
-                    parents,
-                    frontier,
-                    next,
-                    candidate,
-                    ctl,
-                )
-            }
-        }
+        );
     };
 }
 
@@ -907,26 +780,13 @@ pub unsafe fn triangle_count(
 #[macro_export]
 macro_rules! tc_kernel {
     ($name:ident) => {
-        #[cfg(target_arch = "nvptx64")]
-        #[no_mangle]
-        pub unsafe extern "ptx-kernel" fn $name(
+        $crate::__kernel!(
+            $name => $crate::entry::triangle_count;
             n: u64,
             m: u64,
             offsets: *const u64,
             targets: *const u32,
             total: *mut u64,
-        ) {
-            // SAFETY: the host launches with buffers matching the documented contract.
-            unsafe {
-                $crate::entry::triangle_count(
-                    $crate::ThreadCtx::current(),
-                    n,
-                    m,
-                    offsets,
-                    targets,
-                    total,
-                )
-            }
-        }
+        );
     };
 }

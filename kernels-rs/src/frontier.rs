@@ -106,26 +106,13 @@ pub unsafe fn stamped_queue(
 #[macro_export]
 macro_rules! stamped_queue_kernel {
     ($name:ident) => {
-        #[cfg(target_arch = "nvptx64")]
-        #[no_mangle]
-        pub unsafe extern "ptx-kernel" fn $name(
+        $crate::__kernel!(
+            $name => $crate::frontier::stamped_queue;
             n: u64,
             stamps: *const u32,
             stamp: u32,
             queue: *mut u32,
             len: *mut u32,
-        ) {
-            // SAFETY: the host launches with buffers matching the documented contract.
-            unsafe {
-                $crate::frontier::stamped_queue(
-                    $crate::ThreadCtx::current(),
-                    n,
-                    stamps,
-                    stamp,
-                    queue,
-                    len,
-                )
-            }
-        }
+        );
     };
 }

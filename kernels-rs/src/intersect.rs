@@ -293,10 +293,8 @@ pub unsafe fn intersect_body<P: IntersectProgram>(
 #[macro_export]
 macro_rules! intersect_kernel {
     ($prog:ty => $name:ident) => {
-        #[cfg(target_arch = "nvptx64")]
-        #[no_mangle]
-        #[allow(clippy::too_many_arguments)]
-        pub unsafe extern "ptx-kernel" fn $name(
+        $crate::__kernel!(
+            $name => $crate::intersect::intersect_body::<$prog>;
             n: u64,
             m: u64,
             offsets: *const u64,
@@ -305,22 +303,7 @@ macro_rules! intersect_kernel {
             ids_len: u64,
             acc: *mut <$prog as $crate::intersect::IntersectProgram>::Acc,
             acc_len: u64,
-        ) {
-            // SAFETY: the host launches with buffers matching `intersect_body`.
-            unsafe {
-                $crate::intersect::intersect_body::<$prog>(
-                    $crate::ThreadCtx::current(),
-                    n,
-                    m,
-                    offsets,
-                    targets,
-                    ids,
-                    ids_len,
-                    acc,
-                    acc_len,
-                )
-            }
-        }
+        );
     };
 }
 

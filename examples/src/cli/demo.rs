@@ -105,17 +105,3 @@ pub fn run(a: DemoArgs) -> anyhow::Result<()> {
     );
     Ok(())
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn demo_runs_on_a_small_graph() {
-        run(DemoArgs {
-            graph: "kron:8".into(),
-            apsp_graph: "grid:8x8".into(),
-        })
-        .unwrap();
-    }
-}

@@ -166,16 +166,3 @@ pub fn run(cmd: GenCommand) -> anyhow::Result<()> {
     }
     Ok(())
 }
-
-#[cfg(test)]
-mod tests {
-    use super::parse_range;
-
-    #[test]
-    fn ranges() {
-        assert_eq!(parse_range("1..255"), Ok((1, 255)));
-        assert_eq!(parse_range("1..=255"), Ok((1, 255)));
-        assert!(parse_range("5..1").is_err());
-        assert!(parse_range("x").is_err());
-    }
-}

@@ -313,3 +313,43 @@ fn bfs_output_has_a_parent_column_forming_a_bfs_tree() {
         }
     }
 }
+
+/// `--weights LO..HI` (inclusive, `LO..=HI` too): an empty or malformed range
+/// is refused with the text it could not read.
+#[test]
+fn weight_ranges_are_read_or_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("g.wel");
+    let gen = |weights: &str| {
+        run(&[
+            "gen",
+            "grid",
+            "--width",
+            "2",
+            "--height",
+            "2",
+            "--weights",
+            weights,
+            "--output",
+            out.to_str().unwrap(),
+        ])
+    };
+    for ok in ["1..255", "1..=3", " 2 .. 2"] {
+        let o = gen(ok);
+        assert!(
+            o.status.success(),
+            "{ok}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    for (bad, says) in [
+        ("5..1", "empty range 5..1"),
+        ("x", "expected LO..HI"),
+        ("a..3", "bad lower bound `a`"),
+        ("1..b", "bad upper bound `b`"),
+    ] {
+        let o = gen(bad);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success() && err.contains(says), "{bad}: {err}");
+    }
+}

@@ -86,9 +86,11 @@
 //! read-modify-writes of one word, so one of them comes first: if the set, the
 //! taker's clear reads it and (with an acquire-release fence on each side)
 //! sees the state; if the clear, the marker finds the bit clear and marks anew.
-//! Every store that another thread of the block may read with no barrier
+//! Every store that another thread of the block may load with no barrier
 //! between is a [`StateWord::put`], an exchange, so that compute-sanitizer's
 //! racecheck (blind to fences) reports only what a barrier should order.
+//! (Words the others only update with read-modify-writes, like the counters
+//! a level clears, need none: `docs/results/h100/racefree/`.)
 //!
 //! The grid must be co-resident: blocks wait for each other's messages (the host
 //! launches cooperatively). Ring slots hold `target + 1` in their upper half so

@@ -245,13 +245,14 @@ fn scalars<P: GpuProgram>(tile: u32, opts: &ProgramOptions, source: u32) -> [u32
     ]
 }
 
-/// Bytes of the rings a run of `P` with `blocks` tiles of `tile` vertices
-/// allocates: a word per message, and a candidate beside it for states wider
-/// than 4 bytes.
-fn ring_bytes<P: GpuProgram>(tile: u32, blocks: u32) -> u64 {
-    let slots = u64::from(blocks) * u64::from(ring_capacity(tile));
-    let state = std::mem::size_of::<<P as VertexProgram>::State>() as u64;
-    slots * (8 + if state > 4 { state } else { 0 })
+/// Words (`u64`) of the two ring buffers a run of `P` allocates for `blocks`
+/// rings of `cap` messages: a message word per slot, and a candidate beside
+/// it for states wider than 4 bytes (otherwise one unused word). One place
+/// for the sizes the device's memory check adds up and the run allocates.
+fn ring_words<P: GpuProgram>(blocks: u32, cap: u32) -> (usize, usize) {
+    let slots = blocks as usize * cap as usize;
+    let wide = std::mem::size_of::<<P as VertexProgram>::State>() > 4;
+    (slots, if wide { slots } else { 1 })
 }
 
 /// One tiled launch's buffers besides the state, its shape and its scalars,
@@ -288,11 +289,10 @@ impl<'a, L: Launcher> TilesRun<'a, L> {
         let mut ctl0 = [0u32; CTL_WORDS];
         ctl0[k::OUTSTANDING] = shape.blocks;
         ctl0[k::CHAIN_HOPS] = chain;
-        let slots = shape.blocks as usize * scalars[2] as usize;
-        let wide = std::mem::size_of::<<P as VertexProgram>::State>() > 4;
+        let (msgs, cands) = ring_words::<P>(shape.blocks, scalars[2]);
         let run = TilesRun {
-            msgs: l.zeros::<u64>(slots, "tile message rings")?,
-            cands: l.zeros::<u64>(if wide { slots } else { 1 }, "tile candidate rings")?,
+            msgs: l.zeros::<u64>(msgs, "tile message rings")?,
+            cands: l.zeros::<u64>(cands, "tile candidate rings")?,
             tails: l.zeros::<u32>(shape.blocks as usize, "tile ring tails")?,
             heads: l.zeros::<u32>(shape.blocks as usize, "tile ring heads")?,
             ctl: l.upload(&ctl0, "tiles control")?,
@@ -414,9 +414,11 @@ impl Device {
                 blocks_per_sm()
             )));
         }
+        let scalars = scalars::<P>(tile, opts, source);
+        let (msgs, cands) = ring_words::<P>(blocks, scalars[2]);
         self.gpu.check_fits(
             &format!("`{}` state and message rings", P::NAME),
-            DevBuf::<u8>::bytes_for(n * state_size) + ring_bytes::<P>(tile, blocks),
+            DevBuf::<u8>::bytes_for(n * state_size) + DevBuf::<u64>::bytes_for(msgs + cands),
         )?;
         let state = self.gpu.alloc::<u8>(n * state_size, "program state")?;
         let l = DeviceLauncher { gpu: &self.gpu };
@@ -426,7 +428,6 @@ impl Device {
             smem_words: (smem / 4) as u32,
             cooperative: true,
         };
-        let scalars = scalars::<P>(tile, opts, source);
         let run = TilesRun::new::<P>(
             &l,
             tiles_kernel::<P>(Some(kern)),
