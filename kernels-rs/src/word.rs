@@ -17,21 +17,18 @@ pub trait StateWord: Copy + PartialEq + PartialOrd + Send + Sync + 'static {
     fn load(a: &Self::Atomic) -> Self;
     /// Writes the cell.
     fn store(a: &Self::Atomic, v: Self);
-    /// Writes the cell with an exchange (relaxed, block scope) rather than a
-    /// store, for a word only the calling block's threads share that another
-    /// of them reads with no barrier between (the tiled kernel's hand-overs,
-    /// ordered by fences and read-modify-writes instead).
+    /// Writes the cell with a relaxed exchange rather than a store, for a
+    /// word of the calling block's shared memory that another of its threads
+    /// loads with no barrier between (the tiled kernel's hand-overs, ordered
+    /// by fences and read-modify-writes instead).
     ///
     /// Why: compute-sanitizer's racecheck models neither fences nor the
     /// memory orders of loads and stores, and reports such a store paired
     /// with a load as a race however it is ordered, while it leaves
-    /// read-modify-writes alone (`docs/results/h100/delta-race/`). With the
+    /// read-modify-writes alone (`docs/results/h100/racefree/`). With the
     /// hand-overs' stores made exchanges, what racecheck still reports is a
-    /// real missing barrier. The order is `Acquire` because LLVM turns a
-    /// relaxed exchange whose result goes unused back into a store; the PTX
-    /// backend emits a plain `atom.shared.exch` for it, with no fence (an
-    /// inline-assembly exchange, tried first, made widest paths on the grids
-    /// 12–28 % slower: its memory clobber costs the loop its registers).
+    /// real missing barrier. On the GPU it is one `atom.shared.exch`, at the
+    /// store's cost in the tiled kernels.
     fn put(a: &Self::Atomic, v: Self);
     /// `compare_exchange`: `Ok(previous)` if the cell held `current` and now holds `new`.
     fn compare_exchange(a: &Self::Atomic, current: Self, new: Self) -> Result<Self, Self>;
@@ -206,8 +203,10 @@ float_word!(f64, AtomicU64, "atom.add.f64 {old}, [{ptr}], {v};", reg64);
 /// turns a relaxed exchange whose result goes unused into a store
 /// ([`StateWord::put`]). An empty assembly block that only reads a register
 /// and touches no memory, so that no load or store around it is held in
-/// place (the exchange's `Acquire` form, tried first, held them and took the
-/// tiled kernels from 128 to 144 registers, so fewer threads a block).
+/// place. (Tried first: an inline `atom.exch`, whose memory clobber, and
+/// `swap(Acquire)`, which holds the accesses around it; both took widest's
+/// tiled kernel from 128 to 144 registers, so fewer threads a block, and
+/// widest paths on the grids 10–26 % slower.)
 #[inline(always)]
 fn keep(old: u64) {
     #[cfg(target_arch = "nvptx64")]
