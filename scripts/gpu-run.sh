@@ -82,13 +82,18 @@
 #             kernels $BENCHGAP_KERNELS (default all six), label $BENCHGAP_LABEL; its JSON
 #             and SVG go straight to $OUT (rewritten after every row, so a cut-off call
 #             keeps what it measured)
-#   ab        a kernel change measured side by side: the previous build (bundle/vertex-old,
-#             copied in by hand) and this one run alternately, $AB_REPEAT times each (default
-#             2), `vertex P G --backend gpu --kernel $AB_KERNEL` (default resident) for P in
-#             $AB_PROGRAMS (default "bfs sssp") and G in $AB_GRAPHS (default
-#             "grid:1000x1000 grid:2000x1000"), this build's runs with --validate; then
-#             compute-sanitizer memcheck, racecheck and synccheck on $AB_SAN_GRAPH (default
-#             grid:60x40). $AB_ENV (e.g. VERTEX_TILES_PROFILE=1) is exported for the runs.
+#   ab        a kernel change measured side by side: the previous build (bundle/vertex-old or
+#             vertex-old.xz, copied in by hand) and this one run alternately, $AB_REPEAT times
+#             each (default 2), `vertex P G --backend $AB_BACKEND --kernel $AB_KERNEL`
+#             (defaults gpu, resident) for P in $AB_PROGRAMS (default "bfs sssp"), G in
+#             $AB_GRAPHS (default "grid:1000x1000 grid:2000x1000") and --source S for S in
+#             $AB_SOURCES (default "-": the program's own), this build's runs with
+#             --validate; a line per run (ms, rounds, threads a block, validated) and a
+#             table of the best of each (new/old); then compute-sanitizer memcheck,
+#             racecheck and synccheck on $AB_SAN_GRAPH (default grid:60x40; AB_SAN=0 skips
+#             them). $AB_ENV (e.g. VERTEX_TILES_PROFILE=1) is exported for the runs. Try it
+#             here first: AB_BACKEND=cpu AB_KERNEL=auto AB_SAN=0 with bundle/vertex-old a
+#             copy of bundle/vertex.
 #   profile   Nsight Compute on the BFS level kernels (direction + balanced), Graph500 scale
 #             $PROFILE_SCALE (default 22), 2 roots: per-launch duration, throughput,
 #             occupancy, warp stalls as CSV (profile-*.csv) and a per-launch summary
@@ -120,6 +125,47 @@ san_vertex() {
     shift
     "$SAN" --tool "$tool" --error-exitcode 3 "$B/vertex" "$@" --validate 2>&1 \
         | grep -E "SUMMARY|oracle|resident  |rror"
+}
+# One `ab` run, `vertex P G ARGS... --json` with binary B (vertex-old or vertex), as
+# a line: build, program, graph, source, ms, rounds, threads a block (tiled and
+# resident kernels), validated; also appended to $OUTDIR/ab-runs.txt. A run that
+# prints no result is a FAILED line.
+ab_line() {
+    local b=$1 p=$2 g=$3 s=$4
+    shift 4
+    "$B/$b" "$p" "$g" --json "$@" 2>/dev/null | python3 -c '
+import json, sys
+b, p, g, s = sys.argv[1:5]
+b = "old" if b == "vertex-old" else "new"
+try:
+    d = json.load(sys.stdin)
+except ValueError:
+    print("%-4s %-7s %-24s %8s FAILED" % (b, p, g, s))
+    sys.exit(1)
+k = d.get("tiles") or d.get("resident") or {}
+print("%-4s %-7s %-24s %8s %9.3f ms rounds %6s threads %4s validated %s" % (b, p, g, s,
+      d["time_s"] * 1e3, d["rounds"], k.get("threads_per_block", "-"), d.get("validated")))
+sys.exit(0 if d.get("validated") in (None, True) else 1)' "$b" "$p" "$g" "$s" \
+        | tee -a "$OUTDIR/ab-runs.txt"
+    return "${PIPESTATUS[1]}"
+}
+# The `ab` lines so far ($OUTDIR/ab-runs.txt) as a table: the best time of each build
+# per program, graph and source, and new/old.
+ab_table() {
+    python3 -c '
+import collections, sys
+best = collections.defaultdict(dict)
+for line in open(sys.argv[1]):
+    f = line.split()
+    if len(f) > 5 and f[0] in ("old", "new") and f[5] == "ms":
+        key, ms = tuple(f[1:4]), float(f[4])
+        best[key][f[0]] = min(ms, best[key].get(f[0], ms))
+print("%-7s %-24s %8s %9s %9s %7s" % ("program", "graph", "source", "old ms", "new ms", "new/old"))
+for (p, g, s), t in best.items():
+    o, n = t.get("old"), t.get("new")
+    r = "%7.3f" % (n / o) if o and n else "      -"
+    print("%-7s %-24s %8s %9s %9s %s" % (p, g, s, "%.3f" % o if o else "-", "%.3f" % n if n else "-", r))
+' "$OUTDIR/ab-runs.txt"
 }
 pack() { [ -n "${OUT:-}" ] && tar czf "$OUT/results.tgz" -C "$OUTDIR" . ; true; }
 export VERTEX_GIT_REV=$(cat "$B/GIT_REV" 2>/dev/null || echo unknown)
@@ -348,24 +394,32 @@ for step in "${steps[@]}"; do
                 # shellcheck disable=SC2086 # AB_ENV is a list of assignments
                 [ -n "${AB_ENV:-}" ] && export ${AB_ENV}
                 k=${AB_KERNEL:-resident}
+                be=${AB_BACKEND:-gpu}
+                rm -f "$OUTDIR/ab-runs.txt"
                 for g in ${AB_GRAPHS:-grid:1000x1000 grid:2000x1000}; do
                     for p in ${AB_PROGRAMS:-bfs sssp}; do
-                        for _ in $(seq "${AB_REPEAT:-2}"); do
-                            for b in vertex-old vertex; do
-                                v=(); [ "$b" = vertex ] && v=(--validate)
-                                echo "== $b $p $g --kernel $k ${v[*]}"
-                                "$B/$b" "$p" "$g" --backend gpu --kernel "$k" "${v[@]}" 2>&1 \
-                                    | grep -E "^  (kernel|tiles|time|oracle)|rror|profile" || rc=1
+                        for s in ${AB_SOURCES:--}; do
+                            src=(); [ "$s" = - ] || src=(--source "$s")
+                            for _ in $(seq "${AB_REPEAT:-2}"); do
+                                for b in vertex-old vertex; do
+                                    v=(); [ "$b" = vertex ] && v=(--validate)
+                                    ab_line "$b" "$p" "$g" "$s" --backend "$be" --kernel "$k" \
+                                        "${src[@]}" "${v[@]}" || rc=1
+                                done
                             done
                         done
                     done
                 done
-                for t in memcheck racecheck synccheck; do
-                    for p in ${AB_PROGRAMS:-bfs sssp}; do
-                        echo "== $t $p ${AB_SAN_GRAPH:-grid:60x40}"
-                        san_vertex "$t" "$p" "${AB_SAN_GRAPH:-grid:60x40}" --backend gpu --kernel "$k" || rc=1
+                ab_table
+                if [ "${AB_SAN:-1}" != 0 ]; then
+                    for t in memcheck racecheck synccheck; do
+                        for p in ${AB_PROGRAMS:-bfs sssp}; do
+                            echo "== $t $p ${AB_SAN_GRAPH:-grid:60x40}"
+                            san_vertex "$t" "$p" "${AB_SAN_GRAPH:-grid:60x40}" --backend "$be" \
+                                --kernel "$k" || rc=1
+                        done
                     done
-                done
+                fi
                 exit "$rc"
             } 2>&1 | tee "$OUTDIR/ab.log"
             rc=${PIPESTATUS[0]}
