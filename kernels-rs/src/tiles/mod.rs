@@ -622,6 +622,10 @@ impl<P: Program> Tiles<'_, P> {
             u32::put(&h[OLEN + turn % PARTS], 0);
         }
         let p = level % 2;
+        // The workers load these after their barrier, so they need no
+        // exchange; they are puts because racecheck was shown clean with the
+        // leader's words as one group (`DONE`, which the messenger loads, is
+        // one it needs: docs/results/h100/racefree/, calls 2-3).
         u32::put(&h[LEN_NOW + p], len);
         u32::put(&h[OVF_NOW + p], ovf);
         u32::put(&h[DONE_NOW + p], h[DONE].load(Relaxed));
