@@ -29,8 +29,9 @@
 //! roads.extend_with_edges([(a, b, 7), (b, c, 2), (a, c, 12), (c, d, 5)]);
 //!
 //! let g = Graph::<u32>::try_from(&roads)?; // undirected: a symmetric graph
-//! let km = run_cpu::<sssp::Program>(&g, a.index() as u32)?.states;
-//! let hops = run_cpu::<bfs::Program>(&g, a.index() as u32)?.states;
+//! let from = a.index() as u32;
+//! let km = run::<sssp::Program>(&g).source(from).go()?.values; // the GPU when there is one
+//! let hops = run::<bfs::Program>(&g).source(from).go()?.values;
 //! assert_eq!(km, vec![0, 7, 9, 14]); // Aston→Brill→Crewe beats the direct road
 //! assert_eq!(hops, vec![0, 1, 1, 2]);
 //! assert_eq!(km[d.index()], 14);

@@ -24,6 +24,7 @@ pub mod oracle;
 pub mod plot;
 pub mod program;
 pub mod progress;
+pub mod run;
 pub mod tc;
 pub mod validate;
 

@@ -5,7 +5,9 @@
 //! end, then the two program kinds — [push programs](#the-model)
 //! ([`program::VertexProgram`]) and [gather/apply
 //! programs](#gatherapply-programs-pagerank-k-core-several-fields-per-vertex)
-//! ([`kernels::gather::GatherProgram`]) — and [how to run them](#running-it).
+//! ([`kernels::gather::GatherProgram`]) — and [how to run them](#running-a-program-the-one-call):
+//! every kind through one call, `run::<Program>(&graph)…go()`, and
+//! [`cli::App`] for a command line of your own.
 //!
 //! # Getting started: a program crate of your own
 //!
@@ -70,10 +72,11 @@
 //!         weights: None,
 //!     };
 //!     let g = build(&el, BuildOptions::default())?;
-//!     let cpu = run_cpu::<within_hops::Program>(&g, 0)?;
-//!     assert_eq!(cpu.states, [0, 1, 2, u32::MAX, u32::MAX]);
-//!     match run_gpu::<within_hops::Program>(&g, 0) {
-//!         Ok(gpu) => assert_eq!(gpu.states, cpu.states),
+//!     let cpu = run::<within_hops::Program>(&g).source(0).backend(Backend::Cpu).go()?;
+//!     assert_eq!(cpu.values, [0, 1, 2, u32::MAX, u32::MAX]);
+//!     println!("{} ({})", cpu.report.strategy, cpu.report.strategy_reason.unwrap_or_default());
+//!     match run::<within_hops::Program>(&g).source(0).backend(Backend::Gpu).go() {
+//!         Ok(gpu) => assert_eq!(gpu.values, cpu.values),
 //!         // No GPU or driver here, or no PTX (this snippet has no build.rs).
 //!         Err(e) => println!("GPU skipped: {e}"),
 //!     }
@@ -135,8 +138,8 @@
 //!     weights: Some(vec![0.5, 0.5, 0.2]),
 //! };
 //! let g = build(&el, BuildOptions::default()).unwrap();
-//! let out = run_cpu::<reliability::Program>(&g, 0).unwrap();
-//! assert_eq!(out.states, vec![1.0, 0.5, 0.25]);
+//! let out = run::<reliability::Program>(&g).source(0).go().unwrap();
+//! assert_eq!(out.values, vec![1.0, 0.5, 0.25]);
 //! ```
 //!
 //! # Gather/apply programs: PageRank, k-core, several fields per vertex
@@ -178,13 +181,16 @@
 //! the graph, dependencies backward on its transpose).
 //!
 //! [`prelude::Ctx`] tells every operator its vertex, out- and in-degree, the vertex
-//! and edge counts and the round. The same module runs on the CPU
-//! (`runtime::cpu::gather::run`; `schedule(sync, async, obim)` for delta programs) and
-//! on the GPU (pull over the in-edges with edge-chunk balancing, or push).
+//! and edge counts and the round. The same module runs on the CPU (synchronous
+//! rounds; `schedule(sync, async, obim)` lets a delta program run asynchronously)
+//! and on the GPU (pull over the in-edges with edge-chunk balancing, or push),
+//! through the same [`run`] call as a push program. `State` may be a struct
+//! written as it is, `pub struct State { .. }` (with `#[repr(C)]` and
+//! `#[derive(Clone, Copy, PartialEq)]`); `-o` files of [`cli::App`] print it as
+//! one column per field.
 //!
 //! ```
 //! use vertex_dsl::prelude::*;
-//! use vertex_dsl::runtime::{cpu::gather, gather::GatherOptions};
 //!
 //! #[vertex_program(gather = sum, reduce = sum)]
 //! pub mod pagerank {
@@ -205,8 +211,9 @@
 //! // A directed 3-cycle: every vertex keeps rank 1/3.
 //! let el = EdgeList::<u32> { num_vertices: 3, edges: vec![[0, 1], [1, 2], [2, 0]], weights: None };
 //! let g = build(&el, BuildOptions::default()).unwrap();
-//! let out = gather::run::<pagerank::Program, u32>(&g, &GatherOptions::default()).unwrap();
-//! assert!(out.states.iter().all(|r| (r - 1.0 / 3.0).abs() < 1e-9));
+//! let out = run::<pagerank::Program>(&g).go().unwrap();
+//! assert!(out.values.iter().all(|r| (r - 1.0 / 3.0).abs() < 1e-9));
+//! println!("{} rounds on the {}", out.report.rounds, out.report.backend.name());
 //! ```
 //!
 //! # Intersection programs: triangles, clustering coefficients
@@ -229,16 +236,15 @@
 //! graph (ranking vertices by degree when the degrees are skewed, as gapbs `tc`
 //! does, so every triangle is met exactly once and rows stay `O(√m)` long),
 //! intersects sorted neighbour lists (a merge, or galloping when one list is 16×
-//! longer), and reduces. On the CPU that is `runtime::tc::program::run` (rayon
-//! over equal chunks of oriented edges); on the GPU the generated kernel
-//! `vx_<name>_intersect` runs one thread per oriented edge
-//! (`runtime::gpu::Device::run_intersect`, or `runtime::gpu::intersect::emulate`
-//! on the host). `vertex tc` runs `programs::triangles`, written this way; the
-//! local clustering coefficient is `programs::lcc`:
+//! longer), and reduces: on the CPU with rayon over equal chunks of oriented
+//! edges, on the GPU with the generated kernel `vx_<name>_intersect`, one thread
+//! per oriented edge. The run's value is an [`Intersected`]: the `total` of a
+//! `per = graph` program, the `states` of a `per = vertex` one. `vertex tc` runs
+//! `programs::triangles`, written this way; the local clustering coefficient is
+//! `programs::lcc`:
 //!
 //! ```
 //! use vertex_dsl::prelude::*;
-//! use vertex_dsl::runtime::tc::program::run;
 //!
 //! #[vertex_program(intersect = sum)]
 //! pub mod triangles {
@@ -264,19 +270,62 @@
 //!     weights: None,
 //! };
 //! let g = build(&el, BuildOptions::undirected()).unwrap();
-//! assert_eq!(run::<triangles::Program, _>(&g, None).unwrap().total, 2);
-//! let c = run::<lcc::Program, _>(&g, None).unwrap().states;
+//! assert_eq!(run::<triangles::Program>(&g).go().unwrap().values.total, 2);
+//! let c = run::<lcc::Program>(&g).go().unwrap().values.states;
 //! assert_eq!(c, vec![2.0 / 3.0, 1.0, 2.0 / 3.0, 1.0]);
 //! ```
 //!
-//! # Running it
+//! # Running a program: the one call
 //!
-//! * CPU: [`run_cpu`] (level-synchronous), or `runtime::cpu::run` with a
-//!   [`program::Schedule`] (`Sync`, `Async` work stealing, `Obim` priorities).
-//! * GPU: [`run_gpu`] — the macro also generated kernels for the program; they are
-//!   compiled to PTX when the defining crate's `build.rs` calls
-//!   `nvptx_builder::build_programs()` (three lines, see the README). Without a GPU,
-//!   `runtime::gpu::program::emulate` runs the same kernel bodies on the host:
+//! Every kind runs the same way: [`run`]`::<P>(&graph)`, then what differs from
+//! the defaults, then [`Run::go`], which returns an [`Outcome`]: the `values`
+//! (one state per vertex; an [`Intersected`] for intersection programs) and a
+//! [`Report`] saying which backend ran and why, which schedule or kernel and
+//! why, the source, rounds, edges, threads and time.
+//!
+//! * `.backend(Backend::Cpu | Gpu | Auto)` — `Auto` (the default) takes GPU 0
+//!   when the program's crate built PTX and a device opens, else the CPU;
+//! * `.source(s)` (default: the first vertex with out-edges), or
+//!   `.sources(..)` with [`Run::go_each`] for one run per source;
+//! * `.schedule(Schedule::Sync | Async | Obim)` and `.threads(n)` on the CPU,
+//!   `.kernel(Kernel::..)` and `.max_edge_count(m)` on the GPU — each defaults
+//!   to what `vertex` picks from the program and the graph (a diameter probe,
+//!   hubs, Δ from the weights);
+//! * `.delta(d)`, `.max_rounds(r)`, `.tolerance(t)`, `.device(i)`;
+//! * `.all_pairs()` instead of `.go()` for `semiring` programs: the closure
+//!   over every pair of vertices, blocked Floyd–Warshall on the CPU or GPU.
+//!
+//! Settings that cannot apply are errors, not silently ignored (a kernel on a
+//! forced CPU run, a source for a program where every vertex starts). A GPU
+//! run keeps the device, the program's kernels and the uploaded graph for the
+//! next call (`runtime::run::device_cache`), so a loop over sources uploads
+//! once. Graphs come from [`load`] (any file format `vertex` reads, or a
+//! generator spec such as `kron:16` or `grid:100x100`) or [`load_with`].
+//!
+//! ```
+//! # use vertex_dsl::prelude::*;
+//! # #[vertex_program(combine = min)]
+//! # pub mod hops {
+//! #     pub type State = u32;
+//! #     pub fn init(v: u32, source: u32) -> State { if v == source { 0 } else { u32::MAX } }
+//! #     pub fn relax(d: State) -> Option<State> { d.checked_add(1) }
+//! # }
+//! let g: Graph<u32> = vertex_dsl::load("grid:30x20")?;
+//! let out = run::<hops::Program>(&g)
+//!     .source(0)
+//!     .backend(Backend::Cpu)
+//!     .schedule(Schedule::Async)
+//!     .threads(2)
+//!     .go()?;
+//! assert_eq!(out.values[599], 29 + 19); // the far corner
+//! assert_eq!(out.report.strategy, "async");
+//! let each = run::<hops::Program>(&g).sources([0, 599]).backend(Backend::Cpu).go_each()?;
+//! assert_eq!(each[1].values[0], 48);
+//! # Ok::<(), vertex_dsl::runtime::Error>(())
+//! ```
+//!
+//! Without a GPU, `runtime::gpu::program::emulate` runs a push program's
+//! kernel bodies on the host (how CI tests the kernels):
 //!
 //! ```
 //! # use vertex_dsl::prelude::*;
@@ -290,8 +339,18 @@
 //! let el = EdgeList::<u32> { num_vertices: 3, edges: vec![[0, 1], [1, 2]], weights: None };
 //! let g = build(&el, BuildOptions::default()).unwrap();
 //! let gpu_path = emulate::<hops::Program>(g.csr(), 0, &ProgramOptions::default(), 2).unwrap();
-//! assert_eq!(gpu_path.states, run_cpu::<hops::Program>(&g, 0).unwrap().states);
+//! let cpu = run::<hops::Program>(&g).source(0).backend(Backend::Cpu).go().unwrap();
+//! assert_eq!(gpu_path.states, cpu.values);
 //! ```
+//!
+//! # A command line of your own
+//!
+//! [`cli::App`] gives a crate's programs the `vertex` command's front end —
+//! subcommands named after the programs, every graph format and generator,
+//! `--backend/--kernel/--schedule/--threads/--source`, `-o`, `--json`,
+//! `--validate` against an oracle you give, `compare` (schedules and CPU/GPU
+//! side by side, with an SVG), progress bars and error messages — from a
+//! `main` of a few lines (feature `cli`, on by default).
 //!
 //! # What the macro checks
 //!
@@ -314,6 +373,9 @@ pub use kernels_rs as kernels;
 #[cfg(not(target_arch = "nvptx64"))]
 pub use runtime;
 
+#[cfg(all(feature = "cli", not(target_arch = "nvptx64")))]
+pub mod cli;
+
 /// petgraph, the version the conversions in `runtime::graph::petgraph` use (feature
 /// `petgraph`): build your petgraph graphs with it and `Graph::try_from` accepts them.
 #[cfg(all(feature = "petgraph", not(target_arch = "nvptx64")))]
@@ -323,43 +385,57 @@ pub use runtime::petgraph;
 #[cfg(not(target_arch = "nvptx64"))]
 pub use runtime::program;
 
-/// Runs a program on the CPU with the level-synchronous engine and default options.
+/// The one run call: `run::<P>(&graph)` → set what differs → `.go()`. Every
+/// program kind (push, gather/apply, level sweep, intersection; `.all_pairs()`
+/// for semiring programs) on the CPU or the GPU; see [the front
+/// page](crate#running-a-program-the-one-call).
 #[cfg(not(target_arch = "nvptx64"))]
-pub fn run_cpu<P: program::VertexProgram>(
-    graph: &runtime::graph::Graph<P::Weight>,
-    source: u32,
-) -> runtime::Result<runtime::cpu::RunResult<P::State>> {
-    runtime::cpu::sync::run::<P>(graph, source, &runtime::cpu::CpuOptions::default())
+pub use runtime::run::{run, Backend, Intersected, Outcome, Plan, Report, Run, Runnable};
+
+/// The CPU schedules ([`Run::schedule`]) and GPU kernels ([`Run::kernel`]).
+#[cfg(not(target_arch = "nvptx64"))]
+pub use runtime::{gpu::BfsKernel as Kernel, program::Schedule};
+
+#[cfg(not(target_arch = "nvptx64"))]
+pub use runtime::load::LoadOptions;
+
+/// Reads a graph file (any format `vertex` reads, by extension, gzipped or
+/// not) or makes one from a generator spec (`kron:16`, `uniform:N:M`,
+/// `grid:WxH`). Errors name the file and line.
+///
+/// ```
+/// let g: vertex_dsl::prelude::Graph<u32> = vertex_dsl::load("grid:4x3")?;
+/// assert_eq!(g.num_vertices(), 12);
+/// # Ok::<(), vertex_dsl::runtime::Error>(())
+/// ```
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn load<W: runtime::graph::Weight>(spec: &str) -> runtime::Result<runtime::graph::Graph<W>> {
+    load_with(spec, &LoadOptions::default())
 }
 
-/// Runs a program on GPU 0 with its generated kernels (balanced edge-chunk level
-/// kernel, default options). Errors say why when there is no GPU, no driver, no
-/// PTX in the program's crate, or not enough device memory.
+/// [`load`] with options: make it undirected, drop or replace its weights.
+///
+/// ```
+/// use vertex_dsl::LoadOptions;
+/// // Random weights 1..=9 (seed 7) on a generated grid, for a weighted program.
+/// let opts = LoadOptions { random_weights: Some((1, 9, 7)), ..LoadOptions::default() };
+/// let g: vertex_dsl::prelude::Graph<u32> = vertex_dsl::load_with("grid:4x3", &opts)?;
+/// assert!(g.csr().is_weighted());
+/// # Ok::<(), vertex_dsl::runtime::Error>(())
+/// ```
 #[cfg(not(target_arch = "nvptx64"))]
-pub fn run_gpu<P: runtime::gpu::GpuProgram>(
-    graph: &runtime::graph::Graph<<P as program::VertexProgram>::Weight>,
-    source: u32,
-) -> runtime::Result<runtime::gpu::ProgramRun<<P as program::VertexProgram>::State>> {
-    let dev = runtime::gpu::Device::open(0)?;
-    let kernels = dev.load_program::<P>()?;
-    let g = if <P as program::VertexProgram>::WEIGHTED {
-        dev.upload_weighted(graph.csr())?
-    } else {
-        dev.upload(graph.csr())?
-    };
-    dev.run_program::<P>(
-        &kernels,
-        &g,
-        source,
-        &runtime::gpu::ProgramOptions::default(),
-    )
+pub fn load_with<W: runtime::graph::Weight>(
+    spec: &str,
+    opts: &LoadOptions,
+) -> runtime::Result<runtime::graph::Graph<W>> {
+    Ok(runtime::load::load_graph::<W>(spec, opts)?.graph)
 }
 
 /// Everything a program file and a small driver need.
 pub mod prelude {
     pub use crate::vertex_program;
     #[cfg(not(target_arch = "nvptx64"))]
-    pub use crate::{run_cpu, run_gpu};
+    pub use crate::{load, run, Backend, Kernel, Schedule};
     /// What gather/apply operators know about their vertex and round.
     pub use kernels_rs::gather::Ctx;
     /// Graph ↔ petgraph conversions (feature `petgraph`).

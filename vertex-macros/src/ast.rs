@@ -1,6 +1,6 @@
 //! The parsed model of a vertex program: which module items play which role.
 
-use syn::{Item, ItemConst, ItemFn, ItemMod, ItemType};
+use syn::{Item, ItemConst, ItemFn, ItemMod, ItemStruct, ItemType};
 
 use crate::attr::Attrs;
 use crate::ctxt::Ctxt;
@@ -79,6 +79,11 @@ impl Program {
         for item in items {
             match item {
                 Item::Type(t) if t.ident == "State" => p.state = Some(t.clone()),
+                // A struct named for its role stands for `type Role = Role;`.
+                Item::Struct(s) if s.ident == "State" => p.state = Some(alias_of(s)),
+                Item::Struct(s) if s.ident == "Msg" => p.msg = Some(alias_of(s)),
+                Item::Struct(s) if s.ident == "Acc" => p.acc = Some(alias_of(s)),
+                Item::Struct(s) if s.ident == "Weight" => p.weight = Some(alias_of(s)),
                 Item::Type(t) if t.ident == "Weight" => p.weight = Some(t.clone()),
                 Item::Fn(f) if f.sig.ident == "init" => p.init = Some(f.clone()),
                 Item::Fn(f) if f.sig.ident == "relax" => p.relax = Some(f.clone()),
@@ -112,4 +117,12 @@ impl Program {
     pub fn items(&self) -> &[Item] {
         self.module.content.as_ref().map_or(&[], |c| &c.1)
     }
+}
+
+/// `type Name = Name;` for a role's struct `pub struct Name { .. }` written in
+/// the module (`State`, `Msg`, `Acc`), spanned at the struct's name so that the
+/// checks' messages about the type point there.
+fn alias_of(s: &ItemStruct) -> ItemType {
+    let ident = &s.ident;
+    syn::parse_quote_spanned!(ident.span() => pub type #ident = #ident;)
 }

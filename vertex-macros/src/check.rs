@@ -43,12 +43,23 @@ pub fn check(cx: &Ctxt, p: &Program) -> Option<Checked> {
         None => {
             cx.error_spanned_by(
                 name,
-                "missing `type State = ..;` (the per-vertex value: u32, i32, u64, i64, f32 or f64)",
+                "missing `type State = ..;` (the per-vertex value: u32, i32, u64, i64, f32 or f64; a struct of several fields needs the gather/apply form, `#[vertex_program(gather = ..)]` with `pub struct State { .. }`)",
             );
             None
         }
         Some(t) => match prim_name(&t.ty) {
             Some(s) if ATOMIC_STATES.contains(&s.as_str()) => Some(s),
+            Some(s)
+                if p.items()
+                    .iter()
+                    .any(|i| matches!(i, syn::Item::Struct(st) if st.ident == s)) =>
+            {
+                cx.error_spanned_by(
+                    &t.ty,
+                    format!("`State` is the struct `{s}`, and a push program's state must fit one atomic word so that CPU and GPU can combine it in place: use u32, i32, u64, i64, f32 or f64, or write a gather/apply program (`#[vertex_program(gather = ..)]`), whose state may be a `#[repr(C)]` struct"),
+                );
+                None
+            }
             _ => {
                 cx.error_spanned_by(
                     &t.ty,

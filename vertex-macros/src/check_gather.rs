@@ -57,7 +57,7 @@ pub fn check(cx: &Ctxt, p: &Program) -> Option<GatherChecked> {
         None => {
             cx.error_spanned_by(
                 name,
-                "missing `type State = ..;` (the per-vertex value; a gather/apply program may use a `#[repr(C)]` struct)",
+                "missing `type State = ..;` or `pub struct State { .. }` (the per-vertex value: a number, or a `#[repr(C)]` struct of several fields)",
             );
             None
         }

@@ -351,7 +351,12 @@ pub struct Graph<W: Weight = u32> {
     packed: OnceLock<Vec<WEdge<W>>>,
     max_out_degree: OnceLock<u64>,
     symmetric: bool,
+    /// See [`Graph::id`].
+    id: u64,
 }
+
+/// Ids handed out by [`Graph::new`].
+static NEXT_GRAPH_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 impl<W: Weight> Clone for Graph<W> {
     fn clone(&self) -> Self {
@@ -369,6 +374,7 @@ impl<W: Weight> Clone for Graph<W> {
             packed,
             max_out_degree: self.max_out_degree.clone(),
             symmetric: self.symmetric,
+            id: self.id,
         }
     }
 }
@@ -383,7 +389,17 @@ impl<W: Weight> Graph<W> {
             packed: OnceLock::new(),
             max_out_degree: OnceLock::new(),
             symmetric,
+            id: NEXT_GRAPH_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         }
+    }
+
+    /// This graph's identity in the process: what caches of derived data (a copy
+    /// uploaded to a GPU by `runtime::run`) are keyed by. A graph is immutable
+    /// once built, so equal ids mean equal graphs: a clone keeps its original's
+    /// id, and every graph built anew (from a file, a generator, a transpose)
+    /// gets a fresh one.
+    pub fn id(&self) -> u64 {
+        self.id
     }
 
     /// Out-edges.

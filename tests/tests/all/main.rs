@@ -18,4 +18,5 @@ mod gpu_tiles;
 mod graph500;
 mod petgraph;
 mod program_crate;
+mod run_call;
 mod tc;

@@ -52,6 +52,35 @@ fn instantiate(dst: &Path) {
     std::fs::copy(root().join("Cargo.lock"), dst.join("Cargo.lock")).unwrap();
 }
 
+/// Runs `cargo <args>` on the template copy at `krate`, sharing this
+/// workspace's target directory; returns stdout, failing with stderr.
+fn cargo(krate: &Path, args: &[&str]) -> String {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let t0 = Instant::now();
+    let (sub, rest) = args.split_first().expect("a cargo subcommand");
+    let out = Command::new(cargo)
+        .arg(sub)
+        .arg("--manifest-path")
+        .arg(krate.join("Cargo.toml"))
+        .arg("--target-dir")
+        .arg(target_dir())
+        .arg("--quiet")
+        .args(rest)
+        .env_remove("CARGO_TARGET_DIR")
+        .env_remove("RUSTFLAGS")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    eprintln!(
+        "cargo {} ({:.1}s)\n{stdout}{stderr}",
+        args.join(" "),
+        t0.elapsed().as_secs_f64()
+    );
+    assert!(out.status.success(), "cargo {args:?} failed:\n{stderr}");
+    stdout
+}
+
 #[test]
 fn template_program_crate_builds_and_runs_outside_the_workspace() {
     let tmp = tempfile::tempdir().unwrap();
@@ -62,33 +91,61 @@ fn template_program_crate_builds_and_runs_outside_the_workspace() {
     );
     instantiate(&krate);
 
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let t0 = Instant::now();
-    let out = Command::new(cargo)
-        .arg("run")
-        .arg("--manifest-path")
-        .arg(krate.join("Cargo.toml"))
-        .arg("--target-dir")
-        .arg(target_dir())
-        .arg("--quiet")
-        .env_remove("CARGO_TARGET_DIR")
-        .env_remove("RUSTFLAGS")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    eprintln!(
-        "template crate built and ran in {:.1}s\n{stdout}{stderr}",
-        t0.elapsed().as_secs_f64()
+    // Its own test: every kind through the one run call.
+    cargo(&krate, &["test"]);
+
+    // The command line its main gives it: a generated graph, --json.
+    let out = cargo(
+        &krate,
+        &[
+            "run",
+            "--",
+            "within_hops",
+            "grid:20x10",
+            "--backend",
+            "cpu",
+            "--json",
+        ],
     );
-    assert!(out.status.success(), "cargo run failed:\n{stderr}");
-    assert!(
-        stdout.lines().any(|l| l == "cpu: 0 1 2 3 - 1 2 3"),
-        "unexpected CPU output:\n{stdout}"
+    let j: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+    assert_eq!(j["program"], "within_hops");
+    assert_eq!(j["report"]["backend"], "cpu");
+    assert_eq!(j["report"]["source"], 0);
+    // Within 3 hops of a grid's corner: 1 + 2 + 3 + 4 vertices.
+    assert_eq!(j["result"]["reached"], 10);
+
+    // A file, a struct state written as columns with -o, and auto's backend.
+    let el = tmp.path().join("g.el");
+    std::fs::write(&el, "0 1\n1 2\n2 3\n0 2\n1 3\n").unwrap();
+    let rows = tmp.path().join("paths.txt");
+    let out = cargo(
+        &krate,
+        &[
+            "run",
+            "--",
+            "paths",
+            el.to_str().unwrap(),
+            "--source",
+            "0",
+            "-o",
+            rows.to_str().unwrap(),
+        ],
     );
-    let gpu = stdout.lines().find(|l| l.starts_with("gpu: "));
+    assert!(out.contains("backend"), "{out}");
+    let text = std::fs::read_to_string(&rows).unwrap();
+    assert!(text.contains("# vertex depth paths\n"), "{text}");
+    assert!(text.ends_with("3 2 2\n"), "{text}");
+
+    // An intersection program; the GPU path runs or says why not.
+    let out = cargo(&krate, &["run", "--", "wedges", "grid:4x4", "--json"]);
+    let j: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+    assert_eq!(j["result"]["vertices"], 16);
+    let backend = j["report"]["backend"].as_str().unwrap_or_default();
     assert!(
-        gpu.is_some_and(|l| l == "gpu: 0 1 2 3 - 1 2 3" || l.starts_with("gpu: skipped (")),
-        "the GPU path must run or say why not:\n{stdout}"
+        backend == "gpu"
+            || j["report"]["backend_reason"]
+                .as_str()
+                .is_some_and(|r| r.contains("auto")),
+        "the GPU path must run or say why not: {j}"
     );
 }

@@ -4,6 +4,7 @@
 //! bodies live in the runtime and kernels-rs, so errors point at user code.
 
 pub mod closure;
+pub mod columns;
 pub mod cpu;
 pub mod gather;
 pub mod gpu;
@@ -60,5 +61,43 @@ fn relax_call(p: &Program, c: &Checked) -> TokenStream {
         quote!(::core::option::Option::Some(relax(#args)))
     } else {
         quote!(relax(#args))
+    }
+}
+
+/// The program's `runtime::run::Runnable` impl (host only): what the one run
+/// call (`vertex_dsl::run::<Program>(&graph)`) dispatches on. `engine` names the
+/// kind's module in `runtime::run` whose `go` does the work; the constants are
+/// the kind trait's own where it has them.
+fn runnable_impl(
+    kind_trait: TokenStream,
+    kind: &str,
+    weight: TokenStream,
+    output: TokenStream,
+    engine: &str,
+    needs_source: TokenStream,
+    weighted: TokenStream,
+) -> TokenStream {
+    let kind = quote::format_ident!("{}", kind);
+    let engine = quote::format_ident!("{}", engine);
+    let r = quote!(::vertex_dsl::runtime::run);
+    quote! {
+        #[cfg(not(target_arch = "nvptx64"))]
+        impl #r::Runnable for Program {
+            type Weight = #weight;
+            type Output = #output;
+            const NAME: &'static str = <Self as #kind_trait>::NAME;
+            const KIND: #r::Kind = #r::Kind::#kind;
+            const NEEDS_SOURCE: bool = #needs_source;
+            const WEIGHTED: bool = #weighted;
+            fn has_gpu_kernels() -> bool {
+                <Self as #kind_trait>::gpu_ptx().is_some()
+            }
+            fn go(
+                graph: &::vertex_dsl::runtime::graph::Graph<#weight>,
+                plan: &#r::Plan,
+            ) -> ::vertex_dsl::runtime::Result<#r::Outcome<#output>> {
+                #r::#engine::go::<Self>(graph, plan)
+            }
+        }
     }
 }

@@ -1,0 +1,118 @@
+//! Gather/apply programs (`gather = ..`, level sweeps included) through the one
+//! run call: synchronous rounds or the asynchronous engines on the CPU
+//! ([`crate::cpu::gather`], [`crate::cpu::gather_async`]), the generated round
+//! kernels on the GPU ([`Device::run_gather`]).
+//!
+//! [`Device::run_gather`]: crate::gpu::Device::run_gather
+
+use super::{pick_source, place, refuse, Backend, Kind, Outcome, Placed, Plan, Report, Runnable};
+use crate::cpu::gather_async::AsyncOrder;
+use crate::error::Result;
+use crate::gather::{GatherOptions, GatherProgram, GatherReport};
+use crate::gpu::gather::{GatherGpuOptions, GatherKernels};
+use crate::graph::Graph;
+use crate::program::Schedule;
+
+/// [`Runnable::go`] of a gather/apply program (what the macro's impl calls).
+pub fn go<P>(
+    g: &Graph<<P as Runnable>::Weight>,
+    plan: &Plan,
+) -> Result<Outcome<Vec<<P as GatherProgram>::State>>>
+where
+    P: GatherProgram + Runnable,
+{
+    let name = <P as GatherProgram>::NAME;
+    refuse(
+        "kernel / delta",
+        plan.kernel.is_some() || plan.delta.is_some(),
+        &format!(
+            "program `{name}` is a gather/apply program: it runs in rounds (one kind of kernel, no buckets)"
+        ),
+    )?;
+    let (source, source_note) = pick_source(g, plan, <P as GatherProgram>::NEEDS_SOURCE, name)?;
+    let opts = GatherOptions {
+        max_rounds: plan.max_rounds,
+        tolerance: plan.tolerance,
+        source,
+        threads: plan.threads,
+        ..GatherOptions::default()
+    };
+    let mut report = Report::empty(name, Kind::Gather);
+    report.source = source;
+    report.source_reason = source_note;
+    let (values, r) = match place::<P>(plan)? {
+        Placed::Cpu(why) => {
+            if plan.backend == Backend::Cpu {
+                refuse(
+                    "max_edge_count",
+                    plan.max_edge_count.is_some(),
+                    "a GPU setting, and the run is on the CPU",
+                )?;
+            }
+            report.backend_reason = why;
+            let (schedule, why) = match plan.schedule {
+                Some(s) => (s, None),
+                None => (
+                    Schedule::Sync,
+                    Some("gather/apply: synchronous rounds (name `async` or `obim` for a delta program)".to_string()),
+                ),
+            };
+            report.strategy = super::push::schedule_name(schedule).into();
+            report.strategy_reason = why;
+            let run = match schedule {
+                Schedule::Sync => crate::cpu::gather::run::<P, <P as Runnable>::Weight>(g, &opts)?,
+                Schedule::Async => crate::cpu::gather_async::run::<P, <P as Runnable>::Weight>(
+                    g,
+                    &opts,
+                    AsyncOrder::Fifo,
+                )?,
+                Schedule::Obim => crate::cpu::gather_async::run::<P, <P as Runnable>::Weight>(
+                    g,
+                    &opts,
+                    AsyncOrder::Obim,
+                )?,
+            };
+            (run.states, run.report)
+        }
+        Placed::Gpu(why) => {
+            if plan.backend == Backend::Gpu {
+                refuse(
+                    "schedule / threads",
+                    plan.schedule.is_some() || plan.threads.is_some(),
+                    "CPU settings, and the run is on the GPU",
+                )?;
+            }
+            report.backend_reason = why;
+            let gopts = GatherGpuOptions {
+                max_edge_count: plan
+                    .max_edge_count
+                    .unwrap_or(GatherGpuOptions::default().max_edge_count),
+                ..GatherGpuOptions::default()
+            };
+            let (run, name) = super::device_cache::with(plan.device, |slot| {
+                let k = slot.kernels::<P, GatherKernels>(|d| d.load_gather::<P>())?;
+                let r = slot
+                    .device()
+                    .run_gather::<P, <P as Runnable>::Weight>(&k, g, &opts, &gopts)?;
+                Ok((r, slot.device().info().name.clone()))
+            })?;
+            report.backend = Backend::Gpu;
+            report.device = Some(name);
+            report.strategy = "rounds".into();
+            (run.states, run.report)
+        }
+    };
+    fill(&mut report, &r);
+    Ok(Outcome { values, report })
+}
+
+/// The engine's report in the common one.
+fn fill(report: &mut Report, r: &GatherReport) {
+    report.rounds = u64::from(r.rounds);
+    report.edges = r.edges_gathered;
+    report.threads = r.threads;
+    report.time = r.time;
+    if report.backend == Backend::Gpu {
+        report.threads = 0;
+    }
+}

@@ -1,0 +1,436 @@
+//! The one way to run a program, whatever its kind: [`run`] → a [`Run`] builder →
+//! [`Run::go`] → an [`Outcome`] (the values and a [`Report`] saying what ran and
+//! why).
+//!
+//! Every program kind the macro generates — push (`combine = ..`), gather/apply
+//! and level sweeps (`gather = ..`), intersection (`intersect = ..`) — implements
+//! [`Runnable`], so callers never pick among the engines' own entry points
+//! (`cpu::run`, `cpu::gather::run`, `Device::run_program`, `Device::run_gather`,
+//! `tc::program::run`, `Device::run_intersect`), their option structs and their
+//! result types. Semiring programs add [`Run::all_pairs`] (the dense closure).
+//!
+//! Backends: [`Backend::Auto`] (the default) takes GPU 0 when the program's crate
+//! built PTX and a device opens, else the CPU, and the report says which and why;
+//! `Cpu` and `Gpu` force one (a forced GPU that cannot work is an error saying
+//! why). Strategies (`schedule` on the CPU, `kernel` on the GPU) default to the
+//! `auto` choices of [`crate::cpu::auto`] and [`crate::gpu::auto`], the same the
+//! `vertex` command makes.
+//!
+//! GPU state is kept between calls ([`device_cache`]): the device is opened once
+//! per process, a program's kernels are loaded once per device, and the last
+//! graphs uploaded stay resident (keyed by [`Graph::id`]), so a loop over
+//! sources or programs pays no reload or upload.
+
+mod closure;
+pub mod columns;
+pub mod device_cache;
+pub mod gather;
+pub mod intersect;
+pub mod push;
+
+use std::time::Duration;
+
+use crate::error::{Error, Result};
+use crate::gpu::BfsKernel;
+use crate::graph::{Graph, Weight};
+use crate::program::Schedule;
+
+pub use columns::Columns;
+pub use intersect::Intersected;
+
+/// Where a run goes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Backend {
+    /// The rayon engines.
+    Cpu,
+    /// GPU [`Plan::device`] with the program's generated kernels.
+    Gpu,
+    /// The GPU when the program has kernels and a device opens, else the CPU.
+    #[default]
+    Auto,
+}
+
+impl Backend {
+    /// The name the command line takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Cpu => "cpu",
+            Backend::Gpu => "gpu",
+            Backend::Auto => "auto",
+        }
+    }
+}
+
+impl std::str::FromStr for Backend {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "cpu" => Ok(Backend::Cpu),
+            "gpu" => Ok(Backend::Gpu),
+            "auto" => Ok(Backend::Auto),
+            _ => Err(Error::InvalidArgument(format!(
+                "backend `{s}`: expected cpu, gpu or auto"
+            ))),
+        }
+    }
+}
+
+/// The program kinds [`Runnable`] covers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// `combine = ..`: candidates pushed along edges, reduced on arrival.
+    Push,
+    /// `gather = ..`: rounds of emit / gather / apply (level sweeps included).
+    Gather,
+    /// `intersect = ..`: a value per triangle, reduced per graph or per vertex.
+    Intersect,
+}
+
+/// Everything a run may be told; unset fields take the program's and the
+/// engines' defaults. Filled by the [`Run`] builder.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Plan {
+    pub backend: Backend,
+    /// The source vertex, for programs that start from one. `None`: the first
+    /// vertex with out-edges (the report names it).
+    pub source: Option<u32>,
+    /// CPU schedule; `None`: [`crate::cpu::auto::choose`] (push programs) or
+    /// synchronous rounds (gather programs).
+    pub schedule: Option<Schedule>,
+    /// CPU worker threads; `None`: all cores (rayon's global pool).
+    pub threads: Option<usize>,
+    /// GPU kernel of push programs; `None` or `Some(Auto)`:
+    /// [`crate::gpu::auto::choose`].
+    pub kernel: Option<BfsKernel>,
+    /// Edges per GPU thread or work item; `None`: the kernel's default.
+    pub max_edge_count: Option<u64>,
+    /// Bucket width of ordered schedules and kernels (programs with a priority);
+    /// `None`: from the weights.
+    pub delta: Option<u64>,
+    /// Round limit of gather programs (default: the program's `MAX_ROUNDS`).
+    pub max_rounds: Option<u32>,
+    /// Convergence tolerance of gather programs (default: the program's
+    /// `TOLERANCE`).
+    pub tolerance: Option<f64>,
+    /// Which GPU (0-based).
+    pub device: usize,
+}
+
+/// What a run did: where it ran and why, how, and how long.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Report {
+    pub program: &'static str,
+    pub kind: Kind,
+    /// The backend that ran (`cpu` or `gpu`, never `auto`).
+    pub backend: Backend,
+    /// Why that backend: what was asked for, or why `auto` chose it.
+    pub backend_reason: String,
+    /// The GPU's name, when the run went there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device: Option<String>,
+    /// The CPU schedule or GPU kernel that ran (`sync`, `obim`, `tiles`, ...).
+    pub strategy: String,
+    /// Why that strategy, when an `auto` choice made it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub strategy_reason: Option<String>,
+    /// The source vertex, for programs that start from one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<u32>,
+    /// Why that source, when the run picked it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_reason: Option<String>,
+    /// Rounds, levels or priority buckets (0 where the engine has none).
+    pub rounds: u64,
+    /// Edges whose operator ran (relaxed, gathered); 0 where not counted.
+    pub edges: u64,
+    /// CPU worker threads (0 on the GPU).
+    pub threads: usize,
+    /// The engine's own time, without loading the graph or uploading it
+    /// (serialized as `time_ms`).
+    #[serde(serialize_with = "ms", rename = "time_ms")]
+    pub time: Duration,
+}
+
+fn ms<S: serde::Serializer>(d: &Duration, s: S) -> std::result::Result<S::Ok, S::Error> {
+    s.serialize_f64(d.as_secs_f64() * 1e3)
+}
+
+/// A run's values and its report.
+#[derive(Clone, Debug)]
+pub struct Outcome<T> {
+    /// One state per vertex (push and gather programs), or what an
+    /// intersection program reduced ([`Intersected`]), or the closure's matrix
+    /// ([`Run::all_pairs`]).
+    pub values: T,
+    pub report: Report,
+}
+
+/// A program the one run call takes. `#[vertex_program]` implements it for every
+/// program it generates; the engines behind [`Runnable::go`] are the kind's.
+pub trait Runnable: Copy + Send + Sync + 'static {
+    /// The edge weight type of the graphs it runs on.
+    type Weight: Weight;
+    /// What a run returns besides the report.
+    type Output;
+    const NAME: &'static str;
+    const KIND: Kind;
+    /// Whether it starts from a source vertex.
+    const NEEDS_SOURCE: bool;
+    /// Whether it reads edge weights.
+    const WEIGHTED: bool;
+    /// Whether the crate defining it compiled its GPU kernels.
+    fn has_gpu_kernels() -> bool;
+    /// Runs it as `plan` says.
+    fn go(graph: &Graph<Self::Weight>, plan: &Plan) -> Result<Outcome<Self::Output>>;
+}
+
+/// Starts a run of `P` on `graph`: set what differs from the defaults, then
+/// [`Run::go`].
+///
+/// ```
+/// use runtime::graph::{build, BuildOptions, EdgeList};
+/// # use runtime::run::{Backend, Kind, Outcome, Plan, Report, Runnable};
+/// # // A stand-in for a `#[vertex_program]` (the macro lives downstream).
+/// # #[derive(Clone, Copy)] struct Hops;
+/// # impl Runnable for Hops {
+/// #     type Weight = u32; type Output = Vec<u32>;
+/// #     const NAME: &'static str = "hops"; const KIND: Kind = Kind::Push;
+/// #     const NEEDS_SOURCE: bool = true; const WEIGHTED: bool = false;
+/// #     fn has_gpu_kernels() -> bool { false }
+/// #     fn go(g: &runtime::graph::Graph<u32>, plan: &Plan) -> runtime::Result<Outcome<Vec<u32>>> {
+/// #         let s = plan.source.unwrap_or(0);
+/// #         let d = runtime::oracle::bfs_levels(g.csr(), s);
+/// #         Ok(Outcome { values: d, report: Report::empty("hops", Kind::Push) })
+/// #     }
+/// # }
+/// let el = EdgeList::<u32> { num_vertices: 3, edges: vec![[0, 1], [1, 2]], weights: None };
+/// let g = build(&el, BuildOptions::default())?;
+/// let out = runtime::run::run::<Hops>(&g).source(0).backend(Backend::Cpu).go()?;
+/// assert_eq!(out.values, [0, 1, 2]);
+/// # Ok::<(), runtime::Error>(())
+/// ```
+pub fn run<P: Runnable>(graph: &Graph<P::Weight>) -> Run<'_, P> {
+    Run {
+        graph,
+        plan: Plan::default(),
+        sources: None,
+        _p: std::marker::PhantomData,
+    }
+}
+
+/// A run being set up ([`run`]).
+#[must_use = "a run does nothing until `.go()`"]
+pub struct Run<'g, P: Runnable> {
+    graph: &'g Graph<P::Weight>,
+    plan: Plan,
+    sources: Option<Vec<u32>>,
+    _p: std::marker::PhantomData<P>,
+}
+
+impl<'g, P: Runnable> Run<'g, P> {
+    /// CPU, GPU, or the GPU when usable (the default).
+    pub fn backend(mut self, b: Backend) -> Self {
+        self.plan.backend = b;
+        self
+    }
+    /// The source vertex (programs that start from one).
+    pub fn source(mut self, s: u32) -> Self {
+        self.plan.source = Some(s);
+        self
+    }
+    /// Several sources, for [`Run::go_each`]: one run per source, the GPU's
+    /// kernels and uploaded graph shared between them.
+    pub fn sources(mut self, s: impl IntoIterator<Item = u32>) -> Self {
+        self.sources = Some(s.into_iter().collect());
+        self
+    }
+    /// The CPU schedule (default: picked from the program and the graph).
+    pub fn schedule(mut self, s: Schedule) -> Self {
+        self.plan.schedule = Some(s);
+        self
+    }
+    /// CPU worker threads (default: all cores).
+    pub fn threads(mut self, t: usize) -> Self {
+        self.plan.threads = Some(t);
+        self
+    }
+    /// The GPU kernel of a push program (default: picked from the program and
+    /// the graph).
+    pub fn kernel(mut self, k: BfsKernel) -> Self {
+        self.plan.kernel = Some(k);
+        self
+    }
+    /// Edges per GPU thread or work item.
+    pub fn max_edge_count(mut self, m: u64) -> Self {
+        self.plan.max_edge_count = Some(m);
+        self
+    }
+    /// Bucket width of ordered schedules and kernels (programs with a priority).
+    pub fn delta(mut self, d: u64) -> Self {
+        self.plan.delta = Some(d);
+        self
+    }
+    /// Round limit (gather programs).
+    pub fn max_rounds(mut self, r: u32) -> Self {
+        self.plan.max_rounds = Some(r);
+        self
+    }
+    /// Convergence tolerance (gather programs with a reduction).
+    pub fn tolerance(mut self, t: f64) -> Self {
+        self.plan.tolerance = Some(t);
+        self
+    }
+    /// Which GPU (default 0).
+    pub fn device(mut self, d: usize) -> Self {
+        self.plan.device = d;
+        self
+    }
+    /// Everything at once (what a command line parsed).
+    pub fn plan(mut self, p: Plan) -> Self {
+        self.plan = p;
+        self
+    }
+
+    /// Runs it.
+    pub fn go(self) -> Result<Outcome<P::Output>> {
+        if let Some(s) = &self.sources {
+            return match s.as_slice() {
+                [one] => P::go(
+                    self.graph,
+                    &Plan {
+                        source: Some(*one),
+                        ..self.plan
+                    },
+                ),
+                _ => Err(Error::InvalidArgument(format!(
+                    "{} sources given: `.go()` runs one source; use `.go_each()`",
+                    s.len()
+                ))),
+            };
+        }
+        P::go(self.graph, &self.plan)
+    }
+
+    /// One run per source of [`Run::sources`] (or of the one [`Run::source`]),
+    /// in order.
+    pub fn go_each(self) -> Result<Vec<Outcome<P::Output>>> {
+        let sources = match (self.sources, self.plan.source) {
+            (Some(s), _) => s,
+            (None, Some(s)) => vec![s],
+            (None, None) => {
+                return Err(Error::InvalidArgument(
+                    "`.go_each()` needs `.sources(..)`".into(),
+                ))
+            }
+        };
+        sources
+            .into_iter()
+            .map(|s| {
+                P::go(
+                    self.graph,
+                    &Plan {
+                        source: Some(s),
+                        ..self.plan.clone()
+                    },
+                )
+            })
+            .collect()
+    }
+}
+
+impl Report {
+    /// A report with nothing filled in yet (engines fill it).
+    pub fn empty(program: &'static str, kind: Kind) -> Self {
+        Report {
+            program,
+            kind,
+            backend: Backend::Cpu,
+            backend_reason: String::new(),
+            device: None,
+            strategy: String::new(),
+            strategy_reason: None,
+            source: None,
+            source_reason: None,
+            rounds: 0,
+            edges: 0,
+            threads: 0,
+            time: Duration::ZERO,
+        }
+    }
+}
+
+/// Which backend runs `P`, and why: `Gpu(device name)` or `Cpu`.
+pub(crate) enum Placed {
+    Cpu(String),
+    Gpu(String),
+}
+
+/// Resolves [`Plan::backend`] for `P`: a forced GPU that cannot work is an
+/// error saying why; `auto` falls back to the CPU and says why.
+pub(crate) fn place<P: Runnable>(plan: &Plan) -> Result<Placed> {
+    let usable = || -> Result<String> {
+        if !P::has_gpu_kernels() {
+            return Err(Error::GpuUnavailable(format!(
+                "program `{}` has no GPU kernels (its crate built no PTX)",
+                P::NAME
+            )));
+        }
+        device_cache::device_name(plan.device)
+    };
+    match plan.backend {
+        Backend::Cpu => Ok(Placed::Cpu("asked for".into())),
+        Backend::Gpu => usable().map(|name| Placed::Gpu(format!("asked for ({name})"))),
+        Backend::Auto => Ok(match usable() {
+            Ok(name) => Placed::Gpu(format!("auto: GPU {} ({name})", plan.device)),
+            Err(e) => Placed::Cpu(format!("auto: the CPU ({e})")),
+        }),
+    }
+}
+
+/// The source a run starts from: the plan's (checked), else the first vertex
+/// with out-edges; `None` for programs without one. The second value says why
+/// when the run picked it.
+pub(crate) fn pick_source<W: Weight>(
+    g: &Graph<W>,
+    plan: &Plan,
+    needs: bool,
+    name: &str,
+) -> Result<(Option<u32>, Option<String>)> {
+    if !needs {
+        if let Some(s) = plan.source {
+            return Err(Error::InvalidArgument(format!(
+                "program `{name}` starts from every vertex: it takes no source (got {s})"
+            )));
+        }
+        return Ok((None, None));
+    }
+    let n = g.num_vertices();
+    match plan.source {
+        Some(s) => {
+            crate::cpu::check_source(s, n)?;
+            Ok((Some(s), None))
+        }
+        None => match (0..n as u32).find(|&v| g.csr().degree(v) > 0) {
+            Some(v) => Ok((
+                Some(v),
+                Some(format!("vertex {v}, the first with out-edges")),
+            )),
+            None if n > 0 => Ok((Some(0), Some("vertex 0: the graph has no edges".into()))),
+            None => Err(Error::InvalidArgument(format!(
+                "program `{name}` starts from a source, and the graph has no vertices"
+            ))),
+        },
+    }
+}
+
+/// Refuses plan fields that mean nothing for this run (a kernel on the CPU, a
+/// schedule on the GPU, ...): silently ignoring them would let a caller believe
+/// they took effect.
+pub(crate) fn refuse(what: &str, set: bool, why: &str) -> Result<()> {
+    if set {
+        return Err(Error::InvalidArgument(format!("{what}: {why}")));
+    }
+    Ok(())
+}

@@ -1,0 +1,172 @@
+//! Push programs (`combine = ..`) through the one run call: the CPU schedules of
+//! [`crate::cpu::run`] and the GPU kernels of [`Device::run_program`], each with
+//! its `auto` choice when the plan names none.
+//!
+//! [`Device::run_program`]: crate::gpu::Device::run_program
+
+use std::time::Duration;
+
+use super::device_cache::{self, GraphKey};
+use super::{pick_source, place, refuse, Backend, Kind, Outcome, Placed, Plan, Report, Runnable};
+use crate::cpu::{AsyncOptions, CpuOptions};
+use crate::error::Result;
+use crate::gpu::program::ProgramKernels;
+use crate::gpu::{BfsKernel, GpuProgram, ProgramOptions};
+use crate::graph::Graph;
+use crate::program::{Schedule, VertexProgram};
+
+/// The name a schedule goes by on the command line and in reports.
+pub fn schedule_name(s: Schedule) -> &'static str {
+    match s {
+        Schedule::Sync => "sync",
+        Schedule::Async => "async",
+        Schedule::Obim => "obim",
+    }
+}
+
+/// [`Runnable::go`] of a push program (what the macro's impl calls).
+pub fn go<P>(
+    g: &Graph<<P as VertexProgram>::Weight>,
+    plan: &Plan,
+) -> Result<Outcome<Vec<<P as VertexProgram>::State>>>
+where
+    P: GpuProgram + Runnable<Weight = <P as VertexProgram>::Weight>,
+{
+    refuse(
+        "max_rounds / tolerance",
+        plan.max_rounds.is_some() || plan.tolerance.is_some(),
+        &format!(
+            "program `{}` is a push program: it runs until no state changes (round limits and tolerances belong to gather programs)",
+            <P as VertexProgram>::NAME
+        ),
+    )?;
+    let (source, source_note) = pick_source(
+        g,
+        plan,
+        <P as VertexProgram>::NEEDS_SOURCE,
+        <P as VertexProgram>::NAME,
+    )?;
+    let mut report = Report::empty(<P as VertexProgram>::NAME, Kind::Push);
+    report.source = source;
+    report.source_reason = source_note;
+    let s = source.unwrap_or(0);
+    let values = match place::<P>(plan)? {
+        Placed::Cpu(why) => {
+            if plan.backend == Backend::Cpu {
+                refuse(
+                    "kernel / max_edge_count",
+                    plan.kernel.is_some() || plan.max_edge_count.is_some(),
+                    "GPU settings, and the run is on the CPU",
+                )?;
+            }
+            report.backend_reason = why;
+            cpu::<P>(g, s, plan, &mut report)?
+        }
+        Placed::Gpu(why) => {
+            if plan.backend == Backend::Gpu {
+                refuse(
+                    "schedule / threads",
+                    plan.schedule.is_some() || plan.threads.is_some(),
+                    "CPU settings, and the run is on the GPU",
+                )?;
+            }
+            report.backend_reason = why;
+            gpu::<P>(g, s, plan, &mut report)?
+        }
+    };
+    Ok(Outcome { values, report })
+}
+
+fn cpu<P: VertexProgram>(
+    g: &Graph<P::Weight>,
+    source: u32,
+    plan: &Plan,
+    report: &mut Report,
+) -> Result<Vec<P::State>> {
+    let (schedule, why) = match plan.schedule {
+        Some(s) => (s, None),
+        None => {
+            let c = crate::cpu::auto::choose::<P>(g, source);
+            (c.schedule, Some(c.reason))
+        }
+    };
+    let co = CpuOptions {
+        threads: plan.threads,
+        ..CpuOptions::default()
+    };
+    let ao = AsyncOptions {
+        delta: plan.delta,
+        ..AsyncOptions::default()
+    };
+    let r = crate::cpu::run::<P>(g, source, schedule, &co, &ao)?;
+    report.backend = Backend::Cpu;
+    report.strategy = schedule_name(schedule).into();
+    report.strategy_reason = why;
+    report.rounds = r.report.rounds;
+    report.edges = r.report.edges_relaxed;
+    report.threads = r.report.threads;
+    report.time = r.report.time;
+    Ok(r.states)
+}
+
+fn gpu<P: GpuProgram>(
+    g: &Graph<<P as VertexProgram>::Weight>,
+    source: u32,
+    plan: &Plan,
+    report: &mut Report,
+) -> Result<Vec<<P as VertexProgram>::State>> {
+    let base = ProgramOptions {
+        max_edge_count: plan.max_edge_count,
+        delta: plan.delta,
+        ..ProgramOptions::default()
+    };
+    let (opts, why) = match plan.kernel.unwrap_or(BfsKernel::Auto) {
+        BfsKernel::Auto => {
+            let c = crate::gpu::auto::choose::<P>(g, source);
+            (c.options(base), Some(c.reason))
+        }
+        BfsKernel::Resident => (
+            ProgramOptions {
+                kernel: BfsKernel::Resident,
+                delta: base
+                    .delta
+                    .or_else(|| crate::gpu::auto::resident_delta::<P>(g, source)),
+                ..base
+            },
+            None,
+        ),
+        BfsKernel::Tiles => (
+            ProgramOptions {
+                kernel: BfsKernel::Tiles,
+                delta: base
+                    .delta
+                    .or_else(|| crate::gpu::auto::tiles_delta::<P>(g, source)),
+                ..base
+            },
+            None,
+        ),
+        k => (ProgramOptions { kernel: k, ..base }, None),
+    };
+    let weighted = <P as VertexProgram>::WEIGHTED;
+    let (r, name) = device_cache::with(plan.device, |slot| {
+        let k = slot.kernels::<P, ProgramKernels>(|d| d.load_program::<P>())?;
+        let key = GraphKey {
+            graph: g.id(),
+            what: if weighted {
+                "traversal, weighted"
+            } else {
+                "traversal"
+            },
+        };
+        let dg = slot.graph(key, |d| d.upload_traversal(g, weighted))?;
+        let r = slot.device().run_program::<P>(&k, &dg, source, &opts)?;
+        Ok((r, slot.device().info().name.clone()))
+    })?;
+    report.backend = Backend::Gpu;
+    report.device = Some(name);
+    report.strategy = opts.kernel.name().into();
+    report.strategy_reason = why;
+    report.rounds = u64::from(r.num_levels);
+    report.time = Duration::from_secs_f64(r.time_ms * 1e-3);
+    Ok(r.states)
+}

@@ -1,0 +1,299 @@
+//! The one run call (`vertex_dsl::run::<P>(&graph)…go()`) for every program kind,
+//! against the sequential oracles, and the settings it refuses. The GPU runs take
+//! the GPU when this machine has one and say why not otherwise.
+
+use runtime::graph::{build, BuildOptions, EdgeList, Graph};
+use runtime::oracle;
+use vertex_dsl::prelude::*;
+use vertex_dsl::runtime::run::{Columns, Kind};
+use vertex_dsl::{cli::Values, Intersected};
+use vertex_examples::programs::{apsp, bfs, kcore, lcc, pagerank, sssp::sssp, triangles};
+
+/// A gather program with a struct state written as `pub struct State`.
+#[vertex_program(gather = sum)]
+pub mod depth_paths {
+    #[repr(C)]
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub struct State {
+        pub depth: u32,
+        pub paths: f64,
+    }
+    pub type Msg = f64;
+    pub type Acc = f64;
+    pub fn init(ctx: Ctx) -> State {
+        if ctx.vertex == ctx.source {
+            State {
+                depth: 0,
+                paths: 1.0,
+            }
+        } else {
+            State {
+                depth: u32::MAX,
+                paths: 0.0,
+            }
+        }
+    }
+    pub fn emit(ctx: Ctx, s: State) -> Msg {
+        if s.depth == ctx.round {
+            s.paths
+        } else {
+            0.0
+        }
+    }
+    pub fn gather(m: Msg) -> Acc {
+        m
+    }
+    pub fn apply(ctx: Ctx, old: State, sum: Acc) -> State {
+        if old.depth == u32::MAX && sum > 0.0 {
+            State {
+                depth: ctx.round + 1,
+                paths: sum,
+            }
+        } else {
+            old
+        }
+    }
+    pub fn active(ctx: Ctx, old: State, new: State) -> bool {
+        new != old || (ctx.round == 0 && new.depth == 0)
+    }
+    pub fn accepts(s: State) -> bool {
+        s.depth == u32::MAX
+    }
+}
+
+fn kron(scale: u32) -> Graph<u32> {
+    vertex_dsl::load(&format!("kron:{scale}")).unwrap()
+}
+
+fn weighted(spec: &str) -> Graph<u32> {
+    let opts = vertex_dsl::LoadOptions {
+        random_weights: Some((1, 255, 3)),
+        ..Default::default()
+    };
+    vertex_dsl::load_with(spec, &opts).unwrap()
+}
+
+#[test]
+fn push_programs_under_every_schedule_match_the_oracle() {
+    for g in [kron(10), vertex_dsl::load("grid:40x30").unwrap()] {
+        let want = oracle::bfs_levels(g.csr(), 3);
+        for s in [Schedule::Sync, Schedule::Async, Schedule::Obim] {
+            let r = run::<bfs::Program>(&g)
+                .source(3)
+                .backend(Backend::Cpu)
+                .schedule(s)
+                .threads(2)
+                .go();
+            match (s, r) {
+                (_, Ok(out)) => {
+                    assert_eq!(out.values, want, "{s:?}");
+                    assert_eq!(out.report.kind, Kind::Push);
+                    assert_eq!(out.report.threads, 2);
+                }
+                // obim needs a priority, and bfs has none: refused, saying so.
+                (Schedule::Obim, Err(e)) => assert!(e.to_string().contains("priority"), "{e}"),
+                (_, Err(e)) => panic!("{s:?}: {e}"),
+            }
+        }
+        // auto picks, and says why.
+        let out = run::<bfs::Program>(&g)
+            .source(3)
+            .backend(Backend::Cpu)
+            .go()
+            .unwrap();
+        assert_eq!(out.values, want);
+        assert!(out.report.strategy_reason.is_some());
+    }
+    let g = weighted("kron:10");
+    let want: Vec<u64> = oracle::dijkstra(g.csr(), 0);
+    let out = run::<sssp::Program>(&g)
+        .source(0)
+        .backend(Backend::Cpu)
+        .go()
+        .unwrap();
+    assert_eq!(out.values, want);
+    assert_eq!(out.report.strategy, "obim");
+}
+
+#[test]
+fn the_source_defaults_to_the_first_vertex_with_edges_and_is_checked() {
+    let el = EdgeList::<u32> {
+        num_vertices: 4,
+        edges: vec![[2, 3]],
+        weights: None,
+    };
+    let g = build(&el, BuildOptions::default()).unwrap();
+    let out = run::<bfs::Program>(&g).backend(Backend::Cpu).go().unwrap();
+    assert_eq!(out.report.source, Some(2));
+    assert!(out.report.source_reason.is_some());
+    assert_eq!(out.values, [u32::MAX, u32::MAX, 0, 1]);
+    let e = run::<bfs::Program>(&g).source(9).go().unwrap_err();
+    assert!(e.to_string().contains("out of range"), "{e}");
+}
+
+#[test]
+fn settings_that_cannot_apply_are_refused() {
+    let g = kron(8);
+    let e = run::<bfs::Program>(&g)
+        .backend(Backend::Cpu)
+        .kernel(Kernel::Tiles)
+        .go()
+        .unwrap_err();
+    assert!(e.to_string().contains("GPU settings"), "{e}");
+    let e = run::<bfs::Program>(&g).max_rounds(3).go().unwrap_err();
+    assert!(e.to_string().contains("push program"), "{e}");
+    let e = run::<pagerank::Program>(&g).source(1).go().unwrap_err();
+    assert!(e.to_string().contains("takes no source"), "{e}");
+    let e = run::<pagerank::Program>(&g).delta(4).go().unwrap_err();
+    assert!(e.to_string().contains("gather/apply"), "{e}");
+    let e = run::<bfs::Program>(&g).sources([1, 2]).go().unwrap_err();
+    assert!(e.to_string().contains("go_each"), "{e}");
+}
+
+#[test]
+fn a_gpu_run_happens_or_says_why_not() {
+    let g = kron(10);
+    let want = oracle::bfs_levels(g.csr(), 0);
+    match run::<bfs::Program>(&g).source(0).backend(Backend::Gpu).go() {
+        Ok(out) => {
+            assert_eq!(out.values, want);
+            assert_eq!(out.report.backend, Backend::Gpu);
+            // The second call finds the kernels and the graph on the device.
+            let again = run::<bfs::Program>(&g).source(5).backend(Backend::Gpu).go();
+            assert_eq!(again.unwrap().values, oracle::bfs_levels(g.csr(), 5));
+        }
+        Err(e) => assert!(
+            matches!(e, runtime::Error::GpuUnavailable(_)),
+            "a GPU that cannot run must say why: {e}"
+        ),
+    }
+    let out = run::<bfs::Program>(&g).source(0).go().unwrap();
+    assert_eq!(out.values, want);
+    if out.report.backend == Backend::Cpu {
+        assert!(
+            out.report.backend_reason.starts_with("auto: the CPU ("),
+            "{}",
+            out.report.backend_reason
+        );
+    }
+}
+
+#[test]
+fn one_run_per_source() {
+    let g = vertex_dsl::load("grid:10x10").unwrap();
+    let outs = run::<bfs::Program>(&g)
+        .sources([0, 55, 99])
+        .backend(Backend::Cpu)
+        .go_each()
+        .unwrap();
+    assert_eq!(outs.len(), 3);
+    for (o, s) in outs.iter().zip([0u32, 55, 99]) {
+        assert_eq!(o.report.source, Some(s));
+        assert_eq!(o.values, oracle::bfs_levels(g.csr(), s));
+    }
+}
+
+#[test]
+fn gather_programs_match_the_oracle() {
+    let g = kron(10);
+    let out = run::<pagerank::Program>(&g).go().unwrap();
+    assert_eq!(out.report.kind, Kind::Gather);
+    let residual = oracle::pagerank_residual(g.csr(), &out.values, 0.85);
+    assert!(residual < 1e-3, "residual {residual}");
+
+    let u: Graph<u32> = vertex_dsl::load_with(
+        "kron:10",
+        &vertex_dsl::LoadOptions {
+            symmetrize: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let cores = run::<kcore::Program>(&u)
+        .backend(Backend::Cpu)
+        .go()
+        .unwrap()
+        .values;
+    let got: Vec<u32> = cores.iter().map(|p| p.core).collect();
+    assert_eq!(got, oracle::core_numbers(u.csr()));
+}
+
+#[test]
+fn a_struct_state_written_as_a_struct_runs_and_prints_as_columns() {
+    let el = EdgeList::<u32> {
+        num_vertices: 5,
+        edges: vec![[0, 1], [1, 2], [2, 3], [0, 2], [1, 3]],
+        weights: None,
+    };
+    let g = build(&el, BuildOptions::default()).unwrap();
+    let out = run::<depth_paths::Program>(&g)
+        .source(0)
+        .backend(Backend::Cpu)
+        .go()
+        .unwrap();
+    let got: Vec<(u32, f64)> = out.values.iter().map(|s| (s.depth, s.paths)).collect();
+    assert_eq!(
+        got,
+        [(0, 1.0), (1, 1.0), (1, 1.0), (2, 2.0), (u32::MAX, 0.0)]
+    );
+    let mut names = Vec::new();
+    <depth_paths::State as Columns>::names("", &mut names);
+    assert_eq!(names, ["depth", "paths"]);
+    let mut text = Vec::new();
+    out.values.write_rows("t", &mut text).unwrap();
+    let text = String::from_utf8(text).unwrap();
+    assert!(text.contains("\n3 2 2\n4 inf 0\n"), "{text}");
+}
+
+#[test]
+fn intersection_programs_reduce_per_graph_and_per_vertex() {
+    let u: Graph<u32> = vertex_dsl::load_with(
+        "kron:9",
+        &vertex_dsl::LoadOptions {
+            symmetrize: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let t = run::<triangles::Program>(&u).go().unwrap();
+    assert_eq!(t.report.kind, Kind::Intersect);
+    assert_eq!(t.values.total, oracle::triangles(u.csr()));
+    let c: Intersected<u64, f64> = run::<lcc::Program>(&u).go().unwrap().values;
+    let want = oracle::local_clustering(u.csr());
+    assert!(c
+        .states
+        .iter()
+        .zip(&want)
+        .all(|(a, b)| (a - b).abs() < 1e-9));
+    let e = run::<triangles::Program>(&u).source(0).go().unwrap_err();
+    assert!(e.to_string().contains("no source"), "{e}");
+}
+
+#[test]
+fn semiring_programs_close_over_all_pairs() {
+    let el = EdgeList::<i32> {
+        num_vertices: 4,
+        edges: vec![[0, 1], [1, 2], [2, 3], [0, 3]],
+        weights: Some(vec![1, 2, -1, 5]),
+    };
+    let g = build(&el, BuildOptions::default()).unwrap();
+    let m = run::<apsp::Program>(&g)
+        .backend(Backend::Cpu)
+        .all_pairs()
+        .unwrap()
+        .values;
+    assert_eq!(m.get(0, 3), 2); // 0-1-2-3 beats the direct 5
+    assert_eq!(m.get(3, 0), i32::MAX);
+    for s in 0..4u32 {
+        let row = run::<apsp::Program>(&g)
+            .source(s)
+            .backend(Backend::Cpu)
+            .go()
+            .unwrap()
+            .values;
+        assert_eq!(
+            row,
+            (0..4).map(|t| m.get(s as usize, t)).collect::<Vec<_>>()
+        );
+    }
+}
