@@ -40,6 +40,8 @@
 #![cfg_attr(target_arch = "nvptx64", no_std, feature(abi_ptx))]
 
 #[cfg(not(target_arch = "nvptx64"))]
+pub mod app;
+#[cfg(not(target_arch = "nvptx64"))]
 #[doc(hidden)]
 pub mod gapbs_output;
 pub mod programs;

@@ -12,23 +12,7 @@ use clap::Parser;
 fn main() {
     let args = cli::Cli::parse();
     if let Err(e) = cli::run(args) {
-        eprintln!("error: {}", message(&e));
+        eprintln!("error: {}", vertex_dsl::cli::output::error_message(&e));
         std::process::exit(1);
     }
-}
-
-/// The error and its causes, each cause once: library errors already name their
-/// source in their own text (`file: No such file or directory`), so a cause the
-/// message so far contains is not repeated.
-fn message(e: &anyhow::Error) -> String {
-    let mut text = String::new();
-    for cause in e.chain() {
-        let c = cause.to_string();
-        if text.is_empty() {
-            text = c;
-        } else if !text.contains(&c) {
-            text = format!("{text}: {c}");
-        }
-    }
-    text
 }

@@ -84,6 +84,15 @@ pub enum Command {
     /// Local clustering coefficient of every vertex (triangles through it over
     /// its neighbour pairs); the input is made undirected first.
     Lcc(lcc::LccArgs),
+    /// Any shipped program through the one run call, on the front end a program
+    /// crate of your own gets from `vertex_dsl::cli::App`: `vertex run bfs
+    /// kron:16 --backend cpu -o out.txt`, `vertex run compare pagerank grid:300x300`,
+    /// `vertex run --help` for the list.
+    #[command(disable_help_flag = true)]
+    Run {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
 }
 
 /// Runs the parsed command line.
@@ -108,6 +117,8 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::PrDelta(a)) => gather::pr_delta_cmd(a),
         Some(Command::Tc(a)) => tc::tc_cmd(a),
         Some(Command::Lcc(a)) => lcc::lcc_cmd(a),
+        Some(Command::Run { args }) => vertex_examples::app::app("vertex run")
+            .run_args(std::iter::once("vertex run".to_string()).chain(args)),
     }
 }
 
