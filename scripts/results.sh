@@ -39,6 +39,8 @@
 #   BUNDLE        the bundle folder (default bundle)
 #   GAPBS         gapbs binaries (default $BUNDLE/gapbs); without them the gap step runs
 #                 ours alone and the cpu step is skipped
+#   RESULTS_BUDGET  seconds this invocation may take (default 450: a device call of 8
+#                 minutes keeps a margin to pack); each command gets what is left of it
 #   RESULTS_SMOKE=1  tiny graphs, the CPU backend, one or two threads: tries every step
 #                 on a machine without a GPU (default output /tmp/vertex-results-smoke;
 #                 binaries from ${CARGO_TARGET_DIR:-target}/release when no bundle);
@@ -130,7 +132,14 @@ run() {
     shown=${shown//"$ROOT"/docs/results}
     CMDS+=("$shown")
     echo "+ $shown" >&2
-    "$@"
+    # The call's time budget: what is left of it bounds each command, so a call
+    # cut short still packs what the finished steps wrote.
+    local left=$((BUDGET - (SECONDS - START)))
+    if [ "$left" -lt 15 ]; then
+        echo "$STEP: the call's budget (RESULTS_BUDGET=$BUDGET s) is spent: not run" >&2
+        return 124
+    fi
+    timeout "$left" "$@"
 }
 # readme TITLE PARAGRAPH: the folder's README.md.
 readme() {
@@ -369,6 +378,8 @@ if [ ${#steps[@]} -eq 0 ]; then
     exit 2
 fi
 echo "results: $ROOT (machine: $MACHINE; commit $REV; smoke $SMOKE)" >&2
+BUDGET=${RESULTS_BUDGET:-450}
+START=$SECONDS
 status=0
 for STEP in "${steps[@]}"; do
     t0=$SECONDS
