@@ -7,8 +7,10 @@
 #   scripts/gpu-bundle.sh                                   # here
 #   run (carry ["bundle"]): bash scripts/results.sh call1   # device call 1, about 6 min
 #   run (carry ["bundle"]): bash scripts/results.sh call2   # device call 2, about 6 min
-#   # here: unpack each call's $OUT/results.tgz over docs/results/, then
-#   python3 scripts/results_table.py --write                # README's results table
+#   bash scripts/results.sh unpack CALL1/results.tgz CALL2/results.tgz   # here
+#
+# `unpack` replaces each benchmark folder an archive holds (others stay as they are)
+# and rewrites the README's results table (scripts/results_table.py --write).
 #
 # Steps (bash scripts/results.sh STEP...; minutes on one H200 + 16-core host):
 #   gap       vertex bench gap: the GAP suite's six kernels on Kronecker 20 and the
@@ -109,7 +111,8 @@ NPROC=$(nproc)
 GPU_NAME=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n1)
 GPU_COUNT=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
 CPU_NAME=$(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n1)
-MACHINE="${GPU_NAME:-no GPU}${GPU_COUNT:+ (×$GPU_COUNT)}, ${CPU_NAME:-unknown CPU} ($NPROC CPUs)"
+if [ -n "$GPU_NAME" ]; then GPUS="$GPU_NAME (×$GPU_COUNT)"; else GPUS="no GPU"; fi
+MACHINE="$GPUS, ${CPU_NAME:-unknown CPU} ($NPROC CPUs)"
 # A short machine label for file names: h200, h100, ... or the host name.
 LABEL=$(echo "${GPU_NAME:-}" | grep -oiE 'h[0-9]{3}|a100|l40s?' | head -n1 | tr 'A-Z' 'a-z')
 LABEL=${LABEL:-$(hostname -s 2>/dev/null || echo host)}
@@ -119,6 +122,10 @@ LABEL=${LABEL:-$(hostname -s 2>/dev/null || echo host)}
 DIR=
 CMDS=()
 begin() {
+    if [ $((BUDGET - (SECONDS - START))) -lt 15 ]; then
+        echo "$STEP: the call's budget (RESULTS_BUDGET=$BUDGET s) is spent: not run" >&2
+        return 1
+    fi
     DIR=$ROOT/$1
     rm -rf "$DIR"
     mkdir -p "$DIR"
@@ -171,7 +178,7 @@ need() { [ -n "$2" ] || { echo "$STEP: $1 not found (build it, or run scripts/gp
 
 step_gap() {
     need vertex "$VERTEX" || return 1
-    begin gap
+    begin gap || return 124
     local g=(kron:20 grid:1000x1000) t=$NPROC extra=(--trials 3 --roots 4)
     [ "$SMOKE" = 1 ] && { g=(kron:10 grid:30x30); t=2; extra=(--trials 1 --roots 2); }
     local peer=()
@@ -192,7 +199,7 @@ thread count, \`gpu\` for the GPU column."
 
 step_graph500() {
     need vertex "$VERTEX" || return 1
-    begin graph500-gpu
+    begin graph500-gpu || return 124
     local rc=0
     if [ "$SMOKE" = 1 ] || [ -z "$GPU_NAME" ]; then
         echo "graph500: no GPU here, the CPU backend at scale 10 instead" >&2
@@ -214,7 +221,7 @@ costs. JSON: \`report.teps.harmonic_mean\`, \`report.valid\`."
 
 step_pagerank() {
     need vertex "$VERTEX" || return 1
-    begin pagerank-sync-async
+    begin pagerank-sync-async || return 124
     local rc=0 g t=1,$NPROC
     local graphs=(kron:20 grid:1000x1000)
     [ "$SMOKE" = 1 ] && { graphs=(kron:10 grid:30x30); t=1,2; }
@@ -234,7 +241,7 @@ cores; every run's ranks are compared with the reference (\`l1_to_reference\`). 
 step_cpu() {
     need vertex "$VERTEX" || return 1
     need gapbs "$GAPBS" || return 1
-    begin cpu-vs-gapbs
+    begin cpu-vs-gapbs || return 124
     if [ "$SMOKE" = 1 ]; then
         run "$VERTEX" bench-cpu --gapbs "$GAPBS" --bfs kron:10,grid:30x30 --sssp kron:10,grid:30x30 --pr= \
             --threads 1,2 --roots 2 --trials 1 --deltas 16,64 --out "$DIR" --work "$WORK/cpu"
@@ -242,7 +249,7 @@ step_cpu() {
         run "$VERTEX" bench-cpu --gapbs "$GAPBS" --bfs kron:20,kron:22,grid:1000x1000 \
             --sssp kron:20,grid:1000x1000 --pr= --threads "${CPU_THREADS:-1,4,$NPROC}" --roots 4 --trials 3 \
             --deltas 32,64,128,256,512 --out "$DIR" --work "$WORK/cpu"
-    fi
+    fi >"$LOGS/cpu-stdout.json"
     local rc=$?
     # bench-cpu also prints the whole result as one JSON object; the files are per job.
     readme "CPU BFS and SSSP vs gapbs, by thread count" \
@@ -258,7 +265,7 @@ ours / gapbs time (< 1: ours faster). One JSON and SVG per kernel and graph
 step_gpu_bfs() {
     need_gpu || return 0
     need vertex-gpu-bench "$GPU_BENCH" || return 1
-    begin gpu-bfs-kernels
+    begin gpu-bfs-kernels || return 124
     run "$GPU_BENCH" bench --out "$DIR"
     local rc=$?
     readme "GPU BFS kernels: direction-optimizing vs edge-chunk balanced vs naive" \
@@ -274,7 +281,7 @@ our CPU engine on the same graphs. JSON: \`scaling[]\` (GTEPS per scale and kern
 step_gpu_sssp() {
     need_gpu || return 0
     need vertex-gpu-bench "$GPU_BENCH" || return 1
-    begin gpu-sssp
+    begin gpu-sssp || return 124
     run "$GPU_BENCH" sssp --graphs kron:20,kron:22 --sources 8 --out "$DIR"
     local rc=$?
     readme "GPU SSSP kernels: edge chunks vs work list vs near-far buckets" \
@@ -290,7 +297,7 @@ planned on the device or by the host. JSON: \`variants[]\` with \`graph\`, \`nam
 step_apsp_gpu() {
     need_gpu || return 0
     need vertex-apsp-bench "$APSP_BENCH" || return 1
-    begin apsp-gpu
+    begin apsp-gpu || return 124
     run "$APSP_BENCH" gpu --out "$DIR"
     local rc=$?
     readme "All-pairs shortest paths on the GPU: blocked Floyd-Warshall" \
@@ -303,7 +310,7 @@ N and variant, \`ratios[]\` as (N, what, value)."
 
 step_apsp_cpu() {
     need vertex-apsp-bench "$APSP_BENCH" || return 1
-    begin apsp-cpu
+    begin apsp-cpu || return 124
     local extra=()
     python3 -c 'import scipy' 2>/dev/null || extra+=(--no-scipy)
     if [ "$SMOKE" = 1 ]; then
@@ -328,7 +335,7 @@ step_multi() {
         echo "multi: needs at least 2 GPUs (this machine has ${GPU_COUNT:-0}); ask for nvidia-h200-x2" >&2
         return 1
     fi
-    begin multi-gpu
+    begin multi-gpu || return 124
     run "$GPU_BENCH" multi --gpus "$GPU_COUNT" --strong 24 --weak 24 --levels-per-sync 1,8 --check-scale 0 --out "$DIR"
     local rc=$?
     readme "Multi-GPU BFS (NCCL, 1-D partition)" \
@@ -345,7 +352,7 @@ step_gunrock() {
     need_gpu || return 0
     need vertex-gpu-bench "$GPU_BENCH" || return 1
     [ -d "$B/gunrock" ] || { echo "gunrock: $B/gunrock missing (gpu-bundle.sh copies ../shared/peers/gunrock)" >&2; return 1; }
-    begin gunrock
+    begin gunrock || return 124
     local S=22 W=$WORK/gunrock G=$B/gunrock
     mkdir -p "$W"
     run bash "$G/build.sh" "$W/build" \
@@ -364,6 +371,21 @@ minutes (most of it building Gunrock): not part of \`all\`."
     return $rc
 }
 
+if [ "${1:-}" = unpack ]; then
+    shift
+    [ $# -gt 0 ] || { echo "unpack: give the results.tgz of each call" >&2; exit 2; }
+    for tgz in "$@"; do
+        tmp=$(mktemp -d)
+        tar xzf "$tgz" -C "$tmp" || exit 1
+        for d in "$tmp"/results/*/; do
+            [ -d "$d" ] || continue
+            b=$(basename "$d")
+            rm -rf "docs/results/$b" && cp -r "$d" "docs/results/$b" && echo "docs/results/$b <- $tgz"
+        done
+        rm -rf "$tmp"
+    done
+    exec python3 scripts/results_table.py --write
+fi
 steps=()
 for a in "$@"; do
     case $a in

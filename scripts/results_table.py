@@ -23,6 +23,7 @@ import re
 import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RESULTS = os.path.join(REPO, "docs", "results")
 BEGIN = "<!-- results-table:begin -->"
 END = "<!-- results-table:end -->"
 
@@ -71,7 +72,7 @@ class Folder:
 
     def __init__(self, name):
         self.name = name
-        self.dir = os.path.join(REPO, "docs", "results", name)
+        self.dir = os.path.join(RESULTS, name)
         readme = os.path.join(self.dir, "README.md")
         self.readme = open(readme, encoding="utf-8").read() if os.path.exists(readme) else ""
 
@@ -426,12 +427,15 @@ def splice(readme, table):
 
 
 def main():
+    global RESULTS
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     g = ap.add_mutually_exclusive_group()
     g.add_argument("--write", action="store_true", help="rewrite README.md between the markers")
     g.add_argument("--check", action="store_true", help="exit 1 with a diff when README.md disagrees")
     ap.add_argument("--readme", default=os.path.join(REPO, "README.md"))
+    ap.add_argument("--results", default=RESULTS, help="the results folder (default docs/results)")
     a = ap.parse_args()
+    RESULTS = a.results
     table = render()
     if not (a.write or a.check):
         sys.stdout.write(table)
