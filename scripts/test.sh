@@ -20,6 +20,11 @@ cargo fmt --all -- --check
 # Templates are workspaces of their own (not members): checked file by file.
 rustfmt --check --edition 2021 templates/*/build.rs templates/*/src/*.rs
 
+step "results table (README vs docs/results)"
+# The README's results table is generated from docs/results/*/*.json: they must agree
+# (python3 scripts/results_table.py --write after a regeneration).
+python3 scripts/results_table.py --check
+
 step "cargo clippy"
 cargo clippy --workspace --all-targets -- -D warnings
 
