@@ -55,11 +55,20 @@ pub fn app(name: &str) -> App {
         .oracle::<bfs::Program>("hops from the source", bfs_oracle)
         .oracle::<sssp::Program>("shortest distances (u32 weights)", sssp_oracle)
         .oracle::<widest::Program>("widest-path widths (u32 weights)", widest_oracle)
-        .oracle::<cc::Program>("component labels by min-label propagation (undirected graphs: --symmetrize)", cc_oracle)
+        .oracle::<cc::Program>(
+            "component labels by min-label propagation (undirected graphs: --symmetrize)",
+            cc_oracle,
+        )
         .program::<reliability::Program>("most reliable path (f64 weights in 0..1)")
         .program::<pagerank::Program>("PageRank (gather/apply)")
         .program::<pagerank_delta::Program>("residual-push PageRank (--schedule async|obim)")
         .program::<kcore::Program>("core numbers (undirected graphs: --symmetrize)")
-        .oracle::<triangles::Program>("triangle count (undirected graphs: --symmetrize)", triangles_oracle)
-        .oracle::<lcc::Program>("local clustering coefficients (undirected graphs: --symmetrize)", lcc_oracle)
+        .oracle::<triangles::Program>(
+            "triangle count (undirected graphs: --symmetrize)",
+            triangles_oracle,
+        )
+        .oracle::<lcc::Program>(
+            "local clustering coefficients (undirected graphs: --symmetrize)",
+            lcc_oracle,
+        )
 }

@@ -10,6 +10,9 @@ use runtime::gpu::Device;
 
 use super::run::Backend;
 
+/// The output pieces `vertex_dsl::cli` gives every program crate's command line.
+pub use vertex_dsl::cli::output::{check_output, human_out, is_stdout, write_result};
+
 /// `println!` onto the human summary's stream ([`human_out`]). A write error
 /// is dropped: the summary is for a person, and a closed terminal must not
 /// turn a finished run into a failure.
@@ -79,23 +82,6 @@ pub fn print_check(h: &mut dyn Write, validated: Option<bool>, output: Option<&P
     }
 }
 
-/// Whether `-o` names standard output (`-o -`, the Unix convention).
-pub fn is_stdout(path: &Path) -> bool {
-    path.as_os_str() == "-"
-}
-
-/// Refuses `--json` with `-o -` before any work: both would write stdout, and a
-/// reader of either would get the other mixed in.
-pub fn check_output(output: Option<&Path>, json: bool) -> anyhow::Result<()> {
-    if json && output.is_some_and(is_stdout) {
-        anyhow::bail!(
-            "--json and -o - both write to stdout: write the per-vertex result to a file \
-             (-o FILE), or leave out --json (the summary then goes to stderr)"
-        );
-    }
-    Ok(())
-}
-
 /// Refuses `-o -` for a command whose output format follows the file's
 /// extension (graph files, the APSP matrix): stdout has no extension.
 pub fn refuse_stdout(what: &str, output: Option<&Path>) -> anyhow::Result<()> {
@@ -106,37 +92,6 @@ pub fn refuse_stdout(what: &str, output: Option<&Path>) -> anyhow::Result<()> {
         );
     }
     Ok(())
-}
-
-/// Writes a command's per-vertex result with `f`: to the file `path`
-/// (atomically: a reader never sees half of it), or to stdout for `-`. A reader
-/// that stops early (`| head`) is not an error.
-pub fn write_result(
-    path: &Path,
-    f: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
-) -> anyhow::Result<()> {
-    if !is_stdout(path) {
-        runtime::formats::vgr::atomic_write(path, |w| f(w))?;
-        return Ok(());
-    }
-    let stdout = std::io::stdout();
-    let mut w = std::io::BufWriter::with_capacity(1 << 20, stdout.lock());
-    match f(&mut w).and_then(|()| w.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(anyhow::Error::new(e).context("writing the result to stdout"))
-        }
-        _ => Ok(()),
-    }
-}
-
-/// Where a command's human summary goes: stdout, or stderr when `-o -` put the
-/// result on stdout (so that a pipe reads the result alone).
-pub fn human_out(output: Option<&Path>) -> Box<dyn Write> {
-    if output.is_some_and(is_stdout) {
-        Box::new(std::io::stderr())
-    } else {
-        Box::new(std::io::stdout())
-    }
 }
 
 /// Prints the one-line warning for an option that has no effect in this run

@@ -74,25 +74,7 @@ pub struct GenArgs {
     pub json: bool,
 }
 
-/// Parses `LO..HI` (inclusive).
-pub fn parse_range(s: &str) -> Result<(u64, u64), String> {
-    let (a, b) = s
-        .split_once("..")
-        .ok_or_else(|| format!("expected LO..HI, e.g. 1..255, got `{s}`"))?;
-    let b = b.strip_prefix('=').unwrap_or(b);
-    let lo: u64 = a
-        .trim()
-        .parse()
-        .map_err(|_| format!("bad lower bound `{a}`"))?;
-    let hi: u64 = b
-        .trim()
-        .parse()
-        .map_err(|_| format!("bad upper bound `{b}`"))?;
-    if lo > hi {
-        return Err(format!("empty range {lo}..{hi}"));
-    }
-    Ok((lo, hi))
-}
+pub use vertex_dsl::cli::output::parse_range;
 
 pub fn run(cmd: GenCommand) -> anyhow::Result<()> {
     let (spec, a) = match cmd {

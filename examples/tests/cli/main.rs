@@ -5,6 +5,7 @@ mod bench_gap;
 mod counters;
 mod first_hour;
 mod gap_commands;
+mod run_front_end;
 mod schedules;
 mod small_inputs;
 mod stdout_and_warnings;

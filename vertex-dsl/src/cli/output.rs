@@ -14,7 +14,8 @@ pub fn is_stdout(path: &Path) -> bool {
 pub fn check_output(output: Option<&Path>, json: bool) -> anyhow::Result<()> {
     if json && output.is_some_and(is_stdout) {
         anyhow::bail!(
-            "-o - and --json both write stdout: give -o a file name, or leave out --json"
+            "--json and -o - both write to stdout: write the per-vertex result to a file \
+             (-o FILE), or leave out --json (the summary then goes to stderr)"
         );
     }
     Ok(())
