@@ -19,10 +19,16 @@ cargo build --release -p vertex-examples --bin vertex-gpu-bench --bin vertex --b
 PTX=$(cargo run --quiet --release -p nvptx-builder --bin nvptx-build -- kernels-rs \
     --arch "$ARCH" --target-dir "$PWD/target/nvptx-builder/$ARCH")
 
+# The program-crate template, built as a user builds it (its own workspace, PTX
+# from its build.rs): its command line runs on the GPU machine through the one
+# run call (`gpu-run.sh template`).
+cargo build --release --manifest-path templates/program-crate/Cargo.toml --target-dir "$PWD/target"
+
 rm -rf bundle
 mkdir -p bundle
-cp target/release/vertex-gpu-bench target/release/vertex target/release/vertex-apsp-bench bundle/
-strip bundle/vertex-gpu-bench bundle/vertex bundle/vertex-apsp-bench
+cp target/release/vertex-gpu-bench target/release/vertex target/release/vertex-apsp-bench \
+    target/release/my-vertex-programs bundle/
+strip bundle/vertex-gpu-bench bundle/vertex bundle/vertex-apsp-bench bundle/my-vertex-programs
 # A build with VERTEX_SKIP_PTX (or without nightly) has no kernels: refuse to ship it.
 for b in vertex vertex-gpu-bench; do
     if ! grep -q vx_bfs_balanced "bundle/$b" || ! grep -q bfs_balanced_level "bundle/$b" \
@@ -53,7 +59,7 @@ fi
 # The device tool carries at most 64 MiB with the working tree (about 26 MiB of
 # it docs/results): the stripped binaries go compressed (58 MiB -> about 10),
 # and gpu-run.sh unpacks them on the GPU machine.
-xz -T2 -6 bundle/vertex bundle/vertex-gpu-bench bundle/vertex-apsp-bench
+xz -T2 -6 bundle/vertex bundle/vertex-gpu-bench bundle/vertex-apsp-bench bundle/my-vertex-programs
 cp "$PTX" bundle/kernels.ptx
 mkdir -p bundle/cuda && cp bench/cuda/*.cu bundle/cuda/
 cp scripts/gpu-run.sh scripts/ncu_summary.py scripts/odd-graphs.py scripts/tail-graph.py bundle/

@@ -7,6 +7,9 @@
 #   unpack    only unpack the bundle's compressed binaries (every call does that
 #             first; this step does nothing else)
 #   info      nvidia-smi and the device as the binary sees it
+#   frontdoor the one run call on the GPU: the program-crate template's CLI (push,
+#             struct-state gather, intersection) and `vertex run` for every shipped
+#             program, validated against the oracles or compared with the CPU
 #   check     GPU BFS vs the CPU oracle (Kronecker 10-20, grid, isolated, single vertex)
 #   sanitize  compute-sanitizer --tool memcheck and --tool racecheck on small graphs
 #   programs  the #[vertex_program] kernels (BFS, CC, SSSP, widest) vs the oracles
@@ -336,6 +339,36 @@ for step in "${steps[@]}"; do
             ;;
         unpack)
             rc=0
+            ;;
+        frontdoor)
+            # The one run call on the GPU: the program-crate template's command
+            # line (a push, a struct-state gather and an intersection program)
+            # and `vertex run` (every shipped program), each checked against the
+            # CPU (compare: every row must agree with the first) or its oracle.
+            {
+                T="$B/my-vertex-programs"
+                bad=0
+                "$T" within_hops kron:16 --backend gpu --json || bad=1
+                "$T" paths grid:300x300 --backend gpu -o /tmp/paths.txt --json || bad=1
+                head -3 /tmp/paths.txt
+                "$T" compare paths grid:300x300 --schedules sync,gpu --repeat 2 --require-all || bad=1
+                "$T" compare within_hops kron:18 --schedules sync,async,gpu --repeat 2 --require-all || bad=1
+                "$T" compare wedges kron:16 --symmetrize --schedules sync,gpu --repeat 2 --require-all || bad=1
+                for p in bfs sssp widest; do
+                    for g in kron:18 grid:500x500; do
+                        "$B/vertex" run "$p" "$g" --backend gpu --validate --json || bad=1
+                    done
+                done
+                for p in cc triangles lcc; do
+                    "$B/vertex" run "$p" kron:16 --symmetrize --backend gpu --validate --json || bad=1
+                done
+                for p in pagerank kcore; do
+                    "$B/vertex" run compare "$p" kron:18 --symmetrize --schedules sync,gpu --repeat 2 --require-all || bad=1
+                done
+                "$B/vertex" run bfs kron:18 --json | head -c 600; echo
+                [ "$bad" = 0 ]
+            } 2>&1 | tee "$OUTDIR/frontdoor.log"
+            rc=${PIPESTATUS[0]}
             ;;
         raceprobe)
             {

@@ -8,7 +8,7 @@ use anyhow::Context;
 use clap::Args;
 use plotters::prelude::*;
 use runtime::program::Schedule;
-use runtime::run::{Backend, Plan, Runnable};
+use runtime::run::{Backend, Kind, Plan, Runnable};
 use serde::Serialize;
 
 use super::values::Values;
@@ -43,6 +43,10 @@ pub struct CompareArgs {
     /// Print one JSON object on stdout instead of the table.
     #[arg(long)]
     pub json: bool,
+    /// Fail when any configuration could not run (by default a refused one,
+    /// such as `obim` for a program without a priority, is a row that says why).
+    #[arg(long)]
+    pub require_all: bool,
 }
 
 /// One configuration's outcome.
@@ -103,7 +107,12 @@ where
                 } else {
                     Backend::Gpu
                 },
-                schedule: *schedule,
+                // An intersection program has one way to run on the CPU: its
+                // `sync` row is that, and the ordered schedules are refused.
+                schedule: match (P::KIND, schedule) {
+                    (Kind::Intersect, Some(Schedule::Sync)) => None,
+                    _ => *schedule,
+                },
                 threads: t,
                 source,
                 ..Plan::default()
@@ -171,6 +180,15 @@ where
     }
     if disagree {
         anyhow::bail!("the runs disagree (see the table)");
+    }
+    if a.require_all {
+        if let Some(r) = rows.iter().find(|r| r.time_ms.is_none()) {
+            anyhow::bail!(
+                "--require-all: `{}` did not run: {}",
+                r.schedule,
+                r.note.as_deref().unwrap_or("no time")
+            );
+        }
     }
     Ok(())
 }

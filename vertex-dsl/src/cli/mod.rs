@@ -135,18 +135,20 @@ impl App {
             } else {
                 format!("{} (no oracle: --validate is refused)", e.about)
             };
-            cmd = cmd.subcommand(RunArgs::augment_args(Command::new(e.name).about(about)));
+            // The about goes on after the args: their struct's doc would replace it.
+            cmd = cmd.subcommand(RunArgs::augment_args(Command::new(e.name)).about(about));
         }
         let names: Vec<&'static str> = self.entries.iter().map(|e| e.name).collect();
-        cmd.subcommand(CompareArgs::augment_args(
-            Command::new("compare")
-                .about("one program under several schedules, and on the GPU, side by side")
-                .arg(
+        cmd.subcommand(
+            CompareArgs::augment_args(
+                Command::new("compare").arg(
                     clap::Arg::new("program")
                         .required(true)
                         .value_parser(clap::builder::PossibleValuesParser::new(names)),
                 ),
-        ))
+            )
+            .about("one program under several schedules, and on the GPU, side by side"),
+        )
     }
 
     /// Parses `std::env::args` and runs; errors print as `error: ...` on stderr
