@@ -5,34 +5,41 @@
 # bundle/gapbs/), in a known sequence of device calls:
 #
 #   scripts/gpu-bundle.sh                                   # here
-#   run (carry ["bundle"]): bash scripts/results.sh call1   # device call 1, about 6 min
-#   run (carry ["bundle"]): bash scripts/results.sh call2   # device call 2, about 6 min
-#   bash scripts/results.sh unpack CALL1/results.tgz CALL2/results.tgz   # here
+#   run (carry ["bundle"]): bash scripts/results.sh call1   # device call 1, about 5.5 min
+#   run (carry ["bundle"]): bash scripts/results.sh call2   # device call 2, about 5.5 min
+#   run (carry ["bundle"]): bash scripts/results.sh call3   # device call 3, about 3.2 min
+#   bash scripts/results.sh apsp-cpu                        # here (the 2-core machine)
+#   bash scripts/results.sh unpack CALL1/results.tgz CALL2/results.tgz CALL3/results.tgz
 #
 # `unpack` replaces each benchmark folder an archive holds (others stay as they are)
 # and rewrites the README's results table (scripts/results_table.py --write).
 #
-# Steps (bash scripts/results.sh STEP...; minutes on one H200 + 16-core host):
-#   gap       vertex bench gap: the GAP suite's six kernels on Kronecker 20 and the
-#             1000² grid, ours (CPU on all cores, GPU) vs gapbs, every result verified  ~3.5
+# Steps (bash scripts/results.sh STEP...; seconds measured on one H200 + its 16-core
+# host, 2026-11-29):
+#   gap       vertex bench gap: the GAP suite's kernels on Kronecker 20 and the 1000²
+#             grid (TC on Kronecker 16 and the grid), ours (CPU on all cores, GPU) vs
+#             gapbs, every result verified                                          171
 #   graph500  vertex bench graph500 --backend gpu|gpu-dsl: scale 22 (hand-written and
-#             DSL direction kernels) and 24, 64 roots, every tree validated on the GPU  ~1.5
-#   pagerank  vertex compare pr: sync vs data-driven PageRank, Kronecker 20, grid 1000²  ~1
+#             DSL direction kernels) and 24, 64 roots, every tree validated on the GPU 30
+#   pagerank  vertex compare pr: sync vs data-driven PageRank, Kronecker 20, grid 1000²,
+#             1 and 16 threads (the data-driven runs at one thread take most of it)  331
 #   cpu       vertex bench-cpu: BFS (Kronecker 20/22, grid) and SSSP (Kronecker 20,
-#             grid) vs gapbs at 1, 4 and 16 threads, Δ swept on both sides             ~2.5
-#   gpu-bfs   vertex-gpu-bench bench: direction vs balanced vs naive, Kronecker 16-21   ~1
+#             grid) vs gapbs at 1, 4 and 16 threads, Δ swept on both sides          189
+#   gpu-bfs   vertex-gpu-bench bench: direction vs balanced vs naive, Kronecker 16-21  53
 #   gpu-sssp  vertex-gpu-bench sssp: edge chunks vs work list vs near-far, Kronecker
-#             20 and 22                                                                 ~0.7
-#   apsp-gpu  vertex-apsp-bench gpu: seed 002 sweep, blocked FW at N = 8192/16384       ~1
-#   apsp-cpu  vertex-apsp-bench cpu: blocked vs naive vs Johnson vs scipy/petgraph      ~1
-#   call1     gap graph500 pagerank                                                    ~6
-#   call2     cpu gpu-bfs gpu-sssp apsp-gpu apsp-cpu                                   ~6.2
-#   all       call1 then call2 (two device calls are safer: each stays under 8 min)
-# Not in `all`:
+#             20 and 22                                                               39
+#   apsp-gpu  vertex-apsp-bench gpu: seed 002 sweep, blocked FW at N = 8192/16384     41
+#   apsp-cpu  vertex-apsp-bench cpu: blocked vs naive vs Johnson vs scipy/petgraph (run
+#             on the 2-core development machine, where its figures come from)
+#   call1     gap graph500 gpu-bfs gpu-sssp apsp-gpu                                334
+#   call2     pagerank                                                             331
+#   call3     cpu                                                                  189
+#   all       call1, call2, call3 in one call (too long for one device call)
+# Not in the calls:
 #   multi     vertex-gpu-bench multi on every GPU of the machine (needs >= 2 GPUs:
-#             nvidia-h200-x2), BFS strong/weak scaling at scale 24/25                  ~2
+#             nvidia-h200-x2), BFS strong/weak scaling at scale 24/25                  ~2 min
 #   gunrock   builds the Gunrock kit (bundle/gunrock), its BFS and ours on the same
-#             Kronecker 22 file and sources                                            ~8
+#             Kronecker 22 file and sources                                            ~8 min
 #
 # Environment:
 #   RESULTS_DIR   output root (default docs/results; with $OUT set, the device tool's
@@ -138,7 +145,7 @@ run() {
     shown=${shown//"${CARGO_TARGET_DIR:-$REPO/target}/release/"/}
     shown=${shown//"$ROOT"/docs/results}
     CMDS+=("$shown")
-    echo "+ $shown" >&2
+    echo "+ [$((SECONDS - START)) s into the call] $shown" >&2
     # The call's time budget: what is left of it bounds each command, so a call
     # cut short still packs what the finished steps wrote.
     local left=$((BUDGET - (SECONDS - START)))
@@ -179,13 +186,18 @@ need() { [ -n "$2" ] || { echo "$STEP: $1 not found (build it, or run scripts/gp
 step_gap() {
     need vertex "$VERTEX" || return 1
     begin gap || return 124
-    local g=(kron:20 grid:1000x1000) t=$NPROC extra=(--trials 3 --roots 4)
-    [ "$SMOKE" = 1 ] && { g=(kron:10 grid:30x30); t=2; extra=(--trials 1 --roots 2); }
+    # TC runs on a smaller Kronecker graph: on Kronecker 20 the verification of
+    # both sides' counts (gapbs -v and our sequential oracle) alone outran a
+    # 7.5-minute device call (H200 host, first regeneration).
+    local g=(kron:20 grid:1000x1000) gt=(kron:16 grid:1000x1000) t=$NPROC extra=(--trials 2 --roots 4)
+    [ "$SMOKE" = 1 ] && { g=(kron:10 grid:30x30); gt=(kron:8 grid:30x30); t=2; extra=(--trials 1 --roots 2); }
     local peer=()
     [ -n "$GAPBS" ] && peer=(--gapbs "$GAPBS")
     run "$VERTEX" bench gap "${g[@]}" "${peer[@]}" --threads "$t" "${extra[@]}" \
-        --label "$LABEL" --out "$DIR" --work "$WORK/gap"
+        --kernels bfs,sssp,pr,cc,bc --label "$LABEL" --out "$DIR" --work "$WORK/gap"
     local rc=$?
+    run "$VERTEX" bench gap "${gt[@]}" "${peer[@]}" --threads "$t" "${extra[@]}" \
+        --kernels tc --label "$LABEL-tc" --out "$DIR" --work "$WORK/gap-tc" || rc=$?
     readme "GAP benchmark suite: ours vs gapbs" \
 "The GAP suite's six kernels (BFS, SSSP, PageRank, CC, BC, TC) on a Kronecker graph
 (low diameter, skewed degrees) and a road-like grid (high diameter), ours against
@@ -389,9 +401,10 @@ fi
 steps=()
 for a in "$@"; do
     case $a in
-        call1) steps+=(gap graph500 pagerank) ;;
-        call2) steps+=(cpu gpu-bfs gpu-sssp apsp-gpu apsp-cpu) ;;
-        all) steps+=(gap graph500 pagerank cpu gpu-bfs gpu-sssp apsp-gpu apsp-cpu) ;;
+        call1) steps+=(gap graph500 gpu-bfs gpu-sssp apsp-gpu) ;;
+        call2) steps+=(pagerank) ;;
+        call3) steps+=(cpu) ;;
+        all) steps+=(gap graph500 gpu-bfs gpu-sssp apsp-gpu pagerank cpu) ;;
         *) steps+=("$a") ;;
     esac
 done

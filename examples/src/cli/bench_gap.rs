@@ -272,7 +272,15 @@ fn open_gpu(no_gpu: bool) -> Result<Device, String> {
     Device::open(0).map_err(|e| format!("no GPU: {e}"))
 }
 
+/// The commit the binaries were built from: `VERTEX_GIT_REV` (set by the GPU
+/// bundle's scripts, whose copy of the tree may carry another HEAD), else git's.
 fn git_rev() -> Option<String> {
+    if let Some(r) = std::env::var("VERTEX_GIT_REV")
+        .ok()
+        .filter(|r| !r.is_empty())
+    {
+        return Some(r);
+    }
     let out = std::process::Command::new("git")
         .args(["rev-parse", "--short", "HEAD"])
         .output()

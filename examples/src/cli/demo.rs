@@ -99,7 +99,8 @@ pub fn run(a: DemoArgs) -> anyhow::Result<()> {
         "\ndone in {:.1}s. Try next:\n  \
          vertex bfs kron:20 --validate                  # one program, CPU or GPU (--backend)\n  \
          vertex compare sssp grid:300x300 --threads 1,2 # schedules side by side on a road-like graph\n  \
-         vertex bench gap kron:16 --no-gpu              # the GAP suite's six kernels\n\
+         vertex bench gap kron:16 --no-gpu              # the GAP suite's six kernels\n  \
+         vertex run kcore grid:300x300 --symmetrize -o cores.txt   # any shipped program, one run call\n\
          and `vertex --help` for the rest.",
         started.elapsed().as_secs_f64()
     );
