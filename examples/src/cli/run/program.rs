@@ -1,108 +1,24 @@
-//! `vertex bfs|sssp|cc|widest GRAPH`: run a shipped program on the CPU or the GPU
-//! (`cc` by default runs Afforest, `runtime::cc`, rather than a program).
-//!
-//! One generic path for every program: load the graph with the program's weight
-//! type, run it on the chosen backend, summarise the states, optionally write them
-//! (`-o`, one `vertex value` line each, written atomically).
+//! The generic path every shipped program runs through: load the graph with the
+//! program's weight type, pick the backend and its settings, run, summarise the
+//! states, optionally validate and write them.
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{bail, Context};
-use clap::{Args, ValueEnum};
 use runtime::cpu::compare::schedule_name;
 use runtime::cpu::{auto, AsyncOptions, CpuOptions};
 use runtime::gpu::program::GpuProgram;
-use runtime::gpu::{BfsKernel, Device, ProgramOptions};
-use runtime::graph::{Graph, WeightKind};
+use runtime::gpu::{BfsKernel, ProgramOptions};
+use runtime::graph::Graph;
 use runtime::load::{load_graph, weight_kind_of, LoadOptions};
 use runtime::program::{Schedule, VertexProgram};
 use serde::Serialize;
-use vertex_examples::programs::{bfs, cc, sssp, widest};
+use vertex_examples::programs::bfs;
 
-use super::common::{human_out, say, warn_unused, write_result};
-use super::gen::parse_range;
-use super::report::{print_json, secs};
-
-/// Where a program runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Backend {
-    Cpu,
-    Gpu,
-    /// The GPU when one is usable, else the CPU (the output says which ran).
-    Auto,
-}
-
-/// `--schedule` of the program commands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ScheduleArg {
-    /// [`runtime::cpu::auto::choose`]: obim for programs with a priority, async for
-    /// BFS-like programs on high-diameter graphs, sync otherwise.
-    Auto,
-    Sync,
-    Async,
-    Obim,
-}
-
-/// Options shared by every program command.
-#[derive(Args, Debug, Clone)]
-pub struct RunArgs {
-    /// Graph file or generator spec (kron:S or kron:S:E, uniform:N:M, grid:WxH).
-    #[arg(default_value = "kron:16")]
-    pub graph: String,
-    /// Source vertex (0-based; default: the first vertex with out-edges, which the
-    /// output names); ignored by programs where every vertex starts.
-    #[arg(long, short)]
-    pub source: Option<u32>,
-    /// CPU schedule: auto (picked from the program and the graph; the output says
-    /// which and why), sync, async or obim.
-    #[arg(long, value_enum, default_value_t = ScheduleArg::Auto)]
-    pub schedule: ScheduleArg,
-    #[arg(long, value_enum, default_value_t = Backend::Auto)]
-    pub backend: Backend,
-    /// CPU worker threads (default: all cores).
-    #[arg(long)]
-    pub threads: Option<usize>,
-    /// GPU kernel: auto (picked from the program and the graph; the output says
-    /// which and why), naive (seed 000 full scan), balanced (seed 000 edge
-    /// chunks), direction (frontier work list, bottom-up for BFS-like programs,
-    /// near-far buckets with --delta), resident (one persistent launch with
-    /// frontier queues and device-side buckets: high-diameter graphs) or tiles
-    /// (one persistent launch, each block relaxing its own range of vertices in
-    /// shared memory with no barrier: high-diameter graphs that fit).
-    #[arg(long, default_value = "auto")]
-    pub kernel: BfsKernel,
-    /// Edges per GPU thread (balanced; default 8) or per work item (direction;
-    /// default 64).
-    #[arg(long)]
-    pub max_edge_count: Option<u64>,
-    /// Programs with a priority (SSSP): bucket width, a number or `auto` (from the
-    /// weights and degree): the GPU direction kernel's near-far buckets, the CPU
-    /// obim schedule's buckets.
-    #[arg(long)]
-    pub delta: Option<String>,
-    /// GPUs (> 1: direction kernels on a 1-D partition, NCCL between levels).
-    #[arg(long, default_value_t = 1)]
-    pub gpus: usize,
-    /// Random integer weights LO..HI (weighted programs default to 1..255 on
-    /// graphs without weights; on a weighted file these replace its weights).
-    #[arg(long, value_parser = parse_range)]
-    pub weights: Option<(u64, u64)>,
-    /// Check the result against the sequential oracle.
-    #[arg(long)]
-    pub validate: bool,
-    /// Write `vertex value` lines to FILE (unreached vertices print `inf`;
-    /// widest paths print their width, 0). `-o -` writes them to stdout, and
-    /// the summary to stderr (not with --json, which also wants stdout).
-    #[arg(short, long)]
-    pub output: Option<PathBuf>,
-    /// Print one JSON object instead of text.
-    #[arg(long)]
-    pub json: bool,
-}
+use super::{open_gpu, Backend, CpuRun, GpuRun, Oracle, RunArgs, ScheduleArg};
+use crate::cli::common::{human_out, say, warn_unused, write_result};
+use crate::cli::report::{print_json, secs};
 
 #[derive(Serialize)]
 struct Summary {
@@ -150,359 +66,9 @@ struct Summary {
     validated: Option<bool>,
 }
 
-/// Sequential oracle of a program, for `--validate`.
-type Oracle<P> = fn(&Graph<<P as VertexProgram>::Weight>, u32) -> Vec<<P as VertexProgram>::State>;
-
-/// How a program runs on the CPU: `runtime::cpu::run` for most; integer SSSP
-/// swaps in its 32-bit twin where that is exact. The note says what was swapped.
-type CpuRun<P> = fn(
-    &Graph<<P as VertexProgram>::Weight>,
-    u32,
-    Schedule,
-    &CpuOptions,
-    &AsyncOptions,
-) -> runtime::Result<(
-    runtime::cpu::RunResult<<P as VertexProgram>::State>,
-    Option<String>,
-)>;
-
-/// How a program runs on one GPU (the kernels loaded, the graph uploaded):
-/// `Device::run_program` for most; integer SSSP swaps in its 32-bit twin where
-/// that is exact. The note says what was swapped.
-type GpuRun<P> = fn(
-    &Graph<<P as VertexProgram>::Weight>,
-    &Device,
-    &runtime::gpu::program::ProgramKernels,
-    &runtime::gpu::DeviceGraph,
-    u32,
-    &ProgramOptions,
-) -> runtime::Result<(
-    runtime::gpu::ProgramRun<<P as VertexProgram>::State>,
-    Option<String>,
-)>;
-
-/// The GPU run of most programs: the program as written.
-fn gpu_as_written<P: GpuProgram>(
-    _g: &Graph<<P as VertexProgram>::Weight>,
-    dev: &Device,
-    k: &runtime::gpu::program::ProgramKernels,
-    dg: &runtime::gpu::DeviceGraph,
-    source: u32,
-    po: &ProgramOptions,
-) -> runtime::Result<(
-    runtime::gpu::ProgramRun<<P as VertexProgram>::State>,
-    Option<String>,
-)> {
-    Ok((dev.run_program::<P>(k, dg, source, po)?, None))
-}
-
-/// Which distance width integer SSSP ran with, and why.
-fn sssp_width_note(narrow: bool) -> String {
-    if narrow {
-        "32-bit distances: no simple path reaches 2^32 - 1"
-    } else {
-        "64-bit distances: a path could exceed 32 bits"
-    }
-    .to_string()
-}
-
-/// The CPU run of most programs: the program as written.
-fn cpu_as_written<P: VertexProgram>(
-    g: &Graph<P::Weight>,
-    source: u32,
-    schedule: Schedule,
-    co: &CpuOptions,
-    aopts: &AsyncOptions,
-) -> runtime::Result<(runtime::cpu::RunResult<P::State>, Option<String>)> {
-    Ok((
-        runtime::cpu::run::<P>(g, source, schedule, co, aopts)?,
-        None,
-    ))
-}
-
-pub fn bfs_cmd(a: RunArgs) -> anyhow::Result<()> {
-    run_program::<bfs::Program>(a, |g, s| runtime::oracle::bfs_levels(g.csr(), s))
-}
-
-/// How `vertex cc` finds components.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum CcAlgorithm {
-    /// Afforest (gapbs `cc`): lock-free linking with subgraph sampling; its
-    /// work does not grow with the diameter. Directed inputs: in-edges too.
-    Afforest,
-    /// Min-label propagation, the `#[vertex_program]` example: one round per
-    /// hop of the diameter (slow on grids and roads). Runs on the symmetrized
-    /// graph.
-    Label,
-}
-
-/// `vertex cc`: the shared run options plus the algorithm.
-#[derive(Args, Debug, Clone)]
-pub struct CcArgs {
-    #[command(flatten)]
-    pub run: RunArgs,
-    #[arg(long, value_enum, default_value_t = CcAlgorithm::Afforest)]
-    pub algorithm: CcAlgorithm,
-}
-
-/// Weakly connected components whatever the input: Afforest walks in- and
-/// out-edges; the label program, which only pushes along out-edges, gets the
-/// symmetrized graph (an edge list stored one way would otherwise split).
-pub fn cc_cmd(a: CcArgs) -> anyhow::Result<()> {
-    match a.algorithm {
-        CcAlgorithm::Afforest => afforest_cmd(a.run),
-        CcAlgorithm::Label => run_program_with::<cc::Program>(
-            a.run,
-            |g, _| runtime::oracle::components(g.csr()),
-            true,
-            cpu_as_written::<cc::Program>,
-            gpu_as_written::<cc::Program>,
-        ),
-    }
-}
-
-/// `vertex cc --json` for Afforest: the fields of the other programs plus the
-/// algorithm and the component counts.
-#[derive(Serialize)]
-struct CcSummary {
-    program: &'static str,
-    algorithm: CcAlgorithm,
-    graph: String,
-    vertices: usize,
-    edges: u64,
-    /// The input had no reverse twins guaranteed: in-edges were walked too.
-    directed_input: bool,
-    backend: &'static str,
-    backend_note: Option<String>,
-    /// Linking and compressing only (no loading, no in-edge build, no upload).
-    time_s: f64,
-    load_s: f64,
-    /// Link passes: the neighbour rounds plus the final one.
-    rounds: u64,
-    reached: u64,
-    teps: f64,
-    /// Largest label (the smallest id of the last component), a JSON number.
-    max_value: Option<u32>,
-    /// Worker threads of the CPU run (`null` on the GPU).
-    threads: Option<usize>,
-    components: u64,
-    largest_component: u64,
-    /// Share of the sampled vertices in the component the last pass skipped.
-    skipped_share: f64,
-    validated: Option<bool>,
-}
-
-fn open_cc_gpu() -> Result<(Device, runtime::gpu::cc::CcKernels), String> {
-    let dev = Device::open(0).map_err(|e| e.to_string())?;
-    let k = dev.load_cc().map_err(|e| e.to_string())?;
-    Ok((dev, k))
-}
-
-fn afforest_cmd(a: RunArgs) -> anyhow::Result<()> {
-    super::common::check_output(a.output.as_deref(), a.json)?;
-    if a.gpus != 1 {
-        bail!("--gpus {}: cc --algorithm afforest runs on one GPU", a.gpus);
-    }
-    let (gpu, note) = super::common::pick_gpu(a.backend, open_cc_gpu)?;
-    if let Some(n) = &note {
-        if !a.json {
-            eprintln!("{n}");
-        }
-    }
-    warn_unused_afforest(&a, gpu.is_some());
-    let opts = LoadOptions {
-        ignore_weights: true,
-        ..LoadOptions::default()
-    };
-    let t_load = Instant::now();
-    let loaded =
-        load_graph::<u32>(&a.graph, &opts).with_context(|| format!("loading {}", a.graph))?;
-    let load_s = secs(t_load.elapsed());
-    let g = &loaded.graph;
-    let n = g.num_vertices();
-    let ao = runtime::cc::AfforestOptions {
-        threads: a.threads,
-        ..Default::default()
-    };
-    let (labels, time_s, share, backend, threads) = match &gpu {
-        Some((dev, k)) => {
-            let dg = dev.upload_traversal(g, false)?;
-            let r = dev.afforest(k, &dg, &ao)?;
-            (r.labels, r.time_ms * 1e-3, r.skipped_share, "gpu", None)
-        }
-        None => {
-            let r = runtime::cc::afforest(g, &ao)?;
-            let t = Some(r.report.threads);
-            (
-                r.labels,
-                secs(r.report.time),
-                r.report.skipped_share,
-                "cpu",
-                t,
-            )
-        }
-    };
-    let validated = a
-        .validate
-        .then(|| runtime::oracle::components(g.csr()) == labels);
-    if let Some(path) = &a.output {
-        write_result(path, |w| {
-            writeln!(
-                w,
-                "# cc on {}: vertex component (its smallest vertex id)",
-                loaded.source
-            )?;
-            for (v, l) in labels.iter().enumerate() {
-                writeln!(w, "{v} {l}")?;
-            }
-            Ok(())
-        })?;
-    }
-    let edges = g.num_edges();
-    let s = CcSummary {
-        program: "cc",
-        algorithm: CcAlgorithm::Afforest,
-        graph: loaded.source.clone(),
-        vertices: n,
-        edges,
-        directed_input: !g.is_symmetric(),
-        backend,
-        backend_note: note,
-        time_s,
-        load_s,
-        rounds: u64::from(ao.neighbor_rounds) + 1,
-        reached: n as u64,
-        teps: if time_s > 0.0 {
-            edges as f64 / time_s
-        } else {
-            0.0
-        },
-        max_value: labels.iter().max().copied(),
-        threads,
-        components: runtime::cc::count_components(&labels),
-        largest_component: runtime::cc::largest_component(&labels),
-        skipped_share: share,
-        validated,
-    };
-    if a.json {
-        print_json(&s)?;
-    } else {
-        let mut h = human_out(a.output.as_deref());
-        say!(
-            h,
-            "cc (afforest) on {} ({} vertices, {} edges{}), {} backend",
-            s.graph,
-            n,
-            edges,
-            if s.directed_input {
-                ", directed: weak components"
-            } else {
-                ""
-            },
-            backend
-        );
-        say!(
-            h,
-            "  time         {:.6} s ({} link passes)",
-            time_s,
-            s.rounds
-        );
-        say!(
-            h,
-            "  components   {} (largest {} vertices)",
-            s.components,
-            s.largest_component
-        );
-        if let Some(m) = &s.max_value {
-            say!(h, "  max value    {m}");
-        }
-        say!(h, "  rate         {:.3} M edges/s", s.teps / 1e6);
-        super::common::print_check(&mut h, validated, a.output.as_deref());
-    }
-    if validated == Some(false) {
-        bail!("the result disagrees with the sequential oracle");
-    }
-    Ok(())
-}
-
-pub fn widest_cmd(a: RunArgs) -> anyhow::Result<()> {
-    run_program::<widest::Program>(a, |g, s| runtime::oracle::widest(g.csr(), s))
-}
-
-pub fn sssp_cmd(a: RunArgs) -> anyhow::Result<()> {
-    match weight_kind_of(&a.graph)? {
-        Some(WeightKind::F32 | WeightKind::F64) => run_program_with::<sssp::sssp_f64::Program>(
-            a,
-            |g, s| runtime::oracle::dijkstra_f64(g.csr(), s),
-            false,
-            |g, source, schedule, co, aopts| {
-                refuse_negative_cycle(g)?;
-                cpu_as_written::<sssp::sssp_f64::Program>(g, source, schedule, co, aopts)
-            },
-            |g, dev, k, dg, source, po| {
-                refuse_negative_cycle(g)?;
-                gpu_as_written::<sssp::sssp_f64::Program>(g, dev, k, dg, source, po)
-            },
-        ),
-        _ => run_program_with::<sssp::sssp::Program>(
-            a,
-            |g, s| runtime::oracle::dijkstra(g.csr(), s),
-            false,
-            |g, source, schedule, co, aopts| {
-                let (r, narrow) = sssp::run_cpu(g, source, schedule, co, aopts)?;
-                Ok((r, Some(sssp_width_note(narrow))))
-            },
-            |g, dev, k, dg, source, po| {
-                let (r, narrow) = sssp::run_gpu(g, dev, k, dg, source, po)?;
-                Ok((r, Some(sssp_width_note(narrow))))
-            },
-        ),
-    }
-}
-
-/// Shortest paths on float weights take negative weights, but a negative cycle
-/// would have every engine relax around it forever: refused before the run,
-/// naming the cycle as `vertex apsp` does (the check runs only when some weight
-/// is negative).
-fn refuse_negative_cycle(g: &Graph<f64>) -> runtime::Result<()> {
-    let c = g.csr();
-    let Some(w) = c.weights() else {
-        return Ok(());
-    };
-    if !w.iter().any(|&x| x < 0.0) {
-        return Ok(());
-    }
-    let (offsets, targets) = (c.offsets(), c.targets());
-    match runtime::apsp::johnson::find_negative_cycle(offsets, targets, w) {
-        Some(cycle) => Err(runtime::Error::NegativeCycle(
-            runtime::apsp::johnson::describe_cycle(&cycle, offsets, targets, w),
-        )),
-        None => Ok(()),
-    }
-}
-
-/// Why the GPU cannot be used, or the opened device with the program's kernels.
-pub(super) fn open_gpu<P: GpuProgram>(
-) -> Result<(Device, runtime::gpu::program::ProgramKernels), String> {
-    if P::gpu_ptx().is_none() {
-        return Err(format!("no GPU kernels: {}", P::gpu_ptx_status()));
-    }
-    let dev = Device::open(0).map_err(|e| e.to_string())?;
-    let k = dev.load_program::<P>().map_err(|e| e.to_string())?;
-    Ok((dev, k))
-}
-
-fn run_program<P: GpuProgram>(a: RunArgs, oracle: Oracle<P>) -> anyhow::Result<()>
-where
-    <P as VertexProgram>::State: std::fmt::Display + Serialize,
-{
-    run_program_with::<P>(a, oracle, false, cpu_as_written::<P>, gpu_as_written::<P>)
-}
-
-/// [`run_program`], on the symmetrized graph if `symmetrize`, with `cpu` as the
+/// [`super::run_program`], on the symmetrized graph if `symmetrize`, with `cpu` as the
 /// CPU run.
-fn run_program_with<P: GpuProgram>(
+pub(super) fn run_program_with<P: GpuProgram>(
     a: RunArgs,
     oracle: Oracle<P>,
     symmetrize: bool,
@@ -512,7 +78,7 @@ fn run_program_with<P: GpuProgram>(
 where
     <P as VertexProgram>::State: std::fmt::Display + Serialize,
 {
-    super::common::check_output(a.output.as_deref(), a.json)?;
+    crate::cli::common::check_output(a.output.as_deref(), a.json)?;
     if a.gpus == 0 || (a.gpus > 1 && a.backend == Backend::Cpu) {
         bail!(
             "--gpus {}: expected 1, or more with --backend gpu|auto",
@@ -521,7 +87,7 @@ where
     }
     // Pick the backend first: a GPU request that cannot work fails before loading.
     // `--backend auto` keeps the first attempt's error: it is the note's text.
-    let (gpu, note) = super::common::pick_gpu(a.backend, open_gpu::<P>)?;
+    let (gpu, note) = crate::cli::common::pick_gpu(a.backend, open_gpu::<P>)?;
     if let Some(n) = &note {
         if !a.json {
             eprintln!("{n}");
@@ -854,42 +420,12 @@ where
             say!(h, "  max value    {m}");
         }
         say!(h, "  rate         {:.3} M edges/s", summary.teps / 1e6);
-        super::common::print_check(&mut h, validated, a.output.as_deref());
+        crate::cli::common::print_check(&mut h, validated, a.output.as_deref());
     }
     if validated == Some(false) {
         bail!("the result disagrees with the sequential oracle");
     }
     Ok(())
-}
-
-/// Warns about the options of `vertex cc` that Afforest does not read: it is not
-/// a vertex program, so it has no schedule, kernel choice, buckets, source or
-/// weights (`--algorithm label` runs the program that has them).
-fn warn_unused_afforest(a: &RunArgs, on_gpu: bool) {
-    let why =
-        "cc --algorithm afforest has no such setting (--algorithm label runs the vertex program)";
-    if a.schedule != ScheduleArg::Auto {
-        warn_unused(&format!("--schedule {:?}", a.schedule).to_lowercase(), why);
-    }
-    if !matches!(a.kernel, BfsKernel::Auto) {
-        warn_unused(&format!("--kernel {}", a.kernel.name()), why);
-    }
-    if let Some(m) = a.max_edge_count {
-        warn_unused(&format!("--max-edge-count {m}"), why);
-    }
-    if let Some(d) = &a.delta {
-        warn_unused(&format!("--delta {d}"), why);
-    }
-    if a.source.is_some() {
-        warn_unused("--source", "components start from every vertex");
-    }
-    if let Some((lo, hi)) = a.weights {
-        warn_unused(
-            &format!("--weights {lo}..{hi}"),
-            "components do not read edge weights",
-        );
-    }
-    super::common::warn_threads_on_gpu(a.threads, on_gpu);
 }
 
 /// Warns about the options of a program command that the backend that runs
@@ -913,7 +449,7 @@ fn warn_unused_backend_options<P: VertexProgram>(a: &RunArgs, on_gpu: bool) {
                 "the GPU ran; schedules are for the CPU (--backend cpu)",
             );
         }
-        super::common::warn_threads_on_gpu(a.threads, true);
+        crate::cli::common::warn_threads_on_gpu(a.threads, true);
     } else {
         if !matches!(a.kernel, BfsKernel::Auto) {
             warn_unused(
