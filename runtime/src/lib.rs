@@ -10,7 +10,6 @@
 
 pub(crate) mod alloc;
 pub mod apsp;
-pub mod bench;
 pub mod cc;
 pub mod cpu;
 pub mod error;
@@ -21,7 +20,6 @@ pub mod gpu;
 pub mod graph;
 pub mod load;
 pub mod oracle;
-pub mod plot;
 pub mod program;
 pub mod progress;
 pub mod tc;

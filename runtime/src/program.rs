@@ -40,6 +40,27 @@ pub enum Schedule {
     Obim,
 }
 
+/// `sync`, `async`, `obim`: the name a schedule has on the command line and in
+/// every report.
+pub fn schedule_name(s: Schedule) -> &'static str {
+    match s {
+        Schedule::Sync => "sync",
+        Schedule::Async => "async",
+        Schedule::Obim => "obim",
+    }
+}
+
+/// Parses a schedule name (`bsp`, `steal` and `delta` are accepted as the
+/// names the literature uses).
+pub fn parse_schedule(s: &str) -> Option<Schedule> {
+    match s.trim() {
+        "sync" | "bsp" => Some(Schedule::Sync),
+        "async" | "steal" => Some(Schedule::Async),
+        "obim" | "delta" => Some(Schedule::Obim),
+        _ => None,
+    }
+}
+
 /// A vertex program. Implemented by `#[vertex_program]`; see the `vertex-dsl` docs.
 pub trait VertexProgram: Copy + Send + Sync + 'static {
     type State: AtomicState;

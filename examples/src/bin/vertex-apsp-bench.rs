@@ -13,7 +13,7 @@
 //! * `closure` — every semiring program's GPU closure (min-plus over i32, f32,
 //!   i64, f64; or-and; max-min over u32 and u64; max-times) at N = 4096, 8192,
 //!   16384: time, relaxations/s, % of the semiring's own peak kernel, vs our CPU
-//!   blocked FW, every result checked (runtime::apsp::closure_bench):
+//!   blocked FW, every result checked (vertex_bench::apsp::closure):
 //!   apsp-closure.json, apsp-closure-{rate,peak}.svg.
 //! * `closure-check` — each program's two kernel sets (with and without next
 //!   hops) against the CPU at small N (for compute-sanitizer).
@@ -25,12 +25,12 @@ mod closure;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
-use runtime::apsp::bench::{self, CpuConfig, GpuConfig};
-use runtime::apsp::closure_bench::{self, ClosureBenchConfig, ClosureReport};
-use runtime::apsp::peer::{CpuPeer, Scipy};
 use runtime::apsp::DistMatrix;
 use runtime::gpu::apsp::ApspGpu;
 use runtime::graph::Csr;
+use vertex_bench::apsp::closure::{self as closure_bench, ClosureBenchConfig, ClosureReport};
+use vertex_bench::apsp::peer::{CpuPeer, Scipy};
+use vertex_bench::apsp::{self as bench, CpuConfig, GpuConfig};
 
 #[derive(Parser)]
 #[command(about = "vertex APSP: CPU and GPU Floyd–Warshall benchmarks (seed 002)")]

@@ -14,13 +14,10 @@
 //! [`solve`] is the entry point the CLI uses ([`placement`] decides where it
 //! runs); the binary result layout is in [`output`].
 
-pub mod bench;
-pub mod closure_bench;
 pub mod fw_cpu;
 pub mod johnson;
 pub mod matrix;
 pub mod output;
-pub mod peer;
 pub mod placement;
 pub mod semiring;
 

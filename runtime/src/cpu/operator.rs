@@ -181,11 +181,7 @@ pub fn prepare_edges<P: VertexProgram>(g: &Graph<P::Weight>) {
 
 /// Refuses schedules the program does not allow, with a message saying why.
 pub fn check_schedule<P: VertexProgram>(schedule: Schedule) -> Result<()> {
-    let name = match schedule {
-        Schedule::Sync => "sync",
-        Schedule::Async => "async",
-        Schedule::Obim => "obim",
-    };
+    let name = crate::program::schedule_name(schedule);
     if schedule != Schedule::Sync && !P::IDEMPOTENT {
         return Err(Error::InvalidArgument(format!(
             "program `{}` cannot run under the {name} schedule: its combine ({:?}) is not \

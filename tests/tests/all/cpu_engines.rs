@@ -3,13 +3,13 @@
 //! packages (forced through the API, not the environment, so tests stay parallel),
 //! several chunk sizes, and a stress loop over many random graphs.
 
-use runtime::cpu::compare::{compare, states_agree, CpuRunner, Runner};
 use runtime::cpu::topology::Topology;
 use runtime::cpu::{self, AsyncOptions, CpuOptions, Direction};
 use runtime::generate::{rng, GenSpec};
 use runtime::graph::{build, BuildOptions, EdgeList, Graph};
 use runtime::program::{Schedule, VertexProgram};
 use runtime::Error;
+use vertex_bench::compare::{compare, states_agree, CpuRunner, Runner};
 use vertex_dsl::prelude::*;
 use vertex_examples::programs::{bfs, cc, reliability, sssp, widest};
 use vertex_tests as oracle;

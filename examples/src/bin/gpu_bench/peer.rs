@@ -17,12 +17,12 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use runtime::gpu::bench::HostInfo;
 use runtime::gpu::{BfsKernel, Device, GpuBfsOptions};
 use runtime::graph::BuildOptions;
 use runtime::load::{load_graph, LoadOptions};
 use runtime::oracle;
 use serde::Serialize;
+use vertex_bench::host::HostInfo;
 
 /// One side (a kernel of ours, or Gunrock).
 #[derive(Serialize)]
@@ -235,8 +235,8 @@ pub fn run(dev: &Device, a: &PeerArgs) -> Result<bool> {
 
 /// Time per source for every side.
 fn chart(sides: &[Side], scale: u32, path: &Path) -> Result<()> {
-    use runtime::plot::{panels_svg, Panel};
-    let series = runtime::plot::per_run_series(
+    use vertex_bench::plot::{panels_svg, Panel};
+    let series = vertex_bench::plot::per_run_series(
         sides
             .iter()
             .map(|s| (s.name.as_str(), s.gteps_hmean, s.time_ms.as_slice())),

@@ -6,12 +6,12 @@ use std::io::Write;
 use std::time::Instant;
 
 use anyhow::{bail, Context};
-use runtime::cpu::compare::schedule_name;
 use runtime::cpu::{auto, AsyncOptions, CpuOptions};
 use runtime::gpu::program::GpuProgram;
 use runtime::gpu::{BfsKernel, ProgramOptions};
 use runtime::graph::Graph;
 use runtime::load::{load_graph, weight_kind_of, LoadOptions};
+use runtime::program::schedule_name;
 use runtime::program::{Schedule, VertexProgram};
 use serde::Serialize;
 use vertex_examples::programs::bfs;

@@ -12,12 +12,15 @@
 //! ever became active (it changed from its initial state, or it started active) —
 //! what one ideal pass relaxes; `redundant = edges_relaxed − useful work`.
 
+pub mod gpu;
+pub mod plot;
+
 use std::any::TypeId;
 
-use super::{AsyncOptions, CpuOptions, RunReport, RunResult};
-use crate::error::Result;
-use crate::graph::Graph;
-use crate::program::{AtomicState, Schedule, VertexProgram};
+use runtime::cpu::{AsyncOptions, CpuOptions, RunReport, RunResult};
+use runtime::error::Result;
+use runtime::graph::Graph;
+use runtime::program::{schedule_name, AtomicState, Schedule, VertexProgram};
 
 /// Something that runs `P` and reports on it: one column of a comparison.
 pub trait Runner<P: VertexProgram>: Send + Sync {
@@ -50,15 +53,15 @@ impl<P: VertexProgram> Runner<P> for CpuRunner {
         schedule_name(self.schedule).to_string()
     }
     fn threads(&self) -> Option<usize> {
-        Some(super::threads_for(self.opts.threads))
+        Some(runtime::cpu::threads_for(self.opts.threads))
     }
     fn unsupported(&self) -> Option<String> {
-        super::operator::check_schedule::<P>(self.schedule)
+        runtime::cpu::operator::check_schedule::<P>(self.schedule)
             .err()
             .map(|e| e.to_string())
     }
     fn run(&self, g: &Graph<P::Weight>, source: u32) -> Result<RunResult<P::State>> {
-        super::run::<P>(g, source, self.schedule, &self.opts, &self.aopts)
+        runtime::cpu::run::<P>(g, source, self.schedule, &self.opts, &self.aopts)
     }
 }
 
@@ -80,26 +83,7 @@ impl<P: VertexProgram> Runner<P> for Unavailable {
         Some(self.reason.clone())
     }
     fn run(&self, _g: &Graph<P::Weight>, _source: u32) -> Result<RunResult<P::State>> {
-        Err(crate::error::Error::InvalidArgument(self.reason.clone()))
-    }
-}
-
-/// `sync`, `async`, `obim`.
-pub fn schedule_name(s: Schedule) -> &'static str {
-    match s {
-        Schedule::Sync => "sync",
-        Schedule::Async => "async",
-        Schedule::Obim => "obim",
-    }
-}
-
-/// Parses a schedule name.
-pub fn parse_schedule(s: &str) -> Option<Schedule> {
-    match s.trim() {
-        "sync" | "bsp" => Some(Schedule::Sync),
-        "async" | "steal" => Some(Schedule::Async),
-        "obim" | "delta" => Some(Schedule::Obim),
-        _ => None,
+        Err(runtime::error::Error::InvalidArgument(self.reason.clone()))
     }
 }
 

@@ -12,7 +12,7 @@ use std::path::Path;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use crate::error::{Error, Result};
+use runtime::error::{Error, Result};
 
 /// One line: name, colour (index into [`PALETTE`], wrapping), points `(x, y)`.
 pub type Series = (String, usize, Vec<(f64, f64)>);

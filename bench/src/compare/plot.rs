@@ -3,13 +3,13 @@
 
 use std::path::Path;
 
-use super::compare::Comparison;
-use crate::error::Result;
+use super::Comparison;
 use crate::plot::{panels_svg, Panel, Series};
+use runtime::error::Result;
 
 /// Time and work per schedule over thread counts.
 pub fn comparison_svg(c: &Comparison, graph: &str, path: &Path) -> Result<()> {
-    let series = |f: &dyn Fn(&super::compare::Row) -> Option<f64>| -> Vec<Series> {
+    let series = |f: &dyn Fn(&super::Row) -> Option<f64>| -> Vec<Series> {
         crate::plot::group_series(
             &c.rows,
             |r| r.schedule.as_str(),

@@ -3,9 +3,9 @@
 use std::path::{Path, PathBuf};
 
 use super::{BenchReport, RunSummary};
-use crate::error::Result;
-use crate::gpu::options::BfsKernel;
 use crate::plot::{line_chart, Panel, Series};
+use runtime::error::Result;
+use runtime::gpu::options::BfsKernel;
 
 /// One colour per kernel across the charts.
 fn color(k: BfsKernel) -> usize {

@@ -5,7 +5,7 @@
 //! an undirected CSR (timed: `construction_time`); `roots` random roots with
 //! degree > 0 are drawn with a fixed seed; the backend runs one BFS per root through
 //! a closure; *every* parent tree is checked by one [`BfsValidator`] (the rules of
-//! [`crate::validate::validate_bfs_tree`]); TEPS use the spec's numerator, the
+//! [`runtime::validate::validate_bfs_tree`]); TEPS use the spec's numerator, the
 //! number of **input** edge tuples (of the `edgefactor·2^scale` generated ones,
 //! self-loops and duplicates included) inside the traversed component, summed from
 //! per-vertex tuple counts taken once. Statistics follow the reference code's
@@ -26,11 +26,11 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-use crate::error::{Error, Result};
-use crate::generate::GenSpec;
-use crate::graph::{build_consuming, BuildOptions, EdgeList, Graph};
-use crate::progress;
-use crate::validate::{BfsValidator, UNREACHED};
+use runtime::error::{Error, Result};
+use runtime::generate::GenSpec;
+use runtime::graph::{build_consuming, BuildOptions, EdgeList, Graph};
+use runtime::progress;
+use runtime::validate::{BfsValidator, UNREACHED};
 
 /// What to run.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -41,7 +41,7 @@ pub struct Graph500Config {
     pub roots: usize,
     /// Seed of the generator and of the root choice.
     pub seed: u64,
-    /// Reorder every adjacency row hubs first ([`crate::graph::Csr::hubs_first`])
+    /// Reorder every adjacency row hubs first ([`runtime::graph::Csr::hubs_first`])
     /// as part of construction (timed): bottom-up levels then mostly stop at the
     /// first neighbour they test. Off: rows in id order.
     pub hubs_first: bool,
@@ -53,7 +53,7 @@ impl Default for Graph500Config {
             scale: 16,
             edgefactor: 16,
             roots: 64,
-            seed: crate::generate::DEFAULT_SEED,
+            seed: runtime::generate::DEFAULT_SEED,
             hubs_first: true,
         }
     }
@@ -128,7 +128,7 @@ pub fn check_host_memory(cfg: &Graph500Config, available: Option<u64>) -> Result
     }
 }
 
-pub use crate::error::available_memory;
+pub use runtime::error::available_memory;
 
 /// Generates and builds the graph of `cfg` (kernel 1), after checking that it
 /// fits in host memory ([`check_host_memory`]).
@@ -137,7 +137,7 @@ pub fn construct(cfg: &Graph500Config) -> Result<Graph500Graph> {
         return Err(Error::InvalidArgument("edgefactor must be > 0".into()));
     }
     // The generator's own scale check first, so an impossible scale is named as such.
-    crate::generate::Kronecker::graph500(cfg.scale, cfg.edgefactor, cfg.seed).num_vertices()?;
+    runtime::generate::Kronecker::graph500(cfg.scale, cfg.edgefactor, cfg.seed).num_vertices()?;
     check_host_memory(cfg, available_memory())?;
     let spec = GenSpec::Kron {
         scale: cfg.scale,
@@ -289,7 +289,7 @@ pub struct Graph500Report {
 
 /// `count` random roots with degree > 0, reproducible from `seed`.
 pub fn pick_roots(g: &Graph<u32>, count: usize, seed: u64) -> Vec<u32> {
-    crate::gpu::bench::pick_roots(g.csr(), count, seed)
+    runtime::generate::pick_roots(g.csr(), count, seed)
 }
 
 /// Per vertex, the number of input tuples `(u, v)` with `u` = that vertex: the
@@ -570,7 +570,7 @@ mod tests {
         let per = tuples_per_source(&edges, g.graph.num_vertices());
         assert_eq!(per, g.tuples_per_source);
         for root in pick_roots(&g.graph, 4, 5) {
-            let t = crate::oracle::bfs(g.graph.csr(), root).unwrap();
+            let t = runtime::oracle::bfs(g.graph.csr(), root).unwrap();
             let scan = edges
                 .edges
                 .iter()

@@ -4,14 +4,16 @@
 
 use std::path::{Path, PathBuf};
 
-use super::bench::{kronecker_csr, pick_roots, HostInfo};
-use super::bfs::{BfsCombine, GpuBfsOptions};
-use super::device::Device;
-use super::options::BfsKernel;
-use super::program_api::{GpuProgram, ProgramOptions};
-use crate::error::{Error, Result};
-use crate::oracle;
-use crate::program::VertexProgram;
+use super::kronecker_csr;
+use crate::host::HostInfo;
+use runtime::error::{Error, Result};
+use runtime::generate::pick_roots;
+use runtime::gpu::bfs::{BfsCombine, GpuBfsOptions};
+use runtime::gpu::device::Device;
+use runtime::gpu::options::BfsKernel;
+use runtime::gpu::program_api::{GpuProgram, ProgramOptions};
+use runtime::oracle;
+use runtime::program::VertexProgram;
 
 /// One kernel's numbers over all roots.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -26,7 +28,7 @@ pub struct Side {
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct DslReport {
     pub command: String,
-    pub device: super::cuda::DeviceInfo,
+    pub device: runtime::gpu::cuda::DeviceInfo,
     pub host: HostInfo,
     pub scale: u32,
     pub edgefactor: u64,

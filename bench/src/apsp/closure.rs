@@ -7,7 +7,7 @@
 //! * `gpu` — the closure as `runtime::apsp` runs it (the fast i32 kernels for
 //!   min-plus over i32 when exact, else the semiring's kernels): kernel time
 //!   (CUDA events), relaxations/s over `n³`, % of the semiring's peak (its own
-//!   `peak` kernel, [`crate::gpu::closure::ClosureGpu::peak`]; the fast i32
+//!   `peak` kernel, [`runtime::gpu::closure::ClosureGpu::peak`]; the fast i32
 //!   path against the fused add+min peak);
 //! * `gpu next hops` (N ≤ `path_max`) — the path kernels, next hops included;
 //! * `cpu blocked` (N ≤ `full_max`) — our blocked FW on all threads; the ratio
@@ -26,16 +26,18 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::fw_cpu;
-use super::matrix::{initial_next, DistMatrix};
-use super::output::{summarize, Summary};
-use super::semiring::Semiring;
-use crate::error::{Error, Result};
-use crate::gpu::bench::HostInfo;
-use crate::gpu::closure::verify::{check_hops, check_walks, close, compare_rows};
-use crate::gpu::closure::{fast_closure, takes_fast_kernels, ClosureGpu, ClosureRun, GpuSemiring};
-use crate::gpu::DeviceInfo;
+use crate::host::HostInfo;
 use crate::plot::{group_series, line_chart, Panel};
+use runtime::apsp::fw_cpu;
+use runtime::apsp::matrix::{initial_next, DistMatrix};
+use runtime::apsp::output::{summarize, Summary};
+use runtime::apsp::semiring::Semiring;
+use runtime::error::{Error, Result};
+use runtime::gpu::closure::verify::{check_hops, check_walks, close, compare_rows};
+use runtime::gpu::closure::{
+    fast_closure, takes_fast_kernels, ClosureGpu, ClosureRun, GpuSemiring,
+};
+use runtime::gpu::DeviceInfo;
 
 /// What to run.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -197,7 +199,7 @@ fn sample(n: usize, k: usize) -> Vec<usize> {
 
 /// Runs the benchmark for `S` over `cfg.sizes` on device `ordinal`; `walks`:
 /// next-hop walks are checked (cancellative ⊗, see
-/// [`crate::gpu::closure::verify::emulated_equals_cpu`]). `gen` makes edge values,
+/// [`runtime::gpu::closure::verify::emulated_equals_cpu`]). `gen` makes edge values,
 /// `peak_args` the peak kernel's `(x, y, seeds)`.
 pub fn bench_semiring<S: GpuSemiring>(
     ordinal: usize,
@@ -210,7 +212,7 @@ pub fn bench_semiring<S: GpuSemiring>(
 ) -> Result<()> {
     let dev = ClosureGpu::<S>::open(ordinal)?;
     rep.device.get_or_insert_with(|| dev.info().clone());
-    let elem = <S::T as crate::graph::Weight>::KIND.to_string();
+    let elem = <S::T as runtime::graph::Weight>::KIND.to_string();
     let seeds: [S::T; 16] = std::array::from_fn(|l| gen(splitmix(l as u64 + 7)));
     let peak = dev.peak(cfg.peak_iters, 8, gen(1), gen(2), seeds)?;
     rep.peaks.push(PeakRow {
@@ -226,7 +228,7 @@ pub fn bench_semiring<S: GpuSemiring>(
     // Min-plus over i32 runs the fast kernels (as `runtime::apsp` does): their
     // module, opened once, and their fused add+min peak.
     let fast_dev = if S::is_min_plus() && elem == "i32" {
-        Some(crate::gpu::apsp::ApspGpu::open(ordinal)?)
+        Some(runtime::gpu::apsp::ApspGpu::open(ordinal)?)
     } else {
         None
     };
@@ -455,7 +457,7 @@ pub fn write_closure(rep: &ClosureReport, dir: &Path) -> Result<Vec<PathBuf>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::apsp::{MaxMin, MinPlus};
+    use runtime::apsp::{MaxMin, MinPlus};
 
     #[test]
     fn best_first_rows_equal_the_closure() {

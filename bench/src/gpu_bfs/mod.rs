@@ -12,19 +12,18 @@
 
 use std::path::{Path, PathBuf};
 
-use rand::seq::SliceRandom;
-use rand::SeedableRng;
-
+pub mod dsl;
 mod plot;
 
-use super::bfs::{reach_counts, BfsCombine, GpuBfsOptions, GpuBfsResult};
-use super::cuda::DeviceInfo;
-use super::device::{Device, DeviceGraph};
-use super::options::BfsKernel;
-use crate::error::{Error, Result};
-use crate::generate::GenSpec;
-use crate::graph::{build, BuildOptions, Csr, Graph};
-use crate::oracle;
+use crate::host::HostInfo;
+use runtime::error::{Error, Result};
+use runtime::generate::{pick_roots, GenSpec};
+use runtime::gpu::bfs::{reach_counts, BfsCombine, GpuBfsOptions, GpuBfsResult};
+use runtime::gpu::cuda::DeviceInfo;
+use runtime::gpu::device::{Device, DeviceGraph};
+use runtime::gpu::options::BfsKernel;
+use runtime::graph::{build, BuildOptions, Csr, Graph};
+use runtime::oracle;
 
 /// What to run.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -68,7 +67,7 @@ impl Default for BenchConfig {
             levels_per_sync: vec![1, 2, 4, 8],
             seed: 1,
             oracle_roots: 2,
-            direction_chunk: crate::gpu::direction::DEFAULT_CHUNK,
+            direction_chunk: runtime::gpu::direction::DEFAULT_CHUNK,
             sweep_direction_chunks: vec![8, 16, 32, 64, 128, 256],
             cpu_roots: 8,
         }
@@ -211,37 +210,6 @@ pub struct BenchReport {
     pub combine: Vec<RunSummary>,
 }
 
-/// The machine the numbers come from.
-#[derive(Clone, Debug, serde::Serialize)]
-pub struct HostInfo {
-    pub cpu: String,
-    pub threads: usize,
-    pub unix_time: u64,
-    pub git_rev: Option<String>,
-}
-
-impl HostInfo {
-    pub fn read() -> HostInfo {
-        let cpu = std::fs::read_to_string("/proc/cpuinfo")
-            .ok()
-            .and_then(|s| {
-                s.lines()
-                    .find(|l| l.starts_with("model name"))
-                    .and_then(|l| l.split_once(':'))
-                    .map(|(_, v)| v.trim().to_string())
-            })
-            .unwrap_or_else(|| "unknown".into());
-        HostInfo {
-            cpu,
-            threads: rayon::current_num_threads(),
-            unix_time: std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs()),
-            git_rev: std::env::var("VERTEX_GIT_REV").ok(),
-        }
-    }
-}
-
 /// seed 000 Table 1 (CSR entries) for scales 16..=21 at edgefactor 48.
 pub fn seed000_table1(scale: u32) -> Option<u64> {
     match scale {
@@ -274,17 +242,6 @@ pub fn kronecker_csr(scale: u32, edgefactor: u64, seed: u64) -> Result<Csr<u32>>
     };
     let el = spec.generate()?;
     Ok(build(&el, seed000_build_options())?.into_csr())
-}
-
-/// `count` random roots with degree > 0 (fewer if the graph has fewer).
-pub fn pick_roots(csr: &Csr<u32>, count: usize, seed: u64) -> Vec<u32> {
-    let mut candidates: Vec<u32> = (0..csr.num_vertices() as u32)
-        .filter(|&v| csr.degree(v) > 0)
-        .collect();
-    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(seed);
-    candidates.shuffle(&mut rng);
-    candidates.truncate(count);
-    candidates
 }
 
 /// Runs `opts` from each root; checks the first `oracle_roots` against the oracle.
@@ -586,3 +543,6 @@ pub fn write_report(report: &BenchReport, dir: &Path) -> Result<Vec<PathBuf>> {
     out.extend(plot::all(report, dir)?);
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests;

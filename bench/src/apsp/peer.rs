@@ -1,4 +1,4 @@
-//! Other projects' APSP solvers, run by [`super::bench::run_cpu`] on the same
+//! Other projects' APSP solvers, run by [`super::run_cpu`] on the same
 //! graph as ours (issue 8: "CPU blocked FW vs scipy and petgraph, same graph,
 //! same machine, ratios").
 //!
@@ -9,11 +9,11 @@
 //!
 //! [`Scipy`] lives here (a `python3` subprocess, no Rust dependency); a peer
 //! that needs a crate (petgraph) is implemented by the binary that runs the
-//! bench, so the runtime does not depend on it.
+//! bench, so this crate does not depend on it.
 
-use super::matrix::DistMatrix;
-use crate::error::{Error, Result};
-use crate::graph::Csr;
+use runtime::apsp::matrix::DistMatrix;
+use runtime::error::{Error, Result};
+use runtime::graph::Csr;
 
 /// One peer solver.
 pub trait CpuPeer {

@@ -1,4 +1,4 @@
-//! The GPU as one more column of a comparison ([`crate::cpu::compare`]): the same
+//! The GPU as one more column of a comparison ([`crate::compare`]): the same
 //! program, its generated kernels, checked against the same reference run as the
 //! CPU schedules.
 //!
@@ -8,13 +8,13 @@
 
 use std::time::Duration;
 
-use super::device::{Device, DeviceGraph};
-use super::program_api::{GpuProgram, ProgramKernels, ProgramOptions};
-use crate::cpu::compare::Runner;
-use crate::cpu::{RunReport, RunResult};
-use crate::error::{Error, Result};
-use crate::graph::Graph;
-use crate::program::VertexProgram;
+use super::Runner;
+use runtime::cpu::{RunReport, RunResult};
+use runtime::error::{Error, Result};
+use runtime::gpu::device::{Device, DeviceGraph};
+use runtime::gpu::program_api::{GpuProgram, ProgramKernels, ProgramOptions};
+use runtime::graph::Graph;
+use runtime::program::VertexProgram;
 
 /// A program's kernels on one device, with one graph already uploaded.
 pub struct GpuRunner {
@@ -38,11 +38,11 @@ impl GpuRunner {
         let graph = dev.upload_traversal(g, <P as VertexProgram>::WEIGHTED)?;
         // `--kernel auto`'s pick, probed from the first vertex with out-edges:
         // resident queues on high-diameter graphs, else direction for BFS-like
-        // programs and edge chunks for the rest (see `super::auto`).
+        // programs and edge chunks for the rest (see `runtime::gpu::auto`).
         let from = (0..g.num_vertices() as u32)
             .find(|&v| g.csr().degree(v) > 0)
             .unwrap_or(0);
-        let choice = super::auto::choose::<P>(g, from);
+        let choice = runtime::gpu::auto::choose::<P>(g, from);
         let opts = choice.options(ProgramOptions::default());
         Ok(GpuRunner {
             name: "gpu".into(),

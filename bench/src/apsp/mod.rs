@@ -2,7 +2,7 @@
 //! the same process on the same graphs.
 //!
 //! * [`run_cpu`]: blocked FW (each tile size, all threads and one thread) vs the
-//!   naive triple loop vs Johnson vs the peers of [`super::peer`] (scipy's and
+//!   naive triple loop vs Johnson vs the peers of [`peer`] (scipy's and
 //!   petgraph's `floyd_warshall`) on the same graph, at N = 1024 / 2048; every
 //!   result compared entry by entry with ours.
 //! * [`run_gpu`]: GPU FW checked against the CPU on random graphs (negative
@@ -13,21 +13,24 @@
 //! Graphs: directed, each ordered pair an edge with probability `density`,
 //! weights uniform in 1..=100 (seeded), so every engine sees the same matrix.
 
+pub mod closure;
+pub mod peer;
+
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use rand::{Rng, SeedableRng};
 
-use super::fw_cpu;
-use super::johnson::Johnson;
-use super::matrix::DistMatrix;
-use super::output::summarize;
-use super::peer::CpuPeer;
-use super::semiring::MinPlus;
-use crate::error::{Error, Result};
-use crate::gpu::bench::HostInfo;
-use crate::graph::{build, BuildOptions, Csr, EdgeList};
+use crate::host::HostInfo;
 use crate::plot::{group_series, line_chart, Panel, Series};
+use peer::CpuPeer;
+use runtime::apsp::fw_cpu;
+use runtime::apsp::johnson::Johnson;
+use runtime::apsp::matrix::DistMatrix;
+use runtime::apsp::output::summarize;
+use runtime::apsp::semiring::MinPlus;
+use runtime::error::{Error, Result};
+use runtime::graph::{build, BuildOptions, Csr, EdgeList};
 
 type S = MinPlus<i32>;
 
@@ -331,7 +334,7 @@ impl Default for GpuConfig {
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct GpuReport {
     pub config: GpuConfig,
-    pub device: crate::gpu::DeviceInfo,
+    pub device: runtime::gpu::DeviceInfo,
     pub host: HostInfo,
     pub command_line: String,
     pub check: Vec<String>,
@@ -348,7 +351,7 @@ fn spot_check(g: &Csr<i32>, d: &[i32], rows: usize, seed: u64) -> Result<bool> {
     let n = g.num_vertices();
     let j = Johnson::<i32>::prepare(g, 1)?;
     let mut rng = rand_pcg::Pcg64::seed_from_u64(seed);
-    let mut sc = super::johnson::Scratch::new(n);
+    let mut sc = runtime::apsp::johnson::Scratch::new(n);
     let mut row = vec![0i32; n];
     for _ in 0..rows.min(n) {
         let s = rng.gen_range(0..n);
@@ -363,11 +366,11 @@ fn spot_check(g: &Csr<i32>, d: &[i32], rows: usize, seed: u64) -> Result<bool> {
 /// Correctness on the device: GPU FW (both kernels, both encodings where exact)
 /// equals CPU blocked FW on random graphs, negative weights included.
 pub fn check_gpu(
-    dev: &crate::gpu::apsp::ApspGpu,
+    dev: &runtime::gpu::apsp::ApspGpu,
     max_n: usize,
     mut log: impl FnMut(&str),
 ) -> Result<Vec<String>> {
-    use crate::gpu::apsp::FwKernel;
+    use runtime::gpu::apsp::FwKernel;
     let mut lines = Vec::new();
     let mut failed = 0;
     for (i, &n) in [1usize, 7, 63, 64, 65, 200, 513, 1000, 1500]
@@ -424,12 +427,12 @@ pub fn check_gpu(
 
 /// The seed 002 sweep and the large-n runs.
 pub fn run_gpu(
-    dev: &crate::gpu::apsp::ApspGpu,
+    dev: &runtime::gpu::apsp::ApspGpu,
     cfg: &GpuConfig,
     command_line: &str,
     mut log: impl FnMut(&str),
 ) -> Result<GpuReport> {
-    use crate::gpu::apsp::FwKernel;
+    use runtime::gpu::apsp::FwKernel;
     let check = check_gpu(dev, usize::MAX, &mut log)?;
     let peak_fast = dev.peak(true, cfg.peak_iters, 8)?;
     let peak_exact = dev.peak(false, cfg.peak_iters, 8)?;
@@ -651,7 +654,7 @@ fn write_report<T: serde::Serialize>(
 
 #[cfg(test)]
 mod tests {
-    use super::super::peer::Scipy;
+    use super::peer::Scipy;
     use super::*;
 
     /// A peer that answers with our own FW, optionally with one entry changed.
