@@ -13,6 +13,7 @@
 use std::path::{Path, PathBuf};
 
 pub mod dsl;
+pub mod gunrock;
 mod plot;
 
 use crate::host::HostInfo;

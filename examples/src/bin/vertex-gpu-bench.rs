@@ -19,13 +19,12 @@ use runtime::gpu::direction::Pull;
 use runtime::gpu::{BfsCombine, BfsKernel, Device, GpuBfsOptions};
 use runtime::graph::{build, BuildOptions, Csr, EdgeList, Graph};
 use runtime::{oracle, validate};
+use vertex_bench::gpu_bfs::gunrock as peer;
 use vertex_bench::gpu_bfs::{self as bench, BenchConfig};
 use vertex_examples::programs::bfs;
 
 #[path = "gpu_bench/multi.rs"]
 mod multi;
-#[path = "gpu_bench/peer.rs"]
-mod peer;
 #[path = "gpu_bench/programs.rs"]
 mod programs;
 #[path = "gpu_bench/sssp.rs"]

@@ -16,13 +16,13 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::host::HostInfo;
 use anyhow::{bail, Context, Result};
 use runtime::gpu::{BfsKernel, Device, GpuBfsOptions};
 use runtime::graph::BuildOptions;
 use runtime::load::{load_graph, LoadOptions};
 use runtime::oracle;
 use serde::Serialize;
-use vertex_bench::host::HostInfo;
 
 /// One side (a kernel of ours, or Gunrock).
 #[derive(Serialize)]
@@ -75,6 +75,8 @@ fn median(v: &[f64]) -> f64 {
     s.get(s.len() / 2).copied().unwrap_or(0.0)
 }
 
+/// What `vertex-gpu-bench peer` was given: the kit's graph and sources, Gunrock's
+/// metrics (if it ran), the edge factor TEPS count with, our kernels, the output folder.
 pub struct PeerArgs {
     pub graph: PathBuf,
     pub sources: PathBuf,
@@ -85,6 +87,8 @@ pub struct PeerArgs {
     pub out: PathBuf,
 }
 
+/// Runs every kernel of `a` from the kit's sources, sets Gunrock's times beside
+/// them and writes the report and chart; `false` if a run of ours failed its check.
 pub fn run(dev: &Device, a: &PeerArgs) -> Result<bool> {
     let spec = a.graph.to_string_lossy().to_string();
     let opts = LoadOptions {
@@ -235,8 +239,8 @@ pub fn run(dev: &Device, a: &PeerArgs) -> Result<bool> {
 
 /// Time per source for every side.
 fn chart(sides: &[Side], scale: u32, path: &Path) -> Result<()> {
-    use vertex_bench::plot::{panels_svg, Panel};
-    let series = vertex_bench::plot::per_run_series(
+    use crate::plot::{panels_svg, Panel};
+    let series = crate::plot::per_run_series(
         sides
             .iter()
             .map(|s| (s.name.as_str(), s.gteps_hmean, s.time_ms.as_slice())),
