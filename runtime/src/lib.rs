@@ -22,6 +22,7 @@ pub mod load;
 pub mod oracle;
 pub mod program;
 pub mod progress;
+pub mod shape;
 pub mod tc;
 pub mod validate;
 

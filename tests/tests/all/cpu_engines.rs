@@ -324,10 +324,10 @@ fn delta_and_chunk_sizes() {
     }
     // Auto Δ follows the weights through the program: weights 1..255 on a graph of
     // mean degree ~13 give a Δ of a few tens, never 0.
-    let d = cpu::obim::auto_delta::<sssp::sssp::Program>(&gw, 1);
+    let d = runtime::shape::auto_delta::<sssp::sssp::Program>(&gw, 1);
     assert!((2..=64).contains(&d), "auto delta {d}");
     assert_eq!(
-        cpu::obim::auto_delta::<bfs_prio::Program>(&generated("kron:8", false), 0),
+        runtime::shape::auto_delta::<bfs_prio::Program>(&generated("kron:8", false), 0),
         1
     );
 }
