@@ -12,6 +12,7 @@ pub(crate) mod alloc;
 pub mod apsp;
 pub mod cc;
 pub mod cpu;
+pub mod dense;
 pub mod error;
 pub mod formats;
 pub mod gather;

@@ -63,9 +63,7 @@ impl<T: Elem> DistMatrix<T> {
             let weights = g.neighbor_weights(u as u32);
             for (e, &v) in g.neighbors(u as u32).iter().enumerate() {
                 let w = match weights {
-                    Some(ws) => {
-                        conv(ws[e]).ok_or_else(|| super::weight_refused(u, v, &ws[e], T::KIND))?
-                    }
+                    Some(ws) => conv(ws[e]).ok_or_else(|| weight_refused(u, v, &ws[e], T::KIND))?,
                     None => unit,
                 };
                 range = Some(match range {
@@ -166,10 +164,31 @@ pub fn path_from_next(next: &[u32], n: usize, from: u32, to: u32) -> Option<Vec<
     Some(path)
 }
 
+/// The error for an edge weight the matrix element type does not take. An
+/// infinite weight gets its own reason: the element type may well hold ∞, but
+/// APSP keeps ∞ for "no path", so such an edge would be one that cannot be used.
+pub(crate) fn weight_refused(
+    u: impl std::fmt::Display,
+    v: impl std::fmt::Display,
+    w: &impl crate::graph::Weight,
+    kind: crate::graph::WeightKind,
+) -> Error {
+    if w.is_infinite() {
+        Error::InvalidArgument(format!(
+            "edge {u} → {v}: weight {w}: APSP keeps ∞ for \"no path\", so an edge of \
+             infinite weight is refused (leave the edge out)"
+        ))
+    } else {
+        Error::InvalidArgument(format!(
+            "edge {u} → {v}: weight {w} does not fit the {kind} matrix element type"
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::apsp::semiring::MinPlus;
+    use crate::dense::semiring::MinPlus;
     use crate::graph::{build, BuildOptions, EdgeList};
 
     #[test]
@@ -207,5 +226,16 @@ mod tests {
         assert_eq!(path_from_next(&next, 3, 0, 2), Some(vec![0, 1, 2]));
         assert_eq!(path_from_next(&next, 3, 2, 0), None);
         assert_eq!(path_from_next(&next, 3, 1, 1), Some(vec![1]));
+    }
+
+    #[test]
+    fn an_infinite_weight_is_refused_for_what_it_is() {
+        use crate::graph::{Weight, WeightKind};
+        let inf = weight_refused(1, 2, &f64::INFINITY, WeightKind::F64).to_string();
+        assert!(inf.contains("infinite weight is refused"), "{inf}");
+        let big = weight_refused(1, 2, &5_000_000_000u64, WeightKind::I32).to_string();
+        assert!(big.contains("does not fit the"), "{big}");
+        assert!(!f32::MAX.is_infinite() && Weight::is_infinite(&f32::INFINITY));
+        assert!(!Weight::is_infinite(&u32::MAX));
     }
 }

@@ -477,8 +477,8 @@ fn mul_tile_body<S: Semiring, const B: usize>(c: &mut [S::T], a: &[S::T], b: &[S
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::apsp::matrix::{initial_next, path_from_next};
-    use crate::apsp::semiring::{MaxMin, MinPlus, OrAnd};
+    use crate::dense::matrix::{initial_next, path_from_next};
+    use crate::dense::semiring::{MaxMin, MinPlus, OrAnd};
     use rand::{Rng, SeedableRng};
 
     fn random<S: Semiring>(
@@ -500,7 +500,7 @@ mod tests {
         m
     }
 
-    fn same<T: crate::apsp::semiring::Elem>(a: &DistMatrix<T>, b: &DistMatrix<T>, what: &str) {
+    fn same<T: crate::dense::semiring::Elem>(a: &DistMatrix<T>, b: &DistMatrix<T>, what: &str) {
         let n = a.n();
         if let Some(p) = (0..n * n).find(|&p| a.as_slice()[p] != b.as_slice()[p]) {
             panic!(
