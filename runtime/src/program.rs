@@ -388,6 +388,18 @@ macro_rules! float_state {
 float_state!(f32, AtomicU32);
 float_state!(f64, AtomicU64);
 
+/// Checks that `source` names a vertex of a graph with `n` vertices (one message
+/// wherever a run takes a source: the CPU engines, gather runs).
+pub fn check_source(source: u32, n: usize) -> crate::error::Result<()> {
+    if (source as usize) < n {
+        Ok(())
+    } else {
+        Err(crate::error::Error::InvalidArgument(format!(
+            "source vertex {source} is out of range: the graph has {n} vertices (ids are 0-based)"
+        )))
+    }
+}
+
 /// The error for a program that reads edge weights run on a graph without
 /// them (one message wherever the check is made: CPU engines, gather runs, the
 /// GPU).

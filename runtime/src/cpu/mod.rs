@@ -253,17 +253,6 @@ pub(crate) fn check_weights<P: crate::program::VertexProgram>(
     Ok(())
 }
 
-/// Checks that `source` names a vertex of a graph with `n` vertices.
-pub fn check_source(source: u32, n: usize) -> Result<()> {
-    if (source as usize) < n {
-        Ok(())
-    } else {
-        Err(Error::InvalidArgument(format!(
-            "source vertex {source} is out of range: the graph has {n} vertices (ids are 0-based)"
-        )))
-    }
-}
-
 /// The final states, out of their atomic cells ([`AtomicState::into_values`]:
 /// in place for the built-in states).
 pub(crate) fn unload<S: AtomicState>(cells: Vec<S::Atomic>) -> Vec<S> {

@@ -218,7 +218,7 @@ pub fn check_run<P: VertexProgram>(
 ) -> Result<()> {
     check_schedule::<P>(schedule)?;
     if P::NEEDS_SOURCE {
-        super::check_source(source, g.num_vertices())?;
+        crate::program::check_source(source, g.num_vertices())?;
     }
     super::check_weights::<P>(g)?;
     Ok(())
