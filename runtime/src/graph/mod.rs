@@ -7,7 +7,7 @@ mod edge_list;
 mod packed;
 #[cfg(feature = "petgraph")]
 pub mod petgraph;
-mod split;
+pub(crate) mod split;
 mod stats;
 mod weight;
 
