@@ -66,9 +66,10 @@ impl Crew for crate::resident::PtxTeam {
 /// `offsets` (`n + 1`), `targets`/`weights` (`m`), `state` (`n`), `msgs`
 /// (`blocks · cap`, zeroed), `cands` (`blocks · cap` for states wider than 4
 /// bytes, else unused), `tails` and `heads` (one per block, zeroed), `ctl`
-/// ([`CTL_WORDS`], [`OUTSTANDING`] = blocks) valid for the call; `smem` 8-byte
-/// aligned, `smem_words` words, at least [`smem_bytes`]`(tile,
-/// size_of::<State>(), blocks)` bytes, and private to the calling block;
+/// ([`CTL_WORDS`], [`OUTSTANDING`](super::OUTSTANDING) = blocks) valid for the
+/// call; `smem` 8-byte aligned, `smem_words` words, at least
+/// [`smem_bytes`](super::smem_bytes)`(tile, size_of::<State>(), blocks)` bytes,
+/// and private to the calling block;
 /// `tile · blocks ≥ n`, `cap ≥ 1`; the grid co-resident.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
@@ -155,8 +156,8 @@ pub unsafe fn tiles<P: Program>(
 
 /// The tiled kernel of program `$prog`, named `$name`: parameters `(n, m,
 /// offsets, targets, weights, state, msgs, cands, tails, heads, ctl, tile,
-/// delta, cap, source, every)`; dynamic shared memory of [`smem_bytes`] for
-/// the tile.
+/// delta, cap, source, every)`; dynamic shared memory of
+/// [`smem_bytes`](super::smem_bytes) for the tile.
 #[macro_export]
 macro_rules! tiles_kernel {
     ($prog:ty => $name:ident) => {

@@ -1,5 +1,5 @@
-//! Conversions between [`Graph`] and petgraph's `Graph`, `StableGraph` and `Csr`
-//! (cargo feature `petgraph`).
+//! Conversions between [`Graph`](super::Graph) and petgraph's `Graph`,
+//! `StableGraph` and `Csr` (cargo feature `petgraph`).
 //!
 //! Rust code that already keeps its graph in petgraph hands it to the engines here
 //! and takes results back by the same vertex numbering, without writing a file.
@@ -22,9 +22,9 @@
 //! gaps, so node index `i` is vertex `i`. A `StableGraph` keeps the indices of
 //! removed nodes vacant; those holes are compacted: the live nodes, in increasing
 //! index order, become vertices `0, 1, 2, ...` (the relative order is kept).
-//! [`NodeMap`] translates both ways. Graphs with more than [`MAX_VERTICES`] nodes
-//! (more than `u32` ids can name) are rejected with an error before anything is
-//! allocated.
+//! [`NodeMap`] translates both ways. Graphs with more than
+//! [`MAX_VERTICES`](super::MAX_VERTICES) nodes (more than `u32` ids can name) are
+//! rejected with an error before anything is allocated.
 //!
 //! # vertex → petgraph
 //!
