@@ -184,7 +184,7 @@ impl GatherOptions {
                 )))
             }
             (_, Some(s)) => {
-                crate::cpu::check_source(s, n)?;
+                crate::program::check_source(s, n)?;
                 s
             }
             (false, None) => u32::MAX,

@@ -10,9 +10,9 @@
 
 pub(crate) mod alloc;
 pub mod apsp;
-pub mod bench;
 pub mod cc;
 pub mod cpu;
+pub mod dense;
 pub mod error;
 pub mod formats;
 pub mod gather;
@@ -21,10 +21,10 @@ pub mod gpu;
 pub mod graph;
 pub mod load;
 pub mod oracle;
-pub mod plot;
 pub mod program;
 pub mod progress;
 pub mod run;
+pub mod shape;
 pub mod tc;
 pub mod validate;
 

@@ -40,6 +40,27 @@ pub enum Schedule {
     Obim,
 }
 
+/// `sync`, `async`, `obim`: the name a schedule has on the command line and in
+/// every report.
+pub fn schedule_name(s: Schedule) -> &'static str {
+    match s {
+        Schedule::Sync => "sync",
+        Schedule::Async => "async",
+        Schedule::Obim => "obim",
+    }
+}
+
+/// Parses a schedule name (`bsp`, `steal` and `delta` are accepted as the
+/// names the literature uses).
+pub fn parse_schedule(s: &str) -> Option<Schedule> {
+    match s.trim() {
+        "sync" | "bsp" => Some(Schedule::Sync),
+        "async" | "steal" => Some(Schedule::Async),
+        "obim" | "delta" => Some(Schedule::Obim),
+        _ => None,
+    }
+}
+
 /// A vertex program. Implemented by `#[vertex_program]`; see the `vertex-dsl` docs.
 pub trait VertexProgram: Copy + Send + Sync + 'static {
     type State: AtomicState;
@@ -366,6 +387,18 @@ macro_rules! float_state {
 }
 float_state!(f32, AtomicU32);
 float_state!(f64, AtomicU64);
+
+/// Checks that `source` names a vertex of a graph with `n` vertices (one message
+/// wherever a run takes a source: the CPU engines, gather runs).
+pub fn check_source(source: u32, n: usize) -> crate::error::Result<()> {
+    if (source as usize) < n {
+        Ok(())
+    } else {
+        Err(crate::error::Error::InvalidArgument(format!(
+            "source vertex {source} is out of range: the graph has {n} vertices (ids are 0-based)"
+        )))
+    }
+}
 
 /// The error for a program that reads edge weights run on a graph without
 /// them (one message wherever the check is made: CPU engines, gather runs, the

@@ -13,7 +13,7 @@
 //! * `closure` — every semiring program's GPU closure (min-plus over i32, f32,
 //!   i64, f64; or-and; max-min over u32 and u64; max-times) at N = 4096, 8192,
 //!   16384: time, relaxations/s, % of the semiring's own peak kernel, vs our CPU
-//!   blocked FW, every result checked (runtime::apsp::closure_bench):
+//!   blocked FW, every result checked (vertex_bench::apsp::closure):
 //!   apsp-closure.json, apsp-closure-{rate,peak}.svg.
 //! * `closure-check` — each program's two kernel sets (with and without next
 //!   hops) against the CPU at small N (for compute-sanitizer).
@@ -25,12 +25,10 @@ mod closure;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
-use runtime::apsp::bench::{self, CpuConfig, GpuConfig};
-use runtime::apsp::closure_bench::{self, ClosureBenchConfig, ClosureReport};
-use runtime::apsp::peer::{CpuPeer, Scipy};
-use runtime::apsp::DistMatrix;
 use runtime::gpu::apsp::ApspGpu;
-use runtime::graph::Csr;
+use vertex_bench::apsp::closure::{self as closure_bench, ClosureBenchConfig, ClosureReport};
+use vertex_bench::apsp::peer::{CpuPeer, Petgraph, Scipy};
+use vertex_bench::apsp::{self as bench, CpuConfig, GpuConfig};
 
 #[derive(Parser)]
 #[command(about = "vertex APSP: CPU and GPU Floyd–Warshall benchmarks (seed 002)")]
@@ -277,67 +275,4 @@ fn run(cli: Cli) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// `petgraph::algo::floyd_warshall` (single-threaded, `Vec<Vec<i32>>` distances,
-/// a `HashMap` of all n² pairs as its result) on a `petgraph::Graph` holding the
-/// same edges. Timed around the call alone; `i32::MAX` is petgraph's "no path"
-/// too (its overflow-checked add never extends it).
-struct Petgraph;
-
-impl CpuPeer for Petgraph {
-    fn name(&self) -> String {
-        "petgraph floyd_warshall".into()
-    }
-
-    fn solve(
-        &self,
-        g: &Csr<i32>,
-        _adjacency: &DistMatrix<i32>,
-    ) -> runtime::Result<(f64, DistMatrix<i32>)> {
-        use petgraph::graph::{Graph, NodeIndex};
-        let n = g.num_vertices();
-        let mut pg = Graph::<(), i32>::with_capacity(n, g.num_edges() as usize);
-        for _ in 0..n {
-            pg.add_node(());
-        }
-        let (offsets, targets) = (g.offsets(), g.targets());
-        let weights = g.weights();
-        for u in 0..n {
-            for e in offsets[u] as usize..offsets[u + 1] as usize {
-                let w = weights.map_or(1, |w| w[e]);
-                pg.add_edge(NodeIndex::new(u), NodeIndex::new(targets[e] as usize), w);
-            }
-        }
-        let t0 = std::time::Instant::now();
-        let dist = petgraph::algo::floyd_warshall(&pg, |e| *e.weight()).map_err(|_| {
-            runtime::Error::NegativeCycle("petgraph's floyd_warshall found one".into())
-        })?;
-        let secs = t0.elapsed().as_secs_f64();
-        let mut d = vec![i32::MAX; n * n];
-        for ((a, b), x) in dist {
-            d[a.index() * n + b.index()] = x;
-        }
-        Ok((secs, DistMatrix::from_vec(n, d)?))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use runtime::apsp::fw_cpu;
-    use runtime::apsp::MinPlus;
-
-    /// petgraph's matrix equals our blocked FW (and so can be compared at all).
-    #[test]
-    fn petgraph_peer_matches_blocked_fw() {
-        for (n, density) in [(1, 0.5), (37, 0.08), (130, 0.03)] {
-            let g = bench::random_graph(n, density, 1, 100, n as u64).unwrap();
-            let m0 = DistMatrix::adjacency::<MinPlus<i32>, i32>(&g, 1, Some).unwrap();
-            let mut ours = m0.clone();
-            fw_cpu::blocked::<MinPlus<i32>>(&mut ours, None, 32).unwrap();
-            let (_, theirs) = Petgraph.solve(&g, &m0).unwrap();
-            assert_eq!(theirs, ours, "n {n}");
-        }
-    }
 }

@@ -15,17 +15,16 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 use runtime::generate::GenSpec;
-use runtime::gpu::bench::{self, BenchConfig};
 use runtime::gpu::direction::Pull;
 use runtime::gpu::{BfsCombine, BfsKernel, Device, GpuBfsOptions};
 use runtime::graph::{build, BuildOptions, Csr, EdgeList, Graph};
 use runtime::{oracle, validate};
+use vertex_bench::gpu_bfs::gunrock as peer;
+use vertex_bench::gpu_bfs::{self as bench, BenchConfig};
 use vertex_examples::programs::bfs;
 
 #[path = "gpu_bench/multi.rs"]
 mod multi;
-#[path = "gpu_bench/peer.rs"]
-mod peer;
 #[path = "gpu_bench/programs.rs"]
 mod programs;
 #[path = "gpu_bench/sssp.rs"]
@@ -251,7 +250,7 @@ fn run(cli: Cli) -> Result<bool> {
             out,
         } => {
             let cmdline = std::env::args().collect::<Vec<_>>().join(" ");
-            let r = runtime::gpu::dsl_bench::run::<bfs::Program>(
+            let r = vertex_bench::gpu_bfs::dsl::run::<bfs::Program>(
                 &dev,
                 scale,
                 edgefactor,
@@ -270,7 +269,7 @@ fn run(cli: Cli) -> Result<bool> {
                 "DSL / hand (store): {:.3}   DSL / hand (atomic-min): {:.3}",
                 r.ratio_dsl_vs_hand_store, r.ratio_dsl_vs_hand_atomic_min
             );
-            for f in runtime::gpu::dsl_bench::write(&r, &out)? {
+            for f in vertex_bench::gpu_bfs::dsl::write(&r, &out)? {
                 println!("wrote {}", f.display());
             }
             Ok(true)

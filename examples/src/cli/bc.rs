@@ -150,7 +150,7 @@ pub fn bc_cmd(a: BcArgs) -> anyhow::Result<()> {
         if wanted == 0 {
             bail!("--sources 0: give at least one source");
         }
-        let s = runtime::gpu::bench::pick_roots(g.csr(), wanted, a.seed);
+        let s = runtime::generate::pick_roots(g.csr(), wanted, a.seed);
         if s.is_empty() {
             bail!(
                 "{}: no vertex has an out-edge, so there is no source to pick",

@@ -1,7 +1,7 @@
 //! `vertex bench graph500`: the Graph500 BFS benchmark on a CPU or GPU engine.
 //!
 //! The rules (generation, roots, validation of every tree, TEPS over input edges,
-//! statistics) live in `runtime::bench::graph500`; this file only wires a backend
+//! statistics) live in `vertex_bench::graph500`; this file only wires a backend
 //! into it and writes the output block, `graph500-<backend>-s<scale>.json` and
 //! `.svg` (machine and command line recorded in the JSON).
 
@@ -10,12 +10,12 @@ use std::time::Instant;
 
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand, ValueEnum};
-use runtime::bench::graph500::{self, BfsRun, Graph500Config, Graph500Graph, Graph500Report};
 use runtime::cpu::{self, CpuOptions};
-use runtime::gpu::bench::HostInfo;
 use runtime::gpu::{BfsKernel, Device, DeviceGraph, DeviceInfo, GpuBfsOptions, ProgramOptions};
-use runtime::plot::{panels_svg, Panel};
 use serde::Serialize;
+use vertex_bench::graph500::{self, BfsRun, Graph500Config, Graph500Graph, Graph500Report};
+use vertex_bench::host::HostInfo;
+use vertex_bench::plot::{panels_svg, Panel};
 use vertex_examples::programs::bfs;
 
 /// Standard benchmarks.

@@ -22,9 +22,9 @@ use runtime::cpu::{self, AsyncOptions, CpuOptions, Direction};
 use runtime::generate::GenSpec;
 use runtime::graph::Graph;
 use runtime::load::{load_graph, LoadOptions};
-use runtime::plot::{panels_svg, Panel, Series};
 use runtime::program::{Schedule, VertexProgram};
 use serde::Serialize;
+use vertex_bench::plot::{panels_svg, Panel, Series};
 use vertex_examples::programs::bfs;
 
 pub(super) use super::bench_cpu_gapbs::gapbs_run;
@@ -212,7 +212,7 @@ pub fn run(a: BenchCpuArgs) -> anyhow::Result<()> {
         .unwrap_or_else(|| std::env::temp_dir().join("vertex-bench-cpu"));
     std::fs::create_dir_all(&work).with_context(|| format!("creating {}", work.display()))?;
     std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
-    let info = runtime::gpu::bench::HostInfo::read();
+    let info = vertex_bench::host::HostInfo::read();
     let host = Host {
         cpu: info.cpu,
         cpus,
@@ -698,7 +698,7 @@ pub(super) fn with_env_times(mut points: Vec<Point>, times: Vec<EnvTimes>) -> Ve
 }
 
 pub(super) fn schedule_label(s: Schedule) -> String {
-    runtime::cpu::compare::schedule_name(s).to_string()
+    runtime::program::schedule_name(s).to_string()
 }
 
 pub(super) fn mean(v: &[f64]) -> f64 {

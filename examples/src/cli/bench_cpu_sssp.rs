@@ -112,8 +112,8 @@ pub(super) fn bench_sssp(s: &Setup, spec: &str) -> anyhow::Result<Job> {
         );
         sweep.push((d, ours, theirs));
     }
-    let auto = cpu::obim::cpu_delta::<sssp::sssp::Program>(&g, roots[0]);
-    let probe = cpu::auto::probe(&g, roots[0]);
+    let auto = cpu::operator::cpu_delta::<sssp::sssp::Program>(&g, roots[0]);
+    let probe = runtime::shape::probe(&g, roots[0]);
     let best = |k: usize| {
         sweep
             .iter()

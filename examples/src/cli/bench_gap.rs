@@ -25,8 +25,8 @@ use runtime::generate::GenSpec;
 use runtime::gpu::Device;
 use runtime::graph::{Buf, BuildOptions, Csr, Graph};
 use runtime::load::{load_graph, LoadOptions};
-use runtime::plot::{panels_svg, Panel, Series};
 use serde::Serialize;
+use vertex_bench::plot::{panels_svg, Panel, Series};
 
 use super::bench_cpu::{
     gapbs_run, load_unweighted, load_weighted, mean, pick_roots, slug, sweep_threads,
@@ -332,7 +332,7 @@ pub fn run(a: GapArgs) -> anyhow::Result<()> {
     if let Some(n) = &gpu_note {
         eprintln!("GPU column empty: {n}");
     }
-    let info = runtime::gpu::bench::HostInfo::read();
+    let info = vertex_bench::host::HostInfo::read();
     let label = a.label.clone().unwrap_or_else(host_name);
     let host = Host {
         label: label.clone(),

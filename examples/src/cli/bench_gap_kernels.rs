@@ -21,7 +21,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use runtime::cpu::{self, Direction};
+use runtime::cpu::Direction;
 use runtime::gather::GatherOptions;
 use runtime::gpu::gather::GatherGpuOptions;
 use runtime::gpu::program::GpuProgram;
@@ -150,9 +150,9 @@ pub(super) fn make<'a>(
                 .weighted
                 .as_ref()
                 .ok_or_else(|| anyhow::anyhow!("internal: {} loaded without weights", gg.label))?;
-            let delta = p
-                .delta
-                .unwrap_or_else(|| cpu::obim::auto_delta::<sssp::sssp::Program>(gw, gg.roots[0]));
+            let delta = p.delta.unwrap_or_else(|| {
+                runtime::shape::auto_delta::<sssp::sssp::Program>(gw, gg.roots[0])
+            });
             Box::new(Sssp {
                 gg,
                 p,

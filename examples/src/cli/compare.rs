@@ -9,15 +9,16 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context};
 use clap::Args;
-use runtime::cpu::compare::{compare, parse_schedule, Comparison, CpuRunner, Runner, Unavailable};
 use runtime::cpu::topology::Topology;
 use runtime::cpu::{AsyncOptions, CpuOptions, Direction};
-use runtime::gpu::compare::GpuRunner;
 use runtime::gpu::GpuProgram;
 use runtime::graph::Graph;
 use runtime::load::{load_graph, weight_kind_of, LoadOptions};
+use runtime::program::parse_schedule;
 use runtime::program::{Schedule, VertexProgram};
 use serde_json::json;
+use vertex_bench::compare::gpu::GpuRunner;
+use vertex_bench::compare::{compare, Comparison, CpuRunner, Runner, Unavailable};
 use vertex_examples::programs::{bfs, cc, reliability, sssp, widest};
 
 use super::gen::parse_range;
@@ -214,7 +215,7 @@ fn go<P: GpuProgram>(
         print_table(&c);
     }
     if let Some(p) = &a.svg {
-        runtime::cpu::plot::comparison_svg(&c, &a.graph, p)?;
+        vertex_bench::compare::plot::comparison_svg(&c, &a.graph, p)?;
         if !a.json {
             println!("chart: {}", p.display());
         }

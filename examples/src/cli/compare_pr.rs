@@ -14,8 +14,8 @@ use runtime::cpu::gather_async::{self, AsyncOrder};
 use runtime::gather::{GatherOptions, GatherReport};
 use runtime::graph::Graph;
 use runtime::load::{load_graph, LoadOptions};
-use runtime::plot::{panels_svg, Panel, Series};
 use serde::Serialize;
+use vertex_bench::plot::{panels_svg, Panel, Series};
 use vertex_examples::programs::{pagerank, pagerank_delta};
 
 use super::compare::CompareArgs;

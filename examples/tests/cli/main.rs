@@ -2,7 +2,6 @@
 //! module runs the built binaries as a user would and checks what they print.
 
 mod bench_gap;
-mod counters;
 mod first_hour;
 mod gap_commands;
 mod run_front_end;

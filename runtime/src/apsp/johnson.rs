@@ -136,7 +136,12 @@ where
                     Some(v) => out.push(v),
                     None => {
                         let u = g.offsets().partition_point(|&o| o <= e as u64) - 1;
-                        return Err(super::weight_refused(u, g.targets()[e], &x, T::KIND));
+                        return Err(crate::dense::matrix::weight_refused(
+                            u,
+                            g.targets()[e],
+                            &x,
+                            T::KIND,
+                        ));
                     }
                 }
             }

@@ -14,15 +14,14 @@
 //! [`solve`] is the entry point the CLI uses ([`placement`] decides where it
 //! runs); the binary result layout is in [`output`].
 
-pub mod bench;
-pub mod closure_bench;
-pub mod fw_cpu;
 pub mod johnson;
-pub mod matrix;
 pub mod output;
-pub mod peer;
 pub mod placement;
-pub mod semiring;
+
+/// The dense closure's matrix, semirings and CPU Floyd–Warshall live in
+/// [`crate::dense`], below both this front end and the GPU; re-exported here
+/// under their old paths.
+pub use crate::dense::{fw_cpu, matrix, semiring};
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -418,41 +417,9 @@ where
     Ok((found, placed))
 }
 
-/// The error for an edge weight the matrix element type does not take. An
-/// infinite weight gets its own reason: the element type may well hold ∞, but
-/// APSP keeps ∞ for "no path", so such an edge would be one that cannot be used.
-pub(crate) fn weight_refused(
-    u: impl std::fmt::Display,
-    v: impl std::fmt::Display,
-    w: &impl crate::graph::Weight,
-    kind: crate::graph::WeightKind,
-) -> Error {
-    if w.is_infinite() {
-        Error::InvalidArgument(format!(
-            "edge {u} → {v}: weight {w}: APSP keeps ∞ for \"no path\", so an edge of \
-             infinite weight is refused (leave the edge out)"
-        ))
-    } else {
-        Error::InvalidArgument(format!(
-            "edge {u} → {v}: weight {w} does not fit the {kind} matrix element type"
-        ))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn an_infinite_weight_is_refused_for_what_it_is() {
-        use crate::graph::{Weight, WeightKind};
-        let inf = weight_refused(1, 2, &f64::INFINITY, WeightKind::F64).to_string();
-        assert!(inf.contains("infinite weight is refused"), "{inf}");
-        let big = weight_refused(1, 2, &5_000_000_000u64, WeightKind::I32).to_string();
-        assert!(big.contains("does not fit the"), "{big}");
-        assert!(!f32::MAX.is_infinite() && Weight::is_infinite(&f32::INFINITY));
-        assert!(!Weight::is_infinite(&u32::MAX));
-    }
 
     #[test]
     fn auto_choice_by_density_and_memory() {

@@ -180,7 +180,7 @@ struct Shared {
 }
 
 /// Runs `P` by bulk delta-stepping from `source`; `aopts.delta` as in obim
-/// (`None`: [`super::obim::cpu_delta`]), `aopts.pin` and the topology place the
+/// (`None`: [`super::operator::cpu_delta`]), `aopts.pin` and the topology place the
 /// workers as in the asynchronous engines; the chunk size does not apply.
 pub fn run<P: VertexProgram>(
     g: &Graph<P::Weight>,

@@ -6,7 +6,6 @@
 //!   topology-aware work stealing ([`topology`]).
 //! * [`obim`]: ordered-by-integer-metric soft priorities; delta-stepping.
 //! * [`termination`]: how the asynchronous engines know they are done.
-//! * [`compare`]: one program under several schedules, side by side.
 //!
 //! [`run`] dispatches on a [`Schedule`].
 //!
@@ -15,7 +14,6 @@
 pub mod auto;
 pub mod bag;
 pub mod barrier;
-pub mod compare;
 pub mod delta;
 pub mod frontier;
 pub mod gather;
@@ -24,7 +22,6 @@ mod level;
 pub mod narrow;
 pub mod obim;
 pub mod operator;
-pub mod plot;
 mod prefetch;
 mod recycle;
 pub mod steal;
@@ -254,17 +251,6 @@ pub(crate) fn check_weights<P: crate::program::VertexProgram>(
         return Err(crate::program::weights_missing(P::NAME));
     }
     Ok(())
-}
-
-/// Checks that `source` names a vertex of a graph with `n` vertices.
-pub fn check_source(source: u32, n: usize) -> Result<()> {
-    if (source as usize) < n {
-        Ok(())
-    } else {
-        Err(Error::InvalidArgument(format!(
-            "source vertex {source} is out of range: the graph has {n} vertices (ids are 0-based)"
-        )))
-    }
 }
 
 /// The final states, out of their atomic cells ([`AtomicState::into_values`]:

@@ -27,7 +27,8 @@
 //!
 //! Delta-stepping (Meyer & Sanders 2003) is obim with `priority = dist` and bucket
 //! width Δ. When Δ is not given it is derived from the graph through the program
-//! itself (see [`auto_delta`]).
+//! itself (see [`crate::shape::auto_delta`], and for the CPU's choice
+//! [`super::operator::cpu_delta`]).
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -66,7 +67,7 @@ pub fn run_ordered<P: VertexProgram>(
 }
 
 /// Whether `P`'s buckets run in lock-step from `source`: for a single-source
-/// program on a high-diameter graph ([`super::auto::probe`]: a mesh, a road
+/// program on a high-diameter graph ([`crate::shape::probe`]: a mesh, a road
 /// network), on any number of workers. There a bucket is a thin ring of
 /// vertices; bulk passes with gapbs's bin fusion keep each worker on its own
 /// small bins, where soft priorities pay chunk traffic. Session 4 measured
@@ -83,7 +84,7 @@ pub fn run_ordered<P: VertexProgram>(
 /// auto Δ 8: 347 vs 457 ms at 1 thread), as it does for programs where every
 /// vertex starts (no source to probe from).
 pub fn lockstep<P: VertexProgram>(g: &Graph<P::Weight>, source: u32) -> bool {
-    P::NEEDS_SOURCE && super::auto::probe(g, source).high_diameter
+    P::NEEDS_SOURCE && crate::shape::probe(g, source).high_diameter
 }
 
 /// One past the last bucket: a scan's end that includes bucket `u32::MAX`. A
@@ -149,58 +150,6 @@ pub fn run<P: VertexProgram>(
     let states = unload::<P::State>(cells);
     report.time = t0.elapsed();
     Ok(RunResult { states, report })
-}
-
-/// Δ for the CPU engines when none is given: [`auto_delta`], except on a
-/// high-diameter graph ([`super::auto::probe`]: a mesh, a road network), where
-/// [`auto_delta`]'s buckets hold a fraction of one hop's ring each — a few hundred
-/// vertices per pass, too little to share among workers — and Δ is one mean
-/// priority step (about one hop per bucket) instead: the 1000² grid (weights
-/// 1..100) gets 50 instead of 25; `vertex bench-cpu`'s Δ sweep found 64 best on
-/// both sides there and 25 about 20 % slower at 2 threads. (The GPU scales
-/// [`auto_delta`] its own way.)
-pub fn cpu_delta<P: VertexProgram>(g: &Graph<P::Weight>, source: u32) -> u64 {
-    let d = auto_delta::<P>(g, source);
-    match mean_step::<P>(g, source) {
-        Some(step) if super::auto::probe(g, source).high_diameter => (step.round() as u64).max(d),
-        _ => d,
-    }
-}
-
-/// The mean priority step `|priority(relax(s0, w)) − priority(s0)|` over a sample
-/// of edges (`s0` = the source's initial state); `None` for unweighted programs,
-/// empty graphs, or when no sampled edge relaxes.
-fn mean_step<P: VertexProgram>(g: &Graph<P::Weight>, source: u32) -> Option<f64> {
-    let csr = g.csr();
-    let (n, m) = (csr.num_vertices(), csr.num_edges() as usize);
-    let weights = csr.weights().filter(|_| P::WEIGHTED && m > 0 && n > 0)?;
-    let s0 = P::init(source.min(n as u32 - 1), source);
-    let p0 = P::priority(s0);
-    let samples = m.min(4096);
-    let (mut sum, mut count) = (0u64, 0u64);
-    for i in 0..samples {
-        let e = (i as u64 * m as u64 / samples as u64) as usize;
-        if let Some(s1) = P::relax(s0, weights[e]) {
-            sum += u64::from(P::priority(s1).abs_diff(p0));
-            count += 1;
-        }
-    }
-    (count > 0).then(|| sum as f64 / count as f64)
-}
-
-/// Δ from the graph, in the program's own priority units: the mean priority step
-/// `|priority(relax(s0, w)) − priority(s0)|` over a sample of edges (`s0` = the
-/// source's initial state), times 2 (≈ the largest step for uniform weights),
-/// divided by the mean out-degree — Meyer & Sanders' Δ = Θ(max weight / degree),
-/// which keeps a bucket's light edges few while buckets stay full enough to share.
-/// Unweighted programs get Δ = 1 (one bucket per level).
-pub fn auto_delta<P: VertexProgram>(g: &Graph<P::Weight>, source: u32) -> u64 {
-    let csr = g.csr();
-    let Some(mean_step) = mean_step::<P>(g, source) else {
-        return 1;
-    };
-    let mean_degree = (csr.num_edges() as f64 / csr.num_vertices() as f64).max(1.0);
-    ((2.0 * mean_step / mean_degree).round() as u64).max(1)
 }
 
 /// One priority bucket.

@@ -18,6 +18,7 @@ use super::{AsyncOptions, CpuOptions, RunReport};
 use crate::error::{Error, Result};
 use crate::graph::{Graph, Weight};
 use crate::program::{AtomicState, Combine, Schedule, VertexProgram};
+use crate::shape::{auto_delta, mean_step, probe};
 
 /// A unit of asynchronous work.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -181,11 +182,7 @@ pub fn prepare_edges<P: VertexProgram>(g: &Graph<P::Weight>) {
 
 /// Refuses schedules the program does not allow, with a message saying why.
 pub fn check_schedule<P: VertexProgram>(schedule: Schedule) -> Result<()> {
-    let name = match schedule {
-        Schedule::Sync => "sync",
-        Schedule::Async => "async",
-        Schedule::Obim => "obim",
-    };
+    let name = crate::program::schedule_name(schedule);
     if schedule != Schedule::Sync && !P::IDEMPOTENT {
         return Err(Error::InvalidArgument(format!(
             "program `{}` cannot run under the {name} schedule: its combine ({:?}) is not \
@@ -221,14 +218,30 @@ pub fn check_run<P: VertexProgram>(
 ) -> Result<()> {
     check_schedule::<P>(schedule)?;
     if P::NEEDS_SOURCE {
-        super::check_source(source, g.num_vertices())?;
+        crate::program::check_source(source, g.num_vertices())?;
     }
     super::check_weights::<P>(g)?;
     Ok(())
 }
 
+/// Δ for the CPU engines when none is given: [`auto_delta`], except on a
+/// high-diameter graph ([`probe`]: a mesh, a road network), where
+/// [`auto_delta`]'s buckets hold a fraction of one hop's ring each — a few hundred
+/// vertices per pass, too little to share among workers — and Δ is one mean
+/// priority step (about one hop per bucket) instead: the 1000² grid (weights
+/// 1..100) gets 50 instead of 25; `vertex bench-cpu`'s Δ sweep found 64 best on
+/// both sides there and 25 about 20 % slower at 2 threads. (The GPU scales
+/// [`auto_delta`] its own way.)
+pub fn cpu_delta<P: VertexProgram>(g: &Graph<P::Weight>, source: u32) -> u64 {
+    let d = auto_delta::<P>(g, source);
+    match mean_step::<P>(g, source) {
+        Some(step) if probe(g, source).high_diameter => (step.round() as u64).max(d),
+        _ => d,
+    }
+}
+
 /// The bucket width Δ of the priority engines: `aopts.delta`, or derived from the
-/// graph ([`super::obim::cpu_delta`]) when not given.
+/// graph ([`cpu_delta`]) when not given.
 pub fn resolve_delta<P: VertexProgram>(
     g: &Graph<P::Weight>,
     source: u32,
@@ -239,7 +252,7 @@ pub fn resolve_delta<P: VertexProgram>(
             "delta (bucket width) must be at least 1".into(),
         )),
         Some(d) => Ok(d),
-        None => Ok(super::obim::cpu_delta::<P>(g, source)),
+        None => Ok(cpu_delta::<P>(g, source)),
     }
 }
 

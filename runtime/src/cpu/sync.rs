@@ -47,10 +47,10 @@ use rayon::prelude::*;
 
 use super::frontier::{Bitmap, LocalIds, Queue};
 use super::level::Outcome;
-use super::{check_source, in_pool_pinned, unload, CpuOptions, Direction, RunReport, RunResult};
+use super::{in_pool_pinned, unload, CpuOptions, Direction, RunReport, RunResult};
 use crate::error::Result;
 use crate::graph::{Csr, Graph, Weight};
-use crate::program::{AtomicState, Combine, Schedule, VertexProgram};
+use crate::program::{check_source, AtomicState, Combine, Schedule, VertexProgram};
 
 const ALPHA: u64 = 15;
 const BETA: u64 = 18;
@@ -525,4 +525,65 @@ fn pull_round<P: VertexProgram>(
             Counters { edges, updates }
         })
         .reduce(Counters::default, |a, b| a + b)
+}
+
+/// The level engine ([`super::level`]) seen through the rounds that call it.
+#[cfg(test)]
+mod tests {
+    use crate::cpu::{sync, CpuOptions, Direction};
+    use crate::graph::{build, BuildOptions, EdgeList};
+    use crate::program::{Combine, Schedule, VertexProgram};
+
+    /// A BFS-shaped program whose candidate improves the frontier's own state
+    /// (`relax` counts down under `min`): the team must hand over at once.
+    #[derive(Clone, Copy)]
+    struct Countdown;
+
+    impl VertexProgram for Countdown {
+        type State = u32;
+        type Weight = u32;
+        const NAME: &'static str = "countdown_test";
+        const COMBINE: Combine = Combine::Min;
+        const IDEMPOTENT: bool = true;
+        const WEIGHTED: bool = false;
+        const NEEDS_SOURCE: bool = true;
+        const HAS_PRIORITY: bool = false;
+        const SEMIRING: bool = false;
+        const SCHEDULES: &'static [Schedule] = &[Schedule::Sync];
+        fn init(v: u32, source: u32) -> u32 {
+            if v == source {
+                5
+            } else {
+                u32::MAX
+            }
+        }
+        fn relax(s: u32, _w: u32) -> Option<u32> {
+            s.checked_sub(1)
+        }
+        fn combine(a: u32, b: u32) -> u32 {
+            a.min(b)
+        }
+        fn priority(s: u32) -> u32 {
+            s
+        }
+    }
+
+    #[test]
+    fn a_candidate_that_improves_the_frontier_hands_over() {
+        let mut el = EdgeList::<u32>::new(4);
+        el.edges = vec![[0, 1], [1, 2]];
+        let g = build(&el, BuildOptions::undirected()).unwrap();
+        for d in [Direction::Push, Direction::Pull, Direction::Auto] {
+            for t in [1, 3] {
+                let o = CpuOptions {
+                    threads: Some(t),
+                    direction: d,
+                };
+                let r = sync::run::<Countdown>(&g, 0, &o).unwrap();
+                // Levels alternate between {1} and {0, 2} counting down until 1
+                // holds 0 (whose relax is `None`); vertex 3 is isolated.
+                assert_eq!(r.states, vec![1, 0, 1, u32::MAX], "{d:?} t{t}");
+            }
+        }
+    }
 }

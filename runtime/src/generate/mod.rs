@@ -13,6 +13,7 @@
 mod grid;
 mod kronecker;
 pub mod rng;
+mod roots;
 mod shuffle;
 mod spec;
 mod uniform;
@@ -20,6 +21,7 @@ mod weights;
 
 pub use grid::{grid, Grid};
 pub use kronecker::{kronecker, Kronecker, GRAPH500_INITIATOR, MAX_SCALE};
+pub use roots::pick_roots;
 pub use shuffle::{random_permutation, shuffle};
 pub use spec::{parse_weight_range, GenSpec, DEFAULT_EDGEFACTOR, DEFAULT_SEED};
 pub use uniform::uniform;

@@ -366,7 +366,9 @@ fn emulate_with<R: Semiring<T = i32>>(d: &mut [i32], n: usize, kernel: FwKernel,
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::apsp::{fw_cpu, DistMatrix, MinPlus};
+    use crate::dense::fw_cpu;
+    use crate::dense::matrix::DistMatrix;
+    use crate::dense::semiring::MinPlus;
     use rand::{Rng, SeedableRng};
 
     fn random(n: usize, p: f64, neg: bool, seed: u64) -> Vec<i32> {

@@ -2,7 +2,7 @@
 //! user lands on the slow path by default.
 //!
 //! What decides (measured on the H100, `docs/results/h100/`):
-//! * a **high-diameter** graph (the CPU's bounded BFS [`probe`] walks its 24
+//! * a **high-diameter** graph (the bounded BFS [`probe`] walks its 24
 //!   levels and the frontier is still going: grids, roads, meshes) that fits
 //!   the multiprocessors' shared memory: the **tiles** kernel. Each block
 //!   relaxes its own range of vertices in shared memory, level by level (or
@@ -34,9 +34,9 @@
 use super::direction::{Handover, TAIL_HANDOVER};
 use super::options::BfsKernel;
 use super::program_api::{gpu_delta, uniform_frontier, GpuProgram, ProgramOptions};
-use crate::cpu::auto::{probe, Probe};
 use crate::graph::Graph;
 use crate::program::VertexProgram;
+use crate::shape::{probe, Probe};
 
 /// The kernel `auto` picked, the bucket width it brings, and why.
 #[derive(Clone, Debug, serde::Serialize)]

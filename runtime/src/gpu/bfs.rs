@@ -136,8 +136,9 @@ impl GpuBfsResult {
     }
 }
 
-/// Vertices reached and CSR entries out of them.
-pub(crate) fn reach_counts(offsets: &[u64], levels: &[u32]) -> (u64, u64) {
+/// Vertices reached and CSR entries out of them (`u32::MAX` = unreached): the
+/// numerator of a BFS's TEPS, public so that benchmarks count as a run does.
+pub fn reach_counts(offsets: &[u64], levels: &[u32]) -> (u64, u64) {
     levels
         .par_iter()
         .enumerate()

@@ -47,8 +47,9 @@
 //!    * [`program`] — any program on the device (`Device::run_program`) or
 //!      emulated ([`program::emulate`]), dispatching to the strategies.
 //!    * [`multi`] — one traversal over several GPUs (NCCL), or simulated parts.
-//!    * [`compare`](mod@compare) — the GPU as a column of `vertex compare`.
-//!    * [`bench`](mod@bench), [`dsl_bench`] — benchmarks that write JSON + SVG.
+//!
+//! The benchmarks that write JSON + SVG, and the GPU's column of `vertex compare`,
+//! live in the `vertex-bench` crate.
 //!
 //! Not done yet: every grid-stride kernel runs through `Launcher`; the kernels
 //! that need a block's shared memory and barriers — the persistent ones
@@ -72,17 +73,14 @@
 
 pub mod apsp;
 pub mod auto;
-pub mod bench;
 pub mod bfs;
 mod blocked;
 pub mod cc;
 pub mod closure;
-pub mod compare;
 pub mod cuda;
 pub mod device;
 pub mod direction;
 mod driver;
-pub mod dsl_bench;
 pub mod emulate;
 pub mod gather;
 pub mod intersect;

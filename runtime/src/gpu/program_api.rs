@@ -99,11 +99,11 @@ impl Default for ProgramOptions {
 }
 
 /// Bucket width for the GPU's near-far passes: the CPU's Δ
-/// ([`crate::cpu::obim::auto_delta`], Meyer & Sanders' max weight / degree) times
+/// ([`crate::shape::auto_delta`], Meyer & Sanders' max weight / degree) times
 /// [`GPU_DELTA_FACTOR`], because a GPU pass needs thousands of vertices to fill the
 /// device where a CPU bucket needs a few per thread.
 pub fn gpu_delta<P: VertexProgram>(g: &Graph<P::Weight>, source: u32) -> u64 {
-    crate::cpu::obim::auto_delta::<P>(g, source).saturating_mul(GPU_DELTA_FACTOR)
+    crate::shape::auto_delta::<P>(g, source).saturating_mul(GPU_DELTA_FACTOR)
 }
 
 /// See [`gpu_delta`] (to be tuned by the device benchmark's Δ sweep).

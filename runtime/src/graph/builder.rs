@@ -29,6 +29,7 @@ use rayon::prelude::*;
 
 use super::csr::{Csr, Graph};
 use super::edge_list::EdgeList;
+use super::split::split_at_bounds;
 use super::weight::Weight;
 use crate::alloc::zeroed_vec;
 use crate::error::{Error, Result};
@@ -193,17 +194,6 @@ fn entries(e: [u32; 2], opts: BuildOptions, mut emit: impl FnMut(u32, u32)) {
     if opts.symmetrize {
         emit(e[1], e[0]);
     }
-}
-
-/// Splits `data` into consecutive pieces of lengths `bounds[i+1] - bounds[i]`.
-pub(super) fn split_at_bounds<'a, T>(mut data: &'a mut [T], bounds: &[usize]) -> Vec<&'a mut [T]> {
-    let mut out = Vec::with_capacity(bounds.len().saturating_sub(1));
-    for w in bounds.windows(2) {
-        let (head, tail) = data.split_at_mut(w[1] - w[0]);
-        out.push(head);
-        data = tail;
-    }
-    out
 }
 
 /// Exclusive prefix sums with the total appended (`len + 1` entries).

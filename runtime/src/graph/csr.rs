@@ -8,8 +8,8 @@ use std::sync::OnceLock;
 use rayon::prelude::*;
 
 use super::buf::Buf;
-use super::builder::split_at_bounds;
 use super::packed::WEdge;
+use super::split::split_at_bounds;
 use super::weight::Weight;
 use crate::error::{Error, Result};
 
@@ -427,7 +427,8 @@ impl<W: Weight> Graph<W> {
     /// timed region, as gapbs's graph build is outside its trial time.
     #[inline]
     pub fn packed(&self) -> &[WEdge<W>] {
-        self.packed.get_or_init(|| super::packed::build(&self.csr))
+        self.packed
+            .get_or_init(|| super::packed::build(self.csr.targets(), self.csr.weights()))
     }
 
     /// Whether the graph was built or declared undirected.

@@ -7,6 +7,7 @@ mod edge_list;
 mod packed;
 #[cfg(feature = "petgraph")]
 pub mod petgraph;
+pub(crate) mod split;
 mod stats;
 mod weight;
 

@@ -10,7 +10,6 @@
 
 use rayon::prelude::*;
 
-use super::csr::Csr;
 use super::weight::Weight;
 
 /// One out-edge: its target and weight.
@@ -21,12 +20,14 @@ pub struct WEdge<W> {
     pub w: W,
 }
 
-/// The interleaved copy of `csr`'s targets and weights, indexed like
-/// [`Csr::targets`]; every weight `W::ONE` when `csr` has none (what a weighted
-/// program reads from an unweighted graph).
-pub(super) fn build<W: Weight>(csr: &Csr<W>) -> Vec<WEdge<W>> {
-    let targets = csr.targets().par_iter();
-    match csr.weights() {
+/// The interleaved copy of a CSR's targets and weights, indexed like
+/// [`Csr::targets`](super::Csr::targets); every weight `W::ONE` when the CSR has
+/// none (what a weighted program reads from an unweighted graph). Takes the two
+/// arrays, not the CSR, so that this module sits below `csr` (which keeps the
+/// copy) rather than beside it.
+pub(super) fn build<W: Weight>(targets: &[u32], weights: Option<&[W]>) -> Vec<WEdge<W>> {
+    let targets = targets.par_iter();
+    match weights {
         Some(ws) => targets
             .zip(ws.par_iter())
             .map(|(&to, &w)| WEdge { to, w })

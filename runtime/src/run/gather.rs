@@ -57,7 +57,7 @@ where
                     Some("gather/apply: synchronous rounds (name `async` or `obim` for a delta program)".to_string()),
                 ),
             };
-            report.strategy = super::push::schedule_name(schedule).into();
+            report.strategy = crate::program::schedule_name(schedule).into();
             report.strategy_reason = why;
             let run = match schedule {
                 Schedule::Sync => crate::cpu::gather::run::<P, <P as Runnable>::Weight>(g, &opts)?,

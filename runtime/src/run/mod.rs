@@ -409,7 +409,7 @@ pub(crate) fn pick_source<W: Weight>(
     let n = g.num_vertices();
     match plan.source {
         Some(s) => {
-            crate::cpu::check_source(s, n)?;
+            crate::program::check_source(s, n)?;
             Ok((Some(s), None))
         }
         None => match (0..n as u32).find(|&v| g.csr().degree(v) > 0) {

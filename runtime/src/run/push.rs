@@ -13,16 +13,7 @@ use crate::error::Result;
 use crate::gpu::program::ProgramKernels;
 use crate::gpu::{BfsKernel, GpuProgram, ProgramOptions};
 use crate::graph::Graph;
-use crate::program::{Schedule, VertexProgram};
-
-/// The name a schedule goes by on the command line and in reports.
-pub fn schedule_name(s: Schedule) -> &'static str {
-    match s {
-        Schedule::Sync => "sync",
-        Schedule::Async => "async",
-        Schedule::Obim => "obim",
-    }
-}
+use crate::program::{schedule_name, VertexProgram};
 
 /// [`Runnable::go`] of a push program (what the macro's impl calls).
 pub fn go<P>(

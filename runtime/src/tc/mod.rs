@@ -36,6 +36,7 @@ use kernels_rs::tc::{source_of, triangles_at};
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
+use crate::graph::split::split_at_bounds;
 use crate::graph::{Graph, Weight};
 
 pub mod program;
@@ -147,7 +148,7 @@ fn orient_by_id<W: Weight>(csr: &crate::graph::Csr<W>) -> Option<Oriented> {
     let cuts = blocks(n, per_block, |u| u64::from(lens[u]));
     let bounds: Vec<usize> = cuts.iter().map(|&u| offsets[u] as usize).collect();
     cuts.par_windows(2)
-        .zip(split_at(&mut targets, &bounds))
+        .zip(split_at_bounds(&mut targets, &bounds))
         .for_each(|(c, piece)| {
             let base = offsets[c[0]] as usize;
             for u in c[0]..c[1] {
@@ -162,17 +163,6 @@ fn orient_by_id<W: Weight>(csr: &crate::graph::Csr<W>) -> Option<Oriented> {
         targets,
         ids: Vec::new(),
     })
-}
-
-/// Splits `data` into consecutive pieces at the (ascending) `bounds`.
-fn split_at<'a, T>(mut data: &'a mut [T], bounds: &[usize]) -> Vec<&'a mut [T]> {
-    let mut out = Vec::with_capacity(bounds.len().saturating_sub(1));
-    for w in bounds.windows(2) {
-        let (head, tail) = data.split_at_mut(w[1] - w[0]);
-        out.push(head);
-        data = tail;
-    }
-    out
 }
 
 /// gapbs's `WorthRelabelling`: rank by degree only when the degrees are skewed
@@ -245,7 +235,7 @@ pub fn orient<W: Weight>(g: &Graph<W>) -> Result<Oriented> {
     let per_block = (total as u64 / 1024).max(4096);
     let cuts = blocks(n, per_block, |r| upper[r]);
     let bounds: Vec<usize> = cuts.iter().map(|&r| start[r] as usize).collect();
-    let pieces = split_at(&mut targets, &bounds);
+    let pieces = split_at_bounds(&mut targets, &bounds);
     // Each block fills, sorts and deduplicates its rows in place and returns their
     // lengths after deduplication.
     let lens: Vec<Vec<u64>> = cuts

@@ -67,7 +67,7 @@ fn check(g: &Graph<u32>, sources: &[u32]) {
 fn brandes_matches_the_oracle_on_generated_graphs() {
     for spec in ["kron:10", "grid:12x9", "uniform:800:4000"] {
         let g = generated(spec);
-        let sources = runtime::gpu::bench::pick_roots(g.csr(), 4, 7);
+        let sources = runtime::generate::pick_roots(g.csr(), 4, 7);
         check(&g, &sources);
     }
 }
@@ -78,7 +78,7 @@ fn brandes_sweep_in_both_directions() {
     use runtime::gather::Direction;
     for spec in ["kron:9", "grid:9x7"] {
         let g = generated(spec);
-        let sources = runtime::gpu::bench::pick_roots(g.csr(), 3, 5);
+        let sources = runtime::generate::pick_roots(g.csr(), 3, 5);
         let expect = vertex_tests::betweenness(g.csr(), &sources);
         for direction in [Direction::Push, Direction::Pull] {
             let ours = bc::scores(g.num_vertices(), &sources, |s| {

@@ -1,10 +1,10 @@
-//! The Graph500 harness (`runtime::bench::graph500`) end to end on the CPU engine at
+//! The Graph500 harness (`vertex_bench::graph500`) end to end on the CPU engine at
 //! CI size: every tree validates, the statistics are consistent, and a corrupted
 //! tree is reported as a validation failure rather than a panic or a silent pass.
 
-use runtime::bench::graph500::{self, BfsRun, Graph500Config, Stats};
 use runtime::cpu::{sync, tree, CpuOptions};
 use runtime::validate::UNREACHED;
+use vertex_bench::graph500::{self, BfsRun, Graph500Config, Stats};
 use vertex_examples::programs::bfs;
 
 fn config(scale: u32, roots: usize) -> Graph500Config {

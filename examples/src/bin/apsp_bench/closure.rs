@@ -8,9 +8,9 @@
 //! bit wherever the association is the same.
 
 use anyhow::Result;
-use runtime::apsp::closure_bench::{self, ClosureBenchConfig, ClosureReport};
 use runtime::apsp::ProgramSemiring;
 use runtime::gpu::closure::GpuSemiring;
+use vertex_bench::apsp::closure::{self as closure_bench, ClosureBenchConfig, ClosureReport};
 use vertex_examples::programs::apsp::{apsp, apsp_f64, bottleneck, closure};
 use vertex_examples::programs::semirings::{apsp_f32, apsp_i64, reliable, widest_u64};
 

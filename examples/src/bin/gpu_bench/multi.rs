@@ -24,13 +24,14 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use runtime::gpu::bench::{pick_roots, HostInfo};
+use runtime::generate::pick_roots;
 use runtime::gpu::direction::LevelLog;
 use runtime::gpu::multi::{LevelTime, MultiGpu, TimeSplit};
 use runtime::gpu::{BfsKernel, ProgramOptions};
 use runtime::graph::{build, BuildOptions, Graph};
 use runtime::validate::BfsValidator;
 use serde::Serialize;
+use vertex_bench::host::HostInfo;
 use vertex_examples::programs::bfs;
 
 /// What `vertex-gpu-bench multi` runs.
@@ -413,7 +414,7 @@ fn summary(rows: &[Row], checks: &[check::Check], gpus: usize, weak: &[u32]) {
 }
 
 fn chart(rows: &[Row], gpus: usize, weak: &[u32], path: &Path) -> Result<()> {
-    use runtime::plot::{panels_svg, Panel};
+    use vertex_bench::plot::{panels_svg, Panel};
     let mut lps: Vec<u32> = rows.iter().map(|r| r.levels_per_sync).collect();
     lps.sort_unstable();
     lps.dedup();

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use runtime::gpu::bench::pick_roots;
+use runtime::generate::pick_roots;
 use runtime::gpu::multi::MultiGpu;
 use runtime::gpu::program::gpu_delta;
 use runtime::gpu::{BfsKernel, ProgramOptions};

@@ -7,12 +7,12 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use runtime::generate::{weights_for_edges, GenSpec};
-use runtime::gpu::bench::HostInfo;
 use runtime::gpu::program::gpu_delta;
 use runtime::gpu::{BfsKernel, Device, ProgramOptions};
 use runtime::graph::{build, Graph};
 use runtime::oracle;
 use serde::Serialize;
+use vertex_bench::host::HostInfo;
 use vertex_examples::programs::sssp::sssp;
 
 #[derive(Serialize)]
@@ -56,7 +56,7 @@ pub fn run(dev: &Device, specs: &[String], sources: usize, out: &Path) -> Result
         let g = weighted(spec)?;
         let csr = g.csr();
         let dg = dev.upload_traversal(&g, true)?;
-        let roots = runtime::gpu::bench::pick_roots(csr, sources, 7);
+        let roots = runtime::generate::pick_roots(csr, sources, 7);
         let auto = gpu_delta::<sssp::Program>(&g, roots[0]);
         let mut opts = vec![
             (
@@ -183,7 +183,7 @@ pub fn run(dev: &Device, specs: &[String], sources: usize, out: &Path) -> Result
 
 /// Median time per variant, one series per graph.
 fn chart(variants: &[Variant], specs: &[String], path: &Path) -> Result<()> {
-    use runtime::plot::{panels_svg, Panel};
+    use vertex_bench::plot::{panels_svg, Panel};
     let panels: Vec<Panel> = specs
         .iter()
         .map(|s| Panel {

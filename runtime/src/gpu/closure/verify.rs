@@ -3,7 +3,9 @@
 //! walks reach their target with the cell's value. Used by the tests (emulated
 //! kernels), by the benchmark (device results) and by anyone adding a semiring.
 
-use crate::apsp::{fw_cpu, matrix::initial_next, path_from_next, DistMatrix, Elem, Semiring};
+use crate::dense::fw_cpu;
+use crate::dense::matrix::{initial_next, path_from_next, DistMatrix, NO_HOP};
+use crate::dense::semiring::{Elem, Semiring};
 use crate::error::{Error, Result};
 
 use super::{emulate, GpuSemiring};
@@ -98,7 +100,7 @@ pub fn check_hops<S: Semiring>(
     for i in rows {
         for j in (0..n).filter(|&j| j != i) {
             let (h, want) = (next[i * n + j], closed.get(i, j));
-            let ok = if h == crate::apsp::NO_HOP {
+            let ok = if h == NO_HOP {
                 S::is_zero(want)
             } else {
                 let h = h as usize;
