@@ -25,7 +25,7 @@ pub trait StateWord: Copy + PartialEq + PartialOrd + Send + Sync + 'static {
     /// Why: compute-sanitizer's racecheck models neither fences nor the
     /// memory orders of loads and stores, and reports such a store paired
     /// with a load as a race however it is ordered, while it leaves
-    /// read-modify-writes alone (`docs/results/h100/racefree/`). With the
+    /// read-modify-writes alone (`74e218a:docs/results/h100/racefree/`). With the
     /// hand-overs' stores made exchanges, what racecheck still reports is a
     /// real missing barrier. On the GPU it is one `atom.shared.exch`, at the
     /// store's cost in the tiled kernels.

@@ -304,7 +304,7 @@ fn kernel_name(k: BfsKernel) -> String {
 }
 
 /// Edges per work item when none is given: the best of the sweeps on the H200
-/// (docs/results/h200/gpu-bfs.json).
+/// (74e218a:docs/results/h200/gpu-bfs.json).
 fn default_mec(k: BfsKernel) -> u64 {
     match k {
         BfsKernel::Direction => runtime::gpu::direction::DEFAULT_CHUNK,

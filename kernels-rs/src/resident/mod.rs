@@ -24,7 +24,7 @@
 //!   append buffer), their combines are single atomics with no read first
 //!   ([`Program::combine_now`]), and four edges' atomics are issued before any
 //!   result is read. H100, grid 1000² BFS from vertex 0: 12.3 → 9.6 ms
-//!   (`docs/results/h100/resident/run6/`).
+//!   (`74e218a:docs/results/h100/resident/run6/`).
 //! * **Hub rows shared out** (the `_resident_hubs` entry, [`Resident::hubs`]):
 //!   a queued vertex with more than [`HEAVY_ROW`] out-edges is listed in shared
 //!   memory and its edges are relaxed by the whole block, not by the thread that

@@ -67,7 +67,7 @@ impl<P: Program> Tiles<'_, P> {
     /// bucket and kept for this thread (pending, in no queue). (Reserving the
     /// rest of the row at the first remote edge instead, with no count, was
     /// slower on the H100: grid 1000² BFS 7.5 → 11.3 ms,
-    /// `docs/results/h100/rings/`.)
+    /// `74e218a:docs/results/h100/rings/`.)
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn relax_row(
@@ -183,7 +183,7 @@ impl<P: Program> Tiles<'_, P> {
     /// (Each lane following its own chain instead, one thread a row, cut the
     /// 1000² grid's SSSP levels 1,575 → 597 but made the run slower, 6.2 →
     /// 8.7 ms: the lanes' chains ran one after another,
-    /// `docs/results/h100/chains/`.)
+    /// `74e218a:docs/results/h100/chains/`.)
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn relax_group<W: Warp>(

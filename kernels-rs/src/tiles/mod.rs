@@ -32,13 +32,13 @@
 //!   followed a drain-and-post phase of the whole block, which on the grid
 //!   cost more than the level: about 3,400 cycles against 2,800.) H100, grid
 //!   1000² from the corner: BFS 6.7 → 5.7 ms, SSSP 8.3 → 6.2; 2000×1000 BFS
-//!   11.4 → 8.7, SSSP 14.8 → 11.1 (`docs/results/h100/messenger/`).
+//!   11.4 → 8.7, SSSP 14.8 → 11.1 (`74e218a:docs/results/h100/messenger/`).
 //! * **Short levels** (a grid tile's are a few vertices) give each vertex a
 //!   group of lanes, up to a warp: one lane takes the vertex, the group
 //!   counts its remote edges with shuffles and relaxes its edges side by side
 //!   (`level.rs`), so a level's latency is one edge's chain of shared-memory
 //!   atomics rather than a row's. H100, 1000² grid from the corner: BFS
-//!   7.8 → 7.1 ms, SSSP 10.9 → 8.6 (`docs/results/h100/bursts/`).
+//!   7.8 → 7.1 ms, SSSP 10.9 → 8.6 (`74e218a:docs/results/h100/bursts/`).
 //! * **Chains.** A group that improves an in-tile neighbour within the
 //!   level's bucket may keep it (pending, in no queue) and relax it in the
 //!   same level with the whole group, up to [`CHAIN_HOPS`] vertices after the
@@ -47,7 +47,7 @@
 //!   a level a hop: H100, 1000² grid, widest paths 1.1–2.8× faster with chains
 //!   of 2; SSSP's buckets are an edge or two deep and it runs slower with
 //!   them, so the host turns them off there; CC's labels neither gain nor
-//!   lose (`docs/results/h100/chains/`).
+//!   lose (`74e218a:docs/results/h100/chains/`).
 //! * **Messages.** An edge into another tile leaves `(target, candidate)` in
 //!   the block's outbox. The messenger posts the part a level filled while
 //!   the next levels run, so sending costs a level no round trip: each lane
@@ -62,7 +62,7 @@
 //!   previous design combined every candidate into a global mailbox, kept a
 //!   sent bit per vertex and posted at the end of the level: about six
 //!   dependent round trips per message on the level's path. H100, 1000² grid
-//!   from the corner, `docs/results/h100/rings/`: BFS 15.3 → 7.5 ms, SSSP
+//!   from the corner, `74e218a:docs/results/h100/rings/`: BFS 15.3 → 7.5 ms, SSSP
 //!   16.3 → 10.7 ms.)
 //! * **Room.** A ring holds `cap` messages; an owner publishes how far it has
 //!   taken (its head) every `cap / 4` messages, and a sender whose slot is a
@@ -90,7 +90,7 @@
 //! between is a [`StateWord::put`], an exchange, so that compute-sanitizer's
 //! racecheck (blind to fences) reports only what a barrier should order.
 //! (Words the others only update with read-modify-writes, like the counters
-//! a level clears, need none: `docs/results/h100/racefree/`.)
+//! a level clears, need none: `74e218a:docs/results/h100/racefree/`.)
 //!
 //! The grid must be co-resident: blocks wait for each other's messages (the host
 //! launches cooperatively). Ring slots hold `target + 1` in their upper half so
@@ -245,7 +245,7 @@ pub const OUTBOX: usize = 1024;
 /// messenger to finish posting the part it was to fill (posting takes a
 /// count, a device fence and an atomic per message, about as long as a
 /// level): H100, 1000² grid, 869 of a level's 4,875 cycles for BFS
-/// (`docs/results/h100/messenger/`). The outbox cannot grow instead: the
+/// (`74e218a:docs/results/h100/messenger/`). The outbox cannot grow instead: the
 /// grid's tiles then no longer fit their rows in shared memory.
 pub const PARTS: usize = 4;
 /// Entries of each part: the most remote edges a tile vertex may have (the
@@ -625,7 +625,7 @@ impl<P: Program> Tiles<'_, P> {
         // The workers load these after their barrier, so they need no
         // exchange; they are puts because racecheck was shown clean with the
         // leader's words as one group (`DONE`, which the messenger loads, is
-        // one it needs: docs/results/h100/racefree/, calls 2-3).
+        // one it needs: 74e218a:docs/results/h100/racefree/, calls 2-3).
         u32::put(&h[LEN_NOW + p], len);
         u32::put(&h[OVF_NOW + p], ovf);
         u32::put(&h[DONE_NOW + p], h[DONE].load(Relaxed));

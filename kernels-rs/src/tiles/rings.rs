@@ -55,7 +55,7 @@ impl<P: Program> Tiles<'_, P> {
     /// before each: on a grid a tile's level is a few vertices, and the
     /// phase, with its ring reads, fences and barrier, cost more than the
     /// level itself (H100, 1000²: about 3,400 cycles against 2,800,
-    /// `docs/results/h100/bursts/`).
+    /// `74e218a:docs/results/h100/bursts/`).
     #[inline(always)]
     pub(super) fn messenger(
         &self,

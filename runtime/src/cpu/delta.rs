@@ -74,7 +74,7 @@ const FUSE_BELOW: usize = 1000;
 /// × 2 rounds: the sum of best-of-5 times was lower than uncapped in all six
 /// settings (126 / 134 / 143 / 84 / 93 / 98 ms against 133 / 135 / 147 / 93 / 104 /
 /// 101), and caps of 1,024 and 256 gained less or lost
-/// (`docs/results/h100/cpu-issue20/session14/fuse-cap/`).
+/// (`74e218a:docs/results/h100/cpu-issue20/session14/fuse-cap/`).
 const FUSE_BUDGET: usize = 4096;
 
 /// Frontier ids handed out per grab.

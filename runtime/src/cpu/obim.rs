@@ -71,11 +71,11 @@ pub fn run_ordered<P: VertexProgram>(
 /// network), on any number of workers. There a bucket is a thin ring of
 /// vertices; bulk passes with gapbs's bin fusion keep each worker on its own
 /// small bins, where soft priorities pay chunk traffic. Session 4 measured
-/// soft priorities ahead from 4 workers up (`docs/results/h100/cpu-issue20/session4/`)
+/// soft priorities ahead from 4 workers up (`74e218a:docs/results/h100/cpu-issue20/session4/`)
 /// and lock-step was kept to one or two; since then the bulk engine runs on the
 /// kept pool with one barrier per pass and even splits, and it leads at every
 /// count measured (H100 host, auto Δ, best of 7, three alternating rounds,
-/// `docs/results/h100/cpu-issue20/session13/call6.log`): 1000² grid, lock-step
+/// `74e218a:docs/results/h100/cpu-issue20/session13/call6.log`): 1000² grid, lock-step
 /// / soft, 4 threads 39 / 44, 39 / 49, 33 / 41 ms; 8 threads 22 / 27, 22 / 25,
 /// 21 / 25; 16 threads 17 / 19, 15 / 20, 17 / 20; 2000² grid, 8 threads
 /// 76 / 98, 76 / 94, 79 / 102; 16 threads 53 / 67, 45 / 59, 50 / 69. (Earlier:

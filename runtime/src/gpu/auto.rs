@@ -1,14 +1,14 @@
 //! `--kernel auto`: the GPU strategy picked from the program and the graph, so no
 //! user lands on the slow path by default.
 //!
-//! What decides (measured on the H100, `docs/results/h100/`):
+//! What decides (measured on the H100, `74e218a:docs/results/h100/`):
 //! * a **high-diameter** graph (the bounded BFS [`probe`] walks its 24
 //!   levels and the frontier is still going: grids, roads, meshes) that fits
 //!   the multiprocessors' shared memory: the **tiles** kernel. Each block
 //!   relaxes its own range of vertices in shared memory, level by level (or
 //!   bucket by bucket, Δ from [`tiles_delta`]), and hands candidates for
 //!   other tiles over through message rings, with no grid-wide step. H100,
-//!   grid 1000² from the corner (`docs/results/h100/rings/`): BFS 7.5 ms
+//!   grid 1000² from the corner (`74e218a:docs/results/h100/rings/`): BFS 7.5 ms
 //!   against the resident kernel's 9.5, SSSP 10.7 against 16.0 for the
 //!   previous tiles; every program gets it, BFS-like ones included since
 //!   the rings. Graphs with a row over [`TILES_MAX_DEGREE`] edges do not.
@@ -25,7 +25,7 @@
 //!   long path behind one (a web graph's whiskers) looks low-diameter to it.
 //! * otherwise the **balanced** edge-chunk kernel, 8 edges per thread, which
 //!   hands a long tail over the same way (H100,
-//!   `docs/results/h100/mec-programs/`: SSSP Kronecker 22 8.2 ms against 28.0
+//!   `74e218a:docs/results/h100/mec-programs/`: SSSP Kronecker 22 8.2 ms against 28.0
 //!   for the work list and 39.9 for the best near-far Δ; gapbs on 16 threads
 //!   takes 156 ms).
 //! * a program whose `combine` is not idempotent (a sum) always gets the balanced
@@ -90,7 +90,7 @@ pub fn tiles_delta<P: GpuProgram>(
 /// Out-degree above which `auto` does not pick the tiled kernel: a tile's row
 /// is relaxed by one thread in a large level and by at most a warp in a short
 /// one (a hub of 200,000 edges held its tile for hundreds of milliseconds,
-/// `docs/results/h100/hubs-and-shapes/`), and a vertex's remote
+/// `74e218a:docs/results/h100/hubs-and-shapes/`), and a vertex's remote
 /// edges go out together through a part of the outbox, so the kernel itself takes
 /// no longer rows ([`kernels_rs::tiles::PART`]).
 pub const TILES_MAX_DEGREE: u64 = kernels_rs::tiles::PART as u64;

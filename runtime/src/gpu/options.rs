@@ -63,13 +63,13 @@ impl std::str::FromStr for BfsKernel {
 }
 
 /// Default edges per thread (balanced) or per work item (direction): the best of
-/// the sweep on an H100 (docs/results/h100/gpu-bfs.json: 50.4 vs 42.8 GTEPS at
+/// the sweep on an H100 (74e218a:docs/results/h100/gpu-bfs.json: 50.4 vs 42.8 GTEPS at
 /// seed 000's 16, Kronecker 20). One value for the hand kernels, the programs'
 /// kernels and the CLI.
 pub const DEFAULT_MAX_EDGE_COUNT: u64 = 64;
 
 /// Edges per thread of the programs' balanced kernel (SSSP, widest, CC, …): the
-/// best of the sweep on an H100 (`docs/results/h100/mec-programs/`: SSSP Kronecker
+/// best of the sweep on an H100 (`74e218a:docs/results/h100/mec-programs/`: SSSP Kronecker
 /// 22 7.3 ms at 8 against 23.1 ms at 64, Kronecker 20 2.1 against 6.3, a uniform
 /// random graph of 4 M vertices 22.8 against 57.5; widest alike). A warp's 32
 /// threads then read 32 × 8 consecutive edges, which the L1 cache holds; at 64

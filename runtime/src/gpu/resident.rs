@@ -40,7 +40,7 @@ pub const SMEM_WORDS: u32 = 4096;
 /// Default largest round run by one block: two vertices per thread of a
 /// [`BLOCK`]-thread block. Grid 1000² on the H100: BFS 12.8 / 12.4 / 12.3 ms and
 /// SSSP 32.4 / 37.3 / 53.9 ms with 2,048 / 4,096 / 8,192
-/// (`docs/results/h100/resident/run4`).
+/// (`74e218a:docs/results/h100/resident/run4`).
 pub const DEFAULT_SMALL_MAX: u32 = 2048;
 
 // The handover waits for frontiers this kernel runs on one block.
@@ -59,7 +59,7 @@ pub fn small_max() -> u32 {
 /// round costs a barrier whatever its size, so wide buckets (fewer rounds, some
 /// re-relaxed vertices) win. Grid 1000², weights 1..255, on the H100: Δ ≈ 200
 /// took 3,953 rounds and 62.7 ms, Δ 4,096 2,200 rounds and 43.7 ms, Δ 16,384
-/// 2,100 rounds and 41.8 ms (`docs/results/h100/resident/`).
+/// 2,100 rounds and 41.8 ms (`74e218a:docs/results/h100/resident/`).
 /// Later runs (run5, same call per graph) put the best Δ lower: grid 1000² Δ
 /// 2,048 / 4,096 / 12,800 took 31.5 / 31.0 / 32.3 ms, grid 4000² Δ 2,048 /
 /// 8,192 / 12,800 181 / 193 / 223 ms; 16 × `gpu_delta` is 3,200 on both.

@@ -34,7 +34,7 @@ use crate::program::{Combine, VertexProgram};
 /// Threads per block (`VERTEX_TILES_BLOCK` overrides it, a multiple of 32, for
 /// measuring), capped at what the kernel's registers allow one block (384 for
 /// the shipped programs on an H100 since short levels run in groups of lanes;
-/// 128 to 512 measured alike, `docs/results/h100/rings/`).
+/// 128 to 512 measured alike, `74e218a:docs/results/h100/rings/`).
 pub const BLOCK: u32 = 512;
 
 fn block_size() -> u32 {
@@ -75,7 +75,7 @@ pub const CHAIN: u32 = 2;
 /// current one's bucket). H100, 1000² grid, 3 sources, chains of 2 against
 /// none: widest 8.9 / 20.1 / 20.4 → 7.9 / 7.6 / 9.6 ms, SSSP 6.5 / 3.8 / 5.5 →
 /// 7.0 / 4.3 / 6.1 ms, BFS alike; CC's label program alike on an H200
-/// (`docs/results/h100/chains/`).
+/// (`74e218a:docs/results/h100/chains/`).
 pub fn chains<P: VertexProgram>() -> bool {
     !(P::HAS_PRIORITY && matches!(P::COMBINE, Combine::Min))
 }

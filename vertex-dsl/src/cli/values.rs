@@ -41,7 +41,10 @@ fn same_cells(a: &str, b: &str) -> bool {
         && ca.iter().zip(&cb).all(|(x, y)| {
             x == y
                 || match (x.parse::<f64>(), y.parse::<f64>()) {
-                    (Ok(x), Ok(y)) => (x - y).abs() <= 1e-6 * x.abs().max(y.abs()).max(1.0),
+                    // `inf` parses as a float too: only finite values get a tolerance.
+                    (Ok(x), Ok(y)) if x.is_finite() && y.is_finite() => {
+                        (x - y).abs() <= 1e-6 * x.abs().max(y.abs()).max(1.0)
+                    }
                     _ => false,
                 }
         })
