@@ -4,11 +4,20 @@
 use std::io::Write;
 use std::path::Path;
 
-use clap::Args;
+use clap::{Args, ValueEnum};
+use serde::Serialize;
 
 use runtime::gpu::Device;
 
-use super::run::Backend;
+/// Where a program runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Backend {
+    Cpu,
+    Gpu,
+    /// The GPU when one is usable, else the CPU (the output says which ran).
+    Auto,
+}
 
 /// The output pieces `vertex_dsl::cli` gives every program crate's command line.
 pub use vertex_dsl::cli::output::{check_output, human_out, is_stdout, write_result};

@@ -28,15 +28,7 @@ mod program;
 pub use components::{cc_cmd, CcArgs};
 use program::run_program_with;
 
-/// Where a program runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Backend {
-    Cpu,
-    Gpu,
-    /// The GPU when one is usable, else the CPU (the output says which ran).
-    Auto,
-}
+pub use super::common::Backend;
 
 /// `--schedule` of the program commands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize)]

@@ -30,11 +30,11 @@ use runtime::graph::Graph;
 use runtime::program::{Schedule, VertexProgram};
 use vertex_examples::programs::{bc, bfs, pagerank, sssp, triangles};
 
-use super::bench_cpu::{mean, median_of, ours_run, schedule_label};
-use super::bench_gap::{GapGraph, Kernel};
+use super::super::bench_cpu::{mean, median_of, ours_run, schedule_label};
+use super::{GapGraph, Kernel};
 
 /// What every kernel needs besides its graph.
-pub(super) struct Params {
+pub(crate) struct Params {
     pub trials: usize,
     /// SSSP bucket width for both sides (none: ours `auto_delta` on the first source).
     pub delta: Option<u64>,
@@ -43,7 +43,7 @@ pub(super) struct Params {
 }
 
 /// Seconds and whether every result matched the oracle.
-pub(super) type Timed = (f64, bool);
+pub(crate) type Timed = (f64, bool);
 
 /// `--kernel auto`'s options for `P` on `g`.
 fn auto_options<P: GpuProgram>(
@@ -113,7 +113,7 @@ fn best_gpu<P: GpuProgram>(
 }
 
 /// One kernel on one graph.
-pub(super) trait GapKernel {
+pub(crate) trait GapKernel {
     /// Names of our CPU schedules.
     fn schedules(&self) -> Vec<String>;
     /// Schedule `i` at `threads`: time and oracle agreement.
@@ -129,7 +129,7 @@ pub(super) trait GapKernel {
 }
 
 /// The kernel `k` on `gg`, its oracle answers computed.
-pub(super) fn make<'a>(
+pub(crate) fn make<'a>(
     k: Kernel,
     gg: &'a GapGraph,
     p: &'a Params,
@@ -421,7 +421,7 @@ impl GapKernel for Pr<'_> {
                 self.near_fixed_point(&r.states, r.report.reduced)
             } else {
                 r.report.rounds == self.rounds
-                    && super::bench_cpu_pr::agrees(&r.states, &self.expect)
+                    && super::super::bench_cpu::pr::agrees(&r.states, &self.expect)
             };
             Ok((r.report.time.as_secs_f64(), ok))
         })
@@ -546,16 +546,16 @@ impl GapKernel for Bc<'_> {
     }
 
     fn gpu(&mut self, dev: &Device) -> anyhow::Result<(String, Timed)> {
-        let k = super::bc::load_kernels(dev)?;
+        let k = super::super::bc::load_kernels(dev)?;
         let (g, tr) = (&self.gg.g, self.transposed.as_ref());
         // The graph goes to the device once, outside the timing (gapbs's times
         // exclude loading too); each run still copies its states in and out.
-        let gs = super::bc::BcGraphs::upload(dev, g, tr)?;
-        super::bc::gpu_scores(dev, &k, &gs, &self.gg.roots[..1])?;
+        let gs = super::super::bc::BcGraphs::upload(dev, g, tr)?;
+        super::super::bc::gpu_scores(dev, &k, &gs, &self.gg.roots[..1])?;
         let r = per_root(&self.gg.roots, |i, r| {
             median_of(self.p.trials, || {
                 let t = Instant::now();
-                let s = super::bc::gpu_scores(dev, &k, &gs, &[r])?;
+                let s = super::super::bc::gpu_scores(dev, &k, &gs, &[r])?;
                 Ok((t.elapsed().as_secs_f64(), Self::agrees(&s, &self.expect[i])))
             })
         })?;

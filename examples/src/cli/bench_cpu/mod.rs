@@ -8,8 +8,8 @@
 //! is the mean over roots of those medians. gapbs times are its own per-trial
 //! "Trial Time" (graph loading excluded, as ours). Our result for the first root
 //! is checked against the sequential oracle, gapbs's with its `-v` verifier.
-//! SSSP's Δ sweep and distance widths: see [`super::bench_cpu_sssp`]. PageRank
-//! has no root: see [`super::bench_cpu_pr`].
+//! SSSP's Δ sweep and distance widths: see [`sssp`]. PageRank
+//! has no root: see [`pr`].
 //! Ratios are ours / gapbs: below 1.0 means we are faster. An empty list
 //! (`--bfs=` or `--bfs ''`) skips that kernel.
 
@@ -27,9 +27,13 @@ use serde::Serialize;
 use vertex_bench::plot::{panels_svg, Panel, Series};
 use vertex_examples::programs::bfs;
 
-pub(super) use super::bench_cpu_gapbs::gapbs_run;
-use super::bench_cpu_gapbs::{gapbs_best, gapbs_run_in, EnvTimes};
+mod gapbs;
+pub(super) mod pr;
+mod sssp;
+
 use super::report::print_json;
+pub(super) use gapbs::gapbs_run;
+use gapbs::{gapbs_best, gapbs_run_in, EnvTimes};
 
 #[derive(Args, Debug, Clone)]
 pub struct BenchCpuArgs {
@@ -126,9 +130,9 @@ pub(super) enum Detail {
         delta_sweep: DeltaSweep,
         /// SSSP: which distance widths ran and why.
         #[serde(skip_serializing_if = "Option::is_none")]
-        distances: Option<super::bench_cpu_sssp::Distances>,
+        distances: Option<sssp::Distances>,
     },
-    PageRank(super::bench_cpu_pr::PrDetail),
+    PageRank(pr::PrDetail),
 }
 
 impl Detail {
@@ -187,14 +191,9 @@ pub fn run(a: BenchCpuArgs) -> anyhow::Result<()> {
             "SSSP",
             a.gapbs.join("sssp"),
             specs(&a.sssp),
-            super::bench_cpu_sssp::bench_sssp,
+            sssp::bench_sssp,
         ),
-        (
-            "PR",
-            a.gapbs.join("pr"),
-            specs(&a.pr),
-            super::bench_cpu_pr::bench_pr,
-        ),
+        ("PR", a.gapbs.join("pr"), specs(&a.pr), pr::bench_pr),
     ];
     for (_, b, specs, _) in &kernels {
         if !specs.is_empty() && !b.is_file() {

@@ -5,6 +5,8 @@
 //! Each column comes from a [`Runner`]; the CPU schedules are [`CpuRunner`]s. A
 //! new back end (the GPU) is one more `Runner` pushed in [`runners`].
 
+mod pr;
+
 use std::path::PathBuf;
 
 use anyhow::{bail, Context};
@@ -71,7 +73,7 @@ pub struct CompareArgs {
 pub fn run(a: CompareArgs) -> anyhow::Result<()> {
     runtime::progress::set_quiet(a.json);
     match a.program.as_str() {
-        "pr" | "pagerank" => super::compare_pr::run(&a),
+        "pr" | "pagerank" => pr::run(&a),
         "bfs" => go::<bfs::Program>(&a, |g| g),
         "cc" => go::<cc::Program>(&a, |g| g),
         "widest" => go::<widest::Program>(&a, |g| g),

@@ -11,7 +11,7 @@
 //! (rooted kernels: the mean over sources of that); gapbs's is its own "Trial
 //! Time", graph loading excluded on both sides. gapbs runs with
 //! `OMP_NUM_THREADS`. Our results are compared with the sequential oracles (see
-//! [`super::bench_gap_kernels`]); gapbs checks itself (`-v`, one extra run at the
+//! [`kernels`]); gapbs checks itself (`-v`, one extra run at the
 //! most threads). A failed check or a kernel that errs marks its row and makes
 //! the command exit non-zero after the results are written. Without `--gapbs`
 //! only our side runs (still verified). Ratios are ours / gapbs: below 1 means we
@@ -32,8 +32,10 @@ use super::bench_cpu::{
     gapbs_run, load_unweighted, load_weighted, mean, pick_roots, slug, sweep_threads,
     thread_counts, write_gapbs, Point,
 };
-use super::bench_gap_kernels::{make, Params};
+mod kernels;
+
 use super::report::print_json;
+use kernels::{make, Params};
 
 /// A GAP kernel (also the gapbs binary's name).
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Serialize)]

@@ -22,15 +22,15 @@ use serde::Serialize;
 use vertex_examples::gapbs_output::{logged_steps, top_scores};
 use vertex_examples::programs::pagerank;
 
-use super::bench_cpu::{
+use super::gapbs::{gapbs_best, gapbs_run_in};
+use super::{
     gapbs_run, job, load_unweighted, median_of, sweep_threads, with_env_times, Detail, Job,
     Measured, Setup,
 };
-use super::bench_cpu_gapbs::{gapbs_best, gapbs_run_in};
 
 /// What a PageRank job records besides the timings.
 #[derive(Serialize)]
-pub(super) struct PrDetail {
+pub(crate) struct PrDetail {
     damping: f64,
     tolerance: f64,
     max_rounds: u32,
@@ -73,7 +73,7 @@ struct TopScore {
 
 impl PrDetail {
     /// One line for the closing summary.
-    pub(super) fn summary(&self) -> String {
+    pub(crate) fn summary(&self) -> String {
         let fmt = |r: Option<u32>| r.map_or("?".into(), |r| r.to_string());
         let top = self.top.iter().map(|t| t.rel_diff).fold(0.0, f64::max);
         format!(
@@ -100,7 +100,7 @@ impl PrDetail {
 }
 
 /// Benchmarks PageRank on `spec`.
-pub(super) fn bench_pr(s: &Setup, spec: &str) -> anyhow::Result<Job> {
+pub(crate) fn bench_pr(s: &Setup, spec: &str) -> anyhow::Result<Job> {
     let (a, threads, bin) = (s.a, s.threads, s.bin);
     let (g, file) = load_unweighted(spec, s.work)?;
     let (tolerance, max_rounds) = (a.pr_tolerance, a.pr_max_rounds);
@@ -239,7 +239,7 @@ fn rel_diff(x: f64, y: f64) -> f64 {
 
 /// Our ranks against the oracle's: per vertex, relative difference ≤ 1e-6 or
 /// absolute ≤ 1e-12.
-pub(super) fn agrees(ours: &[f64], expect: &[f64]) -> bool {
+pub(crate) fn agrees(ours: &[f64], expect: &[f64]) -> bool {
     ours.len() == expect.len()
         && ours.iter().zip(expect).all(|(x, y)| {
             let d = (x - y).abs();

@@ -18,9 +18,9 @@ use serde::Serialize;
 use vertex_bench::plot::{panels_svg, Panel, Series};
 use vertex_examples::programs::{pagerank, pagerank_delta};
 
-use super::compare::CompareArgs;
-use super::gather::l1;
-use super::report::{human_count, print_json};
+use super::super::gather::l1;
+use super::super::report::{human_count, print_json};
+use super::CompareArgs;
 
 #[derive(Serialize)]
 struct Row {

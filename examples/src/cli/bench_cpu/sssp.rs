@@ -21,13 +21,13 @@ use runtime::program::Schedule;
 use serde::Serialize;
 use vertex_examples::programs::sssp;
 
-use super::bench_cpu::{
+use super::{
     gapbs_run, job, load_weighted, measure, ours_run, pick_roots, Detail, Job, Setup, Variant,
 };
 
 /// Which distance widths the SSSP job ran, and why.
 #[derive(Serialize)]
-pub(super) struct Distances {
+pub(crate) struct Distances {
     /// Whether the 32-bit program ran (where it did, obim with 64-bit
     /// distances runs too, under a `u64` label).
     pub u32_fits: bool,
@@ -63,7 +63,7 @@ fn run_variant(
     }
 }
 
-pub(super) fn bench_sssp(s: &Setup, spec: &str) -> anyhow::Result<Job> {
+pub(crate) fn bench_sssp(s: &Setup, spec: &str) -> anyhow::Result<Job> {
     let (a, threads, work, bin) = (s.a, s.threads, s.work, s.bin);
     let (g, file) = load_weighted(spec, work)?;
     let t_check = Instant::now();

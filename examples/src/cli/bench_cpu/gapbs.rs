@@ -12,11 +12,11 @@ use std::process::Command;
 
 use anyhow::{bail, Context};
 
-use super::bench_cpu::median;
+use super::median;
 
 /// The OpenMP settings gapbs is run under.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum OmpEnv {
+pub(crate) enum OmpEnv {
     /// As the calling environment has them.
     Inherited,
     /// `OMP_PROC_BIND` and `OMP_WAIT_POLICY` removed: libgomp's defaults.
@@ -54,10 +54,10 @@ impl OmpEnv {
 
 /// gapbs's time per OpenMP setting at one thread count (seconds), as recorded
 /// in the JSON next to the best of them.
-pub(super) type EnvTimes = Vec<(String, f64)>;
+pub(crate) type EnvTimes = Vec<(String, f64)>;
 
 /// What one gapbs invocation printed.
-pub(super) struct GapbsRun {
+pub(crate) struct GapbsRun {
     /// Median of its "Trial Time" lines, seconds.
     pub time: f64,
     /// Its `-v` verdict (every "Verification" line PASS), if asked.
@@ -67,7 +67,7 @@ pub(super) struct GapbsRun {
 }
 
 /// Runs a gapbs binary on `file` (from `root`, for the kernels that take one).
-pub(super) fn gapbs_run(
+pub(crate) fn gapbs_run(
     bin: &Path,
     file: &Path,
     root: Option<u32>,
@@ -90,7 +90,7 @@ pub(super) fn gapbs_run(
 
 /// [`gapbs_run`] under the OpenMP setting `env`.
 #[allow(clippy::too_many_arguments)]
-pub(super) fn gapbs_run_in(
+pub(crate) fn gapbs_run_in(
     env: OmpEnv,
     bin: &Path,
     file: &Path,
@@ -151,7 +151,7 @@ pub(super) fn gapbs_run_in(
 /// gapbs at `threads` under each of [`OmpEnv::COMPARED`]: `time(env)` is the
 /// seconds one setting takes (e.g. the mean over roots of [`gapbs_run_in`]);
 /// returns the best time and every setting's.
-pub(super) fn gapbs_best(
+pub(crate) fn gapbs_best(
     mut time: impl FnMut(OmpEnv) -> anyhow::Result<f64>,
 ) -> anyhow::Result<(f64, EnvTimes)> {
     let mut times = EnvTimes::new();
