@@ -308,6 +308,21 @@ impl Device {
         gopts: &GatherGpuOptions,
         weights: bool,
     ) -> Result<GatherGraph<'g, W>> {
+        Ok(GatherGraph {
+            g,
+            up: self.upload_gather(g, gopts, weights)?,
+        })
+    }
+
+    /// [`Device::upload_gather_graph`]'s device arrays alone, owned (no borrow
+    /// of `g`): what a cache keeps between runs ([`crate::run::device_cache`]).
+    /// Run with [`Device::run_gather_uploaded`], handing `g` again.
+    pub fn upload_gather<W: Weight>(
+        &self,
+        g: &Graph<W>,
+        gopts: &GatherGpuOptions,
+        weights: bool,
+    ) -> Result<GatherUpload<W>> {
         gopts.validate()?;
         let n = g.num_vertices();
         let (csr, csc) = (g.csr(), g.csc());
@@ -345,14 +360,15 @@ impl Device {
                 ptr.in_weights = put(up(bytemuck::cast_slice(w), "CSC weights")?);
             }
         }
-        Ok(GatherGraph {
-            g,
+        Ok(GatherUpload {
+            graph: g.id(),
             gopts: *gopts,
             weights,
             _bufs: bufs,
             ptr,
             sv_in: self.gpu.upload(&sv_in, "SV (in-edges)")?,
             sv_out: self.gpu.upload(&sv_out, "SV (out-edges)")?,
+            _w: std::marker::PhantomData,
         })
     }
 
@@ -366,7 +382,7 @@ impl Device {
         gopts: &GatherGpuOptions,
     ) -> Result<GpuGatherRun<P::State>> {
         let gg = self.upload_gather_graph(g, gopts, P::WEIGHTED)?;
-        self.run_gather_inner::<P, W>(k, &gg, opts, None)
+        self.run_gather_inner::<P, W>(k, g, &gg.up, opts, None)
     }
 
     /// [`Device::run_gather`] from the caller's states instead of `init` (one per
@@ -382,7 +398,7 @@ impl Device {
         initial: &[P::State],
     ) -> Result<GpuGatherRun<P::State>> {
         let gg = self.upload_gather_graph(g, gopts, P::WEIGHTED)?;
-        self.run_gather_inner::<P, W>(k, &gg, opts, Some(initial))
+        self.run_gather_inner::<P, W>(k, g, &gg.up, opts, Some(initial))
     }
 
     /// [`Device::run_gather`] (`initial: None`) or [`Device::run_gather_from`] on a
@@ -394,17 +410,38 @@ impl Device {
         opts: &GatherOptions,
         initial: Option<&[P::State]>,
     ) -> Result<GpuGatherRun<P::State>> {
-        self.run_gather_inner::<P, W>(k, gg, opts, initial)
+        self.run_gather_inner::<P, W>(k, gg.g, &gg.up, opts, initial)
+    }
+
+    /// [`Device::run_gather_on`] on an owned upload of `g`
+    /// ([`Device::upload_gather`]); fails if `up` was made from another graph.
+    pub fn run_gather_uploaded<P: GatherProgram, W: Weight>(
+        &self,
+        k: &GatherKernels,
+        g: &Graph<W>,
+        up: &GatherUpload<W>,
+        opts: &GatherOptions,
+        initial: Option<&[P::State]>,
+    ) -> Result<GpuGatherRun<P::State>> {
+        if up.graph != g.id() {
+            return Err(Error::InvalidArgument(format!(
+                "program `{}`: the uploaded gather graph (id {}) is not the graph given (id {})",
+                P::NAME,
+                up.graph,
+                g.id()
+            )));
+        }
+        self.run_gather_inner::<P, W>(k, g, up, opts, initial)
     }
 
     fn run_gather_inner<P: GatherProgram, W: Weight>(
         &self,
         k: &GatherKernels,
-        gg: &GatherGraph<'_, W>,
+        g: &Graph<W>,
+        gg: &GatherUpload<W>,
         opts: &GatherOptions,
         initial: Option<&[P::State]>,
     ) -> Result<GpuGatherRun<P::State>> {
-        let g = gg.g;
         let gopts = &gg.gopts;
         let n = g.num_vertices();
         crate::gather::check_initial::<P>(initial, n)?;
@@ -449,6 +486,14 @@ impl Device {
 /// host graph it mirrors (level sweeps build their schedule from it).
 pub struct GatherGraph<'g, W: Weight> {
     g: &'g Graph<W>,
+    up: GatherUpload<W>,
+}
+
+/// The device arrays of a graph uploaded for gather runs
+/// ([`Device::upload_gather`]), owned and tagged with the graph's
+/// [`Graph::id`].
+pub struct GatherUpload<W: Weight> {
+    graph: u64,
     gopts: GatherGpuOptions,
     /// Whether the weights were uploaded.
     weights: bool,
@@ -458,6 +503,7 @@ pub struct GatherGraph<'g, W: Weight> {
     ptr: Ptrs,
     sv_in: DevBuf<u32>,
     sv_out: DevBuf<u32>,
+    _w: std::marker::PhantomData<fn() -> W>,
 }
 
 impl<W: Weight> GatherGraph<'_, W> {

@@ -37,6 +37,8 @@ pub struct Slot {
 pub struct GraphKey {
     pub graph: u64,
     pub what: &'static str,
+    /// The edge chunk size an upload's chunk owners were built for (0: none).
+    pub edges_per_thread: u64,
 }
 
 impl Slot {

@@ -5,6 +5,7 @@
 //!
 //! [`Device::run_gather`]: crate::gpu::Device::run_gather
 
+use super::device_cache::GraphKey;
 use super::{pick_source, place, refuse, Backend, Kind, Outcome, Placed, Plan, Report, Runnable};
 use crate::cpu::gather_async::AsyncOrder;
 use crate::error::Result;
@@ -89,11 +90,22 @@ where
                     .unwrap_or(GatherGpuOptions::default().max_edge_count),
                 ..GatherGpuOptions::default()
             };
+            let weighted = <P as GatherProgram>::WEIGHTED;
             let (run, name) = super::device_cache::with(plan.device, |slot| {
                 let k = slot.kernels::<P, GatherKernels>(|d| d.load_gather::<P>())?;
+                let key = GraphKey {
+                    graph: g.id(),
+                    what: if weighted {
+                        "gather, weighted"
+                    } else {
+                        "gather"
+                    },
+                    edges_per_thread: gopts.max_edge_count,
+                };
+                let up = slot.graph(key, |d| d.upload_gather(g, &gopts, weighted))?;
                 let r = slot
                     .device()
-                    .run_gather::<P, <P as Runnable>::Weight>(&k, g, &opts, &gopts)?;
+                    .run_gather_uploaded::<P, <P as Runnable>::Weight>(&k, g, &up, &opts, None)?;
                 Ok((r, slot.device().info().name.clone()))
             })?;
             report.backend = Backend::Gpu;

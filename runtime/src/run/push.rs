@@ -148,6 +148,7 @@ fn gpu<P: GpuProgram>(
             } else {
                 "traversal"
             },
+            edges_per_thread: 0,
         };
         let dg = slot.graph(key, |d| d.upload_traversal(g, weighted))?;
         let r = slot.device().run_program::<P>(&k, &dg, source, &opts)?;
