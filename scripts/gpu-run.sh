@@ -352,6 +352,10 @@ for step in "${steps[@]}"; do
                 "$T" paths grid:300x300 --backend gpu -o /tmp/paths.txt --json || bad=1
                 head -3 /tmp/paths.txt
                 "$T" compare paths grid:300x300 --schedules sync,gpu --repeat 2 --require-all || bad=1
+                # A file, as a user hands one over: a DIMACS road-like grid.
+                "$B/vertex" gen grid --width 200 --height 100 -o /tmp/road.gr || bad=1
+                "$T" paths /tmp/road.gr --backend gpu --source 5 -o /tmp/road-paths.txt --json || bad=1
+                "$T" compare paths /tmp/road.gr --source 5 --schedules sync,gpu --repeat 2 --require-all || bad=1
                 "$T" compare within_hops kron:18 --schedules sync,async,gpu --repeat 2 --require-all || bad=1
                 "$T" compare wedges kron:16 --symmetrize --schedules sync,gpu --repeat 2 --require-all || bad=1
                 for p in bfs sssp widest; do

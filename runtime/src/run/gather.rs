@@ -43,13 +43,6 @@ where
     report.source_reason = source_note;
     let (values, r) = match place::<P>(plan)? {
         Placed::Cpu(why) => {
-            if plan.backend == Backend::Cpu {
-                refuse(
-                    "max_edge_count",
-                    plan.max_edge_count.is_some(),
-                    "a GPU setting, and the run is on the CPU",
-                )?;
-            }
             report.backend_reason = why;
             let (schedule, why) = match plan.schedule {
                 Some(s) => (s, None),
@@ -76,13 +69,6 @@ where
             (run.states, run.report)
         }
         Placed::Gpu(why) => {
-            if plan.backend == Backend::Gpu {
-                refuse(
-                    "schedule / threads",
-                    plan.schedule.is_some() || plan.threads.is_some(),
-                    "CPU settings, and the run is on the GPU",
-                )?;
-            }
             report.backend_reason = why;
             let gopts = GatherGpuOptions {
                 max_edge_count: plan

@@ -44,13 +44,6 @@ where
             crate::tc::program::run::<P, u32>(g, plan.threads)?
         }
         Placed::Gpu(why) => {
-            if plan.backend == Backend::Gpu {
-                refuse(
-                    "threads",
-                    plan.threads.is_some(),
-                    "a CPU setting, and the run is on the GPU",
-                )?;
-            }
             report.backend_reason = why;
             report.strategy = "oriented merge, a thread per edge".into();
             let (r, dev) = super::device_cache::with(plan.device, |slot| {

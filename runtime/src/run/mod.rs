@@ -368,8 +368,24 @@ pub(crate) enum Placed {
 }
 
 /// Resolves [`Plan::backend`] for `P`: a forced GPU that cannot work is an
-/// error saying why; `auto` falls back to the CPU and says why.
+/// error saying why; `auto` falls back to the CPU and says why. A forced
+/// backend refuses the other one's settings (`auto` may end on either side, so
+/// it takes both).
 pub(crate) fn place<P: Runnable>(plan: &Plan) -> Result<Placed> {
+    if plan.backend == Backend::Cpu {
+        refuse(
+            "kernel / max_edge_count",
+            plan.kernel.is_some() || plan.max_edge_count.is_some(),
+            "GPU settings, and the run is on the CPU",
+        )?;
+    }
+    if plan.backend == Backend::Gpu {
+        refuse(
+            "schedule / threads",
+            plan.schedule.is_some() || plan.threads.is_some(),
+            "CPU settings, and the run is on the GPU",
+        )?;
+    }
     let usable = || -> Result<String> {
         if !P::has_gpu_kernels() {
             return Err(Error::GpuUnavailable(format!(

@@ -43,24 +43,10 @@ where
     let s = source.unwrap_or(0);
     let values = match place::<P>(plan)? {
         Placed::Cpu(why) => {
-            if plan.backend == Backend::Cpu {
-                refuse(
-                    "kernel / max_edge_count",
-                    plan.kernel.is_some() || plan.max_edge_count.is_some(),
-                    "GPU settings, and the run is on the CPU",
-                )?;
-            }
             report.backend_reason = why;
             cpu::<P>(g, s, plan, &mut report)?
         }
         Placed::Gpu(why) => {
-            if plan.backend == Backend::Gpu {
-                refuse(
-                    "schedule / threads",
-                    plan.schedule.is_some() || plan.threads.is_some(),
-                    "CPU settings, and the run is on the GPU",
-                )?;
-            }
             report.backend_reason = why;
             gpu::<P>(g, s, plan, &mut report)?
         }

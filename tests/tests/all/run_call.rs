@@ -9,45 +9,42 @@ use vertex_dsl::runtime::run::{Columns, Kind};
 use vertex_dsl::{cli::Values, Intersected};
 use vertex_examples::programs::{apsp, bfs, kcore, lcc, pagerank, sssp::sssp, triangles};
 
-/// A gather program with a struct state written as `pub struct State`.
-#[vertex_program(gather = sum)]
-pub mod depth_paths {
+/// A gather program with a struct state written as `pub struct State`: BFS
+/// depths with the smallest parent of each vertex.
+#[vertex_program(gather = min)]
+pub mod depth_parent {
     #[repr(C)]
     #[derive(Clone, Copy, Debug, PartialEq)]
     pub struct State {
         pub depth: u32,
-        pub paths: f64,
+        pub parent: u32,
     }
-    pub type Msg = f64;
-    pub type Acc = f64;
+    pub type Msg = u32;
+    pub type Acc = u32;
+    pub const NONE: u32 = u32::MAX;
     pub fn init(ctx: Ctx) -> State {
-        if ctx.vertex == ctx.source {
-            State {
-                depth: 0,
-                paths: 1.0,
-            }
-        } else {
-            State {
-                depth: u32::MAX,
-                paths: 0.0,
-            }
+        let depth = if ctx.vertex == ctx.source { 0 } else { NONE };
+        State {
+            depth,
+            parent: NONE,
         }
     }
+    /// Vertices reached last round offer themselves as parents.
     pub fn emit(ctx: Ctx, s: State) -> Msg {
         if s.depth == ctx.round {
-            s.paths
+            ctx.vertex
         } else {
-            0.0
+            NONE
         }
     }
-    pub fn gather(m: Msg) -> Acc {
-        m
+    pub fn gather(parent: Msg) -> Acc {
+        parent
     }
-    pub fn apply(ctx: Ctx, old: State, sum: Acc) -> State {
-        if old.depth == u32::MAX && sum > 0.0 {
+    pub fn apply(ctx: Ctx, old: State, parent: Acc) -> State {
+        if old.depth == NONE && parent != NONE {
             State {
                 depth: ctx.round + 1,
-                paths: sum,
+                parent,
             }
         } else {
             old
@@ -57,7 +54,7 @@ pub mod depth_paths {
         new != old || (ctx.round == 0 && new.depth == 0)
     }
     pub fn accepts(s: State) -> bool {
-        s.depth == u32::MAX
+        s.depth == NONE
     }
 }
 
@@ -226,23 +223,21 @@ fn a_struct_state_written_as_a_struct_runs_and_prints_as_columns() {
         weights: None,
     };
     let g = build(&el, BuildOptions::default()).unwrap();
-    let out = run::<depth_paths::Program>(&g)
+    let out = run::<depth_parent::Program>(&g)
         .source(0)
         .backend(Backend::Cpu)
         .go()
         .unwrap();
-    let got: Vec<(u32, f64)> = out.values.iter().map(|s| (s.depth, s.paths)).collect();
-    assert_eq!(
-        got,
-        [(0, 1.0), (1, 1.0), (1, 1.0), (2, 2.0), (u32::MAX, 0.0)]
-    );
+    let got: Vec<(u32, u32)> = out.values.iter().map(|s| (s.depth, s.parent)).collect();
+    let none = depth_parent::NONE;
+    assert_eq!(got, [(0, none), (1, 0), (1, 0), (2, 1), (none, none)]);
     let mut names = Vec::new();
-    <depth_paths::State as Columns>::names("", &mut names);
-    assert_eq!(names, ["depth", "paths"]);
+    <depth_parent::State as Columns>::names("", &mut names);
+    assert_eq!(names, ["depth", "parent"]);
     let mut text = Vec::new();
     out.values.write_rows("t", &mut text).unwrap();
     let text = String::from_utf8(text).unwrap();
-    assert!(text.contains("\n3 2 2\n4 inf 0\n"), "{text}");
+    assert!(text.contains("\n3 2 1\n4 inf inf\n"), "{text}");
 }
 
 #[test]
