@@ -204,8 +204,9 @@ step_gap() {
 gapbs on the identical CSR (handed over as \`.sg\`/\`.wsg\`), the same sources on both
 sides, every result verified (ours against the sequential oracles, gapbs with \`-v\`).
 Ratios are ours / gapbs time (< 1: ours faster): the CPU at all cores, and our GPU
-against gapbs on all cores. JSON: \`rows[]\` per kernel and graph, \`points[]\` per
-thread count, \`gpu\` for the GPU column."
+against gapbs on all cores. TC runs on Kronecker 16, not 20: on Kronecker 20 the
+two sides' verification alone outruns a device call. JSON: \`rows[]\` per kernel and
+graph, \`points[]\` per thread count, \`gpu\` for the GPU column."
     return $rc
 }
 
