@@ -4,7 +4,7 @@
 
 use proc_macro2::TokenStream;
 use quote::quote;
-use syn::{Fields, Item, ItemStruct, Type};
+use syn::{Item, ItemStruct, Type};
 
 use crate::ast::Program;
 
@@ -17,61 +17,30 @@ pub fn state_columns(p: &Program, state: &Type) -> TokenStream {
     let impls = found.iter().map(|s| {
         let ident = &s.ident;
         let r = quote!(::vertex_dsl::runtime::run::columns);
-        let (names, writes, first): (Vec<_>, Vec<_>, Vec<_>) = match &s.fields {
-            Fields::Named(f) => f
-                .named
-                .iter()
-                .map(|f| {
-                    let id = f.ident.as_ref().expect("named field");
-                    let ty = &f.ty;
-                    let label = id.to_string();
-                    (
-                        quote!(#r::field::<#ty>(prefix, #label, out);),
-                        quote!(#r::Columns::write(&self.#id, out);),
-                        quote!(#r::Columns::number(&self.#id)),
-                    )
-                })
-                .collect::<Vec<_>>()
-                .into_iter()
-                .fold((vec![], vec![], vec![]), |mut acc, (a, b, c)| {
-                    acc.0.push(a);
-                    acc.1.push(b);
-                    acc.2.push(c);
-                    acc
-                }),
-            Fields::Unnamed(f) => f
-                .unnamed
-                .iter()
-                .enumerate()
-                .map(|(i, f)| {
+        // Each field as (its column label, how `self` reaches it, its type).
+        let fields: Vec<(String, TokenStream, &Type)> = s
+            .fields
+            .iter()
+            .enumerate()
+            .map(|(i, f)| match &f.ident {
+                Some(id) => (id.to_string(), quote!(#id), &f.ty),
+                None => {
                     let idx = syn::Index::from(i);
-                    let ty = &f.ty;
-                    let label = i.to_string();
-                    (
-                        quote!(#r::field::<#ty>(prefix, #label, out);),
-                        quote!(#r::Columns::write(&self.#idx, out);),
-                        quote!(#r::Columns::number(&self.#idx)),
-                    )
-                })
-                .fold((vec![], vec![], vec![]), |mut acc, (a, b, c)| {
-                    acc.0.push(a);
-                    acc.1.push(b);
-                    acc.2.push(c);
-                    acc
-                }),
-            Fields::Unit => (vec![], vec![], vec![]),
-        };
-        let number = first
-            .first()
-            .cloned()
-            .unwrap_or_else(|| quote!(::core::option::Option::None));
-        let writes = writes.iter().enumerate().map(|(i, w)| {
-            if i == 0 {
-                w.clone()
-            } else {
-                quote!(out.push(' '); #w)
-            }
+                    (i.to_string(), quote!(#idx), &f.ty)
+                }
+            })
+            .collect();
+        let names = fields
+            .iter()
+            .map(|(label, _, ty)| quote!(#r::field::<#ty>(prefix, #label, out);));
+        let writes = fields.iter().enumerate().map(|(i, (_, access, _))| {
+            let sep = (i > 0).then(|| quote!(out.push(' ');));
+            quote!(#sep #r::Columns::write(&self.#access, out);)
         });
+        let number = match fields.first() {
+            Some((_, access, _)) => quote!(#r::Columns::number(&self.#access)),
+            None => quote!(::core::option::Option::None),
+        };
         quote! {
             #[cfg(not(target_arch = "nvptx64"))]
             impl #r::Columns for #ident {
