@@ -11,6 +11,7 @@
 pub(crate) mod alloc;
 pub mod apsp;
 pub mod cc;
+pub mod closeness;
 pub mod cpu;
 pub mod dense;
 pub mod error;

@@ -5,6 +5,7 @@ mod bc;
 mod bench;
 mod bench_cpu;
 mod bench_gap;
+mod closeness;
 mod common;
 mod compare;
 mod convert;
@@ -74,6 +75,11 @@ pub enum Command {
     /// (--schedule async|obim): the same ranks within L1 1e-4, on the same graph
     /// as `pr` (self-loops and repeated edges dropped).
     PrDelta(gather::GatherArgs),
+    /// Closeness (or --harmonic) centrality as networkx defines it: distances to
+    /// each vertex, Wasserman–Faust scaling on graphs that are not connected;
+    /// exact when affordable, else --sources K random vertices. 64 breadth-first
+    /// searches share each edge visit (CPU).
+    Closeness(closeness::ClosenessArgs),
     /// Triangle count (gapbs tc); the input is made undirected first.
     Tc(tc::TcArgs),
     /// Local clustering coefficient of every vertex (triangles through it over
@@ -111,6 +117,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Bc(a)) => bc::bc_cmd(a),
         Some(Command::PrDelta(a)) => gather::pr_delta_cmd(a),
         Some(Command::Tc(a)) => tc::tc_cmd(a),
+        Some(Command::Closeness(a)) => closeness::closeness_cmd(a),
         Some(Command::Lcc(a)) => lcc::lcc_cmd(a),
         Some(Command::Run { args }) => vertex_examples::app::app("vertex run")
             .run_args(std::iter::once("vertex run".to_string()).chain(args)),

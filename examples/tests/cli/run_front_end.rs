@@ -102,3 +102,37 @@ fn bad_input_is_an_error_naming_it() {
     let out = vertex(&["pagerank", "kron:8", "--validate"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("without an oracle"));
 }
+
+#[test]
+fn closeness_is_exact_by_default_and_samples_on_request() {
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_vertex"))
+            .arg("closeness")
+            .args(args)
+            .output()
+            .expect("the vertex binary runs");
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("JSON on stdout")
+    };
+    for extra in [&[][..], &["--harmonic"][..]] {
+        let mut args = vec!["kron:10", "--validate", "--json"];
+        args.extend_from_slice(extra);
+        let j = run(&args);
+        assert_eq!(j["exact"], true, "{j}");
+        assert_eq!(j["scored"], 1024, "{j}");
+        assert_eq!(j["validated"], true, "{j}");
+    }
+    let j = run(&["grid:30x20", "--sources", "70", "--validate", "--json"]);
+    assert_eq!(j["scored"], 70, "{j}");
+    assert_eq!(j["batches"], 2, "{j}");
+    assert_eq!(j["validated"], true, "{j}");
+    let out = Command::new(env!("CARGO_BIN_EXE_vertex"))
+        .args(["closeness", "kron:8", "--sources", "x"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("expected a count or `all`"));
+}

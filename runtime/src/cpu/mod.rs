@@ -19,6 +19,7 @@ pub mod frontier;
 pub mod gather;
 pub mod gather_async;
 mod level;
+pub mod msbfs;
 pub mod narrow;
 pub mod obim;
 pub mod operator;

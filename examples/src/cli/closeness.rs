@@ -1,0 +1,203 @@
+//! `vertex closeness GRAPH`: closeness (or, with `--harmonic`, harmonic)
+//! centrality as networkx defines it, from batches of 64 breadth-first searches
+//! sharing their edge visits (`runtime::closeness`, on the CPU).
+//!
+//! Exact (every vertex) by default when `n/64` sweeps over the edges stay
+//! cheap; otherwise, and with `--sources K`, the scores of K vertices picked at
+//! random (gapbs's picker: vertices with edges). `--validate` runs one
+//! sequential BFS per scored vertex and compares (relative 1e-12).
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::bail;
+use clap::Args;
+use runtime::closeness::{centrality, oracle, Measure};
+use runtime::load::{load_graph, LoadOptions};
+use serde::Serialize;
+
+use super::common::{human_out, say, write_result};
+use super::report::{print_json, secs};
+
+/// Edge visits (`n/64` sweeps × `m`) above which the default is sampled.
+const EXACT_BUDGET: f64 = 4e10;
+/// Vertices scored when the default is sampled.
+const SAMPLED: usize = 1024;
+
+/// Options of `vertex closeness`.
+#[derive(Args, Debug, Clone)]
+pub struct ClosenessArgs {
+    /// Graph file or generator spec (kron:S, uniform:N:M, grid:WxH).
+    #[arg(default_value = "kron:14")]
+    pub graph: String,
+    /// `all` (exact), or K: the scores of K vertices picked at random. Default:
+    /// all when that takes at most about 4·10^10 edge visits, else 1024.
+    #[arg(long)]
+    pub sources: Option<String>,
+    /// Seed of the random pick.
+    #[arg(long, default_value_t = 27491095)]
+    pub seed: u64,
+    /// Harmonic centrality (Σ 1/d) instead of closeness.
+    #[arg(long)]
+    pub harmonic: bool,
+    /// Make the graph undirected first.
+    #[arg(long)]
+    pub symmetrize: bool,
+    /// CPU worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Check every score against one sequential BFS per vertex.
+    #[arg(long)]
+    pub validate: bool,
+    /// Write `vertex score` per scored vertex; `-o -` writes them to stdout.
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// Print one JSON object on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Serialize)]
+struct Summary<'a> {
+    program: &'static str,
+    graph: &'a str,
+    vertices: usize,
+    edges: u64,
+    measure: Measure,
+    /// Vertices scored (all of them when exact).
+    scored: usize,
+    exact: bool,
+    why: String,
+    batches: usize,
+    load_s: f64,
+    time_s: f64,
+    /// The highest score and its vertex.
+    top: Option<(u32, f64)>,
+    mean: f64,
+    validated: Option<bool>,
+}
+
+pub fn closeness_cmd(a: ClosenessArgs) -> anyhow::Result<()> {
+    super::common::check_output(a.output.as_deref(), a.json)?;
+    runtime::progress::set_quiet(a.json);
+    let t0 = Instant::now();
+    let opts = LoadOptions {
+        symmetrize: a.symmetrize,
+        ignore_weights: true,
+        ..LoadOptions::default()
+    };
+    let loaded = load_graph::<u32>(&a.graph, &opts)?;
+    let load_s = secs(t0.elapsed());
+    let g = &loaded.graph;
+    let n = g.num_vertices();
+    let cost = (n as f64 / 64.0).ceil() * g.num_edges() as f64;
+    let (vertices, exact, why) = match a.sources.as_deref() {
+        Some("all") => ((0..n as u32).collect::<Vec<_>>(), true, "--sources all".into()),
+        Some(k) => {
+            let Ok(k) = k.parse::<usize>() else {
+                bail!("--sources {k}: expected a count or `all`");
+            };
+            if k == 0 {
+                bail!("--sources 0: expected at least 1");
+            }
+            let picked = runtime::generate::pick_roots(g.csr(), k, a.seed);
+            let exact = picked.len() == n;
+            (picked, exact, format!("--sources {k}"))
+        }
+        None if cost <= EXACT_BUDGET => (
+            (0..n as u32).collect(),
+            true,
+            format!("exact: {:.1e} edge visits", cost),
+        ),
+        None => (
+            runtime::generate::pick_roots(g.csr(), SAMPLED, a.seed),
+            false,
+            format!(
+                "exact would take {cost:.1e} edge visits: {SAMPLED} random vertices (--sources all forces it)"
+            ),
+        ),
+    };
+    let measure = if a.harmonic {
+        Measure::Harmonic
+    } else {
+        Measure::Closeness
+    };
+    let t1 = Instant::now();
+    let scores = centrality(g, &vertices, measure, a.threads)?;
+    let time_s = secs(t1.elapsed());
+    let validated = a.validate.then(|| {
+        let want = oracle(g, &vertices, measure);
+        want.iter()
+            .zip(&scores)
+            .all(|(w, x)| (w - x).abs() <= 1e-12 * w.abs().max(1.0))
+    });
+    if let Some(path) = &a.output {
+        write_result(path, |w| {
+            writeln!(
+                w,
+                "# {} centrality on {} (networkx's definition; distances to the vertex): vertex score",
+                if a.harmonic { "harmonic" } else { "closeness" },
+                loaded.source
+            )?;
+            for (v, s) in vertices.iter().zip(&scores) {
+                writeln!(w, "{v} {s:.12e}")?;
+            }
+            Ok(())
+        })?;
+    }
+    let top = vertices
+        .iter()
+        .zip(&scores)
+        .max_by(|a, b| a.1.total_cmp(b.1))
+        .map(|(&v, &s)| (v, s));
+    let mean = if scores.is_empty() {
+        0.0
+    } else {
+        scores.iter().sum::<f64>() / scores.len() as f64
+    };
+    let s = Summary {
+        program: if a.harmonic { "harmonic" } else { "closeness" },
+        graph: &loaded.source,
+        vertices: n,
+        edges: g.num_edges(),
+        measure,
+        scored: vertices.len(),
+        exact,
+        why,
+        batches: vertices.len().div_ceil(runtime::cpu::msbfs::LANES),
+        load_s,
+        time_s,
+        top,
+        mean,
+        validated,
+    };
+    if a.json {
+        print_json(&s)?;
+    } else {
+        let mut h = human_out(a.output.as_deref());
+        say!(
+            h,
+            "{} on {}: {} vertices, {} edges",
+            s.program,
+            s.graph,
+            s.vertices,
+            s.edges
+        );
+        say!(h, "  scored    {} vertices ({})", s.scored, s.why);
+        say!(
+            h,
+            "  time      {:.3} s in {} batches of 64 sources (loaded in {:.3} s)",
+            s.time_s,
+            s.batches,
+            s.load_s
+        );
+        if let Some((v, x)) = s.top {
+            say!(h, "  highest   vertex {v}: {x:.6}   mean {:.6}", s.mean);
+        }
+        super::common::print_check(&mut h, validated, a.output.as_deref());
+    }
+    if validated == Some(false) {
+        bail!("the scores disagree with one BFS per vertex");
+    }
+    Ok(())
+}

@@ -1,0 +1,143 @@
+//! Many breadth-first searches at once: up to 64 sources share every edge visit
+//! (MS-BFS, Then et al., VLDB 2015). Each vertex holds one `u64` per array, a
+//! bit per source: `seen` (reached by that source), `visit` (reached at the
+//! current level) and `next` (reached at the next one). A level pushes
+//! `visit[v] & !seen[u]` along each edge `v → u` of the frontier with one
+//! atomic `or`, so a vertex reached by 64 sources at the same level costs its
+//! edges once, not 64 times.
+//!
+//! The frontier is a list of vertices (not a scan of all `n`), so a level costs
+//! its frontier's edges: high-diameter graphs (thousands of small levels) stay
+//! linear. What a caller wants per level (distance sums for closeness, path
+//! counts, a per-source reduction) it takes from [`Level`], so all-sources runs
+//! never hold `n × sources` values.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rayon::prelude::*;
+
+use crate::error::{Error, Result};
+use crate::graph::{Csr, Weight};
+
+/// Sources per batch: the bits of one word.
+pub const LANES: usize = 64;
+
+/// One level of a batch: the vertices first reached at distance `depth`, each
+/// with the bits of the sources that reached it.
+pub struct Level<'a> {
+    pub depth: u32,
+    /// `(vertex, lanes)`: bit `i` set when source `i` of the batch reached the
+    /// vertex at this depth.
+    pub reached: &'a [(u32, u64)],
+}
+
+/// Runs BFS from each of `sources` (at most [`LANES`]) over `g`'s out-edges at
+/// once, calling `on_level` for every level, the sources' own level (depth 0)
+/// included, in order of depth. Runs in the current rayon pool.
+pub fn run<W: Weight>(
+    g: &Csr<W>,
+    sources: &[u32],
+    mut on_level: impl FnMut(&Level<'_>),
+) -> Result<()> {
+    let n = g.num_vertices();
+    if sources.len() > LANES {
+        return Err(Error::InvalidArgument(format!(
+            "a batch holds at most {LANES} sources, got {}",
+            sources.len()
+        )));
+    }
+    let mut first: Vec<(u32, u64)> = Vec::with_capacity(sources.len());
+    for (i, &s) in sources.iter().enumerate() {
+        crate::program::check_source(s, n)?;
+        match first.iter_mut().find(|(v, _)| *v == s) {
+            Some((_, bits)) => *bits |= 1 << i,
+            None => first.push((s, 1 << i)),
+        }
+    }
+    let seen: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(0)).collect();
+    let next: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(0)).collect();
+    for &(v, bits) in &first {
+        seen[v as usize].store(bits, Ordering::Relaxed);
+    }
+    let mut frontier = first;
+    let mut depth = 0u32;
+    while !frontier.is_empty() {
+        on_level(&Level {
+            depth,
+            reached: &frontier,
+        });
+        // Push the frontier's lanes along its out-edges; a vertex whose `next`
+        // word was empty before this level's first push is listed once.
+        let touched: Vec<u32> = frontier
+            .par_iter()
+            .fold(Vec::new, |mut out, &(v, bits)| {
+                for &u in g.neighbors(v) {
+                    let fresh = bits & !seen[u as usize].load(Ordering::Relaxed);
+                    if fresh != 0 && next[u as usize].fetch_or(fresh, Ordering::Relaxed) == 0 {
+                        out.push(u);
+                    }
+                }
+                out
+            })
+            .reduce(Vec::new, |mut a, mut b| {
+                a.append(&mut b);
+                a
+            });
+        // The next frontier: what arrived and was not seen (another source's
+        // lane may have reached `u` at this level through another edge).
+        frontier = touched
+            .into_par_iter()
+            .filter_map(|u| {
+                let arrived = next[u as usize].swap(0, Ordering::Relaxed);
+                let old = seen[u as usize].fetch_or(arrived, Ordering::Relaxed);
+                let fresh = arrived & !old;
+                (fresh != 0).then_some((u, fresh))
+            })
+            .collect();
+        depth += 1;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::{build, BuildOptions, EdgeList};
+
+    #[test]
+    fn every_lane_gets_its_own_bfs_levels() {
+        let g = crate::load::load_graph::<u32>("kron:9", &Default::default())
+            .unwrap()
+            .graph;
+        let csr = g.csr();
+        let sources: Vec<u32> = (0..70).step_by(3).chain([5, 5]).collect();
+        let mut dist = vec![vec![u32::MAX; csr.num_vertices()]; sources.len()];
+        run(csr, &sources, |l| {
+            for &(v, bits) in l.reached {
+                for (i, d) in dist.iter_mut().enumerate() {
+                    if bits >> i & 1 == 1 {
+                        assert_eq!(d[v as usize], u32::MAX, "reached twice");
+                        d[v as usize] = l.depth;
+                    }
+                }
+            }
+        })
+        .unwrap();
+        for (i, &s) in sources.iter().enumerate() {
+            assert_eq!(dist[i], crate::oracle::bfs_levels(csr, s), "source {s}");
+        }
+    }
+
+    #[test]
+    fn bad_batches_are_errors() {
+        let el = EdgeList::<u32> {
+            num_vertices: 3,
+            edges: vec![[0, 1]],
+            weights: None,
+        };
+        let g = build(&el, BuildOptions::default()).unwrap();
+        assert!(run(g.csr(), &[7], |_| {}).is_err());
+        assert!(run(g.csr(), &[0; 65], |_| {}).is_err());
+        run(g.csr(), &[], |_| panic!("no level without sources")).unwrap();
+    }
+}
