@@ -87,6 +87,42 @@ pub fn tiles_delta<P: GpuProgram>(
         .then(|| gpu_delta::<P>(g, source).saturating_mul(super::tiles::TILES_DELTA_FACTOR))
 }
 
+/// The launch options for `kernel` on `g` from `source`, with `base`'s other
+/// settings: for `Auto`, [`choose`]'s kernel, Δ and handover (and its reason);
+/// for the persistent kernels, their default bucket widths ([`resident_delta`],
+/// [`tiles_delta`]) unless `base` names one; any other kernel as given. What
+/// `vertex sssp --kernel K` and the one run call (`runtime::run`) both launch.
+pub fn options_for<P: GpuProgram>(
+    g: &Graph<<P as VertexProgram>::Weight>,
+    source: u32,
+    kernel: BfsKernel,
+    base: ProgramOptions,
+) -> (ProgramOptions, Option<String>) {
+    let with = |kernel, delta: Option<u64>| ProgramOptions {
+        kernel,
+        delta,
+        ..base
+    };
+    match kernel {
+        BfsKernel::Auto => {
+            let c = choose::<P>(g, source);
+            (c.options(base), Some(c.reason))
+        }
+        BfsKernel::Resident => (
+            with(
+                kernel,
+                base.delta.or_else(|| resident_delta::<P>(g, source)),
+            ),
+            None,
+        ),
+        BfsKernel::Tiles => (
+            with(kernel, base.delta.or_else(|| tiles_delta::<P>(g, source))),
+            None,
+        ),
+        k => (with(k, base.delta), None),
+    }
+}
+
 /// Out-degree above which `auto` does not pick the tiled kernel: a tile's row
 /// is relaxed by one thread in a large level and by at most a warp in a short
 /// one (a hub of 200,000 edges held its tile for hundreds of milliseconds,

@@ -97,33 +97,8 @@ fn gpu<P: GpuProgram>(
         delta: plan.delta,
         ..ProgramOptions::default()
     };
-    let (opts, why) = match plan.kernel.unwrap_or(BfsKernel::Auto) {
-        BfsKernel::Auto => {
-            let c = crate::gpu::auto::choose::<P>(g, source);
-            (c.options(base), Some(c.reason))
-        }
-        BfsKernel::Resident => (
-            ProgramOptions {
-                kernel: BfsKernel::Resident,
-                delta: base
-                    .delta
-                    .or_else(|| crate::gpu::auto::resident_delta::<P>(g, source)),
-                ..base
-            },
-            None,
-        ),
-        BfsKernel::Tiles => (
-            ProgramOptions {
-                kernel: BfsKernel::Tiles,
-                delta: base
-                    .delta
-                    .or_else(|| crate::gpu::auto::tiles_delta::<P>(g, source)),
-                ..base
-            },
-            None,
-        ),
-        k => (ProgramOptions { kernel: k, ..base }, None),
-    };
+    let (opts, why) =
+        crate::gpu::auto::options_for::<P>(g, source, plan.kernel.unwrap_or(BfsKernel::Auto), base);
     let weighted = <P as VertexProgram>::WEIGHTED;
     let (r, name) = device_cache::with(plan.device, |slot| {
         let k = slot.kernels::<P, ProgramKernels>(|d| d.load_program::<P>())?;

@@ -165,33 +165,24 @@ where
                 .with_context(|| format!("--delta {d}: expected a positive integer or `auto`"))?,
         ),
     };
-    let (kernel, kernel_note, delta, handover) = match (&gpu, a.kernel) {
-        (Some(_), _) if a.gpus > 1 => (BfsKernel::Direction, None, delta, None),
-        (Some(_), BfsKernel::Auto) => {
-            let c = runtime::gpu::auto::choose::<P>(g, source);
-            (c.kernel, Some(c.reason), delta.or(c.delta), c.handover)
-        }
-        (Some(_), BfsKernel::Resident) => (
-            BfsKernel::Resident,
-            None,
-            delta.or_else(|| runtime::gpu::auto::resident_delta::<P>(g, source)),
-            None,
-        ),
-        (Some(_), BfsKernel::Tiles) => (
-            BfsKernel::Tiles,
-            None,
-            delta.or_else(|| runtime::gpu::auto::tiles_delta::<P>(g, source)),
-            None,
-        ),
-        (_, k) => (k, None, delta, None),
-    };
-    let po = ProgramOptions {
-        kernel,
+    let base = ProgramOptions {
+        kernel: a.kernel,
         max_edge_count: a.max_edge_count,
         delta,
-        handover,
         ..ProgramOptions::default()
     };
+    let (po, kernel_note) = match &gpu {
+        Some(_) if a.gpus > 1 => (
+            ProgramOptions {
+                kernel: BfsKernel::Direction,
+                ..base
+            },
+            None,
+        ),
+        Some(_) => runtime::gpu::auto::options_for::<P>(g, source, a.kernel, base),
+        None => (base, None),
+    };
+    let (kernel, delta) = (po.kernel, po.delta);
     warn_unused_backend_options::<P>(&a, gpu.is_some());
     // --delta N is the obim bucket width too (`auto` leaves it to the engine).
     let cpu_delta = delta.filter(|_| a.delta.as_deref() != Some("auto"));
