@@ -74,15 +74,8 @@ pub enum Algorithm {
 
 from_str_choices!(Algorithm, "APSP algorithm", "fw" => Fw, "johnson" => Johnson, "auto" => Auto);
 
-/// Where the run goes (see [`placement`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Backend {
-    Cpu,
-    Gpu,
-    /// The GPU when one is usable and the job suits it, else the CPU.
-    Auto,
-}
+/// Where the run goes (see [`placement`]): the one run call's backend.
+pub use crate::run::Backend;
 
 from_str_choices!(Backend, "backend", "cpu" => Cpu, "gpu" => Gpu, "auto" => Auto);
 

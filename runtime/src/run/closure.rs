@@ -42,16 +42,9 @@ where
             )));
         }
         let mut report = Report::empty(name, Kind::Push);
-        let backend = match place::<P>(plan)? {
-            Placed::Cpu(why) => {
-                report.backend_reason = why;
-                apsp::Backend::Cpu
-            }
-            Placed::Gpu(why) => {
-                report.backend_reason = why;
-                report.backend = Backend::Gpu;
-                apsp::Backend::Gpu
-            }
+        (report.backend, report.backend_reason) = match place::<P>(plan)? {
+            Placed::Cpu(why) => (Backend::Cpu, why),
+            Placed::Gpu(why) => (Backend::Gpu, why),
         };
         report.strategy = "blocked Floyd–Warshall".into();
         let t0 = std::time::Instant::now();
@@ -61,7 +54,7 @@ where
             Some,
             apsp::fw_cpu::DEFAULT_TILE,
             false,
-            backend,
+            report.backend,
         )?;
         report.time = t0.elapsed();
         report.rounds = m.n() as u64;

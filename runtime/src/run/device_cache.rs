@@ -109,20 +109,17 @@ fn slot(ordinal: usize) -> Result<Arc<Mutex<Slot>>> {
                     graphs: Vec::new(),
                 }))
             })
-            .map_err(|e| e.to_string())
+            // Kept as the text a `GpuUnavailable` carries (errors are not
+            // `Clone`): the variant's own message, or another error's whole text.
+            .map_err(|e| match e {
+                crate::Error::GpuUnavailable(why) => why,
+                e => e.to_string(),
+            })
     });
     match entry {
         Ok(s) => Ok(Arc::clone(s)),
-        Err(e) => Err(crate::Error::GpuUnavailable(strip_prefix(e))),
+        Err(why) => Err(crate::Error::GpuUnavailable(why.clone())),
     }
-}
-
-/// An error's text without the variant's own prefix, so that re-wrapping it
-/// does not say "GPU backend unavailable" twice.
-fn strip_prefix(e: &str) -> String {
-    e.strip_prefix("GPU backend unavailable: ")
-        .unwrap_or(e)
-        .to_string()
 }
 
 /// Runs `f` with device `ordinal`'s cache entry locked (runs on one device are

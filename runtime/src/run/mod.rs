@@ -38,15 +38,15 @@ use crate::program::Schedule;
 pub use columns::Columns;
 pub use intersect::Intersected;
 
-/// Where a run goes.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+/// Where a run goes (also `apsp`'s, which parses it from its names).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Backend {
     /// The rayon engines.
     Cpu,
     /// GPU [`Plan::device`] with the program's generated kernels.
     Gpu,
-    /// The GPU when the program has kernels and a device opens, else the CPU.
+    /// The GPU when it is usable (and, for APSP, the job suits it), else the CPU.
     #[default]
     Auto,
 }
@@ -58,20 +58,6 @@ impl Backend {
             Backend::Cpu => "cpu",
             Backend::Gpu => "gpu",
             Backend::Auto => "auto",
-        }
-    }
-}
-
-impl std::str::FromStr for Backend {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self> {
-        match s {
-            "cpu" => Ok(Backend::Cpu),
-            "gpu" => Ok(Backend::Gpu),
-            "auto" => Ok(Backend::Auto),
-            _ => Err(Error::InvalidArgument(format!(
-                "backend `{s}`: expected cpu, gpu or auto"
-            ))),
         }
     }
 }
