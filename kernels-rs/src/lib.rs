@@ -34,6 +34,9 @@
 //! Connected components by Afforest ([`cc`]): link, compress and sampling-skip
 //! kernels, fast on any diameter.
 //!
+//! Many sources at once ([`msbfs`]): batched BFS, 64 lanes per word, and
+//! betweenness over it.
+//!
 //! Dense closures ([`closure`]): blocked Floyd–Warshall generic over a semiring,
 //! with next hops; [`apsp`] instantiates it for min-plus, the macro for every
 //! `#[vertex_program(semiring)]` ([`closure_kernels!`]).
@@ -63,6 +66,7 @@ pub mod gather;
 pub mod intersect;
 #[cfg(test)]
 mod lockstep;
+pub mod msbfs;
 pub mod program;
 pub mod resident;
 pub mod skeleton;

@@ -8,6 +8,7 @@ mod builtin {
     crate::sv_kernel!(vertex_build_sv);
     crate::tree_check_kernel!(vertex_check_bfs_tree);
     crate::cc_kernels!();
+    crate::msbfs_kernels!();
     crate::tc_kernel!(vertex_tc_count);
     crate::plan_kernel!(vertex_plan_level, vertex_plan_pass);
     crate::stamped_queue_kernel!(vertex_stamped_queue);

@@ -158,11 +158,16 @@ mod host {
                 }
             }
         }
-        let biggest = total.iter().copied().fold(0.0, f64::max);
+        Ok(normalize(total))
+    }
+
+    /// Scores divided by the largest (all zeros stay zeros), as gapbs reports them.
+    pub fn normalize(mut scores: Vec<f64>) -> Vec<f64> {
+        let biggest = scores.iter().copied().fold(0.0, f64::max);
         if biggest > 0.0 {
-            total.iter_mut().for_each(|t| *t /= biggest);
+            scores.iter_mut().for_each(|t| *t /= biggest);
         }
-        Ok(total)
+        scores
     }
 
     /// Brandes on the CPU engine: `g` and its transpose (`None` when `g` is undirected).

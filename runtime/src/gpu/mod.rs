@@ -87,6 +87,7 @@ pub mod intersect;
 pub mod launch;
 mod launcher;
 mod levels;
+pub mod msbfs;
 pub mod multi;
 pub mod options;
 pub mod program;

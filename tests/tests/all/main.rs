@@ -4,6 +4,7 @@
 //! `VERTEX_SKIP_PTX` for its own builds, which must not leak into these tests).
 
 mod apsp;
+mod batched;
 mod bc;
 mod cc;
 mod cpu_engines;

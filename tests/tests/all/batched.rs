@@ -1,0 +1,179 @@
+//! Many sources at once: the batched GPU kernels (`runtime::gpu::msbfs`, run by the
+//! host emulator) against one search per source — BFS levels against the CPU's
+//! batched BFS and the BFS oracle, betweenness against sequential Brandes — on
+//! Kronecker, grid, directed edge lists with isolated and unreachable vertices,
+//! repeated sources and batches of more than 64 sources.
+
+use runtime::cpu::msbfs;
+use runtime::gpu::msbfs as gpu;
+use runtime::graph::Graph;
+use vertex_examples::programs::bc;
+
+use vertex_tests::{betweenness, bfs_levels, directed, unweighted, UNREACHED};
+
+fn close(ours: &[f64], expect: &[f64], what: &str) {
+    assert_eq!(ours.len(), expect.len());
+    for (v, (x, y)) in ours.iter().zip(expect).enumerate() {
+        assert!(
+            (x - y).abs() <= 1e-9 * y.abs().max(1e-12),
+            "{what}: vertex {v}: {x} vs {y}"
+        );
+    }
+}
+
+/// Distances from each source (rows) as the batched levels give them.
+fn distances_from_levels(n: usize, batch: &[u32], levels: &[msbfs::Level<'_>]) -> Vec<Vec<u32>> {
+    let mut d = vec![vec![UNREACHED; n]; batch.len()];
+    for lv in levels {
+        for &(v, lanes) in lv.reached {
+            for (l, row) in d.iter_mut().enumerate() {
+                if lanes >> l & 1 != 0 {
+                    assert_eq!(
+                        row[v as usize], UNREACHED,
+                        "vertex {v} listed twice in lane {l}"
+                    );
+                    row[v as usize] = lv.depth;
+                }
+            }
+        }
+    }
+    d
+}
+
+fn graphs() -> Vec<(&'static str, Graph<u32>)> {
+    vec![
+        ("kron:9", unweighted("kron:9")),
+        ("grid:13x7", unweighted("grid:13x7")),
+        (
+            "directed",
+            directed(
+                9,
+                &[
+                    [0, 1],
+                    [1, 2],
+                    [2, 0],
+                    [2, 3],
+                    [3, 4],
+                    [5, 4],
+                    [6, 7],
+                    [0, 4],
+                    [4, 1],
+                ],
+            ),
+        ),
+    ]
+}
+
+fn sources_of(g: &Graph<u32>, k: usize) -> Vec<u32> {
+    let n = g.num_vertices() as u32;
+    // Spread over the ids, a repeat, and vertex 8 of the directed graph (isolated).
+    let mut s: Vec<u32> = (0..k as u32).map(|i| (i * 7919) % n).collect();
+    s.push(s[0]);
+    s
+}
+
+#[test]
+fn batched_levels_equal_one_bfs_per_source() {
+    for (name, g) in graphs() {
+        for k in [1, 5, 70] {
+            let sources = sources_of(&g, k);
+            let mut rows = Vec::new();
+            gpu::emulate_levels(g.csr(), &sources, |batch, levels| {
+                rows.extend(distances_from_levels(g.num_vertices(), batch, levels));
+            })
+            .unwrap();
+            assert_eq!(rows.len(), sources.len());
+            for (s, row) in sources.iter().zip(&rows) {
+                assert_eq!(row, &bfs_levels(g.csr(), *s), "{name}: source {s}");
+            }
+            // The CPU's batched BFS agrees level by level too.
+            let mut cpu = Vec::new();
+            for batch in sources.chunks(msbfs::LANES) {
+                msbfs::run(g.csr(), batch, |lv| {
+                    let mut r = lv.reached.to_vec();
+                    r.sort_unstable();
+                    cpu.push((lv.depth, r));
+                })
+                .unwrap();
+            }
+            let mut ours = Vec::new();
+            gpu::emulate_levels(g.csr(), &sources, |_, levels| {
+                for lv in levels {
+                    let mut r = lv.reached.to_vec();
+                    r.sort_unstable();
+                    ours.push((lv.depth, r));
+                }
+            })
+            .unwrap();
+            assert_eq!(ours, cpu, "{name}: {k} sources");
+        }
+    }
+}
+
+#[test]
+fn lane_sums_are_each_sources_distance_totals() {
+    for (name, g) in graphs() {
+        let sources = sources_of(&g, 66);
+        let sums = gpu::emulate_sums(g.csr(), &sources).unwrap();
+        for (s, got) in sources.iter().zip(&sums) {
+            let d = bfs_levels(g.csr(), *s);
+            let reached: Vec<u64> = d
+                .iter()
+                .filter(|&&x| x != UNREACHED)
+                .map(|&x| u64::from(x))
+                .collect();
+            let expect = gpu::LaneSums {
+                distance_sum: reached.iter().sum(),
+                reached: reached.len() as u64 - 1,
+                deepest: reached.iter().copied().max().unwrap_or(0),
+            };
+            assert_eq!(*got, expect, "{name}: source {s}");
+        }
+    }
+}
+
+#[test]
+fn batched_betweenness_equals_brandes() {
+    for (name, g) in graphs() {
+        for k in [1, 4, 70] {
+            let sources = sources_of(&g, k);
+            let got = gpu::emulate_betweenness(g.csr(), &sources).unwrap();
+            let expect = betweenness(g.csr(), &sources);
+            close(
+                &bc::normalize(got.scores),
+                &expect,
+                &format!("{name}, {k} sources"),
+            );
+        }
+    }
+}
+
+#[test]
+fn level_lists_grow_when_full() {
+    // 70 sources on a path: every vertex sits at up to 64 distinct depths in one
+    // batch, far more entries than the first buffers hold.
+    let edges: Vec<[u32; 2]> = (0..2999).map(|v| [v, v + 1]).collect();
+    let mut both = edges.clone();
+    both.extend(edges.iter().map(|&[a, b]| [b, a]));
+    let g = directed(3000, &both);
+    let sources: Vec<u32> = (0..70).map(|i| i * 41).collect();
+    let got = gpu::emulate_betweenness(g.csr(), &sources).unwrap();
+    close(
+        &bc::normalize(got.scores),
+        &betweenness(g.csr(), &sources),
+        "path",
+    );
+}
+
+#[test]
+fn bad_sources_are_clear_errors() {
+    let g = unweighted("grid:4x4");
+    let e = gpu::emulate_betweenness(g.csr(), &[])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("no sources"), "{e}");
+    let e = gpu::emulate_betweenness(g.csr(), &[3, 16])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("16"), "{e}");
+}
