@@ -149,7 +149,8 @@ struct Batch<'a> {
     next_list: &'a [AtomicU32],
     sigma: &'a [AtomicU64],
     dsum: &'a [AtomicU64],
-    lvl: [&'a [AtomicU64]; 2],
+    lvl0: &'a [AtomicU64],
+    lvl1: &'a [AtomicU64],
     lanes: usize,
     chunk: u64,
     scores: &'a [AtomicU64],
@@ -191,11 +192,23 @@ impl Batch<'_> {
                 next_list: cells::<u32>(d.next_list, n),
                 sigma: cells::<f64>(d.sigma, n * lanes),
                 dsum: cells::<f64>(d.dsum, n * lanes),
-                lvl: [cells::<u64>(d.lvl0, n), cells::<u64>(d.lvl1, n)],
+                lvl0: cells::<u64>(d.lvl0, n),
+                lvl1: cells::<u64>(d.lvl1, n),
                 lanes,
                 chunk: d.chunk.max(1),
                 scores: cells::<f64>(d.scores, n),
             }
+        }
+    }
+
+    /// The lanes-per-depth array of parity `depth % 2` (a branch, not an index
+    /// into an array of slices, which the PTX build puts on the stack).
+    #[inline(always)]
+    fn lvl(&self, depth: u32) -> &[AtomicU64] {
+        if depth % 2 == 0 {
+            self.lvl0
+        } else {
+            self.lvl1
         }
     }
 
@@ -405,8 +418,8 @@ pub unsafe fn remark(t: ThreadCtx, desc: *const BatchDesc, depth: u32) {
     }
     let (slo, shi) = b.level(depth + 1);
     let (clo, chi) = b.level(depth + 2);
-    let set = b.lvl[((depth + 1) % 2) as usize];
-    let clear = b.lvl[(depth % 2) as usize];
+    let set = b.lvl(depth + 1);
+    let clear = b.lvl(depth);
     let mut i = t.global();
     while slo + i < shi || clo + i < chi {
         if slo + i < shi {
@@ -432,7 +445,7 @@ pub unsafe fn remark(t: ThreadCtx, desc: *const BatchDesc, depth: u32) {
 pub unsafe fn pull(t: ThreadCtx, desc: *const BatchDesc, depth: u32) {
     // SAFETY: caller's contract.
     let b = unsafe { Batch::of(desc) };
-    let deeper = b.lvl[((depth + 1) % 2) as usize];
+    let deeper = b.lvl(depth + 1);
     let nitems = b.ctl[CTL_ITEMS].load(Relaxed);
     let mut it = t.global();
     while it < nitems {
@@ -480,36 +493,43 @@ pub unsafe fn add_scores(t: ThreadCtx, desc: *const BatchDesc) {
 }
 
 /// Per-lane totals over levels `1..levels`: `out[l]` = sum of depths (distances),
-/// `out[64 + l]` = vertices reached, `out[128 + l]` = deepest level reached, for
-/// closeness and all-pairs summaries. Threads take lane `global % 64` of every
+/// `out[64 + l]` = vertices reached, `out[128 + l]` = deepest level reached,
+/// `out[192 + l]` = sum of inverse depths (an `f64`'s bits), for closeness,
+/// harmonic centrality and all-pairs summaries. Threads take lane `global % 64` of every
 /// `stride / 64`-th entry, so the grid's thread count must be a multiple of 64.
 ///
 /// # Safety
-/// As [`seed`], after the forward phase; `out` holds 192 zeroed words.
+/// As [`seed`], after the forward phase; `out` holds 256 zeroed words.
 #[inline(always)]
 pub unsafe fn lane_sums(t: ThreadCtx, desc: *const BatchDesc, levels: u32, out: *mut u64) {
     // SAFETY: caller's contract.
-    let (b, out) = unsafe { (Batch::of(desc), u64::atomics_from_raw(out, 3 * 64)) };
+    let (b, out) = unsafe { (Batch::of(desc), u64::atomics_from_raw(out, 4 * 64)) };
     let lane = t.global() % 64;
     let part = t.global() / 64;
     let parts = (t.stride() / 64).max(1);
-    let (mut sum, mut count, mut deepest) = (0u64, 0u64, 0u64);
+    let (mut sum, mut count, mut deepest, mut inverse) = (0u64, 0u64, 0u64, 0f64);
     for d in 1..levels {
         let (lo, hi) = b.level(d);
         let mut i = lo + part;
+        let before = count;
         while i < hi {
             if b.masks[i as usize].load(Relaxed) >> lane & 1 != 0 {
-                sum += u64::from(d);
                 count += 1;
-                deepest = u64::from(d);
             }
             i += parts;
         }
+        if count > before {
+            sum += u64::from(d) * (count - before);
+            inverse += (count - before) as f64 / f64::from(d);
+            deepest = u64::from(d);
+        }
     }
     if count > 0 {
-        out[lane as usize].fetch_add(sum, Relaxed);
-        out[64 + lane as usize].fetch_add(count, Relaxed);
-        out[128 + lane as usize].fetch_max(deepest, Relaxed);
+        let l = lane as usize;
+        out[l].fetch_add(sum, Relaxed);
+        out[64 + l].fetch_add(count, Relaxed);
+        out[128 + l].fetch_max(deepest, Relaxed);
+        <f64 as StateWord>::fetch_add(&out[192 + l], inverse);
     }
 }
 

@@ -8,10 +8,8 @@ use std::time::Instant;
 
 use anyhow::{bail, Context};
 use clap::Args;
-use runtime::gather::GatherOptions;
-use runtime::gpu::gather::{GatherGpuOptions, GatherGraph};
-use runtime::gpu::Device;
-use runtime::graph::Graph;
+use runtime::gpu::msbfs::MsbfsKernels;
+use runtime::gpu::{Device, DeviceGraph};
 use runtime::load::{load_graph, LoadOptions};
 use serde::Serialize;
 use vertex_examples::programs::bc;
@@ -28,10 +26,12 @@ pub struct BcArgs {
     pub graph: String,
     #[command(flatten)]
     pub common: KernelArgs,
-    /// How many sources: random vertices with out-degree > 0, reproducible from
-    /// --seed (gapbs `-i`). Default: 4, or every such vertex where there are fewer.
+    /// How many sources: K random vertices with out-degree > 0, reproducible
+    /// from --seed (gapbs `-i`), or `all` (every vertex with out-edges: exact
+    /// betweenness; the GPU runs them 64 per sweep). Default: 4, or every such
+    /// vertex where there are fewer.
     #[arg(long)]
-    pub sources: Option<usize>,
+    pub sources: Option<String>,
     /// Explicit sources instead (comma-separated, 0-based).
     #[arg(long, value_delimiter = ',', conflicts_with = "sources")]
     pub source: Vec<u32>,
@@ -60,6 +60,8 @@ struct Summary {
     backend_note: Option<String>,
     /// Worker threads of the CPU run (`null` on the GPU).
     threads: Option<usize>,
+    source_count: usize,
+    /// The sources (the first 64 when there are more).
     sources: Vec<u32>,
     /// Both phases for every source (wall clock, uploads included on the GPU).
     time_s: f64,
@@ -69,65 +71,26 @@ struct Summary {
     validated: Option<bool>,
 }
 
-/// The GPU with both phases' kernels loaded, or why not.
-fn open_gpu() -> Result<(Device, [runtime::gpu::gather::GatherKernels; 2]), String> {
+/// The GPU with the batched kernels loaded, or why not.
+fn open_gpu() -> Result<(Device, MsbfsKernels), String> {
     let dev = Device::open(0).map_err(|e| e.to_string())?;
-    let k = load_kernels(&dev).map_err(|e| e.to_string())?;
+    let k = dev.load_msbfs().map_err(|e| e.to_string())?;
     Ok((dev, k))
 }
 
-/// Both phases' kernels (forward path counts, backward dependencies) on `dev`.
-pub(super) fn load_kernels(
-    dev: &Device,
-) -> runtime::Result<[runtime::gpu::gather::GatherKernels; 2]> {
-    let f = dev.load_gather::<bc::bc_paths::Program>()?;
-    let b = dev.load_gather::<bc::bc_deps::Program>()?;
-    Ok([f, b])
-}
-
-/// `g` and, when directed, its transpose `t`, on the device for both phases.
-pub(super) struct BcGraphs<'g> {
-    fwd: GatherGraph<'g, u32>,
-    back: Option<GatherGraph<'g, u32>>,
-}
-
-impl<'g> BcGraphs<'g> {
-    /// Uploads `g` and `t` once, for every source and both phases.
-    pub(super) fn upload(
-        dev: &Device,
-        g: &'g Graph<u32>,
-        t: Option<&'g Graph<u32>>,
-    ) -> runtime::Result<Self> {
-        let go = GatherGpuOptions::default();
-        Ok(BcGraphs {
-            fwd: dev.upload_gather_graph(g, &go, false)?,
-            back: t
-                .map(|t| dev.upload_gather_graph(t, &go, false))
-                .transpose()?,
-        })
-    }
-}
-
-/// Scores from `sources` on the GPU, on graphs already uploaded.
+/// Normalized scores from `sources` on the GPU: the batched kernels (64 sources
+/// share each edge sweep), `g` uploaded once. Dependencies follow out-edges in
+/// both phases, so a directed graph needs no transpose.
 pub(super) fn gpu_scores(
     dev: &Device,
-    k: &[runtime::gpu::gather::GatherKernels; 2],
-    gs: &BcGraphs<'_>,
+    k: &MsbfsKernels,
+    g: &DeviceGraph,
     sources: &[u32],
 ) -> runtime::Result<Vec<f64>> {
-    let back = gs.back.as_ref().unwrap_or(&gs.fwd);
-    bc::scores(gs.fwd.graph().num_vertices(), sources, |s| {
-        let opts = GatherOptions {
-            source: Some(s),
-            ..Default::default()
-        };
-        let fwd = dev.run_gather_on::<bc::bc_paths::Program, u32>(&k[0], &gs.fwd, &opts, None)?;
-        let deps = bc::deps_from_paths(&fwd.states);
-        let opts = GatherOptions::default();
-        Ok(dev
-            .run_gather_on::<bc::bc_deps::Program, u32>(&k[1], back, &opts, Some(&deps))?
-            .states)
-    })
+    let pb = runtime::progress::bar(sources.len() as u64, "betweenness");
+    let run = dev.betweenness(k, g, sources, |d| pb.inc(d as u64))?;
+    pb.finish_and_clear();
+    Ok(bc::normalize(run.scores))
 }
 
 pub fn bc_cmd(a: BcArgs) -> anyhow::Result<()> {
@@ -145,8 +108,22 @@ pub fn bc_cmd(a: BcArgs) -> anyhow::Result<()> {
         load_graph::<u32>(&a.graph, &lo).with_context(|| format!("loading {}", a.graph))?;
     let g = &loaded.graph;
     let n = g.num_vertices();
-    let sources = if a.source.is_empty() {
-        let wanted = a.sources.unwrap_or(DEFAULT_SOURCES);
+    let sources = if a.sources.as_deref() == Some("all") {
+        let all: Vec<u32> = (0..n as u32).filter(|&v| g.csr().degree(v) > 0).collect();
+        if all.is_empty() {
+            bail!(
+                "{}: no vertex has an out-edge, so there is no source",
+                loaded.source
+            );
+        }
+        all
+    } else if a.source.is_empty() {
+        let wanted = match a.sources.as_deref() {
+            None => DEFAULT_SOURCES,
+            Some(k) => k
+                .parse::<usize>()
+                .map_err(|_| anyhow::anyhow!("--sources {k}: expected a count or `all`"))?,
+        };
         if wanted == 0 {
             bail!("--sources 0: give at least one source");
         }
@@ -186,8 +163,8 @@ pub fn bc_cmd(a: BcArgs) -> anyhow::Result<()> {
     let t_run = Instant::now();
     let (scores, backend) = match &gpu {
         Some((dev, k)) => {
-            let gs = BcGraphs::upload(dev, g, transposed.as_ref())?;
-            (gpu_scores(dev, k, &gs, &sources)?, "gpu")
+            let dg = dev.upload(g.csr())?;
+            (gpu_scores(dev, k, &dg, &sources)?, "gpu")
         }
         None => (
             bc::cpu(g, transposed.as_ref(), &sources, a.common.threads)?,
@@ -231,7 +208,8 @@ pub fn bc_cmd(a: BcArgs) -> anyhow::Result<()> {
         backend,
         backend_note: note,
         threads: (backend == "cpu").then(|| runtime::cpu::threads_for(a.common.threads)),
-        sources,
+        source_count: sources.len(),
+        sources: sources.iter().copied().take(64).collect(),
         time_s,
         load_s,
         top,
@@ -252,7 +230,11 @@ pub fn bc_cmd(a: BcArgs) -> anyhow::Result<()> {
         if let Some(note) = &summary.backend_note {
             say!(h, "  note         {note}");
         }
-        say!(h, "  sources      {:?}", summary.sources);
+        if summary.source_count <= 16 {
+            say!(h, "  sources      {:?}", summary.sources);
+        } else {
+            say!(h, "  sources      {}", summary.source_count);
+        }
         say!(h, "  time         {:.6} s", summary.time_s);
         for (v, s) in &summary.top {
             say!(h, "  top          {v} {s:.9}");

@@ -1,6 +1,7 @@
 //! `vertex closeness GRAPH`: closeness (or, with `--harmonic`, harmonic)
 //! centrality as networkx defines it, from batches of 64 breadth-first searches
-//! sharing their edge visits (`runtime::closeness`, on the CPU).
+//! sharing their edge visits (`runtime::closeness`): on the CPU, or on the GPU
+//! (`runtime::gpu::msbfs`, the per-vertex totals reduced on the device).
 //!
 //! Exact (every vertex) by default when `n/64` sweeps over the edges stay
 //! cheap; otherwise, and with `--sources K`, the scores of K vertices picked at
@@ -12,11 +13,11 @@ use std::time::Instant;
 
 use anyhow::bail;
 use clap::Args;
-use runtime::closeness::{centrality, oracle, Measure};
+use runtime::closeness::{centrality, centrality_gpu, oracle, Measure};
 use runtime::load::{load_graph, LoadOptions};
 use serde::Serialize;
 
-use super::common::{human_out, say, write_result};
+use super::common::{human_out, pick_gpu, say, write_result, Backend};
 use super::report::{print_json, secs};
 
 /// Edge visits (`n/64` sweeps × `m`) above which the default is sampled.
@@ -43,6 +44,9 @@ pub struct ClosenessArgs {
     /// Make the graph undirected first.
     #[arg(long)]
     pub symmetrize: bool,
+    /// Where the searches run (auto: the GPU when one is usable).
+    #[arg(long, value_enum, default_value_t = Backend::Auto)]
+    pub backend: Backend,
     /// CPU worker threads (default: all cores).
     #[arg(long)]
     pub threads: Option<usize>,
@@ -68,7 +72,11 @@ struct Summary<'a> {
     scored: usize,
     exact: bool,
     why: String,
+    backend: &'static str,
+    backend_note: Option<String>,
     batches: usize,
+    /// GPU kernel time (the graph's upload excluded), when the GPU ran.
+    kernel_s: Option<f64>,
     load_s: f64,
     time_s: f64,
     /// The highest score and its vertex.
@@ -122,8 +130,22 @@ pub fn closeness_cmd(a: ClosenessArgs) -> anyhow::Result<()> {
     } else {
         Measure::Closeness
     };
+    let (gpu, backend_note) = pick_gpu(a.backend, || {
+        let dev = runtime::gpu::Device::open(0).map_err(|e| e.to_string())?;
+        let k = dev.load_msbfs().map_err(|e| e.to_string())?;
+        Ok((dev, k))
+    })?;
+    super::common::warn_threads_on_gpu(a.threads, gpu.is_some());
     let t1 = Instant::now();
-    let scores = centrality(g, &vertices, measure, a.threads)?;
+    let (scores, kernel_s) = match &gpu {
+        Some((dev, k)) => {
+            let pb = runtime::progress::bar(vertices.len() as u64, "closeness");
+            let (s, ms) = centrality_gpu(dev, k, g, &vertices, measure, |d| pb.inc(d as u64))?;
+            pb.finish_and_clear();
+            (s, Some(ms / 1e3))
+        }
+        None => (centrality(g, &vertices, measure, a.threads)?, None),
+    };
     let time_s = secs(t1.elapsed());
     let validated = a.validate.then(|| {
         let want = oracle(g, &vertices, measure);
@@ -164,6 +186,9 @@ pub fn closeness_cmd(a: ClosenessArgs) -> anyhow::Result<()> {
         scored: vertices.len(),
         exact,
         why,
+        backend: if gpu.is_some() { "gpu" } else { "cpu" },
+        backend_note,
+        kernel_s,
         batches: vertices.len().div_ceil(runtime::cpu::msbfs::LANES),
         load_s,
         time_s,
@@ -184,6 +209,10 @@ pub fn closeness_cmd(a: ClosenessArgs) -> anyhow::Result<()> {
             s.edges
         );
         say!(h, "  scored    {} vertices ({})", s.scored, s.why);
+        say!(h, "  backend   {}", s.backend);
+        if let Some(note) = &s.backend_note {
+            say!(h, "  note      {note}");
+        }
         say!(
             h,
             "  time      {:.3} s in {} batches of 64 sources (loaded in {:.3} s)",

@@ -136,7 +136,7 @@ fn kernels(device: Option<&MsbfsKernels>) -> [Kernel<'_>; 8] {
 
 /// Per-source totals of one batch's BFS: what closeness and all-pairs summaries
 /// need, without any per-vertex distances.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct LaneSums {
     /// Sum of the distances to every vertex reached (the source's own 0 included).
     pub distance_sum: u64,
@@ -144,6 +144,8 @@ pub struct LaneSums {
     pub reached: u64,
     /// Largest distance reached (eccentricity within the reached set).
     pub deepest: u64,
+    /// Sum of the inverse distances (harmonic centrality).
+    pub inverse_sum: f64,
 }
 
 /// The buffers of batches over one graph, on one launcher; reused batch after
@@ -210,7 +212,7 @@ impl<'a, L: Launcher> Batches<'a, L> {
         } else {
             None
         };
-        let sums = l.zeros::<u64>(3 * 64, "per-lane sums")?;
+        let sums = l.zeros::<u64>(4 * 64, "per-lane sums")?;
         let addr_of =
             |p: &Option<[L::Buf<f64>; 3]>, i: usize| p.as_ref().map_or(0, |p| L::addr(&p[i]));
         let desc = BatchDesc {
@@ -383,6 +385,7 @@ impl<'a, L: Launcher> Batches<'a, L> {
                 distance_sum: s[l],
                 reached: s[64 + l],
                 deepest: s[128 + l],
+                inverse_sum: f64::from_bits(s[192 + l]),
             })
             .collect())
     }
@@ -443,6 +446,7 @@ fn betweenness_on<L: Launcher>(
     block: u32,
     graph: (u64, u64, u64, u64),
     sources: &[u32],
+    mut progress: impl FnMut(usize),
 ) -> Result<(Vec<f64>, f64)> {
     let lanes = sources.len().min(LANES as usize) as u32;
     let chunks = batches(sources, graph.0 as usize)?;
@@ -451,6 +455,7 @@ fn betweenness_on<L: Launcher>(
     for batch in chunks {
         b.forward(batch)?;
         b.backward()?;
+        progress(batch.len());
     }
     let end = l.mark()?;
     let time = l.elapsed_ms(&start, &end)?;
@@ -536,16 +541,19 @@ pub struct BatchedBc {
 
 impl Device {
     /// Brandes's betweenness from `sources` over the out-edges of `g` (uploaded
-    /// with [`Device::upload`] or any traversal upload), 64 sources per batch.
+    /// with [`Device::upload`] or any traversal upload), 64 sources per batch;
+    /// `progress` gets the sources done after each batch.
     pub fn betweenness(
         &self,
         k: &MsbfsKernels,
         g: &DeviceGraph,
         sources: &[u32],
+        progress: impl FnMut(usize),
     ) -> Result<BatchedBc> {
         let l = DeviceLauncher { gpu: &self.gpu };
+        let graph = device_graph_args(g);
         let (scores, time_ms) =
-            betweenness_on(&l, kernels(Some(k)), BLOCK, device_graph_args(g), sources)?;
+            betweenness_on(&l, kernels(Some(k)), BLOCK, graph, sources, progress)?;
         Ok(BatchedBc { scores, time_ms })
     }
 
@@ -594,8 +602,14 @@ impl Device {
 /// [`Device::betweenness`] under the host emulator.
 pub fn emulate_betweenness<W: Weight>(g: &Csr<W>, sources: &[u32]) -> Result<BatchedBc> {
     let l = HostLauncher::new(8);
-    let (scores, time_ms) =
-        betweenness_on(&l, kernels(None), EMU_BLOCK, host_graph_args(g), sources)?;
+    let (scores, time_ms) = betweenness_on(
+        &l,
+        kernels(None),
+        EMU_BLOCK,
+        host_graph_args(g),
+        sources,
+        |_| {},
+    )?;
     Ok(BatchedBc { scores, time_ms })
 }
 

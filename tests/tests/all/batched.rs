@@ -122,12 +122,26 @@ fn lane_sums_are_each_sources_distance_totals() {
                 .filter(|&&x| x != UNREACHED)
                 .map(|&x| u64::from(x))
                 .collect();
-            let expect = gpu::LaneSums {
-                distance_sum: reached.iter().sum(),
-                reached: reached.len() as u64 - 1,
-                deepest: reached.iter().copied().max().unwrap_or(0),
-            };
-            assert_eq!(*got, expect, "{name}: source {s}");
+            let inverse: f64 = reached
+                .iter()
+                .filter(|&&d| d > 0)
+                .map(|&d| 1.0 / d as f64)
+                .sum();
+            assert_eq!(
+                got.distance_sum,
+                reached.iter().sum::<u64>(),
+                "{name}: source {s}"
+            );
+            assert_eq!(got.reached, reached.len() as u64 - 1, "{name}: source {s}");
+            assert_eq!(
+                got.deepest,
+                reached.iter().copied().max().unwrap_or(0),
+                "{name}: source {s}"
+            );
+            assert!(
+                (got.inverse_sum - inverse).abs() <= 1e-9 * inverse.max(1.0),
+                "{name}: source {s}"
+            );
         }
     }
 }

@@ -98,6 +98,10 @@ pub struct GapArgs {
     /// PageRank: round limit (both sides).
     #[arg(long, default_value_t = 20)]
     pub pr_max_rounds: u32,
+    /// BC: all --roots sources in one run on every side (gapbs `-i ROOTS`, its
+    /// own random sources), instead of one run per source.
+    #[arg(long)]
+    pub bc_together: bool,
     /// Skip the GPU column even when a GPU is usable.
     #[arg(long)]
     pub no_gpu: bool,
@@ -355,6 +359,7 @@ pub fn run(a: GapArgs) -> anyhow::Result<()> {
         delta: a.delta,
         pr_tolerance: a.pr_tolerance,
         pr_max_rounds: a.pr_max_rounds,
+        bc_together: a.bc_together,
     };
     let ctx = Ctx {
         a: &a,
