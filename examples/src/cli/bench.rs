@@ -26,6 +26,10 @@ pub enum BenchCommand {
     /// The GAP suite's six kernels (bfs sssp pr cc bc tc), ours (CPU, GPU when
     /// usable) vs gapbs on the same graphs, every result verified.
     Gap(super::bench_gap::GapArgs),
+    /// Many sources at once: one batched BFS of K sources vs K single-source
+    /// runs, on the GPU and the CPU (every batched result checked), and exact
+    /// closeness on the GPU.
+    Sources(super::bench_sources::SourcesArgs),
 }
 
 /// The engine under test.
@@ -138,6 +142,7 @@ pub fn run(c: BenchCommand) -> anyhow::Result<()> {
     match c {
         BenchCommand::Graph500(a) => graph500_cmd(a),
         BenchCommand::Gap(a) => super::bench_gap::run(a),
+        BenchCommand::Sources(a) => super::bench_sources::run_sources(a),
     }
 }
 
