@@ -10,6 +10,13 @@
 #   frontdoor the one run call on the GPU: the program-crate template's CLI (push,
 #             struct-state gather, intersection) and `vertex run` for every shipped
 #             program, validated against the oracles or compared with the CPU
+#   sources   many sources at once (issue 48): batched BC and closeness on the GPU
+#             --validate'd on Kronecker, grid, uniform and a directed file (70 sources:
+#             two batches), compute-sanitizer memcheck + racecheck of the msbfs kernels,
+#             then `vertex bench sources` on $SOURCES_GRAPHS (default kron:22,
+#             uniform:4194304:67108864, grid:1000x1000) with exact closeness on
+#             $SOURCES_CLOSENESS (default kron:20 added) and `vertex bench gap --kernels
+#             bc --bc-together` with $BC_ROOTS (default 4) sources on $BC_GRAPHS
 #   check     GPU BFS vs the CPU oracle (Kronecker 10-20, grid, isolated, single vertex)
 #   sanitize  compute-sanitizer --tool memcheck and --tool racecheck on small graphs
 #   programs  the #[vertex_program] kernels (BFS, CC, SSSP, widest) vs the oracles
@@ -620,6 +627,39 @@ for step in "${steps[@]}"; do
                 fi
                 [ "$bad" = 0 ]
             } 2>&1 | tee "$OUTDIR/demo.log"
+            rc=${PIPESTATUS[0]}
+            ;;
+        sources)
+            {
+                bad=0
+                "$B/vertex" convert kron:14 /tmp/k14.el >/dev/null && \
+                    awk '$1 > $2' /tmp/k14.el >/tmp/k14-once.el || bad=1
+                for g in kron:14 grid:60x60 uniform:20000:160000 /tmp/k14-once.el; do
+                    "$B/vertex" bc "$g" --backend gpu --validate --sources 70 --json >/dev/null \
+                        && echo "bc $g ok" || { echo "BAD bc $g"; bad=1; }
+                    "$B/vertex" closeness "$g" --backend gpu --validate --sources 300 --json >/dev/null \
+                        && echo "closeness $g ok" || { echo "BAD closeness $g"; bad=1; }
+                done
+                if [ -n "$SAN" ]; then
+                    for tool in memcheck racecheck; do
+                        "$SAN" --tool "$tool" --error-exitcode 3 "$B/vertex" bc kron:9 \
+                            --backend gpu --sources 70 --validate >/dev/null || { echo "BAD $tool bc"; bad=1; }
+                        "$SAN" --tool "$tool" --error-exitcode 3 "$B/vertex" closeness grid:20x20 \
+                            --backend gpu --validate --harmonic >/dev/null || { echo "BAD $tool closeness"; bad=1; }
+                        echo "$tool done"
+                    done
+                fi
+                dest=${OUT:-$OUTDIR}
+                SG=${SOURCES_GRAPHS:-kron:22 uniform:4194304:67108864 grid:1000x1000}
+                # shellcheck disable=SC2086
+                "$B/vertex" bench sources $SG kron:20 --sources 64 --trials 3 \
+                    --closeness "${SOURCES_CLOSENESS:-kron:20}" --out "$dest/many-sources" --label h200 || bad=1
+                # shellcheck disable=SC2086
+                "$B/vertex" bench gap ${BC_GRAPHS:-kron:22 urand:22 grid:1000x1000} --gapbs "$B/gapbs" \
+                    --kernels bc --bc-together --roots "${BC_ROOTS:-4}" --threads "${BC_THREADS:-16}" \
+                    --trials "${BC_TRIALS:-3}" --label "bc-${BC_ROOTS:-4}" --out "$dest/bc" --work /tmp/gapwork || bad=1
+                [ "$bad" = 0 ]
+            } 2>&1 | tee "$OUTDIR/sources.log"
             rc=${PIPESTATUS[0]}
             ;;
         benchgap)

@@ -33,9 +33,10 @@ pub struct SourcesArgs {
     /// Runs of each measurement; the median is kept.
     #[arg(long, default_value_t = 3)]
     pub trials: usize,
-    /// Also time exact closeness of every vertex on the GPU.
-    #[arg(long)]
-    pub closeness: bool,
+    /// Also time exact closeness of every vertex on the GPU, on these of the
+    /// graphs (comma-separated specs, as given above).
+    #[arg(long, value_delimiter = ',')]
+    pub closeness: Vec<String>,
     /// Skip the GPU even when one is usable.
     #[arg(long)]
     pub no_gpu: bool,
@@ -169,6 +170,7 @@ fn gpu_row(
     g: &Graph<u32>,
     roots: &[u32],
     a: &SourcesArgs,
+    spec: &str,
 ) -> anyhow::Result<(Pair, Option<Closeness>)> {
     let dg = dev.upload(g.csr())?;
     dev.msbfs_sums(k, &dg, roots, |_| {})?; // warm-up
@@ -183,7 +185,7 @@ fn gpu_row(
         .iter()
         .zip(&single)
         .all(|(b, s)| (b.distance_sum, b.reached) == *s);
-    let closeness = if a.closeness {
+    let closeness = if a.closeness.iter().any(|c| c == spec) {
         let all: Vec<u32> = (0..g.num_vertices() as u32).collect();
         let measure = runtime::closeness::Measure::Closeness;
         let (_, ms) = runtime::closeness::centrality_gpu(dev, k, g, &all, measure, |_| {})?;
@@ -234,7 +236,7 @@ pub fn run_sources(a: SourcesArgs) -> anyhow::Result<()> {
             if cpu.verified { "" } else { " WRONG" }
         );
         let (gpu_pair, gpu_note, closeness) = match &gpu {
-            Ok(d) => match gpu_row(d, &g, &roots, &a) {
+            Ok(d) => match gpu_row(d, &g, &roots, &a, spec) {
                 Ok((p, c)) => {
                     eprintln!(
                         "  gpu: batched {:.2} ms, single {:.2} ms ({:.1}x){}",
