@@ -388,8 +388,47 @@ def rows_multi(f):
 
 
 # The order of the table; the link names the folder.
+def rows_bc(f):
+    """BC with several sources per run (gap-format files): the rows of rows_gap,
+    the case naming the sources per run."""
+    out = []
+    for path in f.files("gap-*.json"):
+        doc = load(path)
+        per = {graph_name(r["graph"]): (r.get("detail") or {}).get("sources_per_run") for r in doc.get("rows", [])}
+        sub = Folder(f.name)
+        sub.files = lambda pattern="*.json", p=path: [p]
+        for case, result, run in rows_gap(sub):
+            graph = case.split(" ", 1)[1]
+            out.append((f"bc {graph}, {per.get(graph)} sources a run", result, run))
+    return out
+
+
+def rows_sources(f):
+    """Batched BFS of K sources vs K single runs, per graph; exact closeness."""
+    out = []
+    for path in f.files("sources-*.json"):
+        doc = load(path)
+        machine = gpu_machine(doc)
+        for r in doc.get("rows", []):
+            cells = []
+            for side in ("gpu", "cpu"):
+                p = r.get(side)
+                if p:
+                    bad = "" if p.get("verified") else " **check failed**"
+                    cells.append(f"{side.upper()} {ms(p['batched_ms'] / 1e3)} = {fmt(p['speedup'], 1)}x faster than single runs{bad}")
+            out.append((f"{r['sources']} sources {graph_name(r['graph'])}", " · ".join(cells) or "–", f.run(path, doc, machine or "?")))
+            c = r.get("closeness_gpu")
+            if c:
+                out.append((f"closeness, all {c['vertices']} vertices, {graph_name(r['graph'])}",
+                            f"GPU {c['seconds']:.2f} s ({c['edge_visits_per_s'] / 1e9:.0f} G edge visits/s)",
+                            f.run(path, doc, machine or "?")))
+    return out
+
+
 BENCHMARKS = [
     ("gap", "GAP suite vs gapbs (ours / gapbs time)", rows_gap),
+    ("bc", "Betweenness, K sources a run (ours / gapbs time)", rows_bc),
+    ("many-sources", "Many sources at once (batched BFS)", rows_sources),
     ("cpu-vs-gapbs", "CPU vs gapbs by threads (ours / gapbs time)", rows_cpu),
     ("graph500-gpu", "Graph500 BFS, GPU", rows_graph500),
     ("gpu-bfs-kernels", "GPU BFS kernels", rows_gpu_bfs),
