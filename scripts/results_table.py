@@ -408,14 +408,14 @@ def rows_sources(f):
     out = []
     for path in f.files("sources-*.json"):
         doc = load(path)
-        machine = gpu_machine(doc)
+        machine = short_gpu(doc.get("gpu")) or gpu_machine(doc)
         for r in doc.get("rows", []):
             cells = []
             for side in ("gpu", "cpu"):
                 p = r.get(side)
                 if p:
                     bad = "" if p.get("verified") else " **check failed**"
-                    cells.append(f"{side.upper()} {ms(p['batched_ms'] / 1e3)} = {fmt(p['speedup'], 1)}x faster than single runs{bad}")
+                    cells.append(f"{side.upper()} {ms(p['batched_ms'] / 1e3)}, single runs / batch {fmt(p['speedup'], 1)}{bad}")
             out.append((f"{r['sources']} sources {graph_name(r['graph'])}", " · ".join(cells) or "–", f.run(path, doc, machine or "?")))
             c = r.get("closeness_gpu")
             if c:

@@ -36,6 +36,11 @@ fn kernels_validate_on_small_graphs() {
     for g in ["kron:8", "grid:12x10"] {
         let bc = ok(&["bc", g, "--backend", "cpu", "--sources", "3", "--validate"]);
         assert!(bc.contains("oracle       agrees"), "{bc}");
+        // Exact: every vertex with out-edges is a source.
+        let all = ok(&["bc", g, "--backend", "cpu", "--sources", "all", "--validate", "--json"]);
+        let all: serde_json::Value = serde_json::from_str(&all).unwrap();
+        assert_eq!(all["validated"], true);
+        assert!(all["source_count"].as_u64().unwrap() > 64, "{all}");
         let tc = ok(&["tc", g, "--backend", "cpu", "--validate", "--json"]);
         let tc: serde_json::Value = serde_json::from_str(&tc).unwrap();
         assert_eq!(tc["validated"], true);
@@ -58,6 +63,10 @@ fn bad_input_is_refused_clearly() {
     refused(
         &["bc", "kron:4", "--sources", "0", "--backend", "cpu"],
         "at least one",
+    );
+    refused(
+        &["bc", "kron:4", "--sources", "most", "--backend", "cpu"],
+        "expected a count or `all`",
     );
     refused(
         &["tc", "no-such-file.el", "--backend", "cpu"],
