@@ -51,8 +51,17 @@ pub const CTL_NEXT: usize = 1;
 pub const CTL_OVERFLOW: usize = 3;
 /// `ctl[CTL_DEPTH]`: the deepest non-empty level so far.
 pub const CTL_DEPTH: usize = 4;
+/// `ctl[CTL_FRONTIER_EDGES]`: out-edges of the level being expanded (from [`chunks`]).
+pub const CTL_FRONTIER_EDGES: usize = 5;
+/// `ctl[CTL_BOTTOM_UP]`: levels that ran bottom-up.
+pub const CTL_BOTTOM_UP: usize = 6;
+/// `ctl[CTL_LANES]`: the lanes of this batch that hold a source (set by the host).
+pub const CTL_LANES: usize = 7;
+/// `ctl[CTL_BACKWARD]`: 1 during the backward phase of betweenness (set by the
+/// host), when [`chunks`] must leave the per-vertex lane arrays alone.
+pub const CTL_BACKWARD: usize = 8;
 /// Words of `ctl`.
-pub const CTL_WORDS: usize = 8;
+pub const CTL_WORDS: usize = 16;
 
 /// Bits of an item that hold the chunk's index within its vertex's row.
 pub const CHUNK_BITS: u32 = 24;
@@ -97,6 +106,15 @@ pub struct BatchDesc {
     pub chunk: u64,
     /// `n` scores that each batch adds its dependencies to.
     pub scores: u64,
+    /// In-edges (the transpose; the CSR itself when symmetric), or 0: levels
+    /// then never run bottom-up.
+    pub in_offsets: u64,
+    pub in_sources: u64,
+    pub m_in: u64,
+    /// A level runs bottom-up when its frontier's out-edges × `alpha` exceed `m`
+    /// (Beamer's rule); 0: never (always with path counts, which need every
+    /// predecessor).
+    pub alpha: u64,
 }
 
 impl BatchDesc {
@@ -128,6 +146,10 @@ impl BatchDesc {
             self.lanes,
             self.chunk,
             self.scores,
+            self.in_offsets,
+            self.in_sources,
+            self.m_in,
+            self.alpha,
         ];
         w.copy_from_slice(&fields);
         w
@@ -154,6 +176,10 @@ struct Batch<'a> {
     lanes: usize,
     chunk: u64,
     scores: &'a [AtomicU64],
+    m: u64,
+    in_offsets: &'a [u64],
+    in_sources: &'a [u32],
+    alpha: u64,
 }
 
 /// `len` atomic cells at address `addr` (empty for 0).
@@ -197,6 +223,14 @@ impl Batch<'_> {
                 lanes,
                 chunk: d.chunk.max(1),
                 scores: cells::<f64>(d.scores, n),
+                m: d.m,
+                in_offsets: if d.in_offsets == 0 {
+                    &[]
+                } else {
+                    slice(d.in_offsets as usize as *const u64, n + 1)
+                },
+                in_sources: slice(d.in_sources as usize as *const u32, d.m_in as usize),
+                alpha: if d.in_offsets == 0 { 0 } else { d.alpha },
             }
         }
     }
@@ -267,6 +301,7 @@ pub unsafe fn seed(t: ThreadCtx, desc: *const BatchDesc) {
         let v = b.order[i as usize].load(Relaxed) as usize;
         let mask = b.masks[i as usize].load(Relaxed);
         b.seen[v].fetch_or(mask, Relaxed);
+        b.lvl0[v].store(mask, Relaxed);
         if !b.sigma.is_empty() {
             let mut bits = mask;
             while bits != 0 {
@@ -291,26 +326,42 @@ pub unsafe fn chunks(t: ThreadCtx, desc: *const BatchDesc, depth: u32) {
     if b.overflowed() {
         return;
     }
+    // Level `depth - 1`'s lanes leave the per-vertex array of its parity, which
+    // [`settle`] of this level fills with level `depth + 1`.
+    if depth > 0 && b.ctl[CTL_BACKWARD].load(Relaxed) == 0 {
+        let old = b.lvl(depth - 1);
+        let (lo, hi) = b.level(depth - 1);
+        let mut i = lo + t.global();
+        while i < hi {
+            old[b.order[i as usize].load(Relaxed) as usize].store(0, Relaxed);
+            i += t.stride();
+        }
+    }
     let (lo, hi) = b.level(depth);
     let mut e0 = lo + t.global() * ENTRIES_PER_THREAD;
     let step = t.stride() * ENTRIES_PER_THREAD;
+    let mut edges = 0u64;
     while e0 < hi {
         let e1 = hi.min(e0 + ENTRIES_PER_THREAD);
-        let count_of = |e: u64| {
+        let degree = |e: u64| {
             let (a, z) = b.row(b.order[e as usize].load(Relaxed) as usize);
-            (z - a).div_ceil(b.chunk)
+            z - a
         };
-        let total: u64 = (e0..e1).map(count_of).sum();
+        let total: u64 = (e0..e1).map(|e| degree(e).div_ceil(b.chunk)).sum();
+        edges += (e0..e1).map(degree).sum::<u64>();
         if total > 0 {
             let mut at = b.ctl[CTL_ITEMS].fetch_add(total, Relaxed) as usize;
             for e in e0..e1 {
-                for k in 0..count_of(e) {
+                for k in 0..degree(e).div_ceil(b.chunk) {
                     b.items[at].store(e << CHUNK_BITS | k, Relaxed);
                     at += 1;
                 }
             }
         }
         e0 += step;
+    }
+    if edges > 0 {
+        b.ctl[CTL_FRONTIER_EDGES].fetch_add(edges, Relaxed);
     }
 }
 
@@ -328,6 +379,11 @@ pub unsafe fn expand(t: ThreadCtx, desc: *const BatchDesc, depth: u32) {
         return;
     }
     let counter = &b.ctl[CTL_NEXT + (depth % 2) as usize];
+    let frontier_edges = b.ctl[CTL_FRONTIER_EDGES].load(Relaxed);
+    if b.alpha > 0 && frontier_edges.saturating_mul(b.alpha) > b.m {
+        bottom_up(t, &b, depth, counter);
+        return;
+    }
     let nitems = b.ctl[CTL_ITEMS].load(Relaxed);
     let mut it = t.global();
     while it < nitems {
@@ -359,6 +415,40 @@ pub unsafe fn expand(t: ThreadCtx, desc: *const BatchDesc, depth: u32) {
     }
 }
 
+/// The bottom-up form of a level (Beamer's direction optimization, per lane):
+/// every vertex still missing lanes gathers them from its in-neighbours' lanes
+/// at `depth`, and stops reading as soon as it has found all it misses. No
+/// atomics on the vertex words: each vertex writes only its own.
+#[inline(always)]
+fn bottom_up(t: ThreadCtx, b: &Batch<'_>, depth: u32, counter: &AtomicU64) {
+    if t.global() == 0 {
+        b.ctl[CTL_BOTTOM_UP].fetch_add(1, Relaxed);
+    }
+    let all = b.ctl[CTL_LANES].load(Relaxed);
+    let visit = b.lvl(depth);
+    let mut w = t.global() as usize;
+    while w < b.n {
+        let missing = all & !b.seen[w].load(Relaxed);
+        if missing != 0 {
+            let (lo, hi) = (b.in_offsets[w], b.in_offsets[w + 1]);
+            let mut found = 0u64;
+            for e in lo..hi {
+                let v = b.in_sources[e as usize] as usize;
+                found |= visit[v].load(Relaxed) & missing;
+                if found == missing {
+                    break;
+                }
+            }
+            if found != 0 {
+                b.next[w].store(found, Relaxed);
+                let at = counter.fetch_add(1, Relaxed) as usize;
+                b.next_list[at].store(w as u32, Relaxed);
+            }
+        }
+        w += t.stride() as usize;
+    }
+}
+
 /// Makes the listed vertices level `depth + 1`: appends `(vertex, lanes)` to the
 /// level lists, marks the lanes seen and clears `next`. Thread 0 also closes the
 /// level (its end offset, the deepest level) and resets the counters the next
@@ -385,6 +475,7 @@ pub unsafe fn settle(t: ThreadCtx, desc: *const BatchDesc, depth: u32) {
     if t.global() == 0 {
         b.level_off[d + 2].store(base + count, Relaxed);
         b.ctl[CTL_ITEMS].store(0, Relaxed);
+        b.ctl[CTL_FRONTIER_EDGES].store(0, Relaxed);
         b.ctl[CTL_NEXT + (d + 1) % 2].store(0, Relaxed);
         if count > 0 {
             b.ctl[CTL_DEPTH].store(u64::from(depth) + 1, Relaxed);
@@ -398,6 +489,7 @@ pub unsafe fn settle(t: ThreadCtx, desc: *const BatchDesc, depth: u32) {
         let at = (base + j) as usize;
         b.order[at].store(w as u32, Relaxed);
         b.masks[at].store(lanes, Relaxed);
+        b.lvl(depth + 1)[w].store(lanes, Relaxed);
         j += t.stride();
     }
 }

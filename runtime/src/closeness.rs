@@ -106,9 +106,11 @@ pub fn centrality_gpu<W: Weight>(
     measure: Measure,
     progress: impl FnMut(usize),
 ) -> Result<(Vec<f64>, f64)> {
-    let dg = dev.upload(searched(g))?;
-    let (sums, ms) = dev.msbfs_sums(k, &dg, vertices, progress)?;
-    Ok((from_sums(measure, &sums, g.num_vertices()), ms))
+    // The searched graph with its in-edges, so large levels can go bottom-up.
+    let transposed = (!g.is_symmetric()).then(|| g.transposed());
+    let dg = dev.upload_traversal(transposed.as_ref().unwrap_or(g), false)?;
+    let run = dev.msbfs_sums(k, &dg, vertices, progress)?;
+    Ok((from_sums(measure, &run.sums, g.num_vertices()), run.time_ms))
 }
 
 /// [`centrality_gpu`] with the GPU kernels under the host emulator (tests).
@@ -117,8 +119,10 @@ pub fn centrality_emulated<W: Weight>(
     vertices: &[u32],
     measure: Measure,
 ) -> Result<Vec<f64>> {
-    let sums = crate::gpu::msbfs::emulate_sums(searched(g), vertices)?;
-    Ok(from_sums(measure, &sums, g.num_vertices()))
+    let transposed = (!g.is_symmetric()).then(|| g.transposed());
+    let searched = transposed.as_ref().unwrap_or(g);
+    let run = crate::gpu::msbfs::emulate_sums(searched, vertices, crate::gpu::msbfs::ALPHA)?;
+    Ok(from_sums(measure, &run.sums, g.num_vertices()))
 }
 
 /// Per lane: the vertices of this level it reached, and what they add (the

@@ -37,7 +37,16 @@ fn kernels_validate_on_small_graphs() {
         let bc = ok(&["bc", g, "--backend", "cpu", "--sources", "3", "--validate"]);
         assert!(bc.contains("oracle       agrees"), "{bc}");
         // Exact: every vertex with out-edges is a source.
-        let all = ok(&["bc", g, "--backend", "cpu", "--sources", "all", "--validate", "--json"]);
+        let all = ok(&[
+            "bc",
+            g,
+            "--backend",
+            "cpu",
+            "--sources",
+            "all",
+            "--validate",
+            "--json",
+        ]);
         let all: serde_json::Value = serde_json::from_str(&all).unwrap();
         assert_eq!(all["validated"], true);
         assert!(all["source_count"].as_u64().unwrap() > 64, "{all}");

@@ -13,14 +13,17 @@
 //! stop and say at which level; the lists grow and the batch resumes there.
 
 use cudarc::driver::CudaFunction;
-use kernels_rs::msbfs::{self as k, BatchDesc, CTL_DEPTH, CTL_OVERFLOW, CTL_WORDS, LANES};
+use kernels_rs::msbfs::{
+    self as k, BatchDesc, CTL_BACKWARD, CTL_BOTTOM_UP, CTL_DEPTH, CTL_LANES, CTL_OVERFLOW,
+    CTL_WORDS, LANES,
+};
 use kernels_rs::ThreadCtx;
 
-use super::device::{Device, DeviceGraph};
+use super::device::{Device, DeviceGraph, Incoming};
 use super::launcher::{Arg, DeviceLauncher, Grid, HostBody, HostLauncher, Kernel, Launcher};
 use crate::cpu::msbfs::Level;
 use crate::error::{Error, Result};
-use crate::graph::{Csr, Weight};
+use crate::graph::{Graph, Weight};
 
 /// Threads per block of every batched kernel (a multiple of 64: `lane_sums`).
 const BLOCK: u32 = 256;
@@ -30,6 +33,18 @@ const EMU_BLOCK: u32 = 64;
 pub const MAX_WINDOW: u32 = 32;
 /// Edges per work item.
 const CHUNK: u64 = 64;
+/// A level runs bottom-up when its frontier's out-edges × this exceed the edges
+/// (Beamer's α; the GPU's single-source direction kernel uses the same rule).
+pub const ALPHA: u64 = 14;
+
+/// A graph as the batched kernels take it: `(n, m, offsets, targets)` of the
+/// out-edges and `(m_in, in_offsets, in_sources)` of the in-edges (zeros: none,
+/// so no level runs bottom-up), all addresses.
+#[derive(Clone, Copy, Debug)]
+struct GraphArgs {
+    out: (u64, u64, u64, u64),
+    incoming: (u64, u64, u64),
+}
 
 /// Kernel names, in the order of [`kernels`].
 const NAMES: [&str; 8] = [
@@ -171,6 +186,8 @@ struct Batches<'a, L: Launcher> {
     sums: L::Buf<u64>,
     /// Levels of the last batch.
     levels: u32,
+    /// Levels run bottom-up, over every batch so far.
+    bottom_up_levels: u64,
 }
 
 impl<'a, L: Launcher> Batches<'a, L> {
@@ -180,10 +197,13 @@ impl<'a, L: Launcher> Batches<'a, L> {
         l: &'a L,
         k: [Kernel<'a>; 8],
         block: u32,
-        (n, m, offsets, targets): (u64, u64, u64, u64),
+        graph: GraphArgs,
         lanes: u32,
         paths: bool,
+        alpha: u64,
     ) -> Result<Self> {
+        let (n, m, offsets, targets) = graph.out;
+        let (m_in, in_offsets, in_sources) = graph.incoming;
         let nu = n as usize;
         let cap = (2 * nu).max(1024);
         let items_cap = nu + (m / CHUNK) as usize + 1;
@@ -237,6 +257,11 @@ impl<'a, L: Launcher> Batches<'a, L> {
             lanes: u64::from(lanes),
             chunk: CHUNK,
             scores: addr_of(&paths, 2),
+            in_offsets,
+            in_sources,
+            m_in,
+            // Path counts need every predecessor: never bottom-up.
+            alpha: if paths.is_some() { 0 } else { alpha },
         };
         let desc_buf = l.upload(&desc.to_words(), "batch descriptor")?;
         Ok(Batches {
@@ -257,6 +282,7 @@ impl<'a, L: Launcher> Batches<'a, L> {
             _next_list: next_list,
             sums,
             levels: 0,
+            bottom_up_levels: 0,
         })
     }
 
@@ -311,6 +337,12 @@ impl<'a, L: Launcher> Batches<'a, L> {
         l.write(&mut self.order, &vertices, "level 0")?;
         l.write(&mut self.masks, &lanes, "level 0")?;
         l.write(&mut self.level_off, &[0, first.len() as u64], "level 0")?;
+        let lanes_mask = if sources.len() >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << sources.len()) - 1
+        };
+        l.write_at(&mut self.ctl, CTL_LANES, &[lanes_mask], "batch control")?;
         self.launch(SEED, Grid::Cover(first.len() as u64), &[])?;
         let mut depth = 0u32;
         let mut window = 1u32;
@@ -332,6 +364,7 @@ impl<'a, L: Launcher> Batches<'a, L> {
             let deepest = ctl[CTL_DEPTH] as u32;
             if deepest < depth {
                 self.levels = deepest + 1;
+                self.bottom_up_levels += ctl[CTL_BOTTOM_UP];
                 return Ok(());
             }
             window = (window * 2).min(MAX_WINDOW);
@@ -364,6 +397,13 @@ impl<'a, L: Launcher> Batches<'a, L> {
     /// The backward phase of betweenness over the last forward phase's levels,
     /// deepest first, then each vertex's dependencies added to its score.
     fn backward(&mut self) -> Result<()> {
+        // The forward phase leaves lanes in the per-vertex arrays; the backward
+        // phase fills them level by level from empty.
+        for b in &mut self.lvl {
+            self.l.clear(b, "level lanes")?;
+        }
+        self.l
+            .write_at(&mut self.ctl, CTL_BACKWARD, &[1], "batch control")?;
         let all = Grid::Resident(self.n().max(1));
         for depth in (0..self.levels.saturating_sub(1)).rev() {
             self.launch(REMARK, all, &[depth.into()])?;
@@ -444,13 +484,13 @@ fn betweenness_on<L: Launcher>(
     l: &L,
     k: [Kernel<'_>; 8],
     block: u32,
-    graph: (u64, u64, u64, u64),
+    graph: GraphArgs,
     sources: &[u32],
     mut progress: impl FnMut(usize),
 ) -> Result<(Vec<f64>, f64)> {
     let lanes = sources.len().min(LANES as usize) as u32;
-    let chunks = batches(sources, graph.0 as usize)?;
-    let mut b = Batches::new(l, k, block, graph, lanes, true)?;
+    let chunks = batches(sources, graph.out.0 as usize)?;
+    let mut b = Batches::new(l, k, block, graph, lanes, true, 0)?;
     let start = l.mark()?;
     for batch in chunks {
         b.forward(batch)?;
@@ -468,13 +508,14 @@ fn levels_on<L: Launcher>(
     l: &L,
     k: [Kernel<'_>; 8],
     block: u32,
-    graph: (u64, u64, u64, u64),
+    graph: GraphArgs,
     sources: &[u32],
+    alpha: u64,
     mut on_batch: impl FnMut(&[u32], &[Level<'_>]),
 ) -> Result<f64> {
     let lanes = sources.len().min(LANES as usize) as u32;
-    let chunks = batches(sources, graph.0 as usize)?;
-    let mut b = Batches::new(l, k, block, graph, lanes, false)?;
+    let chunks = batches(sources, graph.out.0 as usize)?;
+    let mut b = Batches::new(l, k, block, graph, lanes, false, alpha)?;
     let start = l.mark()?;
     for batch in chunks {
         b.forward(batch)?;
@@ -493,40 +534,74 @@ fn levels_on<L: Launcher>(
     l.elapsed_ms(&start, &end)
 }
 
+/// What a run of batched searches reduced per source, and how it ran.
+#[derive(Clone, Debug)]
+pub struct BatchedSums {
+    /// One per source, in the order given.
+    pub sums: Vec<LaneSums>,
+    /// First kernel to last (CUDA events), or host time when emulated.
+    pub time_ms: f64,
+    /// Levels that ran bottom-up, over all batches.
+    pub bottom_up_levels: u64,
+}
+
 /// Runs the batched BFS and returns each source's [`LaneSums`].
 fn sums_on<L: Launcher>(
     l: &L,
     k: [Kernel<'_>; 8],
     block: u32,
-    graph: (u64, u64, u64, u64),
+    graph: GraphArgs,
     sources: &[u32],
+    alpha: u64,
     mut progress: impl FnMut(usize),
-) -> Result<(Vec<LaneSums>, f64)> {
+) -> Result<BatchedSums> {
     let lanes = sources.len().min(LANES as usize) as u32;
-    let chunks = batches(sources, graph.0 as usize)?;
-    let mut b = Batches::new(l, k, block, graph, lanes, false)?;
-    let mut out = Vec::with_capacity(sources.len());
+    let chunks = batches(sources, graph.out.0 as usize)?;
+    let mut b = Batches::new(l, k, block, graph, lanes, false, alpha)?;
+    let mut sums = Vec::with_capacity(sources.len());
     let start = l.mark()?;
     for batch in chunks {
         b.forward(batch)?;
-        out.extend(b.lane_sums(batch.len())?);
+        sums.extend(b.lane_sums(batch.len())?);
         progress(batch.len());
     }
     let end = l.mark()?;
-    Ok((out, l.elapsed_ms(&start, &end)?))
+    Ok(BatchedSums {
+        sums,
+        time_ms: l.elapsed_ms(&start, &end)?,
+        bottom_up_levels: b.bottom_up_levels,
+    })
 }
 
-fn device_graph_args(g: &DeviceGraph) -> (u64, u64, u64, u64) {
-    (g.n, g.m, g.offsets.ptr, g.targets.ptr)
+/// The device graph's out-edges, and its in-edges when it was uploaded with
+/// them ([`Device::upload_traversal`]).
+fn device_graph_args(g: &DeviceGraph) -> GraphArgs {
+    let out = (g.n, g.m, g.offsets.ptr, g.targets.ptr);
+    let incoming = match &g.incoming {
+        Incoming::Symmetric => (g.m, g.offsets.ptr, g.targets.ptr),
+        Incoming::Transpose { offsets, sources } => (sources.len as u64, offsets.ptr, sources.ptr),
+        Incoming::Unknown => (0, 0, 0),
+    };
+    GraphArgs { out, incoming }
 }
 
-fn host_graph_args<W: Weight>(g: &Csr<W>) -> (u64, u64, u64, u64) {
-    (
-        g.num_vertices() as u64,
-        g.num_edges(),
-        g.offsets().as_ptr() as u64,
-        g.targets().as_ptr() as u64,
-    )
+/// `g`'s CSR and its in-edges (itself when symmetric), as host addresses.
+fn host_graph_args<W: Weight>(g: &Graph<W>) -> GraphArgs {
+    let c = g.csr();
+    let t = if g.is_symmetric() { c } else { g.csc() };
+    GraphArgs {
+        out: (
+            c.num_vertices() as u64,
+            c.num_edges(),
+            c.offsets().as_ptr() as u64,
+            c.targets().as_ptr() as u64,
+        ),
+        incoming: (
+            t.num_edges(),
+            t.offsets().as_ptr() as u64,
+            t.targets().as_ptr() as u64,
+        ),
+    }
 }
 
 /// Betweenness of one run: unnormalized scores and kernel time.
@@ -558,7 +633,9 @@ impl Device {
     }
 
     /// Batched BFS from `sources`; `on_batch` gets each batch's sources (lane `i`
-    /// = `batch[i]`) and its levels. Returns the kernel time in ms.
+    /// = `batch[i]`) and its levels. Returns the kernel time in ms. Levels go
+    /// bottom-up where they are large when `g` was uploaded with its in-edges
+    /// ([`Device::upload_traversal`]).
     pub fn msbfs_levels(
         &self,
         k: &MsbfsKernels,
@@ -567,79 +644,58 @@ impl Device {
         on_batch: impl FnMut(&[u32], &[Level<'_>]),
     ) -> Result<f64> {
         let l = DeviceLauncher { gpu: &self.gpu };
-        levels_on(
-            &l,
-            kernels(Some(k)),
-            BLOCK,
-            device_graph_args(g),
-            sources,
-            on_batch,
-        )
+        let graph = device_graph_args(g);
+        levels_on(&l, kernels(Some(k)), BLOCK, graph, sources, ALPHA, on_batch)
     }
 
     /// Batched BFS from `sources`, reduced on the device to each source's
     /// [`LaneSums`] (nothing per vertex comes back); `progress` gets the sources
-    /// done after each batch. Returns the sums and the kernel time in ms.
+    /// done after each batch. Bottom-up levels as for [`Self::msbfs_levels`].
     pub fn msbfs_sums(
         &self,
         k: &MsbfsKernels,
         g: &DeviceGraph,
         sources: &[u32],
         progress: impl FnMut(usize),
-    ) -> Result<(Vec<LaneSums>, f64)> {
+    ) -> Result<BatchedSums> {
         let l = DeviceLauncher { gpu: &self.gpu };
-        sums_on(
-            &l,
-            kernels(Some(k)),
-            BLOCK,
-            device_graph_args(g),
-            sources,
-            progress,
-        )
+        let graph = device_graph_args(g);
+        sums_on(&l, kernels(Some(k)), BLOCK, graph, sources, ALPHA, progress)
     }
 }
 
 /// [`Device::betweenness`] under the host emulator.
-pub fn emulate_betweenness<W: Weight>(g: &Csr<W>, sources: &[u32]) -> Result<BatchedBc> {
+pub fn emulate_betweenness<W: Weight>(g: &Graph<W>, sources: &[u32]) -> Result<BatchedBc> {
     let l = HostLauncher::new(8);
-    let (scores, time_ms) = betweenness_on(
-        &l,
-        kernels(None),
-        EMU_BLOCK,
-        host_graph_args(g),
-        sources,
-        |_| {},
-    )?;
+    let graph = host_graph_args(g);
+    let (scores, time_ms) = betweenness_on(&l, kernels(None), EMU_BLOCK, graph, sources, |_| {})?;
     Ok(BatchedBc { scores, time_ms })
 }
 
-/// [`Device::msbfs_levels`] under the host emulator.
+/// [`Device::msbfs_levels`] under the host emulator, levels bottom-up by
+/// `alpha` (0: never; `u64::MAX`: whenever the frontier has an edge).
 pub fn emulate_levels<W: Weight>(
-    g: &Csr<W>,
+    g: &Graph<W>,
     sources: &[u32],
+    alpha: u64,
     on_batch: impl FnMut(&[u32], &[Level<'_>]),
 ) -> Result<f64> {
     let l = HostLauncher::new(8);
+    let graph = host_graph_args(g);
     levels_on(
         &l,
         kernels(None),
         EMU_BLOCK,
-        host_graph_args(g),
+        graph,
         sources,
+        alpha,
         on_batch,
     )
 }
 
-/// [`Device::msbfs_sums`] under the host emulator.
-pub fn emulate_sums<W: Weight>(g: &Csr<W>, sources: &[u32]) -> Result<Vec<LaneSums>> {
+/// [`Device::msbfs_sums`] under the host emulator (bottom-up as `emulate_levels`).
+pub fn emulate_sums<W: Weight>(g: &Graph<W>, sources: &[u32], alpha: u64) -> Result<BatchedSums> {
     let l = HostLauncher::new(8);
-    Ok(sums_on(
-        &l,
-        kernels(None),
-        EMU_BLOCK,
-        host_graph_args(g),
-        sources,
-        |_| {},
-    )?
-    .0)
+    let graph = host_graph_args(g);
+    sums_on(&l, kernels(None), EMU_BLOCK, graph, sources, alpha, |_| {})
 }

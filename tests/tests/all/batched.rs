@@ -77,14 +77,21 @@ fn batched_levels_equal_one_bfs_per_source() {
     for (name, g) in graphs() {
         for k in [1, 5, 70] {
             let sources = sources_of(&g, k);
-            let mut rows = Vec::new();
-            gpu::emulate_levels(g.csr(), &sources, |batch, levels| {
-                rows.extend(distances_from_levels(g.num_vertices(), batch, levels));
-            })
-            .unwrap();
-            assert_eq!(rows.len(), sources.len());
-            for (s, row) in sources.iter().zip(&rows) {
-                assert_eq!(row, &bfs_levels(g.csr(), *s), "{name}: source {s}");
+            // Top-down only, Beamer's rule, bottom-up whenever possible.
+            for alpha in [0, gpu::ALPHA, u64::MAX] {
+                let mut rows = Vec::new();
+                gpu::emulate_levels(&g, &sources, alpha, |batch, levels| {
+                    rows.extend(distances_from_levels(g.num_vertices(), batch, levels));
+                })
+                .unwrap();
+                assert_eq!(rows.len(), sources.len());
+                for (s, row) in sources.iter().zip(&rows) {
+                    assert_eq!(
+                        row,
+                        &bfs_levels(g.csr(), *s),
+                        "{name}: source {s}, α {alpha}"
+                    );
+                }
             }
             // The CPU's batched BFS agrees level by level too.
             let mut cpu = Vec::new();
@@ -97,7 +104,7 @@ fn batched_levels_equal_one_bfs_per_source() {
                 .unwrap();
             }
             let mut ours = Vec::new();
-            gpu::emulate_levels(g.csr(), &sources, |_, levels| {
+            gpu::emulate_levels(&g, &sources, gpu::ALPHA, |_, levels| {
                 for lv in levels {
                     let mut r = lv.reached.to_vec();
                     r.sort_unstable();
@@ -114,8 +121,9 @@ fn batched_levels_equal_one_bfs_per_source() {
 fn lane_sums_are_each_sources_distance_totals() {
     for (name, g) in graphs() {
         let sources = sources_of(&g, 66);
-        let sums = gpu::emulate_sums(g.csr(), &sources).unwrap();
-        for (s, got) in sources.iter().zip(&sums) {
+        let run = gpu::emulate_sums(&g, &sources, u64::MAX).unwrap();
+        assert!(run.bottom_up_levels > 0, "{name}: no level ran bottom-up");
+        for (s, got) in sources.iter().zip(&run.sums) {
             let d = bfs_levels(g.csr(), *s);
             let reached: Vec<u64> = d
                 .iter()
@@ -151,7 +159,7 @@ fn batched_betweenness_equals_brandes() {
     for (name, g) in graphs() {
         for k in [1, 4, 70] {
             let sources = sources_of(&g, k);
-            let got = gpu::emulate_betweenness(g.csr(), &sources).unwrap();
+            let got = gpu::emulate_betweenness(&g, &sources).unwrap();
             let expect = betweenness(g.csr(), &sources);
             close(
                 &bc::normalize(got.scores),
@@ -171,7 +179,7 @@ fn level_lists_grow_when_full() {
     both.extend(edges.iter().map(|&[a, b]| [b, a]));
     let g = directed(3000, &both);
     let sources: Vec<u32> = (0..70).map(|i| i * 41).collect();
-    let got = gpu::emulate_betweenness(g.csr(), &sources).unwrap();
+    let got = gpu::emulate_betweenness(&g, &sources).unwrap();
     close(
         &bc::normalize(got.scores),
         &betweenness(g.csr(), &sources),
@@ -182,11 +190,9 @@ fn level_lists_grow_when_full() {
 #[test]
 fn bad_sources_are_clear_errors() {
     let g = unweighted("grid:4x4");
-    let e = gpu::emulate_betweenness(g.csr(), &[])
-        .unwrap_err()
-        .to_string();
+    let e = gpu::emulate_betweenness(&g, &[]).unwrap_err().to_string();
     assert!(e.contains("no sources"), "{e}");
-    let e = gpu::emulate_betweenness(g.csr(), &[3, 16])
+    let e = gpu::emulate_betweenness(&g, &[3, 16])
         .unwrap_err()
         .to_string();
     assert!(e.contains("16"), "{e}");
