@@ -4,28 +4,47 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 use runtime::program::Schedule;
 use runtime::run::{Backend, Plan};
 
-/// Options every program takes, as Python passes them.
-#[derive(FromPyObject, Default)]
+/// Options every program takes, from a Python dict (missing keys and `None`
+/// values: unset).
+#[derive(Default)]
 pub struct RunOptions {
-    #[pyo3(item, default)]
     pub backend: Option<String>,
-    #[pyo3(item, default)]
     pub threads: Option<usize>,
-    #[pyo3(item, default)]
     pub kernel: Option<String>,
-    #[pyo3(item, default)]
     pub schedule: Option<String>,
-    #[pyo3(item, default)]
     pub max_edge_count: Option<u64>,
-    #[pyo3(item, default)]
     pub delta: Option<u64>,
-    #[pyo3(item, default)]
     pub max_rounds: Option<u32>,
-    #[pyo3(item, default)]
     pub tolerance: Option<f64>,
+}
+
+impl<'py> FromPyObject<'py> for RunOptions {
+    fn extract_bound(ob: &Bound<'py, PyAny>) -> PyResult<Self> {
+        let d = ob.downcast::<PyDict>()?;
+        fn get<'py, T: FromPyObject<'py>>(d: &Bound<'py, PyDict>, k: &str) -> PyResult<Option<T>> {
+            match d.get_item(k)? {
+                Some(v) if !v.is_none() => v
+                    .extract()
+                    .map(Some)
+                    .map_err(|e| PyValueError::new_err(format!("option {k}: {e}"))),
+                _ => Ok(None),
+            }
+        }
+        Ok(RunOptions {
+            backend: get(d, "backend")?,
+            threads: get(d, "threads")?,
+            kernel: get(d, "kernel")?,
+            schedule: get(d, "schedule")?,
+            max_edge_count: get(d, "max_edge_count")?,
+            delta: get(d, "delta")?,
+            max_rounds: get(d, "max_rounds")?,
+            tolerance: get(d, "tolerance")?,
+        })
+    }
 }
 
 pub fn backend(name: Option<&str>) -> PyResult<Backend> {

@@ -153,7 +153,7 @@ def all_pairs_shortest_path_length(G, cutoff=None):
 
 def floyd_warshall_numpy(G, nodelist=None, weight="weight"):
     G = convert(G, weight)
-    m, _ = _vertex.apsp(G.graph, _opts()["backend"], "fw", True)
+    _, m = _vertex.apsp(G.graph, _opts()["backend"], "fw", True)
     n = len(G)
     m = m.reshape(n, n)
     if nodelist is not None:
