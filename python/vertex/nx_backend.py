@@ -26,7 +26,6 @@ import numpy as np
 from . import _vertex
 from ._api import UNREACHED
 
-_CACHE_KEY = "vertex_backend"
 _U64_MAX = np.iinfo(np.uint64).max
 
 
@@ -73,23 +72,49 @@ def _opts():
     return {"backend": _config("backend", "cpu"), "threads": _config("threads", None)}
 
 
+# The graph `can_run` converted for the call being dispatched, which
+# `convert_from_nx` then takes instead of converting again. One slot, taken
+# once: a later call never sees a stale graph (caching across calls is
+# networkx's own, `nx.config.cache_converted_graphs`, with its rules).
+_pending = {}
+
+
+def _convert_fresh(G, weight):
+    graph, nodes, facts = _vertex.from_networkx(G._adj, weight, G.is_directed(), G.is_multigraph())
+    return VertexGraph(G, graph, nodes, facts, weight)
+
+
+def _nx_cached(G, weight):
+    """The graph networkx's own cache holds for this backend and weight, if
+    any (what networkx will pass us)."""
+    cache = getattr(G, "__networkx_cache__", None) or {}
+    for vg in cache.get("backends", {}).get("vertex", {}).values():
+        if isinstance(vg, VertexGraph) and vg.weight == weight:
+            return vg
+    return None
+
+
+def _facts(G, weight):
+    """The conversion facts (self-loops, negative weights) `can_run` needs."""
+    vg = _nx_cached(G, weight)
+    if vg is None:
+        vg = _convert_fresh(G, weight)
+        _pending.clear()
+        _pending[(id(G), weight)] = vg
+    return vg.facts
+
+
 def convert(G, weight):
     """``G`` as a :class:`VertexGraph` with weights ``weight`` (an edge
-    attribute name, or ``None``), cached in ``G.__networkx_cache__``, which
-    networkx clears when the graph changes."""
+    attribute name, or ``None``)."""
     if isinstance(G, VertexGraph):
         if G.weight == weight:
             return G
         G = G.G
-    cache = getattr(G, "__networkx_cache__", None)
-    key = (_CACHE_KEY, weight)
-    if cache is not None and key in cache:
-        return cache[key]
-    graph, nodes, facts = _vertex.from_networkx(G._adj, weight, G.is_directed(), G.is_multigraph())
-    vg = VertexGraph(G, graph, nodes, facts, weight)
-    if cache is not None:
-        cache[key] = vg
-    return vg
+    vg = _pending.pop((id(G), weight), None)
+    if vg is not None and vg.G is G:
+        return vg
+    return _convert_fresh(G, weight)
 
 
 def _nxg(G):
@@ -199,7 +224,7 @@ def _pagerank_rounds(n, alpha, tol):
     L1 change shrinks by ``alpha`` a round from at most 2, and it stops below
     ``n * tol``."""
     target = n * tol / 2
-    if target >= 1:
+    if target >= 1 or target <= 0:
         return 1
     return 1 + math.ceil(math.log(target) / math.log(alpha))
 
@@ -313,7 +338,7 @@ _IMPLEMENTED = {
 def _weight_reason(G, weight):
     if callable(weight):
         return "weight given as a function"
-    if weight is not None and convert(G, weight).facts["negative"]:
+    if weight is not None and _facts(G, weight)["negative"]:
         return "negative weights"
     return None
 
