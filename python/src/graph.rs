@@ -148,6 +148,13 @@ impl PyGraph {
     }
 }
 
+/// `(indptr, indices, weights)` as numpy arrays.
+type CsrArrays<'py> = (
+    Bound<'py, PyArray1<u64>>,
+    Bound<'py, PyArray1<u32>>,
+    Option<Py<PyAny>>,
+);
+
 /// Weights from Python: integers (`u32`) or floats.
 #[derive(FromPyObject)]
 pub enum Weights<'py> {
@@ -179,11 +186,17 @@ impl PyGraph {
         }
     }
     /// `(indptr, indices, weights or None)` as numpy arrays (copies).
-    fn csr<'py>(&self, py: Python<'py>) -> (Bound<'py, PyArray1<u64>>, Bound<'py, PyArray1<u32>>, Option<Py<PyAny>>) {
+    fn csr<'py>(&self, py: Python<'py>) -> CsrArrays<'py> {
         let (o, t) = self.rows();
         let w = match &self.store {
-            Store::U32(g) => g.csr().weights().map(|w| PyArray1::from_slice(py, w).into_any().unbind()),
-            Store::F64(g) => g.csr().weights().map(|w| PyArray1::from_slice(py, w).into_any().unbind()),
+            Store::U32(g) => g
+                .csr()
+                .weights()
+                .map(|w| PyArray1::from_slice(py, w).into_any().unbind()),
+            Store::F64(g) => g
+                .csr()
+                .weights()
+                .map(|w| PyArray1::from_slice(py, w).into_any().unbind()),
         };
         (PyArray1::from_slice(py, o), PyArray1::from_slice(py, t), w)
     }
@@ -236,7 +249,11 @@ fn from_edges(
                 }
             }
             let g = py.detach(|| {
-                let el = EdgeList { num_vertices, edges: edges(), weights: w };
+                let el = EdgeList {
+                    num_vertices,
+                    edges: edges(),
+                    weights: w,
+                };
                 el.validate()?;
                 build_consuming(el, opts)
             });
@@ -265,14 +282,23 @@ fn from_csr(
     let o = Buf::from(indptr.as_slice()?.to_vec());
     let t = Buf::from(indices.as_slice()?.to_vec());
     let store = match weights {
-        None => Store::U32(Graph::new(py.detach(|| Csr::from_parts(o, t, None)).py_err()?, symmetric)),
+        None => Store::U32(Graph::new(
+            py.detach(|| Csr::from_parts(o, t, None)).py_err()?,
+            symmetric,
+        )),
         Some(Weights::U32(w)) => {
             let w = Buf::from(w.as_slice()?.to_vec());
-            Store::U32(Graph::new(py.detach(|| Csr::from_parts(o, t, Some(w))).py_err()?, symmetric))
+            Store::U32(Graph::new(
+                py.detach(|| Csr::from_parts(o, t, Some(w))).py_err()?,
+                symmetric,
+            ))
         }
         Some(Weights::F64(w)) => {
             let w = Buf::from(w.as_slice()?.to_vec());
-            Store::F64(Graph::new(py.detach(|| Csr::from_parts(o, t, Some(w))).py_err()?, symmetric))
+            Store::F64(Graph::new(
+                py.detach(|| Csr::from_parts(o, t, Some(w))).py_err()?,
+                symmetric,
+            ))
         }
     };
     Ok(PyGraph::new(store))
@@ -297,7 +323,11 @@ fn load(
         random_weights: weights,
         ..LoadOptions::default()
     };
-    let kind = if ignore_weights { None } else { weight_kind_of(spec).py_err()? };
+    let kind = if ignore_weights {
+        None
+    } else {
+        weight_kind_of(spec).py_err()?
+    };
     let store = py.detach(|| -> runtime::Result<Store> {
         Ok(match kind {
             Some(WeightKind::F32 | WeightKind::F64) if weights.is_none() => {

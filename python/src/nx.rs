@@ -106,7 +106,9 @@ fn from_networkx<'py>(
         let nbrs = nbrs.downcast::<PyDict>()?;
         for (v, attrs) in nbrs.iter() {
             let Some(vi) = index.get_item(&v)? else {
-                return Err(pyo3::exceptions::PyValueError::new_err("a neighbour is not a node"));
+                return Err(pyo3::exceptions::PyValueError::new_err(
+                    "a neighbour is not a node",
+                ));
             };
             let vi: u32 = vi.extract()?;
             let w = if multigraph && key.is_some() {
@@ -131,15 +133,24 @@ fn from_networkx<'py>(
     let weighted = key.is_some();
     let store = py.detach(|| -> runtime::Result<Store> {
         sort_rows(&offsets, &mut targets, &mut weights);
-        let ints = all_int && weights.iter().all(|&w| (0.0..=u32::MAX as f64).contains(&w));
+        let ints = all_int
+            && weights
+                .iter()
+                .all(|&w| (0.0..=u32::MAX as f64).contains(&w));
         let (o, t) = (Buf::from(offsets), Buf::from(targets));
         Ok(if !weighted {
             Store::U32(Graph::new(Csr::from_parts(o, t, None)?, !directed))
         } else if ints {
             let w: Vec<u32> = weights.iter().map(|&w| w as u32).collect();
-            Store::U32(Graph::new(Csr::from_parts(o, t, Some(Buf::from(w)))?, !directed))
+            Store::U32(Graph::new(
+                Csr::from_parts(o, t, Some(Buf::from(w)))?,
+                !directed,
+            ))
         } else {
-            Store::F64(Graph::new(Csr::from_parts(o, t, Some(Buf::from(weights)))?, !directed))
+            Store::F64(Graph::new(
+                Csr::from_parts(o, t, Some(Buf::from(weights)))?,
+                !directed,
+            ))
         })
     });
     let mut g = PyGraph::new(store.py_err()?);
@@ -160,7 +171,12 @@ fn sort_rows(offsets: &[u64], targets: &mut [u32], weights: &mut [f64]) {
             continue;
         }
         pairs.clear();
-        pairs.extend(targets[a..b].iter().copied().zip(weights[a..b].iter().copied()));
+        pairs.extend(
+            targets[a..b]
+                .iter()
+                .copied()
+                .zip(weights[a..b].iter().copied()),
+        );
         pairs.sort_unstable_by(|x, y| x.0.cmp(&y.0).then(x.1.total_cmp(&y.1)));
         for (i, (t, w)) in pairs.iter().enumerate() {
             targets[a + i] = *t;
@@ -198,7 +214,11 @@ fn pagerank_networkx<'py>(
             row.iter_mut().for_each(|x| *x *= scale);
         }
         let (o, t) = g.rows();
-        let csr = Csr::from_parts(Buf::from(o.to_vec()), Buf::from(t.to_vec()), Some(Buf::from(w)))?;
+        let csr = Csr::from_parts(
+            Buf::from(o.to_vec()),
+            Buf::from(t.to_vec()),
+            Some(Buf::from(w)),
+        )?;
         // Not symmetric: the normalized weights differ by direction.
         let graph = Graph::new(csr, false);
         let opts = GatherOptions {
@@ -234,10 +254,21 @@ pub fn bc_dependencies(
     py.detach(|| -> runtime::Result<Vec<f64>> {
         let mut total = vec![0.0f64; n];
         for &s in sources {
-            let opts = GatherOptions { source: Some(s), threads, ..Default::default() };
+            let opts = GatherOptions {
+                source: Some(s),
+                threads,
+                ..Default::default()
+            };
             let fwd = gather::<bc::bc_paths::Program, u32>(g, &opts)?;
-            let opts = GatherOptions { source: None, ..opts };
-            let deps = run_from::<bc::bc_deps::Program, u32>(t.unwrap_or(g), &opts, bc::deps_from_paths(&fwd.states))?;
+            let opts = GatherOptions {
+                source: None,
+                ..opts
+            };
+            let deps = run_from::<bc::bc_deps::Program, u32>(
+                t.unwrap_or(g),
+                &opts,
+                bc::deps_from_paths(&fwd.states),
+            )?;
             let mut reached = 0.0;
             for (v, d) in deps.states.iter().enumerate() {
                 if d.depth == bc::bc_paths::UNREACHED || (v as u32 == s && !gapbs) {
@@ -277,6 +308,9 @@ fn betweenness_networkx<'py>(
     Ok(total.into_pyarray(py))
 }
 
+/// `(parents, children)` of BFS edges.
+type EdgeArrays<'py> = (Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<u32>>);
+
 /// networkx's `bfs_edges` order: `(parents, children)` in the order networkx
 /// yields them (queue order, neighbours as listed), up to `depth_limit`.
 #[pyfunction]
@@ -286,7 +320,7 @@ fn bfs_order<'py>(
     g: &PyGraph,
     source: u32,
     depth_limit: Option<u64>,
-) -> PyResult<(Bound<'py, PyArray1<u32>>, Bound<'py, PyArray1<u32>>)> {
+) -> PyResult<EdgeArrays<'py>> {
     let (offsets, sorted) = g.rows();
     let listed = g.listed_order.as_deref().unwrap_or(sorted);
     let n = g.num_vertices();

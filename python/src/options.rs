@@ -74,7 +74,10 @@ impl RunOptions {
         };
         let kernel = match self.kernel.as_deref() {
             None | Some("auto") => None,
-            Some(k) => Some(k.parse().map_err(|e| PyValueError::new_err(format!("kernel {k:?}: {e}")))?),
+            Some(k) => Some(
+                k.parse()
+                    .map_err(|e| PyValueError::new_err(format!("kernel {k:?}: {e}")))?,
+            ),
         };
         Ok(Plan {
             backend: backend(self.backend.as_deref())?,

@@ -31,7 +31,11 @@ fn int_kind<W: Elem>(g: &Csr<W>) -> WeightKind {
 
 type Solved = (serde_json::Value, Option<Vec<f64>>);
 
-fn solve<T: MinPlusElem, W: Elem>(g: &Csr<W>, opts: &ApspOptions, keep: bool) -> runtime::Result<Solved>
+fn solve<T: MinPlusElem, W: Elem>(
+    g: &Csr<W>,
+    opts: &ApspOptions,
+    keep: bool,
+) -> runtime::Result<Solved>
 where
     MinPlus<T>: GpuSemiring<T = T>,
 {
@@ -43,14 +47,16 @@ where
             .map(|&x| if x == none { f64::INFINITY } else { x.to_f64() })
             .collect()
     });
-    let mut summary = serde_json::to_value(&r).map_err(|e| runtime::Error::InvalidArgument(e.to_string()))?;
+    let mut summary =
+        serde_json::to_value(&r).map_err(|e| runtime::Error::InvalidArgument(e.to_string()))?;
     summary["vertices"] = g.num_vertices().into();
     summary["edges"] = g.num_edges().into();
     Ok((summary, m))
 }
 
 fn algorithm(name: &str) -> PyResult<Algorithm> {
-    name.parse().map_err(|e: runtime::Error| PyValueError::new_err(e.to_string()))
+    name.parse()
+        .map_err(|e: runtime::Error| PyValueError::new_err(e.to_string()))
 }
 
 /// APSP summary (checksum, unreachable pairs, diameter) and, with

@@ -49,7 +49,12 @@ fn plan(opts: Option<RunOptions>, source: Option<u32>) -> PyResult<Plan> {
 /// Hops from `source` (`u32::MAX`: not reached).
 #[pyfunction]
 #[pyo3(signature = (g, source=None, opts=None))]
-fn bfs<'py>(py: Python<'py>, g: &PyGraph, source: Option<u32>, opts: Option<RunOptions>) -> PyResult<Values<'py, u32>> {
+fn bfs<'py>(
+    py: Python<'py>,
+    g: &PyGraph,
+    source: Option<u32>,
+    opts: Option<RunOptions>,
+) -> PyResult<Values<'py, u32>> {
     let o = go::<shipped::bfs::Program>(py, g.topo().py_err()?, plan(opts, source)?)?;
     Ok(out(py, o))
 }
@@ -59,13 +64,23 @@ fn bfs<'py>(py: Python<'py>, g: &PyGraph, source: Option<u32>, opts: Option<RunO
 /// honoured.
 #[pyfunction]
 #[pyo3(signature = (g, sources, opts=None))]
-fn bfs_many<'py>(py: Python<'py>, g: &PyGraph, sources: Vec<u32>, opts: Option<RunOptions>) -> PyResult<Bound<'py, PyArray1<u32>>> {
+fn bfs_many<'py>(
+    py: Python<'py>,
+    g: &PyGraph,
+    sources: Vec<u32>,
+    opts: Option<RunOptions>,
+) -> PyResult<Bound<'py, PyArray1<u32>>> {
     let topo = g.topo().py_err()?;
     let p = plan(opts, None)?;
     let mut all = Vec::with_capacity(sources.len() * g.num_vertices());
     for slice in sources.chunks(16) {
         let runs = py
-            .detach(|| run::<shipped::bfs::Program>(topo).plan(p.clone()).sources(slice.iter().copied()).go_each())
+            .detach(|| {
+                run::<shipped::bfs::Program>(topo)
+                    .plan(p.clone())
+                    .sources(slice.iter().copied())
+                    .go_each()
+            })
             .py_err()?;
         for r in runs {
             all.extend_from_slice(&r.values);
@@ -80,7 +95,12 @@ fn bfs_many<'py>(py: Python<'py>, g: &PyGraph, sources: Vec<u32>, opts: Option<R
 /// an error, as in `vertex sssp`.
 #[pyfunction]
 #[pyo3(signature = (g, source=None, opts=None))]
-fn sssp(py: Python<'_>, g: &PyGraph, source: Option<u32>, opts: Option<RunOptions>) -> PyResult<(Py<PyAny>, String)> {
+fn sssp(
+    py: Python<'_>,
+    g: &PyGraph,
+    source: Option<u32>,
+    opts: Option<RunOptions>,
+) -> PyResult<(Py<PyAny>, String)> {
     let p = plan(opts, source)?;
     Ok(match &g.store {
         Store::U32(graph) => {
@@ -114,13 +134,21 @@ pub fn refuse_negative_cycle(g: &Graph<f64>) -> runtime::Result<()> {
 /// Widest-path (bottleneck) widths from `source` (integer weights).
 #[pyfunction]
 #[pyo3(signature = (g, source=None, opts=None))]
-fn widest<'py>(py: Python<'py>, g: &PyGraph, source: Option<u32>, opts: Option<RunOptions>) -> PyResult<Values<'py, u32>> {
+fn widest<'py>(
+    py: Python<'py>,
+    g: &PyGraph,
+    source: Option<u32>,
+    opts: Option<RunOptions>,
+) -> PyResult<Values<'py, u32>> {
     let Store::U32(graph) = &g.store else {
         return Err(PyValueError::new_err(
             "widest paths take non-negative integer (u32) weights, and this graph has float weights",
         ));
     };
-    Ok(out(py, go::<shipped::widest::Program>(py, graph, plan(opts, source)?)?))
+    Ok(out(
+        py,
+        go::<shipped::widest::Program>(py, graph, plan(opts, source)?)?,
+    ))
 }
 
 /// Component labels (the smallest vertex id of each component; weak
@@ -128,7 +156,12 @@ fn widest<'py>(py: Python<'py>, g: &PyGraph, source: Option<u32>, opts: Option<R
 /// `"label"` (the label-propagation program on the undirected graph).
 #[pyfunction]
 #[pyo3(signature = (g, algorithm="afforest", opts=None))]
-fn cc<'py>(py: Python<'py>, g: &PyGraph, algorithm: &str, opts: Option<RunOptions>) -> PyResult<Values<'py, u32>> {
+fn cc<'py>(
+    py: Python<'py>,
+    g: &PyGraph,
+    algorithm: &str,
+    opts: Option<RunOptions>,
+) -> PyResult<Values<'py, u32>> {
     let opts = opts.unwrap_or_default();
     match algorithm {
         "afforest" => {
@@ -138,7 +171,10 @@ fn cc<'py>(py: Python<'py>, g: &PyGraph, algorithm: &str, opts: Option<RunOption
                 ));
             }
             let topo = g.topo().py_err()?;
-            let a = runtime::cc::AfforestOptions { threads: opts.threads, ..Default::default() };
+            let a = runtime::cc::AfforestOptions {
+                threads: opts.threads,
+                ..Default::default()
+            };
             let r = py.detach(|| runtime::cc::afforest(topo, &a)).py_err()?;
             let report = serde_json::json!({
                 "program": "cc", "algorithm": "afforest", "backend": "cpu",
@@ -150,7 +186,9 @@ fn cc<'py>(py: Python<'py>, g: &PyGraph, algorithm: &str, opts: Option<RunOption
             let u = g.undirected().py_err()?;
             Ok(out(py, go::<shipped::cc::Program>(py, u, opts.plan()?)?))
         }
-        a => Err(PyValueError::new_err(format!("cc algorithm {a:?}: expected \"afforest\" or \"label\""))),
+        a => Err(PyValueError::new_err(format!(
+            "cc algorithm {a:?}: expected \"afforest\" or \"label\""
+        ))),
     }
 }
 
@@ -158,15 +196,27 @@ fn cc<'py>(py: Python<'py>, g: &PyGraph, algorithm: &str, opts: Option<RunOption
 /// it (self-loops and repeated edges dropped).
 #[pyfunction]
 #[pyo3(signature = (g, opts=None))]
-fn pagerank<'py>(py: Python<'py>, g: &PyGraph, opts: Option<RunOptions>) -> PyResult<Values<'py, f64>> {
-    Ok(out(py, go::<shipped::pagerank::Program>(py, g.squished().py_err()?, plan(opts, None)?)?))
+fn pagerank<'py>(
+    py: Python<'py>,
+    g: &PyGraph,
+    opts: Option<RunOptions>,
+) -> PyResult<Values<'py, f64>> {
+    Ok(out(
+        py,
+        go::<shipped::pagerank::Program>(py, g.squished().py_err()?, plan(opts, None)?)?,
+    ))
 }
 
 /// Core numbers of the simple undirected graph, or with `doubled` of the
 /// graph with every edge both ways and repeats kept (degree = in + out).
 #[pyfunction]
 #[pyo3(signature = (g, opts=None, doubled=false))]
-fn kcore<'py>(py: Python<'py>, g: &PyGraph, opts: Option<RunOptions>, doubled: bool) -> PyResult<Values<'py, u32>> {
+fn kcore<'py>(
+    py: Python<'py>,
+    g: &PyGraph,
+    opts: Option<RunOptions>,
+    doubled: bool,
+) -> PyResult<Values<'py, u32>> {
     let view = if doubled { g.doubled() } else { g.undirected() }.py_err()?;
     let o = go::<shipped::kcore::Program>(py, view, plan(opts, None)?)?;
     let cores: Vec<u32> = o.values.iter().map(|s| s.core).collect();
@@ -193,7 +243,11 @@ fn lcc<'py>(py: Python<'py>, g: &PyGraph, opts: Option<RunOptions>) -> PyResult<
 /// `lcc` program's coefficients `c = 2t / (d(d − 1))` (exact: `t` < 2^50).
 #[pyfunction]
 #[pyo3(signature = (g, opts=None))]
-fn triangles_per_vertex<'py>(py: Python<'py>, g: &PyGraph, opts: Option<RunOptions>) -> PyResult<Values<'py, u64>> {
+fn triangles_per_vertex<'py>(
+    py: Python<'py>,
+    g: &PyGraph,
+    opts: Option<RunOptions>,
+) -> PyResult<Values<'py, u64>> {
     let u = g.undirected().py_err()?;
     let o = go::<shipped::lcc::Program>(py, u, plan(opts, None)?)?;
     let t = o
@@ -206,21 +260,36 @@ fn triangles_per_vertex<'py>(py: Python<'py>, g: &PyGraph, opts: Option<RunOptio
             (c * d * (d - 1.0) / 2.0).round() as u64
         })
         .collect();
-    Ok(out(py, Outcome { values: t, report: o.report }))
+    Ok(out(
+        py,
+        Outcome {
+            values: t,
+            report: o.report,
+        },
+    ))
 }
 
 /// Vertices with out-edges picked at random, reproducibly (gapbs's picker,
 /// what `vertex bc --sources K` and `vertex closeness --sources K` use).
 #[pyfunction]
 fn pick_sources(g: &PyGraph, count: usize, seed: u64) -> PyResult<Vec<u32>> {
-    Ok(runtime::generate::pick_roots(g.topo().py_err()?.csr(), count, seed))
+    Ok(runtime::generate::pick_roots(
+        g.topo().py_err()?.csr(),
+        count,
+        seed,
+    ))
 }
 
 /// Betweenness centrality from `sources` as gapbs defines it (the CLI's `bc`:
 /// scores normalized by the largest), on the CPU.
 #[pyfunction]
 #[pyo3(signature = (g, sources, opts=None))]
-fn bc<'py>(py: Python<'py>, g: &PyGraph, sources: Vec<u32>, opts: Option<RunOptions>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+fn bc<'py>(
+    py: Python<'py>,
+    g: &PyGraph,
+    sources: Vec<u32>,
+    opts: Option<RunOptions>,
+) -> PyResult<Bound<'py, PyArray1<f64>>> {
     let opts = opts.unwrap_or_default();
     if backend(opts.backend.as_deref())? == runtime::run::Backend::Gpu {
         return Err(crate::errors::GpuUnavailableError::new_err(
@@ -235,7 +304,8 @@ fn bc<'py>(py: Python<'py>, g: &PyGraph, sources: Vec<u32>, opts: Option<RunOpti
     let t = (!sg.is_symmetric()).then(|| sg.transposed());
     let mut total = vec![0.0; n];
     for slice in sources.chunks(8) {
-        let part = crate::nx::bc_dependencies(py, sg, t.as_ref(), slice, opts.threads, false, true)?;
+        let part =
+            crate::nx::bc_dependencies(py, sg, t.as_ref(), slice, opts.threads, false, true)?;
         total.iter_mut().zip(part).for_each(|(a, b)| *a += b);
     }
     let biggest = total.iter().copied().fold(0.0, f64::max);
@@ -249,10 +319,20 @@ fn bc<'py>(py: Python<'py>, g: &PyGraph, sources: Vec<u32>, opts: Option<RunOpti
 /// (`runtime::closeness`), 64 searches per sweep; Ctrl-C between slices.
 #[pyfunction]
 #[pyo3(signature = (g, vertices, harmonic=false, threads=None))]
-fn closeness<'py>(py: Python<'py>, g: &PyGraph, vertices: Vec<u32>, harmonic: bool, threads: Option<usize>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+fn closeness<'py>(
+    py: Python<'py>,
+    g: &PyGraph,
+    vertices: Vec<u32>,
+    harmonic: bool,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyArray1<f64>>> {
     use runtime::closeness::{centrality, Measure};
     let topo = g.topo().py_err()?;
-    let m = if harmonic { Measure::Harmonic } else { Measure::Closeness };
+    let m = if harmonic {
+        Measure::Harmonic
+    } else {
+        Measure::Closeness
+    };
     let mut scores = Vec::with_capacity(vertices.len());
     let slice = runtime::cpu::msbfs::LANES * runtime::cpu::threads_for(threads).max(1);
     for part in vertices.chunks(slice) {
