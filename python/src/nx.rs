@@ -79,12 +79,38 @@ fn from_networkx<'py>(
             "{n} nodes do not fit vertex's 32-bit ids"
         )));
     }
-    let index = PyDict::new(py);
+    // Nodes 0..n-1 in order (the common case): a neighbour's id is its value,
+    // no dict lookup (each costs a hash and a cache miss).
     let nodes = PyList::empty(py);
+    let mut identity = true;
     for (i, node) in adj.keys().iter().enumerate() {
-        index.set_item(&node, i as u32)?;
+        identity = identity
+            && node.is_exact_instance_of::<PyInt>()
+            && node.extract::<u64>().ok() == Some(i as u64);
         nodes.append(node)?;
     }
+    let index = PyDict::new(py);
+    if !identity {
+        for (i, node) in nodes.iter().enumerate() {
+            index.set_item(node, i as u32)?;
+        }
+    }
+    let lookup = |v: &Bound<'py, PyAny>| -> PyResult<u32> {
+        if identity && v.is_exact_instance_of::<PyInt>() {
+            if let Ok(i) = v.extract::<u32>() {
+                if (i as usize) < n {
+                    return Ok(i);
+                }
+            }
+        }
+        let found = if identity {
+            // A neighbour equal to a node but not an int (1.0 == 1): as Python sees it.
+            nodes.index(v).ok().map(|i| i as u32)
+        } else {
+            index.get_item(v)?.map(|i| i.extract()).transpose()?
+        };
+        found.ok_or_else(|| pyo3::exceptions::PyValueError::new_err("a neighbour is not a node"))
+    };
     let mut offsets = Vec::with_capacity(n + 1);
     offsets.push(0u64);
     let mut targets = Vec::new();
@@ -105,12 +131,7 @@ fn from_networkx<'py>(
     for (u, (_, nbrs)) in adj.iter().enumerate() {
         let nbrs = nbrs.downcast::<PyDict>()?;
         for (v, attrs) in nbrs.iter() {
-            let Some(vi) = index.get_item(&v)? else {
-                return Err(pyo3::exceptions::PyValueError::new_err(
-                    "a neighbour is not a node",
-                ));
-            };
-            let vi: u32 = vi.extract()?;
+            let vi = lookup(&v)?;
             let w = if multigraph && key.is_some() {
                 let mut best = f64::INFINITY;
                 for (_, a) in attrs.downcast::<PyDict>()?.iter() {

@@ -106,9 +106,10 @@ def _facts(G, weight):
 
 def convert(G, weight):
     """``G`` as a :class:`VertexGraph` with weights ``weight`` (an edge
-    attribute name, or ``None``)."""
+    attribute name, or ``None``: weights not needed)."""
     if isinstance(G, VertexGraph):
-        if G.weight == weight:
+        # Programs that ignore weights run on any conversion of the graph.
+        if G.weight == weight or weight is None:
             return G
         G = G.G
     vg = _pending.pop((id(G), weight), None)
