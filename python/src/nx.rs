@@ -262,7 +262,7 @@ fn pagerank_networkx<'py>(
 /// (`gapbs=true`) adds the source's own dependency; networkx does not, and
 /// with `endpoints` adds 1 per reached vertex and the reached count to the
 /// source.
-pub fn bc_dependencies(
+fn dependencies(
     py: Python<'_>,
     g: &Graph<u32>,
     t: Option<&Graph<u32>>,
@@ -307,8 +307,28 @@ pub fn bc_dependencies(
     .py_err()
 }
 
+/// [`dependencies`] over all of `sources` on `g` (the transpose built here
+/// when `g` is directed), in slices between which Ctrl-C is honoured.
+pub fn bc_dependencies(
+    py: Python<'_>,
+    g: &Graph<u32>,
+    sources: &[u32],
+    threads: Option<usize>,
+    endpoints: bool,
+    gapbs: bool,
+) -> PyResult<Vec<f64>> {
+    let t = (!g.is_symmetric()).then(|| g.transposed());
+    let mut total = vec![0.0; g.num_vertices()];
+    for slice in sources.chunks(16) {
+        let part = dependencies(py, g, t.as_ref(), slice, threads, endpoints, gapbs)?;
+        total.iter_mut().zip(part).for_each(|(a, b)| *a += b);
+        py.check_signals()?;
+    }
+    Ok(total)
+}
+
 /// networkx's (unnormalized) betweenness sums from `sources` (see
-/// [`bc_dependencies`]); Ctrl-C between slices of sources.
+/// [`dependencies`]).
 #[pyfunction]
 #[pyo3(signature = (g, sources, endpoints=false, threads=None))]
 fn betweenness_networkx<'py>(
@@ -319,13 +339,7 @@ fn betweenness_networkx<'py>(
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyArray1<f64>>> {
     let sg = g.squished().py_err()?;
-    let t = (!sg.is_symmetric()).then(|| sg.transposed());
-    let mut total = vec![0.0; sg.num_vertices()];
-    for slice in sources.chunks(32) {
-        let part = bc_dependencies(py, sg, t.as_ref(), slice, threads, endpoints, false)?;
-        total.iter_mut().zip(part).for_each(|(a, b)| *a += b);
-        py.check_signals()?;
-    }
+    let total = bc_dependencies(py, sg, &sources, threads, endpoints, false)?;
     Ok(total.into_pyarray(py))
 }
 

@@ -108,27 +108,12 @@ fn sssp(
             (v.into_any().unbind(), r)
         }
         Store::F64(graph) => {
-            py.detach(|| refuse_negative_cycle(graph)).py_err()?;
+            py.detach(|| shipped::sssp::refuse_negative_cycle(graph))
+                .py_err()?;
             let (v, r) = out(py, go::<shipped::sssp::sssp_f64::Program>(py, graph, p)?);
             (v.into_any().unbind(), r)
         }
     })
-}
-
-/// The CLI's check before float SSSP: a negative cycle is an error naming it.
-pub fn refuse_negative_cycle(g: &Graph<f64>) -> runtime::Result<()> {
-    let c = g.csr();
-    let Some(w) = c.weights() else { return Ok(()) };
-    if !w.iter().any(|&x| x < 0.0) {
-        return Ok(());
-    }
-    let (offsets, targets) = (c.offsets(), c.targets());
-    match runtime::apsp::johnson::find_negative_cycle(offsets, targets, w) {
-        Some(cycle) => Err(runtime::Error::NegativeCycle(
-            runtime::apsp::johnson::describe_cycle(&cycle, offsets, targets, w),
-        )),
-        None => Ok(()),
-    }
 }
 
 /// Widest-path (bottleneck) widths from `source` (integer weights).
@@ -301,13 +286,7 @@ fn bc<'py>(
     for &s in &sources {
         runtime::program::check_source(s, n).py_err()?;
     }
-    let t = (!sg.is_symmetric()).then(|| sg.transposed());
-    let mut total = vec![0.0; n];
-    for slice in sources.chunks(8) {
-        let part =
-            crate::nx::bc_dependencies(py, sg, t.as_ref(), slice, opts.threads, false, true)?;
-        total.iter_mut().zip(part).for_each(|(a, b)| *a += b);
-    }
+    let mut total = crate::nx::bc_dependencies(py, sg, &sources, opts.threads, false, true)?;
     let biggest = total.iter().copied().fold(0.0, f64::max);
     if biggest > 0.0 {
         total.iter_mut().for_each(|x| *x /= biggest);
