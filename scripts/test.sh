@@ -41,3 +41,20 @@ if [ -f scripts/ptx-check.sh ]; then
   step "PTX check (ptxas -arch=sm_90)"
   bash scripts/ptx-check.sh
 fi
+
+step "Python package (pip install ./python; its tests; networkx's tests with the backend)"
+# In a virtual environment of its own under target/ (nothing installed into the
+# machine's Python). `pip install ./python` is the README's command: maturin
+# builds the abi3 wheel in release mode into this workspace's target dir.
+venv="${CARGO_TARGET_DIR:-target}/python-ci-venv"
+python3 -m venv "$venv"
+(
+  # shellcheck disable=SC1091
+  . "$venv/bin/activate"
+  pip install -q --upgrade pip
+  pip install -q ./python
+  pip install -q pytest networkx scipy
+  # From the root: python/ on sys.path would shadow the installed package.
+  python -m pytest -q -p no:cacheprovider python/tests
+  python python/tests/networkx_subset.py
+)

@@ -83,7 +83,7 @@ pub mod sssp_f64 {
 }
 
 #[cfg(not(target_arch = "nvptx64"))]
-pub use host::{fits_u32, run_cpu, run_gpu};
+pub use host::{fits_u32, refuse_negative_cycle, run_cpu, run_gpu};
 
 /// Host-only helpers (the GPU build of this file has no runtime crate).
 #[cfg(not(target_arch = "nvptx64"))]
@@ -94,6 +94,28 @@ mod host {
     /// ([`::runtime::cpu::narrow`] says why that suffices).
     pub fn fits_u32(g: &::runtime::graph::Graph<u32>) -> bool {
         ::runtime::cpu::narrow::path_bound(g).fits_u32()
+    }
+
+    /// Shortest paths on float weights take negative weights, but a negative
+    /// cycle would have every engine relax around it forever: refused before
+    /// the run, naming the cycle as `vertex apsp` does (the check runs only
+    /// when some weight is negative). The `vertex` CLI and the Python package
+    /// both call it.
+    pub fn refuse_negative_cycle(g: &::runtime::graph::Graph<f64>) -> ::runtime::error::Result<()> {
+        let c = g.csr();
+        let Some(w) = c.weights() else {
+            return Ok(());
+        };
+        if !w.iter().any(|&x| x < 0.0) {
+            return Ok(());
+        }
+        let (offsets, targets) = (c.offsets(), c.targets());
+        match ::runtime::apsp::johnson::find_negative_cycle(offsets, targets, w) {
+            Some(cycle) => Err(::runtime::error::Error::NegativeCycle(
+                ::runtime::apsp::johnson::describe_cycle(&cycle, offsets, targets, w),
+            )),
+            None => Ok(()),
+        }
     }
 
     /// Integer SSSP on the CPU with the narrowest exact distances: [`sssp32`] where

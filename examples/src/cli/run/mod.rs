@@ -184,11 +184,11 @@ pub fn sssp_cmd(a: RunArgs) -> anyhow::Result<()> {
             |g, s| runtime::oracle::dijkstra_f64(g.csr(), s),
             false,
             |g, source, schedule, co, aopts| {
-                refuse_negative_cycle(g)?;
+                sssp::refuse_negative_cycle(g)?;
                 cpu_as_written::<sssp::sssp_f64::Program>(g, source, schedule, co, aopts)
             },
             |g, dev, k, dg, source, po| {
-                refuse_negative_cycle(g)?;
+                sssp::refuse_negative_cycle(g)?;
                 gpu_as_written::<sssp::sssp_f64::Program>(g, dev, k, dg, source, po)
             },
         ),
@@ -205,27 +205,6 @@ pub fn sssp_cmd(a: RunArgs) -> anyhow::Result<()> {
                 Ok((r, Some(sssp_width_note(narrow))))
             },
         ),
-    }
-}
-
-/// Shortest paths on float weights take negative weights, but a negative cycle
-/// would have every engine relax around it forever: refused before the run,
-/// naming the cycle as `vertex apsp` does (the check runs only when some weight
-/// is negative).
-fn refuse_negative_cycle(g: &Graph<f64>) -> runtime::Result<()> {
-    let c = g.csr();
-    let Some(w) = c.weights() else {
-        return Ok(());
-    };
-    if !w.iter().any(|&x| x < 0.0) {
-        return Ok(());
-    }
-    let (offsets, targets) = (c.offsets(), c.targets());
-    match runtime::apsp::johnson::find_negative_cycle(offsets, targets, w) {
-        Some(cycle) => Err(runtime::Error::NegativeCycle(
-            runtime::apsp::johnson::describe_cycle(&cycle, offsets, targets, w),
-        )),
-        None => Ok(()),
     }
 }
 
