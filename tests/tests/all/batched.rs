@@ -197,3 +197,12 @@ fn bad_sources_are_clear_errors() {
         .to_string();
     assert!(e.contains("16"), "{e}");
 }
+
+#[test]
+fn bottom_up_only_without_hubs() {
+    // A grid-like graph (degree 4 of mean 4) may go bottom-up; a hub of 1000 edges
+    // in a graph of mean degree 4 keeps every level top-down.
+    assert_eq!(gpu::alpha_for(1000, 4000, 4), gpu::ALPHA);
+    assert_eq!(gpu::alpha_for(1000, 4000, 1000), 0);
+    assert_eq!(gpu::alpha_for(0, 0, 0), gpu::ALPHA);
+}
