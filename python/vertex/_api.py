@@ -184,13 +184,15 @@ def lcc(g, *, backend="auto", threads=None):
 def bc(g, sources=None, *, k=4, seed=DEFAULT_SEED, threads=None, backend="cpu"):
     """Betweenness centrality as gapbs (and ``vertex bc``) define it: Brandes
     from ``sources`` (default: ``k`` random vertices with out-edges), scores
-    normalized by the largest. CPU."""
+    normalized by the largest. ``backend="gpu"``: the batched GPU kernels (64
+    sources per edge sweep)."""
     if sources is None:
         sources = _vertex.pick_sources(g, int(k), int(seed))
         if not sources:
             raise ValueError("no vertex has an out-edge, so there is no source to pick")
     return Result(_vertex.bc(g, [int(s) for s in sources], _opts(backend, threads, None, None)),
-                  {"program": "bc", "backend": "cpu", "sources": list(map(int, sources))})
+                  {"program": "bc", "backend": "gpu" if backend == "gpu" else "cpu",
+                   "sources": list(map(int, sources))})
 
 
 def closeness(g, sources="all", *, harmonic=False, seed=DEFAULT_SEED, threads=None):
