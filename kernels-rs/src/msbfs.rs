@@ -63,6 +63,12 @@ pub const CTL_BACKWARD: usize = 8;
 /// Words of `ctl`.
 pub const CTL_WORDS: usize = 16;
 
+/// Levels deeper than this never run bottom-up: a bottom-up level reads every
+/// vertex's word, so on a high-diameter graph (thousands of levels: 64 sources on
+/// a 1000² grid) bottom-up levels cost n each where the top-down ones cost their
+/// frontier; low-diameter graphs, where bottom-up pays, are done well before.
+pub const BOTTOM_UP_DEPTHS: u32 = 32;
+
 /// Bits of an item that hold the chunk's index within its vertex's row.
 pub const CHUNK_BITS: u32 = 24;
 
@@ -380,7 +386,7 @@ pub unsafe fn expand(t: ThreadCtx, desc: *const BatchDesc, depth: u32) {
     }
     let counter = &b.ctl[CTL_NEXT + (depth % 2) as usize];
     let frontier_edges = b.ctl[CTL_FRONTIER_EDGES].load(Relaxed);
-    if b.alpha > 0 && frontier_edges.saturating_mul(b.alpha) > b.m {
+    if b.alpha > 0 && depth < BOTTOM_UP_DEPTHS && frontier_edges.saturating_mul(b.alpha) > b.m {
         bottom_up(t, &b, depth, counter);
         return;
     }
