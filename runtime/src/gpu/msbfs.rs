@@ -448,27 +448,16 @@ impl<'a, L: Launcher> Batches<'a, L> {
             .collect())
     }
 
-    /// The last forward phase's levels, as the CPU's [`Level`]s.
-    fn each_level(&self, mut on_level: impl FnMut(&Level<'_>)) -> Result<()> {
+    /// The last forward phase's level lists: `(offsets, entries)`, level `d`
+    /// being `entries[offsets[d]..offsets[d + 1]]`.
+    fn level_lists(&self) -> Result<(Vec<u64>, Vec<(u32, u64)>)> {
         let levels = self.levels as usize;
-        let off = self
-            .l
-            .read_prefix(&self.level_off, levels + 1, "level offsets")?;
+        let l = self.l;
+        let off = l.read_prefix(&self.level_off, levels + 1, "level offsets")?;
         let total = off[levels] as usize;
-        let order = self
-            .l
-            .read_prefix(&self.order, total, "batched BFS levels")?;
-        let masks = self
-            .l
-            .read_prefix(&self.masks, total, "batched BFS levels")?;
-        let pairs: Vec<(u32, u64)> = order.into_iter().zip(masks).collect();
-        for d in 0..levels {
-            on_level(&Level {
-                depth: d as u32,
-                reached: &pairs[off[d] as usize..off[d + 1] as usize],
-            });
-        }
-        Ok(())
+        let order = l.read_prefix(&self.order, total, "batched BFS levels")?;
+        let masks = l.read_prefix(&self.masks, total, "batched BFS levels")?;
+        Ok((off, order.into_iter().zip(masks).collect()))
     }
 
     fn scores(&self) -> Result<Vec<f64>> {
@@ -496,6 +485,33 @@ fn batches(sources: &[u32], n: usize) -> Result<std::slice::Chunks<'_, u32>> {
     Ok(sources.chunks(LANES as usize))
 }
 
+/// Runs `per_batch` after the forward phase of each batch of `sources` (at
+/// most [`LANES`] each) on buffers made once; returns them (for what the
+/// batches left behind) and the time from the first kernel to the last.
+#[allow(clippy::too_many_arguments)]
+fn each_batch<'a, L: Launcher>(
+    l: &'a L,
+    k: [Kernel<'a>; 8],
+    block: u32,
+    graph: GraphArgs,
+    sources: &[u32],
+    paths: bool,
+    alpha: u64,
+    mut per_batch: impl FnMut(&mut Batches<'a, L>, &[u32]) -> Result<()>,
+) -> Result<(Batches<'a, L>, f64)> {
+    let lanes = sources.len().min(LANES as usize) as u32;
+    let chunks = batches(sources, graph.out.0 as usize)?;
+    let mut b = Batches::new(l, k, block, graph, lanes, paths, alpha)?;
+    let start = l.mark()?;
+    for batch in chunks {
+        b.forward(batch)?;
+        per_batch(&mut b, batch)?;
+    }
+    let end = l.mark()?;
+    let ms = l.elapsed_ms(&start, &end)?;
+    Ok((b, ms))
+}
+
 /// Betweenness from `sources` on any launcher: raw (unnormalized) sums of the
 /// dependencies, and the time from the first kernel to the last.
 fn betweenness_on<L: Launcher>(
@@ -506,18 +522,12 @@ fn betweenness_on<L: Launcher>(
     sources: &[u32],
     mut progress: impl FnMut(usize),
 ) -> Result<(Vec<f64>, f64)> {
-    let lanes = sources.len().min(LANES as usize) as u32;
-    let chunks = batches(sources, graph.out.0 as usize)?;
-    let mut b = Batches::new(l, k, block, graph, lanes, true, 0)?;
-    let start = l.mark()?;
-    for batch in chunks {
-        b.forward(batch)?;
+    let (b, ms) = each_batch(l, k, block, graph, sources, true, 0, |b, batch| {
         b.backward()?;
         progress(batch.len());
-    }
-    let end = l.mark()?;
-    let time = l.elapsed_ms(&start, &end)?;
-    Ok((b.scores()?, time))
+        Ok(())
+    })?;
+    Ok((b.scores()?, ms))
 }
 
 /// Runs the batched BFS from `sources` on any launcher, handing each batch's
@@ -531,25 +541,20 @@ fn levels_on<L: Launcher>(
     alpha: u64,
     mut on_batch: impl FnMut(&[u32], &[Level<'_>]),
 ) -> Result<f64> {
-    let lanes = sources.len().min(LANES as usize) as u32;
-    let chunks = batches(sources, graph.out.0 as usize)?;
-    let mut b = Batches::new(l, k, block, graph, lanes, false, alpha)?;
-    let start = l.mark()?;
-    for batch in chunks {
-        b.forward(batch)?;
-        let mut owned: Vec<(u32, Vec<(u32, u64)>)> = Vec::new();
-        b.each_level(|lv| owned.push((lv.depth, lv.reached.to_vec())))?;
-        let levels: Vec<Level<'_>> = owned
-            .iter()
-            .map(|(d, r)| Level {
-                depth: *d,
-                reached: r,
+    let (_, ms) = each_batch(l, k, block, graph, sources, false, alpha, |b, batch| {
+        let (off, entries) = b.level_lists()?;
+        let levels: Vec<Level<'_>> = off
+            .windows(2)
+            .enumerate()
+            .map(|(d, w)| Level {
+                depth: d as u32,
+                reached: &entries[w[0] as usize..w[1] as usize],
             })
             .collect();
         on_batch(batch, &levels);
-    }
-    let end = l.mark()?;
-    l.elapsed_ms(&start, &end)
+        Ok(())
+    })?;
+    Ok(ms)
 }
 
 /// What a run of batched searches reduced per source, and how it ran.
@@ -573,20 +578,15 @@ fn sums_on<L: Launcher>(
     alpha: u64,
     mut progress: impl FnMut(usize),
 ) -> Result<BatchedSums> {
-    let lanes = sources.len().min(LANES as usize) as u32;
-    let chunks = batches(sources, graph.out.0 as usize)?;
-    let mut b = Batches::new(l, k, block, graph, lanes, false, alpha)?;
     let mut sums = Vec::with_capacity(sources.len());
-    let start = l.mark()?;
-    for batch in chunks {
-        b.forward(batch)?;
+    let (b, time_ms) = each_batch(l, k, block, graph, sources, false, alpha, |b, batch| {
         sums.extend(b.lane_sums(batch.len())?);
         progress(batch.len());
-    }
-    let end = l.mark()?;
+        Ok(())
+    })?;
     Ok(BatchedSums {
         sums,
-        time_ms: l.elapsed_ms(&start, &end)?,
+        time_ms,
         bottom_up_levels: b.bottom_up_levels,
     })
 }

@@ -9,17 +9,8 @@ use runtime::gpu::msbfs as gpu;
 use runtime::graph::Graph;
 use vertex_examples::programs::bc;
 
+use vertex_tests::close_scores as close;
 use vertex_tests::{betweenness, bfs_levels, directed, unweighted, UNREACHED};
-
-fn close(ours: &[f64], expect: &[f64], what: &str) {
-    assert_eq!(ours.len(), expect.len());
-    for (v, (x, y)) in ours.iter().zip(expect).enumerate() {
-        assert!(
-            (x - y).abs() <= 1e-9 * y.abs().max(1e-12),
-            "{what}: vertex {v}: {x} vs {y}"
-        );
-    }
-}
 
 /// Distances from each source (rows) as the batched levels give them.
 fn distances_from_levels(n: usize, batch: &[u32], levels: &[msbfs::Level<'_>]) -> Vec<Vec<u32>> {

@@ -7,19 +7,10 @@ use runtime::gpu::gather::{self as gpu, GatherGpuOptions};
 use runtime::graph::{build, BuildOptions, EdgeList, Graph};
 use vertex_examples::programs::bc;
 
+use vertex_tests::close_scores as close;
 use vertex_tests::unweighted as generated;
 
 use vertex_tests::directed;
-
-fn close(ours: &[f64], expect: &[f64], what: &str) {
-    assert_eq!(ours.len(), expect.len());
-    for (v, (x, y)) in ours.iter().zip(expect).enumerate() {
-        assert!(
-            (x - y).abs() <= 1e-9 * y.abs().max(1e-12),
-            "{what}: vertex {v}: {x} vs {y}"
-        );
-    }
-}
 
 /// The GPU path through the emulator: forward, then backward from its states.
 fn emulated(g: &Graph<u32>, t: Option<&Graph<u32>>, sources: &[u32], mec: u64) -> Vec<f64> {
