@@ -296,7 +296,9 @@ pub const SPARE_LEVELS: u64 = 64;
 /// sources): marks their lanes seen, and each source's path count 1.
 ///
 /// # Safety
-/// `desc` as [`Batch::of`] requires; level 0 written by the host.
+/// `desc` points at a descriptor whose arrays are live with the lengths its
+/// fields document, accessed by this launch only as here; level 0 written by the
+/// host.
 #[inline(always)]
 pub unsafe fn seed(t: ThreadCtx, desc: *const BatchDesc) {
     // SAFETY: caller's contract.

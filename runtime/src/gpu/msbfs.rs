@@ -181,6 +181,9 @@ pub struct LaneSums {
     pub inverse_sum: f64,
 }
 
+/// Level offsets and `(vertex, lanes)` entries, as [`Batches::level_lists`] reads them.
+type LevelLists = (Vec<u64>, Vec<(u32, u64)>);
+
 /// The buffers of batches over one graph, on one launcher; reused batch after
 /// batch (every batch has the same lane count except perhaps the last, which
 /// uses a prefix of the path-count arrays).
@@ -450,7 +453,7 @@ impl<'a, L: Launcher> Batches<'a, L> {
 
     /// The last forward phase's level lists: `(offsets, entries)`, level `d`
     /// being `entries[offsets[d]..offsets[d + 1]]`.
-    fn level_lists(&self) -> Result<(Vec<u64>, Vec<(u32, u64)>)> {
+    fn level_lists(&self) -> Result<LevelLists> {
         let levels = self.levels as usize;
         let l = self.l;
         let off = l.read_prefix(&self.level_off, levels + 1, "level offsets")?;
