@@ -48,7 +48,9 @@ pub fn centrality<W: Weight>(
             .map(|batch| {
                 let mut reached = [0u64; LANES];
                 let mut total = [0f64; LANES];
-                msbfs::run(csr, batch, |level| {
+                // The searched graph's in-edges: `g`'s own CSR either way (the
+                // transpose's transpose when directed).
+                msbfs::run_with(csr, Some(g.csr()), batch, |level| {
                     if level.depth == 0 {
                         return; // the vertex itself: distance 0, counted below
                     }

@@ -134,11 +134,13 @@ fn singles(
 }
 
 fn cpu_batched(g: &Graph<u32>, roots: &[u32]) -> anyhow::Result<(Vec<(u64, u64)>, f64)> {
+    // In-edges (bottom-up levels): built before the clock starts.
+    let incoming = if g.is_symmetric() { g.csr() } else { g.csc() };
     let t = Instant::now();
     let mut out = Vec::with_capacity(roots.len());
     for batch in roots.chunks(msbfs::LANES) {
         let mut sums = vec![(0u64, 0u64); batch.len()];
-        msbfs::run(g.csr(), batch, |lv| {
+        msbfs::run_with(g.csr(), Some(incoming), batch, |lv| {
             for &(_, lanes) in lv.reached {
                 let mut b = lanes;
                 while b != 0 {
