@@ -158,7 +158,6 @@ pub fn bc_cmd(a: BcArgs) -> anyhow::Result<()> {
         }
         a.source.clone()
     };
-    let transposed = (!g.is_symmetric()).then(|| g.transposed());
     let load_s = secs(t_load.elapsed());
     let t_run = Instant::now();
     let (scores, backend) = match &gpu {
@@ -167,7 +166,11 @@ pub fn bc_cmd(a: BcArgs) -> anyhow::Result<()> {
             (gpu_scores(dev, k, &dg, &sources)?, "gpu")
         }
         None => (
-            bc::cpu(g, transposed.as_ref(), &sources, a.common.threads)?,
+            bc::normalize(runtime::cpu::brandes::betweenness(
+                g.csr(),
+                &sources,
+                a.common.threads,
+            )?),
             "cpu",
         ),
     };
