@@ -16,7 +16,8 @@
 #             then `vertex bench sources` on $SOURCES_GRAPHS (default kron:22,
 #             uniform:4194304:67108864, grid:1000x1000) with exact closeness on
 #             $SOURCES_CLOSENESS (default kron:20 added) and `vertex bench gap --kernels
-#             bc --bc-together` with $BC_ROOTS (default 4) sources on $BC_GRAPHS
+#             bc --bc-together` with $BC_ROOTS (default 4) sources on $BC_GRAPHS; each
+#             bench under `timeout $SOURCES_TIMEOUT` (default 240 s)
 #   check     GPU BFS vs the CPU oracle (Kronecker 10-20, grid, isolated, single vertex)
 #   sanitize  compute-sanitizer --tool memcheck and --tool racecheck on small graphs
 #   programs  the #[vertex_program] kernels (BFS, CC, SSSP, widest) vs the oracles
@@ -652,10 +653,12 @@ for step in "${steps[@]}"; do
                 dest=${OUT:-$OUTDIR}
                 SG=${SOURCES_GRAPHS:-kron:22 uniform:4194304:67108864 grid:1000x1000}
                 # shellcheck disable=SC2086
-                "$B/vertex" bench sources $SG kron:20 --sources 64 --trials 3 \
+                # Each bench under a time limit, so that one slow case cannot take the
+                # call's whole budget and leave nothing behind.
+                timeout "${SOURCES_TIMEOUT:-240}" "$B/vertex" bench sources $SG kron:20 --sources 64 --trials 3 \
                     --closeness "${SOURCES_CLOSENESS:-kron:20}" --out "$dest/many-sources" --label h200 || bad=1
                 # shellcheck disable=SC2086
-                "$B/vertex" bench gap ${BC_GRAPHS:-kron:22 urand:22 grid:1000x1000} --gapbs "$B/gapbs" \
+                timeout "${SOURCES_TIMEOUT:-240}" "$B/vertex" bench gap ${BC_GRAPHS:-kron:22 urand:22 grid:1000x1000} --gapbs "$B/gapbs" \
                     --kernels bc --bc-together --roots "${BC_ROOTS:-4}" --threads "${BC_THREADS:-16}" \
                     --trials "${BC_TRIALS:-3}" --label "bc-${BC_ROOTS:-4}" --out "$dest/bc" --work /tmp/gapwork || bad=1
                 [ "$bad" = 0 ]
