@@ -30,6 +30,11 @@
 //! levels before it looks: high-diameter graphs (thousands of small levels) are
 //! not bound by a round trip per level. Frontier entries are cut into chunks of at
 //! most `chunk` edges ([`chunks`]) so that one hub does not hold back a launch.
+//! Large levels may run bottom-up instead (Beamer's rule on the frontier's
+//! out-edges, per lane, in [`expand`]): every vertex still missing lanes gathers
+//! them from its in-neighbours' lanes at this depth (`lvl`, kept by parity) and
+//! stops reading once it has them all. The host allows it only on graphs without
+//! hubs and in the first `BOTTOM_UP_DEPTHS` levels (see `runtime::gpu::msbfs`).
 //! If the level lists outgrow their buffers, [`settle`] raises `ctl[CTL_OVERFLOW]`
 //! instead of writing, every later launch returns at once, and the host grows the
 //! buffers and resumes at that level.
