@@ -80,6 +80,18 @@ pub const CHUNK_BITS: u32 = 24;
 /// Frontier entries one thread of [`chunks`] lists (one counter update for all).
 const ENTRIES_PER_THREAD: u64 = 4;
 
+/// Calls `f` with each lane set in `bits`, lowest first: the loop every
+/// per-lane step of a batch (here and in the CPU's `cpu::msbfs`, `cpu::brandes`)
+/// runs.
+#[inline(always)]
+pub fn each_lane(bits: u64, mut f: impl FnMut(usize)) {
+    let mut b = bits;
+    while b != 0 {
+        f(b.trailing_zeros() as usize);
+        b &= b - 1;
+    }
+}
+
 /// Every array of a batch, as device addresses (0: not used), laid out as
 /// `BatchDesc::WORDS` words so the host can upload it as plain `u64`s.
 #[repr(C)]
@@ -288,6 +300,23 @@ impl Batch<'_> {
         (entry, a, hi.min(a + self.chunk))
     }
 
+    /// Grid-stride over the work items [`chunks`] listed: `f(v, lanes, w)` for
+    /// each edge `v → w` of each item, `lanes` being the entry's.
+    #[inline(always)]
+    fn each_item_edge(&self, t: ThreadCtx, mut f: impl FnMut(usize, u64, usize)) {
+        let nitems = self.ctl[CTL_ITEMS].load(Relaxed);
+        let mut it = t.global();
+        while it < nitems {
+            let (entry, a, z) = self.item(self.items[it as usize].load(Relaxed));
+            let v = self.order[entry].load(Relaxed) as usize;
+            let lanes = self.masks[entry].load(Relaxed);
+            for e in a..z {
+                f(v, lanes, self.targets[e as usize] as usize);
+            }
+            it += t.stride();
+        }
+    }
+
     #[inline(always)]
     fn f64_at(cells: &[AtomicU64], i: usize) -> f64 {
         f64::from_bits(cells[i].load(Relaxed))
@@ -316,12 +345,9 @@ pub unsafe fn seed(t: ThreadCtx, desc: *const BatchDesc) {
         b.seen[v].fetch_or(mask, Relaxed);
         b.lvl0[v].store(mask, Relaxed);
         if !b.sigma.is_empty() {
-            let mut bits = mask;
-            while bits != 0 {
-                let l = bits.trailing_zeros() as usize;
-                <f64 as StateWord>::store(&b.sigma[v * b.lanes + l], 1.0);
-                bits &= bits - 1;
-            }
+            each_lane(mask, |l| {
+                <f64 as StateWord>::store(&b.sigma[v * b.lanes + l], 1.0)
+            });
         }
         i += t.stride();
     }
@@ -397,35 +423,23 @@ pub unsafe fn expand(t: ThreadCtx, desc: *const BatchDesc, depth: u32) {
         bottom_up(t, &b, depth, counter);
         return;
     }
-    let nitems = b.ctl[CTL_ITEMS].load(Relaxed);
-    let mut it = t.global();
-    while it < nitems {
-        let (entry, a, z) = b.item(b.items[it as usize].load(Relaxed));
-        let v = b.order[entry].load(Relaxed) as usize;
-        let front = b.masks[entry].load(Relaxed);
-        for e in a..z {
-            let w = b.targets[e as usize] as usize;
-            let fresh = front & !b.seen[w].load(Relaxed);
-            if fresh == 0 {
-                continue;
-            }
-            if !b.sigma.is_empty() {
-                let mut bits = fresh;
-                while bits != 0 {
-                    let l = bits.trailing_zeros() as usize;
-                    let paths = Batch::f64_at(b.sigma, v * b.lanes + l);
-                    <f64 as StateWord>::fetch_add(&b.sigma[w * b.lanes + l], paths);
-                    bits &= bits - 1;
-                }
-            }
-            // Most pushes to a hub find their lanes already there: read first.
-            if b.next[w].load(Relaxed) & fresh != fresh && b.next[w].fetch_or(fresh, Relaxed) == 0 {
-                let at = counter.fetch_add(1, Relaxed) as usize;
-                b.next_list[at].store(w as u32, Relaxed);
-            }
+    b.each_item_edge(t, |v, front, w| {
+        let fresh = front & !b.seen[w].load(Relaxed);
+        if fresh == 0 {
+            return;
         }
-        it += t.stride();
-    }
+        if !b.sigma.is_empty() {
+            each_lane(fresh, |l| {
+                let paths = Batch::f64_at(b.sigma, v * b.lanes + l);
+                <f64 as StateWord>::fetch_add(&b.sigma[w * b.lanes + l], paths);
+            });
+        }
+        // Most pushes to a hub find their lanes already there: read first.
+        if b.next[w].load(Relaxed) & fresh != fresh && b.next[w].fetch_or(fresh, Relaxed) == 0 {
+            let at = counter.fetch_add(1, Relaxed) as usize;
+            b.next_list[at].store(w as u32, Relaxed);
+        }
+    });
 }
 
 /// The bottom-up form of a level (Beamer's direction optimization, per lane):
@@ -551,26 +565,14 @@ pub unsafe fn pull(t: ThreadCtx, desc: *const BatchDesc, depth: u32) {
     // SAFETY: caller's contract.
     let b = unsafe { Batch::of(desc) };
     let deeper = b.lvl(depth + 1);
-    let nitems = b.ctl[CTL_ITEMS].load(Relaxed);
-    let mut it = t.global();
-    while it < nitems {
-        let (entry, a, z) = b.item(b.items[it as usize].load(Relaxed));
-        let v = b.order[entry].load(Relaxed) as usize;
-        let lanes = b.masks[entry].load(Relaxed);
-        for e in a..z {
-            let w = b.targets[e as usize] as usize;
-            let mut bits = lanes & deeper[w].load(Relaxed);
-            while bits != 0 {
-                let l = bits.trailing_zeros() as usize;
-                let at = w * b.lanes + l;
-                let sigma = Batch::f64_at(b.sigma, at);
-                let share = (1.0 + sigma * Batch::f64_at(b.dsum, at)) / sigma;
-                <f64 as StateWord>::fetch_add(&b.dsum[v * b.lanes + l], share);
-                bits &= bits - 1;
-            }
-        }
-        it += t.stride();
-    }
+    b.each_item_edge(t, |v, lanes, w| {
+        each_lane(lanes & deeper[w].load(Relaxed), |l| {
+            let at = w * b.lanes + l;
+            let sigma = Batch::f64_at(b.sigma, at);
+            let share = (1.0 + sigma * Batch::f64_at(b.dsum, at)) / sigma;
+            <f64 as StateWord>::fetch_add(&b.dsum[v * b.lanes + l], share);
+        });
+    });
 }
 
 /// Adds each vertex's dependencies over the batch's lanes, `σ(v)·dsum(v)`, to its

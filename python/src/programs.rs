@@ -284,16 +284,12 @@ fn bc<'py>(
     for &s in &sources {
         runtime::program::check_source(s, n).py_err()?;
     }
-    let mut total = if backend(opts.backend.as_deref())? == runtime::run::Backend::Gpu {
+    let total = if backend(opts.backend.as_deref())? == runtime::run::Backend::Gpu {
         py.detach(|| bc_gpu(sg, &sources)).py_err()?
     } else {
         crate::nx::bc_dependencies(py, sg, &sources, opts.threads, false, true)?
     };
-    let biggest = total.iter().copied().fold(0.0, f64::max);
-    if biggest > 0.0 {
-        total.iter_mut().for_each(|x| *x /= biggest);
-    }
-    Ok(total.into_pyarray(py))
+    Ok(runtime::cpu::brandes::normalize(total).into_pyarray(py))
 }
 
 /// Raw betweenness sums from `sources` on GPU 0, through the run call's cache.

@@ -135,11 +135,7 @@ fn per_lane(reached: &[(u32, u64)], depth: u32, measure: Measure) -> ([u64; LANE
         .fold(
             || [0u64; LANES],
             |mut c, &(_, bits)| {
-                let mut b = bits;
-                while b != 0 {
-                    c[b.trailing_zeros() as usize] += 1;
-                    b &= b - 1;
-                }
+                msbfs::each_lane(bits, |l| c[l] += 1);
                 c
             },
         )

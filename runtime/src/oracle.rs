@@ -242,11 +242,7 @@ pub fn betweenness<W: Weight>(out: &Csr<W>, sources: &[u32]) -> Vec<f64> {
             scores[u as usize] += d;
         }
     }
-    let biggest = scores.iter().copied().fold(0.0, f64::max);
-    if biggest > 0.0 {
-        scores.iter_mut().for_each(|x| *x /= biggest);
-    }
-    scores
+    crate::cpu::brandes::normalize(scores)
 }
 
 /// PageRank by plain power iteration, as gapbs's `pr` defines it (damping `d`,

@@ -142,13 +142,10 @@ fn cpu_batched(g: &Graph<u32>, roots: &[u32]) -> anyhow::Result<(Vec<(u64, u64)>
         let mut sums = vec![(0u64, 0u64); batch.len()];
         msbfs::run_with(g.csr(), Some(incoming), batch, |lv| {
             for &(_, lanes) in lv.reached {
-                let mut b = lanes;
-                while b != 0 {
-                    let l = b.trailing_zeros() as usize;
+                msbfs::each_lane(lanes, |l| {
                     sums[l].0 += u64::from(lv.depth);
                     sums[l].1 += u64::from(lv.depth > 0);
-                    b &= b - 1;
-                }
+                });
             }
         })?;
         out.extend(sums);

@@ -17,7 +17,7 @@ use runtime::closeness::{centrality, centrality_gpu, oracle, Measure};
 use runtime::load::{load_graph, LoadOptions};
 use serde::Serialize;
 
-use super::common::{human_out, pick_gpu, say, write_result, Backend};
+use super::common::{human_out, pick_gpu, say, write_result, KernelArgs};
 use super::report::{print_json, secs};
 
 /// Edge visits (`n/64` sweeps × `m`) above which the default is sampled.
@@ -44,21 +44,13 @@ pub struct ClosenessArgs {
     /// Make the graph undirected first.
     #[arg(long)]
     pub symmetrize: bool,
-    /// Where the searches run (auto: the GPU when one is usable).
-    #[arg(long, value_enum, default_value_t = Backend::Auto)]
-    pub backend: Backend,
-    /// CPU worker threads (default: all cores).
-    #[arg(long)]
-    pub threads: Option<usize>,
-    /// Check every score against one sequential BFS per vertex.
-    #[arg(long)]
-    pub validate: bool,
+    /// `--backend` (auto: the GPU when one is usable), `--threads`, `--validate`
+    /// (one sequential BFS per scored vertex), `--json`: as every kernel command.
+    #[command(flatten)]
+    pub common: KernelArgs,
     /// Write `vertex score` per scored vertex; `-o -` writes them to stdout.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
-    /// Print one JSON object on stdout.
-    #[arg(long)]
-    pub json: bool,
 }
 
 #[derive(Serialize)]
@@ -86,8 +78,8 @@ struct Summary<'a> {
 }
 
 pub fn closeness_cmd(a: ClosenessArgs) -> anyhow::Result<()> {
-    super::common::check_output(a.output.as_deref(), a.json)?;
-    runtime::progress::set_quiet(a.json);
+    super::common::check_output(a.output.as_deref(), a.common.json)?;
+    runtime::progress::set_quiet(a.common.json);
     let t0 = Instant::now();
     let opts = LoadOptions {
         symmetrize: a.symmetrize,
@@ -130,12 +122,12 @@ pub fn closeness_cmd(a: ClosenessArgs) -> anyhow::Result<()> {
     } else {
         Measure::Closeness
     };
-    let (gpu, backend_note) = pick_gpu(a.backend, || {
+    let (gpu, backend_note) = pick_gpu(a.common.backend, || {
         let dev = runtime::gpu::Device::open(0).map_err(|e| e.to_string())?;
         let k = dev.load_msbfs().map_err(|e| e.to_string())?;
         Ok((dev, k))
     })?;
-    super::common::warn_threads_on_gpu(a.threads, gpu.is_some());
+    super::common::warn_threads_on_gpu(a.common.threads, gpu.is_some());
     let t1 = Instant::now();
     let (scores, kernel_s) = match &gpu {
         Some((dev, k)) => {
@@ -144,10 +136,10 @@ pub fn closeness_cmd(a: ClosenessArgs) -> anyhow::Result<()> {
             pb.finish_and_clear();
             (s, Some(ms / 1e3))
         }
-        None => (centrality(g, &vertices, measure, a.threads)?, None),
+        None => (centrality(g, &vertices, measure, a.common.threads)?, None),
     };
     let time_s = secs(t1.elapsed());
-    let validated = a.validate.then(|| {
+    let validated = a.common.validate.then(|| {
         let want = oracle(g, &vertices, measure);
         want.iter()
             .zip(&scores)
@@ -196,7 +188,7 @@ pub fn closeness_cmd(a: ClosenessArgs) -> anyhow::Result<()> {
         mean,
         validated,
     };
-    if a.json {
+    if a.common.json {
         print_json(&s)?;
     } else {
         let mut h = human_out(a.output.as_deref());

@@ -79,7 +79,7 @@ pub enum Command {
     /// Closeness (or --harmonic) centrality as networkx defines it: distances to
     /// each vertex, Wasserman–Faust scaling on graphs that are not connected;
     /// exact when affordable, else --sources K random vertices. 64 breadth-first
-    /// searches share each edge visit (CPU).
+    /// searches share each edge visit (CPU or GPU).
     Closeness(closeness::ClosenessArgs),
     /// Triangle count (gapbs tc); the input is made undirected first.
     Tc(tc::TcArgs),

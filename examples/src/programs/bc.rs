@@ -161,14 +161,9 @@ mod host {
         Ok(normalize(total))
     }
 
-    /// Scores divided by the largest (all zeros stay zeros), as gapbs reports them.
-    pub fn normalize(mut scores: Vec<f64>) -> Vec<f64> {
-        let biggest = scores.iter().copied().fold(0.0, f64::max);
-        if biggest > 0.0 {
-            scores.iter_mut().for_each(|t| *t /= biggest);
-        }
-        scores
-    }
+    /// Scores divided by the largest, as gapbs reports them (one function for
+    /// every betweenness path: CPU batches, GPU batches, these programs).
+    pub use runtime::cpu::brandes::normalize;
 
     /// Brandes on the CPU engine: `g` and its transpose (`None` when `g` is undirected).
     pub fn cpu<W: Weight>(

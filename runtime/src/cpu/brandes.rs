@@ -15,8 +15,8 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
-use super::msbfs::LANES;
-use crate::error::{Error, Result};
+use super::msbfs::{check_sources, each_lane, first_level, top_down, LANES};
+use crate::error::Result;
 use crate::graph::{Csr, Weight};
 
 /// Entries a rayon task takes at least: the levels of a high-diameter graph are
@@ -50,12 +50,7 @@ pub fn betweenness<W: Weight>(
 
 fn batches<W: Weight>(g: &Csr<W>, sources: &[u32]) -> Result<Vec<f64>> {
     let n = g.num_vertices();
-    if sources.is_empty() {
-        return Err(Error::InvalidArgument("no sources given".into()));
-    }
-    for &s in sources {
-        crate::program::check_source(s, n)?;
-    }
+    check_sources(sources, n)?;
     let k = sources.len().min(LANES);
     let seen: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(0)).collect();
     let next: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(0)).collect();
@@ -67,16 +62,12 @@ fn batches<W: Weight>(g: &Csr<W>, sources: &[u32]) -> Result<Vec<f64>> {
         seen.par_iter().for_each(|x| x.store(0, Relaxed));
         sigma.par_iter().for_each(|x| x.store(0, Relaxed));
         dsum.par_iter().for_each(|x| x.store(0, Relaxed));
-        let mut first: Vec<(u32, u64)> = Vec::new();
-        for (i, &s) in batch.iter().enumerate() {
-            match first.iter_mut().find(|(v, _)| *v == s) {
-                Some((_, bits)) => *bits |= 1 << i,
-                None => first.push((s, 1 << i)),
-            }
-            sigma[s as usize * k + i].store(1f64.to_bits(), Relaxed);
-        }
+        let first = first_level(batch, n)?;
         for &(v, bits) in &first {
             seen[v as usize].store(bits, Relaxed);
+            each_lane(bits, |l| {
+                sigma[v as usize * k + l].store(1f64.to_bits(), Relaxed)
+            });
         }
         let levels = forward(g, k, first, &seen, &next, &sigma);
         backward(g, k, &levels, &lvl, &sigma, &dsum);
@@ -101,43 +92,13 @@ fn forward<W: Weight>(
     let mut levels = vec![first];
     loop {
         let frontier = levels.last().map_or(&[][..], |f| &f[..]);
-        let touched: Vec<u32> = frontier
-            .par_iter()
-            .with_min_len(MIN_LEN)
-            .fold(Vec::new, |mut out, &(v, bits)| {
-                for &w in g.neighbors(v) {
-                    let fresh = bits & !seen[w as usize].load(Relaxed);
-                    if fresh == 0 {
-                        continue;
-                    }
-                    let mut b = fresh;
-                    while b != 0 {
-                        let l = b.trailing_zeros() as usize;
-                        add(&sigma[w as usize * k + l], load(&sigma[v as usize * k + l]));
-                        b &= b - 1;
-                    }
-                    if next[w as usize].fetch_or(fresh, Relaxed) == 0 {
-                        out.push(w);
-                    }
-                }
-                out
-            })
-            .reduce(Vec::new, |mut a, mut b| {
-                a.append(&mut b);
-                a
-            });
-        if touched.is_empty() {
+        let level = top_down(g, frontier, seen, next, MIN_LEN, |v, w, fresh| {
+            let (v, w) = (v as usize, w as usize);
+            each_lane(fresh, |l| add(&sigma[w * k + l], load(&sigma[v * k + l])));
+        });
+        if level.is_empty() {
             return levels;
         }
-        let level: Vec<(u32, u64)> = touched
-            .into_par_iter()
-            .with_min_len(MIN_LEN)
-            .map(|w| {
-                let lanes = next[w as usize].swap(0, Relaxed);
-                seen[w as usize].fetch_or(lanes, Relaxed);
-                (w, lanes)
-            })
-            .collect();
         levels.push(level);
     }
 }
@@ -184,6 +145,15 @@ fn backward<W: Weight>(
     }
 }
 
+/// Scores divided by the largest (all zeros stay zeros), as gapbs reports them.
+pub fn normalize(mut scores: Vec<f64>) -> Vec<f64> {
+    let biggest = scores.iter().copied().fold(0.0, f64::max);
+    if biggest > 0.0 {
+        scores.iter_mut().for_each(|t| *t /= biggest);
+    }
+    scores
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -196,9 +166,7 @@ mod tests {
                 .graph;
             let n = g.num_vertices() as u32;
             let sources: Vec<u32> = (0..70).map(|i| (i * 37) % n).chain([3, 3]).collect();
-            let mut got = betweenness(g.csr(), &sources, Some(2)).unwrap();
-            let biggest = got.iter().copied().fold(0.0, f64::max);
-            got.iter_mut().for_each(|x| *x /= biggest);
+            let got = normalize(betweenness(g.csr(), &sources, Some(2)).unwrap());
             let want = crate::oracle::betweenness(g.csr(), &sources);
             for (v, (x, y)) in got.iter().zip(&want).enumerate() {
                 assert!(

@@ -22,6 +22,8 @@ use crate::graph::{Csr, Weight};
 /// Sources per batch: the bits of one word.
 pub const LANES: usize = 64;
 
+pub use kernels_rs::msbfs::each_lane;
+
 /// One level of a batch: the vertices first reached at distance `depth`, each
 /// with the bits of the sources that reached it.
 pub struct Level<'a> {
@@ -57,30 +59,13 @@ pub fn run_with<W: Weight>(
     mut on_level: impl FnMut(&Level<'_>),
 ) -> Result<()> {
     let n = g.num_vertices();
-    if sources.len() > LANES {
-        return Err(Error::InvalidArgument(format!(
-            "a batch holds at most {LANES} sources, got {}",
-            sources.len()
-        )));
-    }
-    let mut first: Vec<(u32, u64)> = Vec::with_capacity(sources.len());
-    for (i, &s) in sources.iter().enumerate() {
-        crate::program::check_source(s, n)?;
-        match first.iter_mut().find(|(v, _)| *v == s) {
-            Some((_, bits)) => *bits |= 1 << i,
-            None => first.push((s, 1 << i)),
-        }
-    }
+    let first = first_level(sources, n)?;
     let seen: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(0)).collect();
     let next: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(0)).collect();
     for &(v, bits) in &first {
         seen[v as usize].store(bits, Ordering::Relaxed);
     }
-    let all = if sources.len() >= LANES {
-        u64::MAX
-    } else {
-        (1u64 << sources.len()) - 1
-    };
+    let all = lane_mask(sources.len());
     // Lanes of each frontier vertex at the current depth (bottom-up levels only).
     let visit: Vec<AtomicU64> = match incoming {
         Some(_) => (0..n).map(|_| AtomicU64::new(0)).collect(),
@@ -101,37 +86,100 @@ pub fn run_with<W: Weight>(
                 continue;
             }
         }
-        // Push the frontier's lanes along its out-edges; a vertex whose `next`
-        // word was empty before this level's first push is listed once.
-        let touched: Vec<u32> = frontier
-            .par_iter()
-            .fold(Vec::new, |mut out, &(v, bits)| {
-                for &u in g.neighbors(v) {
-                    let fresh = bits & !seen[u as usize].load(Ordering::Relaxed);
-                    if fresh != 0 && next[u as usize].fetch_or(fresh, Ordering::Relaxed) == 0 {
-                        out.push(u);
-                    }
-                }
-                out
-            })
-            .reduce(Vec::new, |mut a, mut b| {
-                a.append(&mut b);
-                a
-            });
-        // The next frontier: what arrived and was not seen (another source's
-        // lane may have reached `u` at this level through another edge).
-        frontier = touched
-            .into_par_iter()
-            .filter_map(|u| {
-                let arrived = next[u as usize].swap(0, Ordering::Relaxed);
-                let old = seen[u as usize].fetch_or(arrived, Ordering::Relaxed);
-                let fresh = arrived & !old;
-                (fresh != 0).then_some((u, fresh))
-            })
-            .collect();
+        frontier = top_down(g, &frontier, &seen, &next, 1, |_, _, _| {});
         depth += 1;
     }
     Ok(())
+}
+
+/// The sources of a batch (at most [`LANES`], each below `n`) as its level 0:
+/// one entry per distinct vertex, its lanes the positions it holds in `sources`
+/// (a repeated source holds several).
+pub fn first_level(sources: &[u32], n: usize) -> Result<Vec<(u32, u64)>> {
+    if sources.len() > LANES {
+        return Err(Error::InvalidArgument(format!(
+            "a batch holds at most {LANES} sources, got {}",
+            sources.len()
+        )));
+    }
+    let mut first: Vec<(u32, u64)> = Vec::with_capacity(sources.len());
+    for (i, &s) in sources.iter().enumerate() {
+        crate::program::check_source(s, n)?;
+        match first.iter_mut().find(|(v, _)| *v == s) {
+            Some((_, bits)) => *bits |= 1 << i,
+            None => first.push((s, 1 << i)),
+        }
+    }
+    Ok(first)
+}
+
+/// Refuses an empty source list or a source out of range, before any batch runs
+/// (so that a bad id late in a long list costs nothing).
+pub fn check_sources(sources: &[u32], n: usize) -> Result<()> {
+    if sources.is_empty() {
+        return Err(Error::InvalidArgument("no sources given".into()));
+    }
+    sources
+        .iter()
+        .try_for_each(|&s| crate::program::check_source(s, n))
+}
+
+/// The lanes a batch of `k` sources holds (`k` ≤ [`LANES`]).
+pub fn lane_mask(k: usize) -> u64 {
+    if k >= LANES {
+        u64::MAX
+    } else {
+        (1u64 << k) - 1
+    }
+}
+
+/// One top-down level: pushes `frontier`'s lanes along its out-edges, calling
+/// `on_push(v, w, fresh)` for each push of lanes `w` has not seen yet (before
+/// any level-mate's push is settled, so every predecessor at this depth is
+/// seen: path counts add up there); returns the next frontier, its lanes marked
+/// seen. Rayon tasks take at least `min_len` entries.
+pub(crate) fn top_down<W: Weight>(
+    g: &Csr<W>,
+    frontier: &[(u32, u64)],
+    seen: &[AtomicU64],
+    next: &[AtomicU64],
+    min_len: usize,
+    on_push: impl Fn(u32, u32, u64) + Sync,
+) -> Vec<(u32, u64)> {
+    // A vertex whose `next` word was empty before this level's first push is
+    // listed once.
+    let touched: Vec<u32> = frontier
+        .par_iter()
+        .with_min_len(min_len)
+        .fold(Vec::new, |mut out, &(v, bits)| {
+            for &u in g.neighbors(v) {
+                let fresh = bits & !seen[u as usize].load(Ordering::Relaxed);
+                if fresh == 0 {
+                    continue;
+                }
+                on_push(v, u, fresh);
+                if next[u as usize].fetch_or(fresh, Ordering::Relaxed) == 0 {
+                    out.push(u);
+                }
+            }
+            out
+        })
+        .reduce(Vec::new, |mut a, mut b| {
+            a.append(&mut b);
+            a
+        });
+    // The next frontier: what arrived and was not seen (another source's lane
+    // may have reached `u` at this level through another edge).
+    touched
+        .into_par_iter()
+        .with_min_len(min_len)
+        .filter_map(|u| {
+            let arrived = next[u as usize].swap(0, Ordering::Relaxed);
+            let old = seen[u as usize].fetch_or(arrived, Ordering::Relaxed);
+            let fresh = arrived & !old;
+            (fresh != 0).then_some((u, fresh))
+        })
+        .collect()
 }
 
 /// One bottom-up level: the next frontier, found from `frontier` through the

@@ -21,7 +21,7 @@ use kernels_rs::ThreadCtx;
 
 use super::device::{Device, DeviceGraph, Incoming};
 use super::launcher::{Arg, DeviceLauncher, Grid, HostBody, HostLauncher, Kernel, Launcher};
-use crate::cpu::msbfs::Level;
+use crate::cpu::msbfs::{check_sources, first_level, lane_mask, Level};
 use crate::error::{Error, Result};
 use crate::graph::{Graph, Weight};
 
@@ -334,14 +334,7 @@ impl<'a, L: Launcher> Batches<'a, L> {
     /// their count.
     fn forward(&mut self, sources: &[u32]) -> Result<()> {
         let n = self.n();
-        let mut first: Vec<(u32, u64)> = Vec::with_capacity(sources.len());
-        for (i, &s) in sources.iter().enumerate() {
-            crate::program::check_source(s, n as usize)?;
-            match first.iter_mut().find(|(v, _)| *v == s) {
-                Some((_, bits)) => *bits |= 1 << i,
-                None => first.push((s, 1 << i)),
-            }
-        }
+        let first = first_level(sources, n as usize)?;
         let l = self.l;
         l.clear(&mut self.seen, "seen lanes")?;
         l.clear(&mut self.level_off, "level offsets")?;
@@ -358,12 +351,8 @@ impl<'a, L: Launcher> Batches<'a, L> {
         l.write(&mut self.order, &vertices, "level 0")?;
         l.write(&mut self.masks, &lanes, "level 0")?;
         l.write(&mut self.level_off, &[0, first.len() as u64], "level 0")?;
-        let lanes_mask = if sources.len() >= 64 {
-            u64::MAX
-        } else {
-            (1u64 << sources.len()) - 1
-        };
-        l.write_at(&mut self.ctl, CTL_LANES, &[lanes_mask], "batch control")?;
+        let all = lane_mask(sources.len());
+        l.write_at(&mut self.ctl, CTL_LANES, &[all], "batch control")?;
         self.launch(SEED, Grid::Cover(first.len() as u64), &[])?;
         let mut depth = 0u32;
         let mut window = 1u32;
@@ -479,12 +468,7 @@ impl<'a, L: Launcher> Batches<'a, L> {
 /// Sources in batches of at most [`LANES`], checked (none out of range) up front
 /// so that a bad id fails before any work.
 fn batches(sources: &[u32], n: usize) -> Result<std::slice::Chunks<'_, u32>> {
-    if sources.is_empty() {
-        return Err(Error::InvalidArgument("no sources given".into()));
-    }
-    for &s in sources {
-        crate::program::check_source(s, n)?;
-    }
+    check_sources(sources, n)?;
     Ok(sources.chunks(LANES as usize))
 }
 
