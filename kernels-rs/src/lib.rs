@@ -55,6 +55,7 @@
 )]
 
 pub mod apsp;
+pub mod batched;
 pub mod bfs;
 pub mod cc;
 pub mod closure;

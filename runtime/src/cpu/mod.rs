@@ -14,6 +14,7 @@
 pub mod auto;
 pub mod bag;
 pub mod barrier;
+pub mod batched;
 pub mod brandes;
 pub mod delta;
 pub mod frontier;

@@ -73,6 +73,7 @@
 
 pub mod apsp;
 pub mod auto;
+pub mod batched;
 pub mod bfs;
 mod blocked;
 pub mod cc;

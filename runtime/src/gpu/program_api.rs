@@ -198,7 +198,7 @@ impl<S> ProgramRun<S> {
 }
 
 /// Kernel names of program `name`, as the macro generates them.
-pub fn kernel_names(name: &str) -> [String; 11] {
+pub fn kernel_names(name: &str) -> [String; 15] {
     [
         format!("vx_{name}_init"),
         format!("vx_{name}_naive"),
@@ -211,6 +211,10 @@ pub fn kernel_names(name: &str) -> [String; 11] {
         format!("vx_{name}_resident"),
         format!("vx_{name}_tiles"),
         format!("vx_{name}_resident_hubs"),
+        format!("vx_{name}_batch_init"),
+        format!("vx_{name}_batch_chunks"),
+        format!("vx_{name}_batch_expand"),
+        format!("vx_{name}_batch_settle"),
     ]
 }
 
@@ -308,7 +312,9 @@ pub struct ProgramKernels {
     pub(super) resident: CudaFunction,
     pub(super) resident_hubs: CudaFunction,
     pub(super) tiles: CudaFunction,
-    pub(super) names: [String; 11],
+    /// The many-sources kernels (`init`, `chunks`, `expand`, `settle`).
+    pub(super) batch: [CudaFunction; 4],
+    pub(super) names: [String; 15],
 }
 
 impl ProgramKernels {
@@ -436,6 +442,7 @@ impl Device {
             resident: f(8)?,
             tiles: f(9)?,
             resident_hubs: f(10)?,
+            batch: [f(11)?, f(12)?, f(13)?, f(14)?],
             _module: module,
             names,
         })

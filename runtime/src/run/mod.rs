@@ -299,8 +299,21 @@ impl<'g, P: Runnable> Run<'g, P> {
         P::go(self.graph, &self.plan)
     }
 
+    /// The sources of a many-sources run: [`Run::sources`], or the one
+    /// [`Run::source`].
+    fn batch_sources(&self) -> Result<Vec<u32>> {
+        match (&self.sources, self.plan.source) {
+            (Some(s), _) => Ok(s.clone()),
+            (None, Some(s)) => Ok(vec![s]),
+            (None, None) => Err(Error::InvalidArgument(
+                "a many-sources run needs `.sources(..)`".into(),
+            )),
+        }
+    }
+
     /// One run per source of [`Run::sources`] (or of the one [`Run::source`]),
-    /// in order.
+    /// in order. Push programs that start from a source run them together
+    /// instead with `go_batched` / `go_many` (64 sources share each edge read).
     pub fn go_each(self) -> Result<Vec<Outcome<P::Output>>> {
         let sources = match (self.sources, self.plan.source) {
             (Some(s), _) => s,

@@ -7,7 +7,8 @@
 //! GPU cover a program's GPU path. Entry points are named `vx_<module>_init`,
 //! `vx_<module>_naive`, `vx_<module>_balanced`, `vx_<module>_build_sv` and the
 //! direction-optimizing kernels `vx_<module>_{td_chunks,td_select,td_relax,bottom_up}` and the
-//! device-resident `vx_<module>_resident` (and `_resident_hubs`); the
+//! device-resident `vx_<module>_resident` (and `_resident_hubs`), and the
+//! many-sources kernels `vx_<module>_batch_{init,chunks,expand,settle}`; the
 //! host runtime loads them by that convention.
 
 use proc_macro2::TokenStream;
@@ -116,6 +117,9 @@ pub fn kernel_entry_points(p: &Program, c: &Checked) -> TokenStream {
     let resident_k = format_ident!("vx_{}_resident", name);
     let resident_hubs_k = format_ident!("vx_{}_resident_hubs", name);
     let tiles_k = format_ident!("vx_{}_tiles", name);
+    let batch_k = ["init", "chunks", "expand", "settle"]
+        .map(|what| format_ident!("vx_{}_batch_{}", name, what));
+    let [batch_init_k, batch_chunks_k, batch_expand_k, batch_settle_k] = &batch_k;
     quote! {
         impl #k::Program for Program {
             type State = #state;
@@ -157,5 +161,6 @@ pub fn kernel_entry_points(p: &Program, c: &Checked) -> TokenStream {
         #k::direction_kernels!(Program => #td_chunks_k, #td_select_k, #td_relax_k, #bottom_up_k);
         #k::resident_kernel!(Program => #resident_k, #resident_hubs_k);
         #k::tiles_kernel!(Program => #tiles_k);
+        #k::batched_kernels!(Program => #batch_init_k, #batch_chunks_k, #batch_expand_k, #batch_settle_k);
     }
 }

@@ -1,0 +1,368 @@
+//! Any push program from many sources at once on the GPU
+//! ([`kernels_rs::batched`]): batches of up to 64 sources, each edge read once
+//! for every lane live at its source vertex. [`emulate_batched`] runs the same
+//! kernel bodies on the host, which is how CI checks them.
+//!
+//! The host's part per batch: write the sources and the first frontier (one
+//! entry per distinct source vertex, its lanes the sources starting there, so
+//! repeated sources work), launch rounds a window at a time (1, 2, 4 … 32 rounds
+//! between reads of the control words: a road network's thousands of rounds cost
+//! one round trip per 32), then hand the `n × lanes` states to the caller.
+//! Buffers are made once for all batches.
+
+use kernels_rs::batched::{self as k, PushBatchDesc, CTL_COUNT, CTL_EDGES, CTL_ROUNDS, CTL_WORDS};
+use kernels_rs::msbfs::LANES;
+use kernels_rs::ThreadCtx;
+
+use super::device::{Device, DeviceGraph};
+use super::launcher::{Arg, DeviceLauncher, Grid, HostLauncher, Kernel, Launcher};
+use super::program_api::{host_weights, GpuProgram, ProgramKernels};
+use crate::cpu::msbfs::{check_sources, first_level};
+use crate::error::{Error, Result};
+use crate::graph::Graph;
+use crate::program::{Combine, VertexProgram};
+
+/// Threads per block.
+const BLOCK: u32 = 256;
+/// Threads per emulated block.
+const EMU_BLOCK: u32 = 64;
+/// Rounds launched between two reads of the control words, at most.
+pub const MAX_WINDOW: u32 = 32;
+/// Edges per work item.
+const CHUNK: u64 = 64;
+
+/// One batch's result: `states[v · sources.len() + i]` is source `sources[i]`'s
+/// state at vertex `v` (vertex-major, as the kernels keep it).
+#[derive(Clone, Copy, Debug)]
+pub struct LaneStates<'a, S> {
+    pub sources: &'a [u32],
+    pub states: &'a [S],
+}
+
+impl<S: Copy> LaneStates<'_, S> {
+    /// Lanes (sources) of the batch.
+    pub fn lanes(&self) -> usize {
+        self.sources.len()
+    }
+    /// Source `lane`'s state at `v`.
+    pub fn get(&self, v: usize, lane: usize) -> S {
+        self.states[v * self.lanes() + lane]
+    }
+    /// Source `lane`'s states, one per vertex.
+    pub fn column(&self, lane: usize) -> Vec<S> {
+        let k = self.lanes();
+        self.states.iter().skip(lane).step_by(k).copied().collect()
+    }
+}
+
+/// What a batched run did, over all batches.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct BatchedStats {
+    pub batches: u64,
+    /// Rounds with a non-empty frontier, summed over the batches.
+    pub rounds: u64,
+    /// Lane-edge relaxations (an edge read once serves every live lane; each counts).
+    pub edges: u64,
+    /// First kernel to last (CUDA events), or host time when emulated.
+    pub time_ms: f64,
+}
+
+/// Whether `P` can run batched, or why not: every lane needs its own source,
+/// and rounds in which a vertex may improve more than once need a combine that
+/// forgives a repeated delivery (a `sum` would count it twice).
+pub fn check_batchable<P: VertexProgram>() -> Result<()> {
+    if !P::NEEDS_SOURCE {
+        return Err(Error::InvalidArgument(format!(
+            "program `{}` starts from every vertex: batched runs are for programs that start from a source",
+            P::NAME
+        )));
+    }
+    if P::COMBINE == Combine::Sum || !P::IDEMPOTENT {
+        return Err(Error::InvalidArgument(format!(
+            "program `{}` combines with a non-idempotent reduction: batched runs need min, max, or, and, or an idempotent custom combine",
+            P::NAME
+        )));
+    }
+    Ok(())
+}
+
+// Each body reads the argument list `Batches` builds for its kernel (the PTX
+// parameter lists of `kernels_rs::batched_kernels!`): the contract their SAFETY
+// comments refer to.
+
+/// `(desc)`.
+unsafe fn init_body<P: GpuProgram>(t: ThreadCtx, a: &[Arg]) {
+    // SAFETY: see above.
+    unsafe { k::init::<P>(t, a[0].ptr()) }
+}
+/// `(desc, round)`.
+unsafe fn chunks_body<P: GpuProgram>(t: ThreadCtx, a: &[Arg]) {
+    // SAFETY: see above.
+    unsafe { k::chunks::<P>(t, a[0].ptr(), a[1].u32()) }
+}
+/// `(desc, round)`.
+unsafe fn expand_body<P: GpuProgram>(t: ThreadCtx, a: &[Arg]) {
+    // SAFETY: see above.
+    unsafe { k::expand::<P>(t, a[0].ptr(), a[1].u32()) }
+}
+/// `(desc, round)`.
+unsafe fn settle_body<P: GpuProgram>(t: ThreadCtx, a: &[Arg]) {
+    // SAFETY: see above.
+    unsafe { k::settle::<P>(t, a[0].ptr(), a[1].u32()) }
+}
+
+const INIT: usize = 0;
+const CHUNKS: usize = 1;
+const EXPAND: usize = 2;
+const SETTLE: usize = 3;
+
+/// `P`'s four kernels, with the device's functions where loaded.
+fn kernels<P: GpuProgram>(device: Option<&ProgramKernels>) -> [Kernel<'_>; 4] {
+    const NAMES: [&str; 4] = ["batch_init", "batch_chunks", "batch_expand", "batch_settle"];
+    let hosts: [super::launcher::HostBody; 4] = [
+        init_body::<P>,
+        chunks_body::<P>,
+        expand_body::<P>,
+        settle_body::<P>,
+    ];
+    std::array::from_fn(|i| Kernel {
+        name: device.map_or(NAMES[i], |d| d.names[11 + i].as_str()),
+        device: device.map(|d| &d.batch[i]),
+        host: hosts[i],
+    })
+}
+
+/// The buffers of batches over one graph, made once and reused.
+struct Batches<'a, L: Launcher, P: GpuProgram> {
+    l: &'a L,
+    k: [Kernel<'a>; 4],
+    block: u32,
+    desc: PushBatchDesc,
+    desc_buf: L::Buf<u64>,
+    /// `n × lanes` states, as words (a state is at most one word).
+    state: L::Buf<u64>,
+    sources: L::Buf<u32>,
+    lists: [(L::Buf<u32>, L::Buf<u64>); 2],
+    ctl: L::Buf<u64>,
+    _next: L::Buf<u64>,
+    _items: L::Buf<u64>,
+    stats: BatchedStats,
+    _p: std::marker::PhantomData<P>,
+}
+
+impl<'a, L: Launcher, P: GpuProgram> Batches<'a, L, P> {
+    /// Buffers for batches of up to `lanes` sources over `graph`
+    /// (`(n, m, offsets, targets, weights)`, addresses).
+    fn new(
+        l: &'a L,
+        k: [Kernel<'a>; 4],
+        block: u32,
+        graph: [u64; 5],
+        lanes: usize,
+    ) -> Result<Self> {
+        let [n, m, offsets, targets, weights] = graph;
+        let nu = n as usize;
+        let items_cap = nu + (m / CHUNK) as usize + 1;
+        let state = l.zeros::<u64>(
+            state_words::<P>(nu * lanes).max(1),
+            "batched states (n × sources)",
+        )?;
+        let sources = l.zeros::<u32>(LANES as usize, "batch sources")?;
+        let lists = [
+            (
+                l.zeros::<u32>(nu.max(1), "frontier vertices")?,
+                l.zeros::<u64>(nu.max(1), "frontier lanes")?,
+            ),
+            (
+                l.zeros::<u32>(nu.max(1), "frontier vertices")?,
+                l.zeros::<u64>(nu.max(1), "frontier lanes")?,
+            ),
+        ];
+        let next = l.zeros::<u64>(nu.max(1), "changed lanes")?;
+        let items = l.zeros::<u64>(items_cap, "edge chunks")?;
+        let ctl = l.zeros::<u64>(CTL_WORDS, "batch control")?;
+        let desc = PushBatchDesc {
+            n,
+            m,
+            offsets,
+            targets,
+            weights,
+            state: L::addr(&state),
+            lanes: lanes as u64,
+            sources: L::addr(&sources),
+            vertices0: L::addr(&lists[0].0),
+            masks0: L::addr(&lists[0].1),
+            vertices1: L::addr(&lists[1].0),
+            masks1: L::addr(&lists[1].1),
+            next: L::addr(&next),
+            items: L::addr(&items),
+            items_cap: items_cap as u64,
+            ctl: L::addr(&ctl),
+            chunk: CHUNK,
+        };
+        let desc_buf = l.upload(&desc.to_words(), "batch descriptor")?;
+        Ok(Batches {
+            l,
+            k,
+            block,
+            desc,
+            desc_buf,
+            state,
+            sources,
+            lists,
+            ctl,
+            _next: next,
+            _items: items,
+            stats: BatchedStats::default(),
+            _p: std::marker::PhantomData,
+        })
+    }
+
+    fn launch(&self, i: usize, grid: Grid, extra: &[Arg]) -> Result<()> {
+        let mut args = vec![Arg::U64(L::addr(&self.desc_buf))];
+        args.extend_from_slice(extra);
+        // SAFETY: every batched kernel takes the descriptor, then the round
+        // (`extra`); the descriptor's arrays are this struct's live buffers
+        // with the lengths it records.
+        unsafe { self.l.launch(&self.k[i], grid, self.block, &args) }
+    }
+
+    /// Runs one batch (at most the lanes the buffers were made for); the states
+    /// are then in `self.state`.
+    fn run(&mut self, sources: &[u32]) -> Result<()> {
+        let n = self.desc.n;
+        let first = first_level(sources, n as usize)?;
+        let l = self.l;
+        if self.desc.lanes != sources.len() as u64 {
+            self.desc.lanes = sources.len() as u64;
+            l.write(
+                &mut self.desc_buf,
+                &self.desc.to_words(),
+                "batch descriptor",
+            )?;
+        }
+        l.write(&mut self.sources, sources, "batch sources")?;
+        l.clear(&mut self.ctl, "batch control")?;
+        let vertices: Vec<u32> = first.iter().map(|e| e.0).collect();
+        let lanes: Vec<u64> = first.iter().map(|e| e.1).collect();
+        l.write(&mut self.lists[0].0, &vertices, "first frontier")?;
+        l.write(&mut self.lists[0].1, &lanes, "first frontier")?;
+        l.write_at(
+            &mut self.ctl,
+            CTL_COUNT,
+            &[first.len() as u64],
+            "batch control",
+        )?;
+        let total = n * sources.len() as u64;
+        self.launch(INIT, Grid::Cover(total.max(1)), &[])?;
+        let all = Grid::Resident(n.max(1));
+        let mut round = 0u32;
+        let mut window = 1u32;
+        loop {
+            for _ in 0..window {
+                let r = [round.into()];
+                self.launch(CHUNKS, all, &r)?;
+                self.launch(EXPAND, all, &r)?;
+                self.launch(SETTLE, all, &r)?;
+                round += 1;
+            }
+            let ctl = l.read(&self.ctl, "batch control")?;
+            if ctl[CTL_COUNT + (round % 2) as usize] == 0 {
+                self.stats.rounds += ctl[CTL_ROUNDS];
+                self.stats.edges += ctl[CTL_EDGES];
+                self.stats.batches += 1;
+                return Ok(());
+            }
+            window = (window * 2).min(MAX_WINDOW);
+        }
+    }
+
+    fn states(&self, lanes: usize) -> Result<Vec<<P as VertexProgram>::State>> {
+        let len = self.desc.n as usize * lanes;
+        let words = self
+            .l
+            .read_prefix(&self.state, state_words::<P>(len), "batched states")?;
+        let states: &[<P as VertexProgram>::State] = bytemuck::cast_slice(&words);
+        Ok(states[..len].to_vec())
+    }
+}
+
+/// Words holding `len` states of `P` (a state is 4 or 8 bytes).
+fn state_words<P: GpuProgram>(len: usize) -> usize {
+    (len * std::mem::size_of::<<P as VertexProgram>::State>()).div_ceil(8)
+}
+
+/// Runs `P` from `sources` in batches of at most 64 on any launcher, handing each
+/// batch's states to `each`.
+fn batched_on<L: Launcher, P: GpuProgram>(
+    l: &L,
+    k: [Kernel<'_>; 4],
+    block: u32,
+    graph: [u64; 5],
+    sources: &[u32],
+    mut each: impl FnMut(LaneStates<'_, <P as VertexProgram>::State>) -> Result<()>,
+) -> Result<BatchedStats> {
+    check_batchable::<P>()?;
+    check_sources(sources, graph[0] as usize)?;
+    let lanes = sources.len().min(LANES as usize);
+    let mut b = Batches::<L, P>::new(l, k, block, graph, lanes)?;
+    let mut kernel_ms = 0.0;
+    for batch in sources.chunks(LANES as usize) {
+        let start = l.mark()?;
+        b.run(batch)?;
+        let end = l.mark()?;
+        let states = b.states(batch.len())?;
+        kernel_ms += l.elapsed_ms(&start, &end)?;
+        each(LaneStates {
+            sources: batch,
+            states: &states,
+        })?;
+    }
+    b.stats.time_ms = kernel_ms;
+    Ok(b.stats)
+}
+
+/// The weights `P` reads, or a clear error when it needs them and the graph
+/// has none.
+fn check_weights<P: GpuProgram>(has_weights: bool) -> Result<()> {
+    if P::WEIGHTED && !has_weights {
+        return Err(crate::program::weights_missing(P::NAME));
+    }
+    Ok(())
+}
+
+impl Device {
+    /// `P` from every source in `sources` (64 a batch) over `g` (uploaded with
+    /// its weights when `P` reads them); `each` gets each batch's states.
+    pub fn run_batched<P: GpuProgram>(
+        &self,
+        k: &ProgramKernels,
+        g: &DeviceGraph,
+        sources: &[u32],
+        each: impl FnMut(LaneStates<'_, <P as VertexProgram>::State>) -> Result<()>,
+    ) -> Result<BatchedStats> {
+        let graph = g.program_args().map(Arg::u64);
+        check_weights::<P>(graph[4] != 0)?;
+        let l = DeviceLauncher { gpu: &self.gpu };
+        batched_on::<_, P>(&l, kernels::<P>(Some(k)), BLOCK, graph, sources, each)
+    }
+}
+
+/// [`Device::run_batched`] under the host emulator.
+pub fn emulate_batched<P: GpuProgram>(
+    g: &Graph<<P as VertexProgram>::Weight>,
+    sources: &[u32],
+    each: impl FnMut(LaneStates<'_, <P as VertexProgram>::State>) -> Result<()>,
+) -> Result<BatchedStats> {
+    let c = g.csr();
+    check_weights::<P>(c.weights().is_some())?;
+    let graph = [
+        c.num_vertices() as u64,
+        c.num_edges(),
+        c.offsets().as_ptr() as u64,
+        c.targets().as_ptr() as u64,
+        host_weights::<P>(c) as u64,
+    ];
+    let l = HostLauncher::new(8);
+    batched_on::<_, P>(&l, kernels::<P>(None), EMU_BLOCK, graph, sources, each)
+}
