@@ -2,8 +2,9 @@
 //!
 //! Element type: floats keep their width; integer (and unweighted, weight 1)
 //! graphs use i32 distances when no sum of two simple paths can overflow it, else
-//! i64. Algorithm `auto`: Johnson for sparse graphs or when `n²` does not fit the
-//! memory budget (rows then stream to `-o`), blocked Floyd–Warshall otherwise.
+//! i64. Algorithm `auto`: for sparse graphs or when `n²` does not fit the memory
+//! budget, batched BFS from every vertex (unweighted) or Johnson (weighted), rows
+//! streamed to `-o`; blocked Floyd–Warshall otherwise.
 
 use std::path::PathBuf;
 
@@ -39,8 +40,10 @@ pub struct ApspArgs {
     #[arg(long, default_value = "auto", value_parser = ["cpu", "gpu", "auto"])]
     pub backend: String,
     /// fw = blocked Floyd–Warshall, johnson = reweighting + Dijkstra from every
-    /// source (streams rows to -o), auto = by density and memory.
-    #[arg(long, default_value = "auto", value_parser = ["fw", "johnson", "auto"])]
+    /// source (streams rows to -o), batched = breadth-first search from every
+    /// vertex, 64 at once (unweighted graphs; CPU or GPU; streams rows to -o),
+    /// auto = by weights, density and memory.
+    #[arg(long, default_value = "auto", value_parser = ["fw", "johnson", "batched", "auto"])]
     pub algorithm: String,
     /// Write the matrix: .csv / .txt as text (small n), anything else as the
     /// binary layout documented in runtime::apsp::output. The format follows the

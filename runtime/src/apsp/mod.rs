@@ -14,6 +14,7 @@
 //! [`solve`] is the entry point the CLI uses ([`placement`] decides where it
 //! runs); the binary result layout is in [`output`].
 
+pub mod batched;
 pub mod johnson;
 pub mod output;
 pub mod placement;
@@ -68,11 +69,35 @@ pub enum Algorithm {
     Fw,
     /// Johnson: reweighting + Dijkstra from every source (sparse, streamed).
     Johnson,
-    /// Johnson when the graph is sparse or `n²` does not fit, else FW.
+    /// Batched BFS from every vertex (unweighted graphs): 64 sources share each
+    /// edge read ([`batched`]).
+    Batched,
+    /// Johnson when the graph is sparse or `n²` does not fit, else FW; batched
+    /// BFS instead of Johnson when the graph is unweighted.
     Auto,
 }
 
-from_str_choices!(Algorithm, "APSP algorithm", "fw" => Fw, "johnson" => Johnson, "auto" => Auto);
+from_str_choices!(Algorithm, "APSP algorithm", "fw" => Fw, "johnson" => Johnson, "batched" => Batched, "auto" => Auto);
+
+/// Where batched all-pairs runs, and why: what was asked for, else the GPU when
+/// one is usable and the graph is not tiny.
+fn batched_backend(asked: Backend, n: usize, gpu_usable: bool) -> (Backend, Option<String>) {
+    match asked {
+        Backend::Cpu | Backend::Gpu => (asked, None),
+        Backend::Auto if !gpu_usable => (
+            Backend::Cpu,
+            Some("auto: batched BFS on the CPU (no usable GPU here)".into()),
+        ),
+        Backend::Auto if n < placement::GPU_MIN_N => (
+            Backend::Cpu,
+            Some(format!(
+                "auto: batched BFS on the CPU ({n} vertices < {})",
+                placement::GPU_MIN_N
+            )),
+        ),
+        Backend::Auto => (Backend::Gpu, Some("auto: batched BFS on the GPU".into())),
+    }
+}
 
 /// Where the run goes (see [`placement`]): the one run call's backend.
 pub use crate::run::Backend;
@@ -230,6 +255,51 @@ where
 {
     type S<T> = MinPlus<T>;
     let n = g.num_vertices();
+    // Unweighted and sparse: BFS from every vertex, batched, beats both Johnson
+    // (a heap per source) and FW (n³ whatever the edges).
+    let sparse = choose(
+        n,
+        g.num_edges(),
+        std::mem::size_of::<T>(),
+        opts.memory_budget,
+    ) == Algorithm::Johnson;
+    let batched_fits = opts.algorithm == Algorithm::Auto
+        && !opts.next_hop
+        && sparse
+        && batched::unsupported(g).is_none();
+    if opts.algorithm == Algorithm::Batched || batched_fits {
+        if opts.next_hop {
+            return Err(Error::InvalidArgument(
+                "next hops are kept by FW only; use --algorithm fw (or `vertex path`)".into(),
+            ));
+        }
+        let (backend, mut note) = batched_backend(opts.backend, n, crate::gpu::available());
+        if batched_fits {
+            note = Some(format!(
+                "auto: unweighted and sparse: batched BFS from every vertex{}",
+                note.map(|x| format!(" ({x})")).unwrap_or_default()
+            ));
+        }
+        let t0 = Instant::now();
+        let engine = if backend == Backend::Gpu {
+            batched::Engine::Gpu
+        } else {
+            batched::Engine::Cpu
+        };
+        let r = batched::solve::<T, W>(g, engine, out)?;
+        return Ok(ApspRun {
+            algorithm: Algorithm::Batched,
+            backend: r.backend,
+            note,
+            element: T::KIND.to_string(),
+            summary: r.summary,
+            time_s: t0.elapsed().as_secs_f64(),
+            output: r.output,
+            gpu: None,
+            matrix: None,
+            next: None,
+        });
+    }
     let unit: T =
         T::from_weight(1u32).ok_or_else(|| Error::InvalidArgument("no unit weight".into()))?;
     let placed = placement::place(

@@ -430,6 +430,34 @@ impl<S: Semiring> SummaryAcc<S> {
         }
     }
 
+    /// Adds rows known only by their totals: `sum` of their finite entries,
+    /// `unreachable` entries, and their largest off-diagonal entry.
+    pub fn add_totals(&mut self, sum: i128, unreachable: u64, largest: Option<S::T>) {
+        if S::T::KIND.is_float() {
+            self.float_sum += sum as f64;
+        } else {
+            self.int_sum += sum;
+        }
+        self.unreachable += unreachable;
+        self.take_largest(largest);
+    }
+
+    /// Adds what another accumulator over other rows of the same matrix saw.
+    pub fn merge(&mut self, other: &Self) {
+        self.int_sum += other.int_sum;
+        self.float_sum += other.float_sum;
+        self.unreachable += other.unreachable;
+        self.take_largest(other.diameter);
+    }
+
+    fn take_largest(&mut self, x: Option<S::T>) {
+        if let Some(x) = x {
+            if self.diameter.is_none_or(|d| x > d) {
+                self.diameter = Some(x);
+            }
+        }
+    }
+
     pub fn finish(&self) -> Summary {
         let float = S::T::KIND.is_float();
         let num = |i: i128, f: f64| -> serde_json::Value {

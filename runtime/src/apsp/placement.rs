@@ -44,6 +44,13 @@ pub fn place(
         Algorithm::Auto => choose(n, m, elem, budget),
         a => a,
     };
+    if asked.0 == Algorithm::Batched {
+        // `solve` runs it before asking here; a caller that does not (one path)
+        // gets the closure or Johnson.
+        return Err(
+            "batched all-pairs gives every distance, not one path: use fw or johnson".into(),
+        );
+    }
     if next_hop && asked.0 == Algorithm::Johnson {
         return Err("next hops are kept by FW only; use --algorithm fw (or `vertex path`)".into());
     }
@@ -64,7 +71,7 @@ pub fn place(
                 Backend::Gpu,
                 Some("the GPU runs the blocked closure (FW)".into()),
             )),
-            Algorithm::Fw => Ok(placed(Algorithm::Fw, Backend::Gpu, None)),
+            Algorithm::Fw | Algorithm::Batched => Ok(placed(Algorithm::Fw, Backend::Gpu, None)),
         },
         Backend::Auto => {
             if !gpu_usable {
@@ -85,7 +92,9 @@ pub fn place(
             let dense = m.saturating_mul(GPU_JOHNSON_DENSITY) >= n2;
             let fits = (n2 as f64) * (elem as f64) <= budget as f64;
             match asked.0 {
-                Algorithm::Johnson => Ok(placed(Algorithm::Johnson, Backend::Cpu, None)),
+                Algorithm::Johnson | Algorithm::Batched => {
+                    Ok(placed(Algorithm::Johnson, Backend::Cpu, None))
+                }
                 Algorithm::Auto if !fits && !next_hop => Ok(placed(
                     Algorithm::Johnson,
                     Backend::Cpu,

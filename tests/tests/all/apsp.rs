@@ -453,3 +453,97 @@ fn zero_weight_cycle_keeps_next_hops_walkable() {
     ];
     check_all_engines(&potential_graph(49, &edges, &[0; 49]));
 }
+
+/// Batched BFS from every vertex (CPU, and the GPU's kernels emulated) against
+/// FW's matrix: summaries on Kronecker, a grid and a directed graph with an
+/// isolated vertex and unreachable pairs; the streamed rows (more than one
+/// batch) equal FW's matrix; `auto` picks it for a sparse unweighted graph; a
+/// weighted graph is refused.
+#[test]
+fn batched_bfs_all_pairs_equals_floyd_warshall() {
+    use runtime::apsp::batched::{self, Engine};
+    let unweighted = |spec: &str| {
+        let gen = GenSpec::parse(spec).unwrap().unwrap();
+        let mut el = gen.generate().unwrap();
+        el.weights = None;
+        build(&el, gen.default_build_options()).unwrap().into_csr()
+    };
+    let directed = {
+        let el = EdgeList::<u32> {
+            num_vertices: 9,
+            edges: vec![
+                [0, 1],
+                [1, 2],
+                [2, 0],
+                [2, 3],
+                [3, 4],
+                [5, 4],
+                [6, 7],
+                [0, 4],
+            ],
+            weights: None,
+        };
+        let opts = BuildOptions {
+            symmetrize: false,
+            ..BuildOptions::default()
+        };
+        build(&el, opts).unwrap().into_csr()
+    };
+    // Its own folder: other tests remove theirs when done.
+    let dir = tempfile_dir().join("batched");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, g) in [
+        ("kron:7", unweighted("kron:7")),
+        ("grid:11x9", unweighted("grid:11x9")),
+        ("directed", directed),
+    ] {
+        let fw = ApspOptions {
+            algorithm: Algorithm::Fw,
+            ..ApspOptions::default()
+        };
+        let want = apsp::solve::<i32, u32>(&g, &fw, None, true).unwrap();
+        let m = want.matrix.unwrap();
+        for engine in [Engine::Cpu, Engine::Emulated] {
+            let got = batched::solve::<i32, u32>(&g, engine, None).unwrap();
+            let s = (
+                &got.summary.checksum,
+                got.summary.unreachable,
+                &got.summary.diameter,
+            );
+            let w = (
+                &want.summary.checksum,
+                want.summary.unreachable,
+                &want.summary.diameter,
+            );
+            assert_eq!(s, w, "{name} {engine:?}: summary");
+            let path = dir.join(format!("{name}-{engine:?}.apsp"));
+            let rows = batched::solve::<i32, u32>(&g, engine, Some(&path)).unwrap();
+            let (_, read, _) = read_matrix::<i32>(&path).unwrap();
+            assert_eq!(read, m, "{name} {engine:?}: rows");
+            assert_eq!(rows.summary.checksum, want.summary.checksum);
+        }
+    }
+    // `auto` on a sparse unweighted graph (n > 256) runs it; weights refuse it.
+    let g = unweighted("grid:40x30");
+    let auto = ApspOptions {
+        backend: Backend::Cpu,
+        ..ApspOptions::default()
+    };
+    let r = apsp::solve::<i32, u32>(&g, &auto, None, false).unwrap();
+    assert_eq!(r.algorithm, Algorithm::Batched);
+    assert!(r.note.unwrap().contains("batched"));
+    let gen = GenSpec::parse("grid:5x5").unwrap().unwrap();
+    let weighted = build(&gen.generate().unwrap(), BuildOptions::default())
+        .unwrap()
+        .into_csr();
+    let asked = ApspOptions {
+        algorithm: Algorithm::Batched,
+        backend: Backend::Cpu,
+        ..ApspOptions::default()
+    };
+    let e = apsp::solve::<i32, u32>(&weighted, &asked, None, false)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("unweighted"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
