@@ -56,6 +56,10 @@ pub struct ApspArgs {
     /// Make the graph undirected first.
     #[arg(long)]
     pub symmetrize: bool,
+    /// Drop the graph's weights (every edge counts 1): hop distances, and the
+    /// batched BFS algorithm becomes available.
+    #[arg(long)]
+    pub unweighted: bool,
     /// Distance type: auto, i32, i64, f32 or f64.
     #[arg(long, default_value = "auto", value_parser = ["auto", "i32", "i64", "f32", "f64"])]
     pub element: String,
@@ -81,6 +85,7 @@ impl ApspArgs {
             output: None,
             json: false,
             symmetrize: false,
+            unweighted: false,
             element: "auto".into(),
             tile: runtime::apsp::fw_cpu::DEFAULT_TILE,
             next_hop: false,
@@ -183,7 +188,9 @@ fn prologue(
 
 fn run_apsp(a: ApspArgs) -> anyhow::Result<()> {
     super::common::refuse_stdout("the APSP matrix", a.output.as_deref())?;
-    let (kind, lopts) = prologue(&a.graph, a.json, a.symmetrize)?;
+    let (kind, mut lopts) = prologue(&a.graph, a.json, a.symmetrize)?;
+    lopts.ignore_weights = a.unweighted;
+    let kind = if a.unweighted { None } else { kind };
     let opts = ApspOptions {
         algorithm: a.algorithm.parse()?,
         backend: a.backend.parse()?,

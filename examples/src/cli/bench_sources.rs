@@ -78,6 +78,11 @@ struct Row {
     gpu: Option<Pair>,
     gpu_note: Option<String>,
     cpu: Pair,
+    /// The BFS program run batched through the one run call (`go_batched`:
+    /// the generic many-sources kernels any push program gets) vs the same
+    /// single runs.
+    program_gpu: Option<Pair>,
+    program_cpu: Pair,
     closeness_gpu: Option<Closeness>,
 }
 
@@ -153,6 +158,29 @@ fn cpu_batched(g: &Graph<u32>, roots: &[u32]) -> anyhow::Result<(Vec<(u64, u64)>
     Ok((out, t.elapsed().as_secs_f64() * 1e3))
 }
 
+/// The BFS program from every root at once through `go_batched`: per-root sums
+/// and the median time (the run's report).
+fn program_batched(
+    g: &Graph<u32>,
+    roots: &[u32],
+    backend: RunBackend,
+    trials: usize,
+) -> anyhow::Result<(Vec<(u64, u64)>, f64)> {
+    let mut sums = Vec::new();
+    let ms = timed(trials, || {
+        sums.clear();
+        let report = run::<bfs::Program>(g)
+            .sources(roots.iter().copied())
+            .backend(backend)
+            .go_batched(|b| {
+                sums.extend((0..b.lanes()).map(|l| sums_of(&b.column(l))));
+                Ok(())
+            })?;
+        Ok(report.time.as_secs_f64() * 1e3)
+    })?;
+    Ok((sums, ms))
+}
+
 fn pair(batched_ms: f64, single_ms: f64, verified: bool) -> Pair {
     Pair {
         batched_ms,
@@ -170,7 +198,7 @@ fn gpu_row(
     roots: &[u32],
     a: &SourcesArgs,
     spec: &str,
-) -> anyhow::Result<(Pair, Option<Closeness>)> {
+) -> anyhow::Result<(Pair, Pair, Option<Closeness>)> {
     // With its in-edges, so that large levels go bottom-up.
     let dg = dev.upload_traversal(g, false)?;
     dev.msbfs_sums(k, &dg, roots, |_| {})?; // warm-up
@@ -198,7 +226,15 @@ fn gpu_row(
     } else {
         None
     };
-    Ok((pair(ms, single_ms, ok), closeness))
+    program_batched(g, roots, RunBackend::Gpu, 1)?; // warm-up (kernels, upload)
+    let (psums, pms) = program_batched(g, roots, RunBackend::Gpu, a.trials)?;
+    let program = pair(pms, single_ms, psums == single);
+    eprintln!(
+        "  gpu: bfs program batched {pms:.2} ms ({:.1}x){}",
+        program.speedup,
+        if program.verified { "" } else { " WRONG" }
+    );
+    Ok((pair(ms, single_ms, ok), program, closeness))
 }
 
 pub fn run_sources(a: SourcesArgs) -> anyhow::Result<()> {
@@ -235,9 +271,16 @@ pub fn run_sources(a: SourcesArgs) -> anyhow::Result<()> {
             cpu.speedup,
             if cpu.verified { "" } else { " WRONG" }
         );
-        let (gpu_pair, gpu_note, closeness) = match &gpu {
+        let (psums, pms) = program_batched(&g, &roots, RunBackend::Cpu, a.trials)?;
+        let program_cpu = pair(pms, single_ms, psums == single);
+        eprintln!(
+            "  cpu: bfs program batched {pms:.2} ms ({:.1}x){}",
+            program_cpu.speedup,
+            if program_cpu.verified { "" } else { " WRONG" }
+        );
+        let (gpu_pair, program_gpu, gpu_note, closeness) = match &gpu {
             Ok(d) => match gpu_row(d, &g, &roots, &a, spec) {
-                Ok((p, c)) => {
+                Ok((p, prog, c)) => {
                     eprintln!(
                         "  gpu: batched {:.2} ms, single {:.2} ms ({:.1}x){}",
                         p.batched_ms,
@@ -251,11 +294,11 @@ pub fn run_sources(a: SourcesArgs) -> anyhow::Result<()> {
                             c.vertices, c.seconds, c.edge_visits_per_s
                         );
                     }
-                    (Some(p), None, c)
+                    (Some(p), Some(prog), None, c)
                 }
-                Err(e) => (None, Some(format!("GPU run failed: {e:#}")), None),
+                Err(e) => (None, None, Some(format!("GPU run failed: {e:#}")), None),
             },
-            Err(e) => (None, Some(e.clone()), None),
+            Err(e) => (None, None, Some(e.clone()), None),
         };
         rows.push(Row {
             graph: spec.clone(),
@@ -265,12 +308,17 @@ pub fn run_sources(a: SourcesArgs) -> anyhow::Result<()> {
             gpu: gpu_pair,
             gpu_note,
             cpu,
+            program_gpu,
+            program_cpu,
             closeness_gpu: closeness,
         });
     }
-    let ok = rows
-        .iter()
-        .all(|r| r.cpu.verified && r.gpu.is_none_or(|p| p.verified));
+    let ok = rows.iter().all(|r| {
+        r.cpu.verified
+            && r.program_cpu.verified
+            && r.gpu.is_none_or(|p| p.verified)
+            && r.program_gpu.is_none_or(|p| p.verified)
+    });
     let label = a.label.clone().unwrap_or_else(|| {
         if rows.iter().any(|r| r.gpu.is_some()) {
             "gpu"
@@ -317,6 +365,8 @@ pub fn run_sources(a: SourcesArgs) -> anyhow::Result<()> {
         series: vec![
             series("GPU", 0, &|r| r.gpu.map(|p| p.speedup)),
             series("CPU", 1, &|r| Some(r.cpu.speedup)),
+            series("GPU, BFS program batched", 2, &|r| r.program_gpu.map(|p| p.speedup)),
+            series("CPU, BFS program batched", 3, &|r| Some(r.program_cpu.speedup)),
         ],
         log_y: true,
     };
