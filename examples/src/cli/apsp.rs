@@ -40,9 +40,10 @@ pub struct ApspArgs {
     #[arg(long, default_value = "auto", value_parser = ["cpu", "gpu", "auto"])]
     pub backend: String,
     /// fw = blocked Floyd–Warshall, johnson = reweighting + Dijkstra from every
-    /// source (streams rows to -o), batched = breadth-first search from every
-    /// vertex, 64 at once (unweighted graphs; CPU or GPU; streams rows to -o),
-    /// auto = by weights, density and memory.
+    /// source (streams rows to -o), batched = every vertex a source, 64 sharing
+    /// each edge read (breadth-first search when unweighted, else the min-plus
+    /// program's batched rounds; CPU or GPU; streams rows to -o), auto = by
+    /// weights, density and memory.
     #[arg(long, default_value = "auto", value_parser = ["fw", "johnson", "batched", "auto"])]
     pub algorithm: String,
     /// Write the matrix: .csv / .txt as text (small n), anything else as the
@@ -226,7 +227,31 @@ fn run_apsp(a: ApspArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn report<T: MinPlusElem, W: Elem>(
+/// The shipped min-plus program over each distance type: what batched
+/// all-pairs runs from every vertex on a weighted graph.
+trait MinPlusProgram: MinPlusElem
+where
+    MinPlus<Self>: GpuSemiring<T = Self>,
+{
+    type P: runtime::gpu::GpuProgram
+        + runtime::run::Runnable<Weight = Self>
+        + runtime::program::VertexProgram<State = Self, Weight = Self>;
+}
+
+impl MinPlusProgram for i32 {
+    type P = vertex_examples::programs::apsp::apsp::Program;
+}
+impl MinPlusProgram for i64 {
+    type P = vertex_examples::programs::semirings::apsp_i64::Program;
+}
+impl MinPlusProgram for f32 {
+    type P = vertex_examples::programs::semirings::apsp_f32::Program;
+}
+impl MinPlusProgram for f64 {
+    type P = vertex_examples::programs::apsp::apsp_f64::Program;
+}
+
+fn report<T: MinPlusProgram, W: Elem>(
     g: &Csr<W>,
     opts: &ApspOptions,
     out: Option<&std::path::Path>,
@@ -234,7 +259,7 @@ fn report<T: MinPlusElem, W: Elem>(
 where
     MinPlus<T>: GpuSemiring<T = T>,
 {
-    let run = apsp::solve::<T, W>(g, opts, out, false)?;
+    let run = apsp::solve_with_program::<T::P, T, W>(g, opts, out, false)?;
     Ok(serde_json::to_value(&run)?)
 }
 

@@ -365,8 +365,12 @@ pub fn run_sources(a: SourcesArgs) -> anyhow::Result<()> {
         series: vec![
             series("GPU", 0, &|r| r.gpu.map(|p| p.speedup)),
             series("CPU", 1, &|r| Some(r.cpu.speedup)),
-            series("GPU, BFS program batched", 2, &|r| r.program_gpu.map(|p| p.speedup)),
-            series("CPU, BFS program batched", 3, &|r| Some(r.program_cpu.speedup)),
+            series("GPU, BFS program batched", 2, &|r| {
+                r.program_gpu.map(|p| p.speedup)
+            }),
+            series("CPU, BFS program batched", 3, &|r| {
+                Some(r.program_cpu.speedup)
+            }),
         ],
         log_y: true,
     };

@@ -28,8 +28,9 @@ use crate::progress;
 /// Why batched BFS cannot give `g`'s all-pairs distances, if it cannot.
 pub fn unsupported<W: Elem>(g: &Csr<W>) -> Option<String> {
     g.weights().map(|_| {
-        "batched all-pairs runs breadth-first searches and needs an unweighted graph; \
-         this one has weights (use --algorithm johnson or fw)"
+        "batched all-pairs here runs breadth-first searches and needs an unweighted graph; \
+         this one has weights (the vertex command runs weighted graphs with a min-plus \
+         program: `vertex apsp --algorithm batched`; or use johnson or fw)"
             .to_string()
     })
 }
@@ -42,6 +43,9 @@ pub struct BatchedApsp {
     /// GPU: first kernel to last (CUDA events); CPU: host time.
     pub kernel_ms: f64,
 }
+
+/// One CPU batch's summary and, when rows are written, its rows.
+type BatchPart<T> = (SummaryAcc<MinPlus<T>>, Vec<T>);
 
 /// Where the searches run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -117,7 +121,7 @@ where
         let keep = writer.is_some();
         let chunk_batches = rayon::current_num_threads().max(1) * 4;
         for group in sources.chunks(LANES * chunk_batches) {
-            let done: Vec<Result<(SummaryAcc<MinPlus<T>>, Vec<T>)>> = group
+            let done: Vec<Result<BatchPart<T>>> = group
                 .par_chunks(LANES)
                 .map(|batch| {
                     let mut part = SummaryAcc::<MinPlus<T>>::new(n);
@@ -238,4 +242,68 @@ where
         );
     }
     acc
+}
+
+/// All-pairs distances of a weighted `g` from every vertex with the min-plus
+/// program `P` over `T` (`State = Weight = T`, `init(s, s) = 0`, no path = the
+/// semiring's ∞), run 64 sources a batch through the one run call's
+/// `go_batched` on `backend` (`Cpu` or `Gpu`): the generic many-sources kernels
+/// every push program gets ([`crate::gpu::batched`], [`crate::cpu::batched`]).
+/// Negative weights are allowed without a negative cycle (rounds are
+/// Bellman-Ford's); a negative cycle is an error naming its vertices, found
+/// before any batch runs. Rows streamed to `out` when given.
+pub fn solve_program<P, T, W>(
+    g: &Csr<W>,
+    backend: Backend,
+    out: Option<&Path>,
+) -> Result<BatchedApsp>
+where
+    P: crate::gpu::GpuProgram
+        + crate::run::Runnable<Weight = T>
+        + crate::program::VertexProgram<State = T, Weight = T>,
+    T: MinPlusElem,
+    MinPlus<T>: Semiring<T = T>,
+    W: Elem,
+{
+    let n = g.num_vertices();
+    let unit =
+        T::from_weight(1u32).ok_or_else(|| Error::InvalidArgument("no unit weight".into()))?;
+    let weights = super::johnson::convert_weights::<T, W>(g, unit)?;
+    // `one()` is min-plus's 1̄, the distance 0.
+    if weights.iter().any(|&w| w < MinPlus::<T>::one()) {
+        // Johnson's potentials fail on exactly the graphs with a negative cycle.
+        super::johnson::Johnson::<T>::prepare(g, unit)?;
+    }
+    let graph = crate::graph::Graph::new(g.with_weights(weights)?, false);
+    let sources: Vec<u32> = (0..n as u32).collect();
+    let bar = progress::bar(n as u64, "all-pairs sources");
+    let mut acc = SummaryAcc::<MinPlus<T>>::new(n);
+    let mut writer = match out {
+        Some(p) => Some(MatrixWriter::<MinPlus<T>>::create(p, n, false)?),
+        None => None,
+    };
+    let mut kernel_ms = 0.0;
+    if n > 0 {
+        let report = crate::run::run::<P>(&graph)
+            .sources(sources)
+            .backend(backend)
+            .go_batched(|b| {
+                let rows = transpose_rows(b.states, n, b.lanes());
+                acc.rows(b.sources[0] as usize, &rows);
+                if let Some(w) = writer.as_mut() {
+                    w.write_rows(&rows)?;
+                }
+                bar.inc(b.lanes() as u64);
+                Ok(())
+            })?;
+        kernel_ms = report.time.as_secs_f64() * 1e3;
+    }
+    bar.finish_and_clear();
+    let output = writer.map(|w| w.finish()).transpose()?;
+    Ok(BatchedApsp {
+        summary: acc.finish(),
+        backend,
+        output,
+        kernel_ms,
+    })
 }

@@ -253,6 +253,44 @@ pub fn solve<T: MinPlusElem, W: Elem>(
 where
     MinPlus<T>: GpuSemiring<T = T>,
 {
+    solve_impl::<T, W>(g, opts, out, keep, None)
+}
+
+/// Runs weighted batched all-pairs ([`batched::solve_program`] with a program).
+type WeightedBatched<'a, W> =
+    &'a dyn Fn(&Csr<W>, Backend, Option<&Path>) -> Result<batched::BatchedApsp>;
+
+/// [`solve`], with `P` (a min-plus program over `T`: `State = Weight = T`) for
+/// `--algorithm batched` on weighted graphs: every vertex a source, 64 a batch,
+/// through the generic many-sources kernels ([`batched::solve_program`]).
+pub fn solve_with_program<P, T, W>(
+    g: &Csr<W>,
+    opts: &ApspOptions,
+    out: Option<&Path>,
+    keep: bool,
+) -> Result<ApspRun<T>>
+where
+    P: crate::gpu::GpuProgram
+        + crate::run::Runnable<Weight = T>
+        + crate::program::VertexProgram<State = T, Weight = T>,
+    T: MinPlusElem,
+    MinPlus<T>: GpuSemiring<T = T>,
+    W: Elem,
+{
+    let run = |g: &Csr<W>, b: Backend, o: Option<&Path>| batched::solve_program::<P, T, W>(g, b, o);
+    solve_impl::<T, W>(g, opts, out, keep, Some(&run))
+}
+
+fn solve_impl<T: MinPlusElem, W: Elem>(
+    g: &Csr<W>,
+    opts: &ApspOptions,
+    out: Option<&Path>,
+    keep: bool,
+    weighted_batched: Option<WeightedBatched<'_, W>>,
+) -> Result<ApspRun<T>>
+where
+    MinPlus<T>: GpuSemiring<T = T>,
+{
     type S<T> = MinPlus<T>;
     let n = g.num_vertices();
     // Unweighted and sparse: BFS from every vertex, batched, beats both Johnson
@@ -286,7 +324,10 @@ where
         } else {
             batched::Engine::Cpu
         };
-        let r = batched::solve::<T, W>(g, engine, out)?;
+        let r = match (batched::unsupported(g), weighted_batched) {
+            (Some(_), Some(run)) => run(g, backend, out)?,
+            _ => batched::solve::<T, W>(g, engine, out)?,
+        };
         return Ok(ApspRun {
             algorithm: Algorithm::Batched,
             backend: r.backend,

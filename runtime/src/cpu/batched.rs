@@ -84,6 +84,9 @@ fn one_batch<P: VertexProgram>(
     let (mut rounds, mut edges) = (0u64, 0u64);
     while !frontier.is_empty() {
         rounds += 1;
+        if rounds > n as u64 + 1 {
+            return Err(crate::gpu::batched::no_convergence::<P>(n as u64));
+        }
         // Tasks: an entry's row cut into pieces of at most TASK_EDGES edges.
         let tasks: Vec<(u32, u64, usize, usize)> = frontier
             .iter()

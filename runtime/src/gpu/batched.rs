@@ -86,6 +86,17 @@ pub fn check_batchable<P: VertexProgram>() -> Result<()> {
     Ok(())
 }
 
+/// A batch still changing after more rounds than vertices: with an idempotent,
+/// monotone combine that only happens when values improve for ever (a negative
+/// cycle in a min-plus program), so it stops with an error instead of looping.
+pub fn no_convergence<P: VertexProgram>(n: u64) -> Error {
+    Error::InvalidArgument(format!(
+        "program `{}`: a batch was still changing after {n} rounds (more than the graph has vertices): \
+         its values improve without end (a negative cycle?)",
+        P::NAME
+    ))
+}
+
 // Each body reads the argument list `Batches` builds for its kernel (the PTX
 // parameter lists of `kernels_rs::batched_kernels!`): the contract their SAFETY
 // comments refer to.
@@ -272,6 +283,9 @@ impl<'a, L: Launcher, P: GpuProgram> Batches<'a, L, P> {
                 self.stats.edges += ctl[CTL_EDGES];
                 self.stats.batches += 1;
                 return Ok(());
+            }
+            if u64::from(round) > n + u64::from(MAX_WINDOW) {
+                return Err(no_convergence::<P>(n));
             }
             window = (window * 2).min(MAX_WINDOW);
         }
