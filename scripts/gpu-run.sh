@@ -674,41 +674,55 @@ for step in "${steps[@]}"; do
                 dest=${OUT:-$OUTDIR}
                 mkdir -p "$dest/apsp-batched"
                 same() { python3 -c 'import json,sys; a,b=(json.loads(x)["summary"] for x in sys.argv[1:]); sys.exit(0 if a==b else 1)' "$1" "$2"; }
-                for g in kron:10 grid:40x30 uniform:3000:12000; do
-                    a=$("$B/vertex" apsp "$g" --unweighted --algorithm batched --backend gpu --json) \
-                        && b=$("$B/vertex" apsp "$g" --unweighted --algorithm fw --backend cpu --json) \
-                        && same "$a" "$b" && echo "apsp batched $g ok" || { echo "BAD apsp batched $g"; bad=1; }
-                done
-                "$B/vertex" apsp kron:10 --unweighted --algorithm batched --backend gpu -o /tmp/g.apsp --json >/dev/null \
-                    && "$B/vertex" apsp kron:10 --unweighted --algorithm fw --backend cpu -o /tmp/c.apsp --json >/dev/null \
-                    && cmp /tmp/g.apsp /tmp/c.apsp && echo "apsp rows ok" || { echo "BAD apsp rows"; bad=1; }
-                timeout 240 "$B/vertex" bench sources kron:14 grid:100x100 uniform:20000:160000 --sources 70 --trials 1 \
-                    --out /tmp/bsv --label check && echo "batched programs ok" || { echo "BAD batched programs"; bad=1; }
-                "$B/vertex" convert kron:14 /tmp/k14.el >/dev/null && awk '$1 > $2' /tmp/k14.el >/tmp/k14-once.el || bad=1
-                for g in kron:14 grid:60x60 /tmp/k14-once.el; do
-                    "$B/vertex" bc "$g" --backend gpu --validate --sources 70 --json >/dev/null \
-                        && echo "bc $g ok" || { echo "BAD bc $g"; bad=1; }
-                    "$B/vertex" closeness "$g" --backend gpu --validate --sources 300 --json >/dev/null \
-                        && echo "closeness $g ok" || { echo "BAD closeness $g"; bad=1; }
-                done
-                if [ -n "$SAN" ]; then
-                    for tool in memcheck racecheck; do
-                        timeout 120 "$SAN" --tool "$tool" --error-exitcode 3 "$B/vertex" bench sources kron:8 grid:12x12 \
-                            --sources 70 --trials 1 --out /tmp/san >/dev/null || { echo "BAD $tool batched"; bad=1; }
-                        timeout 60 "$SAN" --tool "$tool" --error-exitcode 3 "$B/vertex" apsp grid:20x20 --unweighted \
-                            --algorithm batched --backend gpu -o /tmp/s.apsp >/dev/null || { echo "BAD $tool apsp"; bad=1; }
-                        timeout 60 "$SAN" --tool "$tool" --error-exitcode 3 "$B/vertex" bc kron:9 \
-                            --backend gpu --sources 70 --validate >/dev/null || { echo "BAD $tool bc"; bad=1; }
-                        echo "$tool done"
+                # BATCHED_PART=check: validation and sanitizers only; =time: the timings only.
+                if [ "${BATCHED_PART:-all}" != time ]; then
+                    for g in kron:10 grid:40x30 uniform:3000:12000; do
+                        a=$("$B/vertex" apsp "$g" --unweighted --algorithm batched --backend gpu --json) \
+                            && b=$("$B/vertex" apsp "$g" --unweighted --algorithm fw --backend cpu --json) \
+                            && same "$a" "$b" && echo "apsp batched $g ok" || { echo "BAD apsp batched $g"; bad=1; }
+                    done
+                    for g in grid:40x30 grid:7x300; do
+                        a=$("$B/vertex" apsp "$g" --algorithm batched --backend gpu --json) \
+                            && b=$("$B/vertex" apsp "$g" --algorithm fw --backend cpu --json) \
+                            && same "$a" "$b" && echo "apsp batched weighted $g ok" || { echo "BAD apsp batched weighted $g"; bad=1; }
+                    done
+                    "$B/vertex" apsp kron:10 --unweighted --algorithm batched --backend gpu -o /tmp/g.apsp --json >/dev/null \
+                        && "$B/vertex" apsp kron:10 --unweighted --algorithm fw --backend cpu -o /tmp/c.apsp --json >/dev/null \
+                        && cmp /tmp/g.apsp /tmp/c.apsp && echo "apsp rows ok" || { echo "BAD apsp rows"; bad=1; }
+                    timeout 240 "$B/vertex" bench sources kron:14 grid:100x100 uniform:20000:160000 --sources 70 --trials 1 \
+                        --out /tmp/bsv --label check && echo "batched programs ok" || { echo "BAD batched programs"; bad=1; }
+                    "$B/vertex" convert kron:14 /tmp/k14.el >/dev/null && awk '$1 > $2' /tmp/k14.el >/tmp/k14-once.el || bad=1
+                    for g in kron:14 grid:60x60 /tmp/k14-once.el; do
+                        "$B/vertex" bc "$g" --backend gpu --validate --sources 70 --json >/dev/null \
+                            && echo "bc $g ok" || { echo "BAD bc $g"; bad=1; }
+                        "$B/vertex" closeness "$g" --backend gpu --validate --sources 300 --json >/dev/null \
+                            && echo "closeness $g ok" || { echo "BAD closeness $g"; bad=1; }
+                    done
+                    if [ -n "$SAN" ]; then
+                        for tool in memcheck racecheck; do
+                            timeout 120 "$SAN" --tool "$tool" --error-exitcode 3 "$B/vertex" bench sources kron:8 grid:12x12 \
+                                --sources 70 --trials 1 --out /tmp/san >/dev/null || { echo "BAD $tool batched"; bad=1; }
+                            timeout 60 "$SAN" --tool "$tool" --error-exitcode 3 "$B/vertex" apsp grid:20x20 --unweighted \
+                                --algorithm batched --backend gpu -o /tmp/s.apsp >/dev/null || { echo "BAD $tool apsp"; bad=1; }
+                            timeout 60 "$SAN" --tool "$tool" --error-exitcode 3 "$B/vertex" apsp grid:20x20 \
+                                --algorithm batched --backend gpu >/dev/null || { echo "BAD $tool apsp weighted"; bad=1; }
+                            timeout 60 "$SAN" --tool "$tool" --error-exitcode 3 "$B/vertex" bc kron:9 \
+                                --backend gpu --sources 70 --validate >/dev/null || { echo "BAD $tool bc"; bad=1; }
+                            echo "$tool done"
+                        done
+                    fi
+                fi
+                if [ "${BATCHED_PART:-all}" != check ]; then
+                    AG=${APSP_GRAPH:-grid:316x316}
+                    for run in "batched gpu --unweighted" "batched cpu --unweighted" "johnson cpu --unweighted" \
+                        "batched gpu" "johnson cpu"; do
+                        set -- $run
+                        f="$dest/apsp-batched/$1-$2${3:+-unweighted}.json"
+                        timeout "${APSP_TIMEOUT:-150}" "$B/vertex" apsp "$AG" $3 --algorithm "$1" --backend "$2" --json \
+                            >"$f" && echo "apsp $AG $run: $(grep time_s "$f")" \
+                            || echo "apsp $AG $run: no result (time limit ${APSP_TIMEOUT:-150} s?)"
                     done
                 fi
-                AG=${APSP_GRAPH:-grid:316x316}
-                for run in "batched gpu" "batched cpu" "johnson cpu"; do
-                    set -- $run
-                    timeout "${APSP_TIMEOUT:-150}" "$B/vertex" apsp "$AG" --unweighted --algorithm "$1" --backend "$2" --json \
-                        >"$dest/apsp-batched/$1-$2.json" && echo "apsp $AG $1 $2: $(grep time_s "$dest/apsp-batched/$1-$2.json")" \
-                        || echo "apsp $AG $1 $2: no result (time limit ${APSP_TIMEOUT:-150} s?)"
-                done
                 [ "$bad" = 0 ]
             } 2>&1 | tee "$OUTDIR/batched.log"
             rc=${PIPESTATUS[0]}
