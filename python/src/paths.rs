@@ -13,6 +13,7 @@ use runtime::apsp::semiring::{min_plus_kind_for, Elem};
 use runtime::apsp::{self as rapsp, Algorithm, ApspOptions, MinPlus, Semiring};
 use runtime::gpu::closure::GpuSemiring;
 use runtime::graph::{Csr, WeightKind};
+use vertex_examples::programs::apsp::MinPlusProgram;
 
 use crate::errors::OrPy;
 use crate::graph::{PyGraph, Store};
@@ -31,7 +32,7 @@ fn int_kind<W: Elem>(g: &Csr<W>) -> WeightKind {
 
 type Solved = (serde_json::Value, Option<Vec<f64>>);
 
-fn solve<T: MinPlusElem, W: Elem>(
+fn solve<T: MinPlusProgram, W: Elem>(
     g: &Csr<W>,
     opts: &ApspOptions,
     keep: bool,
@@ -39,7 +40,7 @@ fn solve<T: MinPlusElem, W: Elem>(
 where
     MinPlus<T>: GpuSemiring<T = T>,
 {
-    let r = rapsp::solve::<T, W>(g, opts, None, keep)?;
+    let r = rapsp::solve_with_program::<T::P, T, W>(g, opts, None, keep)?;
     let none = <MinPlus<T> as Semiring>::zero();
     let m = r.matrix.as_ref().map(|m| {
         m.as_slice()

@@ -9,13 +9,13 @@
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
-use runtime::apsp::johnson::MinPlusElem;
 use runtime::apsp::semiring::{min_plus_kind_for, Elem};
 use runtime::apsp::{self, Algorithm, ApspOptions, Backend, MinPlus};
 use runtime::gpu::closure::GpuSemiring;
 use runtime::graph::{Csr, WeightKind};
 use runtime::load::{load_graph, weight_kind_of, LoadOptions};
 use serde_json::json;
+use vertex_examples::programs::apsp::MinPlusProgram;
 
 use super::report::print_json;
 use crate::with_weight_type;
@@ -225,30 +225,6 @@ fn run_apsp(a: ApspArgs) -> anyhow::Result<()> {
         }
     });
     Ok(())
-}
-
-/// The shipped min-plus program over each distance type: what batched
-/// all-pairs runs from every vertex on a weighted graph.
-trait MinPlusProgram: MinPlusElem
-where
-    MinPlus<Self>: GpuSemiring<T = Self>,
-{
-    type P: runtime::gpu::GpuProgram
-        + runtime::run::Runnable<Weight = Self>
-        + runtime::program::VertexProgram<State = Self, Weight = Self>;
-}
-
-impl MinPlusProgram for i32 {
-    type P = vertex_examples::programs::apsp::apsp::Program;
-}
-impl MinPlusProgram for i64 {
-    type P = vertex_examples::programs::semirings::apsp_i64::Program;
-}
-impl MinPlusProgram for f32 {
-    type P = vertex_examples::programs::semirings::apsp_f32::Program;
-}
-impl MinPlusProgram for f64 {
-    type P = vertex_examples::programs::apsp::apsp_f64::Program;
 }
 
 fn report<T: MinPlusProgram, W: Elem>(

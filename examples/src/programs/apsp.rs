@@ -136,3 +136,34 @@ mod tests {
         assert!(<ProgramSemiring<super::apsp::Program> as Semiring>::is_min_plus());
     }
 }
+
+#[cfg(not(target_arch = "nvptx64"))]
+pub use host::MinPlusProgram;
+
+/// Host-only (the GPU build of this file has no runtime crate).
+#[cfg(not(target_arch = "nvptx64"))]
+mod host {
+    /// The shipped min-plus program over each distance type: what batched
+    /// all-pairs runs from every vertex on a weighted graph.
+    pub trait MinPlusProgram: runtime::apsp::johnson::MinPlusElem
+    where
+        runtime::apsp::MinPlus<Self>: runtime::gpu::closure::GpuSemiring<T = Self>,
+    {
+        type P: runtime::gpu::GpuProgram
+            + runtime::run::Runnable<Weight = Self>
+            + runtime::program::VertexProgram<State = Self, Weight = Self>;
+    }
+
+    impl MinPlusProgram for i32 {
+        type P = super::apsp::Program;
+    }
+    impl MinPlusProgram for i64 {
+        type P = crate::programs::semirings::apsp_i64::Program;
+    }
+    impl MinPlusProgram for f32 {
+        type P = crate::programs::semirings::apsp_f32::Program;
+    }
+    impl MinPlusProgram for f64 {
+        type P = super::apsp_f64::Program;
+    }
+}
