@@ -18,6 +18,13 @@
 #             $SOURCES_CLOSENESS (default kron:20 added) and `vertex bench gap --kernels
 #             bc --bc-together` with $BC_ROOTS (default 4) sources on $BC_GRAPHS; each
 #             bench under `timeout $SOURCES_TIMEOUT` (default 240 s)
+#   batched   the generic many-sources kernels (any push program, `go_batched`) and
+#             all-pairs by batched runs: `vertex apsp --algorithm batched` on the GPU
+#             against FW (unweighted and weighted, summaries and rows), `bench sources`
+#             checks (BFS program batched vs single runs), BC / closeness --validate,
+#             compute-sanitizer memcheck + racecheck; then all pairs of $APSP_GRAPH
+#             (default grid:316x316) batched on GPU and CPU vs CPU Johnson, each under
+#             `timeout $APSP_TIMEOUT` (default 150 s). BATCHED_PART=check|time runs one half
 #   check     GPU BFS vs the CPU oracle (Kronecker 10-20, grid, isolated, single vertex)
 #   sanitize  compute-sanitizer --tool memcheck and --tool racecheck on small graphs
 #   programs  the #[vertex_program] kernels (BFS, CC, SSSP, widest) vs the oracles
@@ -717,8 +724,8 @@ for step in "${steps[@]}"; do
                     for run in "batched gpu --unweighted" "batched cpu --unweighted" "johnson cpu --unweighted" \
                         "batched gpu" "johnson cpu"; do
                         set -- $run
-                        f="$dest/apsp-batched/$1-$2${3:+-unweighted}.json"
-                        timeout "${APSP_TIMEOUT:-150}" "$B/vertex" apsp "$AG" $3 --algorithm "$1" --backend "$2" --json \
+                        f="$dest/apsp-batched/$1-$2${3:+-unweighted}.json"; w=${3:-}
+                        timeout "${APSP_TIMEOUT:-150}" "$B/vertex" apsp "$AG" $w --algorithm "$1" --backend "$2" --json \
                             >"$f" && echo "apsp $AG $run: $(grep time_s "$f")" \
                             || echo "apsp $AG $run: no result (time limit ${APSP_TIMEOUT:-150} s?)"
                     done

@@ -125,6 +125,19 @@ def test_apsp_matrix_and_path():
     assert p[0] == 0 and p[-1] == 15 and length == 6
 
 
+def test_apsp_batched_summary_equals_floyd_warshall():
+    # Every vertex a source, 64 per edge sweep: BFS when unweighted, the
+    # min-plus program's batched rounds when weighted.
+    G = nx.grid_2d_graph(7, 9)
+    g, _ = vertex.from_networkx(G, weight=None)
+    fw = vertex.apsp(g, backend="cpu", algorithm="fw").report["summary"]
+    b = vertex.apsp(g, backend="cpu", algorithm="batched").report
+    assert b["algorithm"] == "batched" and b["summary"] == fw
+    w = vertex.from_edges([0, 1, 2, 0], [1, 2, 3, 3], 5, weights=[2, 3, 4, 10])
+    fw = vertex.apsp(w, backend="cpu", algorithm="fw").report["summary"]
+    assert vertex.apsp(w, backend="cpu", algorithm="batched").report["summary"] == fw
+
+
 def test_widest_and_float_widest_refused():
     g = vertex.from_edges([0, 1, 0], [1, 2, 2], 3, weights=[5, 3, 2])
     assert vertex.widest(g, 0, backend="cpu").values.tolist()[1:] == [5, 3]

@@ -217,7 +217,9 @@ def apsp(g, *, matrix=False, backend="auto", algorithm="auto"):
     """All-pairs shortest paths, as ``vertex apsp``: the report holds the
     summary (``checksum``, ``unreachable``, ``diameter``), the algorithm and
     backend that ran; with ``matrix=True`` (blocked Floyd–Warshall) ``values``
-    is the ``n × n`` float64 distance matrix (``inf``: no path)."""
+    is the ``n × n`` float64 distance matrix (``inf``: no path). ``algorithm``:
+    ``"fw"``, ``"johnson"``, ``"batched"`` (every vertex a source, 64 per edge
+    sweep, on the CPU or the GPU) or ``"auto"``."""
     summary, m = _vertex.apsp(g, backend, algorithm, matrix)
     n = g.num_vertices_
     return Result(None if m is None else m.reshape(n, n), json.loads(summary))
