@@ -134,7 +134,7 @@ KERNELS = ["bfs", "sssp", "pr", "cc", "bc", "tc"]
 
 def graph_order(g):
     kind = g.split(":")[0]
-    return ({"kron": 0, "urand": 1, "grid": 2}.get(kind, 3), g)
+    return ({"kron": 0, "urand": 1, "grid": 2, "mesh": 3}.get(kind, 4), g)
 
 
 def rows_gap(f):

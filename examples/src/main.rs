@@ -3,7 +3,7 @@
 //! Vertex ids are 0-based everywhere (on the command line and in every output).
 //! Formats that count from 1 (Matrix Market, DIMACS `.gr`, METIS) map file id k to
 //! k−1. Anywhere a GRAPH is read, a generator spec works too: `kron:S or kron:S:E`,
-//! `uniform:N:M`, `grid:WxH`.
+//! `uniform:N:M`, `grid:WxH`, `mesh:N`.
 
 mod cli;
 

@@ -305,7 +305,7 @@ fn from_csr(
 }
 
 /// A file or generator spec, read as the CLI reads it (`kron:16`,
-/// `grid:100x100`, `road.gr.gz`, `g.vgr`, ...). Returns the graph and, when the
+/// `grid:100x100`, `mesh:10000`, `road.gr.gz`, `g.vgr`, ...). Returns the graph and, when the
 /// loader renumbered vertices, `new_to_old`.
 #[pyfunction]
 #[pyo3(signature = (spec, symmetrize=false, ignore_weights=false, weights=None))]

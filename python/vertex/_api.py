@@ -51,7 +51,7 @@ def _result(pair):
 def load(spec, *, symmetrize=False, ignore_weights=False, weights=None, seed=DEFAULT_SEED):
     """A graph from a file or generator spec, read exactly as the ``vertex``
     CLI reads its GRAPH argument: ``"kron:16"``, ``"grid:100x100"``,
-    ``"uniform:N:M"``, ``.mtx``, ``.gr``, ``.el``/``.wel``, ``.graph``, SNAP
+    ``"mesh:10000"``, ``"uniform:N:M"``, ``.mtx``, ``.gr``, ``.el``/``.wel``, ``.graph``, SNAP
     ``.txt``, ``.vgr`` (memory-mapped, no copy), any of them ``.gz``.
 
     ``weights=(lo, hi)`` replaces or adds uniform random integer weights

@@ -1,8 +1,8 @@
 //! One entry point for "give me a graph": a file in any format, or a generator spec.
 //!
 //! Everywhere the CLI takes a GRAPH argument it goes through [`load_graph`], so
-//! `kron:20`, `grid:1000x1000`, `uniform:N:M`, `road.gr.gz` and `g.vgr` all work the
-//! same way.
+//! `kron:20`, `grid:1000x1000`, `mesh:1000000`, `uniform:N:M`, `road.gr.gz` and
+//! `g.vgr` all work the same way.
 
 use std::path::Path;
 use std::time::{Duration, Instant};

@@ -402,7 +402,7 @@ pub use runtime::load::LoadOptions;
 
 /// Reads a graph file (any format `vertex` reads, by extension, gzipped or
 /// not) or makes one from a generator spec (`kron:16`, `uniform:N:M`,
-/// `grid:WxH`). Errors name the file and line.
+/// `grid:WxH`, `mesh:N`). Errors name the file and line.
 ///
 /// ```
 /// let g: vertex_dsl::prelude::Graph<u32> = vertex_dsl::load("grid:4x3")?;

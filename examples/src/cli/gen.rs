@@ -43,6 +43,15 @@ pub enum GenCommand {
         #[command(flatten)]
         common: GenArgs,
     },
+    /// Planar mesh: the Delaunay triangulation of N random points in the unit
+    /// square (degree about 6, diameter about √N), with integer weights.
+    Mesh {
+        /// Point (= vertex) count, at least 3.
+        #[arg(long)]
+        points: u64,
+        #[command(flatten)]
+        common: GenArgs,
+    },
 }
 
 /// Options every generator takes.
@@ -96,6 +105,7 @@ pub fn run(cmd: GenCommand) -> anyhow::Result<()> {
             height,
             common,
         } => (format!("grid:{width}x{height}@{}", common.seed), common),
+        GenCommand::Mesh { points, common } => (format!("mesh:{points}@{}", common.seed), common),
     };
     super::common::refuse_stdout("a graph", Some(&a.output))?;
     runtime::progress::set_quiet(a.json);

@@ -70,7 +70,7 @@ fn auto_agrees_with_every_explicit_schedule() {
         file.to_str().unwrap(),
     ]);
     let file = file.to_str().unwrap().to_string();
-    for graph in ["kron:10", "grid:40x40", file.as_str()] {
+    for graph in ["kron:10", "grid:40x40", "mesh:1500", file.as_str()] {
         for (program, explicit) in [
             ("bfs", &["sync", "async"][..]),
             ("sssp", &["sync", "async", "obim"][..]),

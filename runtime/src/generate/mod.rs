@@ -1,5 +1,5 @@
-//! Graph generators: Graph500 Kronecker, uniform random, road-like grids, and random
-//! weights for any graph.
+//! Graph generators: Graph500 Kronecker, uniform random, road-like grids, planar
+//! Delaunay meshes, and random weights for any graph.
 //!
 //! Benchmarks need inputs of any size without data files, and tests need the same
 //! input every time. So every generator is seeded and parallel, and its output is a
@@ -7,11 +7,12 @@
 //! [`rng`] for how). Generators emit an [`EdgeList`](crate::graph::EdgeList) of
 //! directed edges exactly as drawn; how to build it (symmetrize, drop self-loops,
 //! dedup) is the caller's choice, with [`GenSpec::default_build_options`] as the
-//! usual one. [`GenSpec`] parses the `kron:S`, `uniform:N:M`, `grid:WxH` strings the
-//! CLI accepts wherever it reads a graph.
+//! usual one. [`GenSpec`] parses the `kron:S`, `uniform:N:M`, `grid:WxH`, `mesh:N`
+//! strings the CLI accepts wherever it reads a graph.
 
 mod grid;
 mod kronecker;
+mod mesh;
 pub mod rng;
 mod roots;
 mod shuffle;
@@ -21,6 +22,7 @@ mod weights;
 
 pub use grid::{grid, Grid};
 pub use kronecker::{kronecker, Kronecker, GRAPH500_INITIATOR, MAX_SCALE};
+pub use mesh::{mesh, Mesh, MIN_MESH_POINTS};
 pub use roots::pick_roots;
 pub use shuffle::{random_permutation, shuffle};
 pub use spec::{parse_weight_range, GenSpec, DEFAULT_EDGEFACTOR, DEFAULT_SEED};

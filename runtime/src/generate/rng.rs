@@ -29,6 +29,7 @@ pub(crate) mod stream {
     pub const WEIGHTS_BY_INDEX: u64 = 8;
     pub const WEIGHTS_BY_PAIR: u64 = 9;
     pub const WEIGHTS_BY_ARC: u64 = 10;
+    pub const MESH_POINTS: u64 = 11;
 }
 
 /// The SplitMix64 output function (a bijection of `u64` with full avalanche).

@@ -1,4 +1,5 @@
-//! Generator specs: `kron:20`, `uniform:1000000:8000000`, `grid:1000x1000@7`.
+//! Generator specs: `kron:20`, `uniform:1000000:8000000`, `grid:1000x1000@7`,
+//! `mesh:1000000`.
 //!
 //! Anywhere the CLI reads a graph it accepts one of these instead of a file, so a
 //! benchmark needs no data on disk. [`GenSpec::parse`] tells three cases apart:
@@ -12,12 +13,15 @@
 //!   `E` (default 16);
 //! * `uniform:N:M` — `M` uniformly random edges over `N` vertices;
 //! * `grid:WxH` — road-like `W × H` grid with weights 1..=100;
+//! * `mesh:N` — Delaunay triangulation of `N` random points in the unit square
+//!   (`N` ≥ 3), weights 1..=100;
 //! * any of them with `@SEED` appended (default seed 0).
 
 use std::fmt;
 
 use super::grid::Grid;
 use super::kronecker::{Kronecker, MAX_SCALE};
+use super::mesh::{Mesh, MIN_MESH_POINTS};
 use crate::error::{Error, Result};
 use crate::graph::{BuildOptions, EdgeList, WeightKind, MAX_VERTICES};
 
@@ -39,6 +43,8 @@ pub enum GenSpec {
     Uniform { n: usize, m: usize, seed: u64 },
     /// Road-like `w × h` grid, weights 1..=100.
     Grid { w: usize, h: usize, seed: u64 },
+    /// Planar mesh: the Delaunay triangulation of `n` random points, weights 1..=100.
+    Mesh { n: usize, seed: u64 },
 }
 
 impl GenSpec {
@@ -50,13 +56,14 @@ impl GenSpec {
             "kron" => parse_kron(rest),
             "uniform" => parse_uniform(rest),
             "grid" => parse_grid(rest),
+            "mesh" => parse_mesh(rest),
             _ => return None,
         };
         Some(spec.map_err(|msg| Error::InvalidArgument(format!("bad generator spec `{s}`: {msg}"))))
     }
 
     /// Generates the edge list (unweighted for `kron` and `uniform`, weighted
-    /// 1..=100 for `grid`).
+    /// 1..=100 for `grid` and `mesh`).
     pub fn generate(&self) -> Result<EdgeList<u32>> {
         match *self {
             GenSpec::Kron {
@@ -66,19 +73,21 @@ impl GenSpec {
             } => Kronecker::graph500(scale, edgefactor, seed).generate(),
             GenSpec::Uniform { n, m, seed } => super::uniform(n, m, seed),
             GenSpec::Grid { w, h, seed } => Grid::road(w, h, seed).generate(),
+            GenSpec::Mesh { n, seed } => Mesh::new(n, seed).generate(),
         }
     }
 
-    /// How to build the generated list: all three are undirected simple graphs
+    /// How to build the generated list: all four are undirected simple graphs
     /// (symmetrize, drop self-loops, drop duplicates keeping the smallest weight).
     pub fn default_build_options(&self) -> BuildOptions {
         BuildOptions::undirected()
     }
 
-    /// The weight type the generator produces: `u32` for grids, none otherwise.
+    /// The weight type the generator produces: `u32` for grids and meshes, none
+    /// otherwise.
     pub fn default_weight_kind(&self) -> Option<WeightKind> {
         match self {
-            GenSpec::Grid { .. } => Some(WeightKind::U32),
+            GenSpec::Grid { .. } | GenSpec::Mesh { .. } => Some(WeightKind::U32),
             _ => None,
         }
     }
@@ -90,6 +99,7 @@ impl GenSpec {
             GenSpec::Kron { scale, .. } => 1usize.checked_shl(scale).unwrap_or(usize::MAX),
             GenSpec::Uniform { n, .. } => n,
             GenSpec::Grid { w, h, .. } => w.saturating_mul(h),
+            GenSpec::Mesh { n, .. } => n,
         }
     }
 
@@ -98,7 +108,8 @@ impl GenSpec {
         match *self {
             GenSpec::Kron { seed, .. }
             | GenSpec::Uniform { seed, .. }
-            | GenSpec::Grid { seed, .. } => seed,
+            | GenSpec::Grid { seed, .. }
+            | GenSpec::Mesh { seed, .. } => seed,
         }
     }
 }
@@ -114,6 +125,7 @@ impl fmt::Display for GenSpec {
             } => write!(f, "kron:{scale}:{edgefactor}@{seed}"),
             GenSpec::Uniform { n, m, seed } => write!(f, "uniform:{n}:{m}@{seed}"),
             GenSpec::Grid { w, h, seed } => write!(f, "grid:{w}x{h}@{seed}"),
+            GenSpec::Mesh { n, seed } => write!(f, "mesh:{n}@{seed}"),
         }
     }
 }
@@ -217,6 +229,19 @@ fn parse_grid(rest: &str) -> Parsed {
     Ok(GenSpec::Grid { w, h, seed })
 }
 
+fn parse_mesh(rest: &str) -> Parsed {
+    let (body, seed) = split_seed(rest)?;
+    let n = number(body)
+        .filter(|&n| n >= MIN_MESH_POINTS as u64 && n <= MAX_VERTICES as u64)
+        .ok_or_else(|| {
+            format!(
+                "mesh:N expects a point count {MIN_MESH_POINTS}..={MAX_VERTICES} (a triangle \
+                 needs 3; vertex ids are 32-bit), got `{body}`"
+            )
+        })? as usize;
+    Ok(GenSpec::Mesh { n, seed })
+}
+
 /// Parses a weight range `LO..HI` or `LO..=HI`; both forms include `HI`.
 ///
 /// ```
@@ -295,8 +320,17 @@ mod tests {
                 seed: 0
             }
         );
+        assert_eq!(
+            ok("mesh:1_000_000@4"),
+            GenSpec::Mesh {
+                n: 1_000_000,
+                seed: 4
+            }
+        );
+        assert_eq!(ok("mesh:3"), GenSpec::Mesh { n: 3, seed: 0 });
+        assert_eq!(ok("mesh:4294967296").num_vertices(), MAX_VERTICES);
         assert_eq!(ok("uniform:5:0").num_vertices(), 5);
-        for s in ["kron:3:2@9", "uniform:10:20@1", "grid:4x5@2"] {
+        for s in ["kron:3:2@9", "uniform:10:20@1", "grid:4x5@2", "mesh:50@3"] {
             assert_eq!(ok(&ok(s).to_string()), ok(s));
         }
     }
@@ -309,7 +343,8 @@ mod tests {
             "road.gr.gz",
             "./kron:3",
             "data/grid:3x3",
-            "mesh:3",
+            "./mesh:3",
+            "meshes:3",
         ] {
             assert!(GenSpec::parse(s).is_none(), "{s}");
         }
@@ -340,6 +375,20 @@ mod tests {
         assert!(err("grid:5x").contains("height"));
         assert!(err("grid:100000x100000").contains("32-bit"));
         assert!(err("grid:3x3@").contains("@SEED"));
+        for s in [
+            "mesh:",
+            "mesh:0",
+            "mesh:2",
+            "mesh:x",
+            "mesh:-5",
+            "mesh:10:5",
+            "mesh:1.5",
+        ] {
+            let e = err(s);
+            assert!(e.contains("mesh:N expects a point count 3..="), "{s}: {e}");
+        }
+        assert!(err("mesh:4294967297").contains("32-bit"));
+        assert!(err("mesh:100@seed").contains("@SEED"));
     }
 
     #[test]
@@ -355,6 +404,12 @@ mod tests {
         assert!(el.weights.is_some());
         assert_eq!(spec.default_weight_kind(), Some(WeightKind::U32));
         assert_eq!(ok("kron:3").default_weight_kind(), None);
+        let spec = ok("mesh:500@2");
+        let el = spec.generate().unwrap();
+        assert_eq!(el.num_vertices, 500);
+        assert!(el.weights.is_some());
+        assert!((2 * (2 * 500 - 3)..=2 * (3 * 500 - 6)).contains(&el.len()));
+        assert_eq!(spec.default_weight_kind(), Some(WeightKind::U32));
         let b = spec.default_build_options();
         assert!(b.symmetrize && b.remove_self_loops && b.dedup);
     }

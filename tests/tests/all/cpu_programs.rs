@@ -73,6 +73,25 @@ fn grid_and_uniform() {
     check_sssp(&u, 3);
 }
 
+/// A Delaunay mesh (degree about 6, about √N levels), loaded as the CLI loads it,
+/// with its own weights 1..=100: BFS levels and tree, SSSP and components.
+#[test]
+fn mesh() {
+    let spec = "mesh:2000@3";
+    let gw = runtime::load::load_graph::<u32>(spec, &Default::default())
+        .unwrap()
+        .graph;
+    assert!(gw.is_symmetric() && gw.csr().is_weighted());
+    check_sssp(&gw, 0);
+    check_sssp(&gw, 1999);
+    let g = generated(spec, false);
+    assert_eq!(g.num_edges(), gw.num_edges());
+    check_bfs(&g, 0);
+    let cc_out = sync::run::<cc::Program>(&g, 0, &CpuOptions::default()).unwrap();
+    assert_eq!(cc_out.states, oracle::components(g.csr()));
+    assert!(cc_out.states.iter().all(|&c| c == 0), "a mesh is connected");
+}
+
 #[test]
 fn edge_cases() {
     // single vertex

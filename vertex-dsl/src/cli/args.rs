@@ -35,7 +35,7 @@ pub enum ScheduleArg {
 #[derive(Args, Debug, Clone)]
 pub struct RunArgs {
     /// Graph file (.mtx .gr .el .wel .txt .graph .vgr, optionally .gz) or
-    /// generator spec (kron:S, uniform:N:M, grid:WxH).
+    /// generator spec (kron:S, uniform:N:M, grid:WxH, mesh:N).
     #[arg(default_value = "kron:16")]
     pub graph: String,
     /// Source vertex (0-based; default: the first vertex with out-edges, which

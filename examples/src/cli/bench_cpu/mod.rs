@@ -492,8 +492,10 @@ pub(super) fn load_unweighted(spec: &str, work: &Path) -> anyhow::Result<(Graph<
 /// Loads `spec` with weights (its own for grids and weighted files, else
 /// random 1..255, the same both ways) and writes it for gapbs as `WORK/<slug>.wsg`.
 pub(super) fn load_weighted(spec: &str, work: &Path) -> anyhow::Result<(Graph<u32>, PathBuf)> {
-    let native_weights = matches!(GenSpec::parse(spec), Some(Ok(GenSpec::Grid { .. })))
-        || runtime::load::weight_kind_of(spec)?.is_some();
+    let native_weights = matches!(
+        GenSpec::parse(spec),
+        Some(Ok(GenSpec::Grid { .. } | GenSpec::Mesh { .. }))
+    ) || runtime::load::weight_kind_of(spec)?.is_some();
     let opts = LoadOptions {
         random_weights: (!native_weights).then_some((1, 255, 1)),
         ..LoadOptions::default()

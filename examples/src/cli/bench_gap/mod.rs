@@ -65,8 +65,14 @@ impl Kernel {
 #[derive(Args, Debug, Clone)]
 pub struct GapArgs {
     /// Graphs: generator specs (kron:S, urand:S = GAP's uniform graph, 2^S
-    /// vertices and 16·2^S edges, uniform:N:M, grid:WxH) or files.
-    #[arg(default_values_t = ["kron:20".to_string(), "urand:20".to_string(), "grid:1000x1000".to_string()])]
+    /// vertices and 16·2^S edges, uniform:N:M, grid:WxH, mesh:N) or files. The
+    /// default covers power-law, uniform, road-like and mesh-like shapes.
+    #[arg(default_values_t = [
+        "kron:20".to_string(),
+        "urand:20".to_string(),
+        "grid:1000x1000".to_string(),
+        "mesh:1000000".to_string(),
+    ])]
     pub graphs: Vec<String>,
     /// Folder with the built gapbs binaries (bfs sssp pr cc bc tc: those of the
     /// kernels asked for); without it only ours runs (still verified).
