@@ -640,9 +640,60 @@ pub unsafe fn lane_sums(t: ThreadCtx, desc: *const BatchDesc, levels: u32, out: 
     }
 }
 
+/// [`seed`] of each of `groups` batches whose descriptors follow `descs`: one
+/// launch serves a group of batches, so a high-diameter graph's thousands of
+/// small levels cost one launch per level for the whole group, not per batch.
+///
+/// # Safety
+/// As [`seed`], for each of the `groups` descriptors at `descs`.
+#[inline(always)]
+pub unsafe fn seed_group(t: ThreadCtx, descs: *const BatchDesc, groups: u32) {
+    for g in 0..groups as usize {
+        // SAFETY: caller's contract, descriptor by descriptor.
+        unsafe { seed(t, descs.add(g)) }
+    }
+}
+
+/// [`chunks`] of each batch of a group (see [`seed_group`]).
+///
+/// # Safety
+/// As [`seed_group`].
+#[inline(always)]
+pub unsafe fn chunks_group(t: ThreadCtx, descs: *const BatchDesc, groups: u32, depth: u32) {
+    for g in 0..groups as usize {
+        // SAFETY: caller's contract, descriptor by descriptor.
+        unsafe { chunks(t, descs.add(g), depth) }
+    }
+}
+
+/// [`expand`] of each batch of a group (see [`seed_group`]).
+///
+/// # Safety
+/// As [`seed_group`], after [`chunks_group`] of the same level.
+#[inline(always)]
+pub unsafe fn expand_group(t: ThreadCtx, descs: *const BatchDesc, groups: u32, depth: u32) {
+    for g in 0..groups as usize {
+        // SAFETY: caller's contract, descriptor by descriptor.
+        unsafe { expand(t, descs.add(g), depth) }
+    }
+}
+
+/// [`settle`] of each batch of a group (see [`seed_group`]).
+///
+/// # Safety
+/// As [`seed_group`], after [`expand_group`] of the same level.
+#[inline(always)]
+pub unsafe fn settle_group(t: ThreadCtx, descs: *const BatchDesc, groups: u32, depth: u32) {
+    for g in 0..groups as usize {
+        // SAFETY: caller's contract, descriptor by descriptor.
+        unsafe { settle(t, descs.add(g), depth) }
+    }
+}
+
 /// Defines the batched-BFS kernels `msbfs_seed`, `msbfs_chunks`, `msbfs_expand`,
-/// `msbfs_settle`, `msbfs_remark`, `msbfs_pull`, `msbfs_add_scores` and
-/// `msbfs_lane_sums` (parameters as their bodies in this module).
+/// `msbfs_settle`, `msbfs_remark`, `msbfs_pull`, `msbfs_add_scores`,
+/// `msbfs_lane_sums` and the group forms `msbfs_{seed,chunks,expand,settle}_group`
+/// (parameters as their bodies in this module).
 #[macro_export]
 macro_rules! msbfs_kernels {
     () => {
@@ -654,5 +705,9 @@ macro_rules! msbfs_kernels {
         $crate::__kernel!(msbfs_pull => $crate::msbfs::pull; desc: *const $crate::msbfs::BatchDesc, depth: u32);
         $crate::__kernel!(msbfs_add_scores => $crate::msbfs::add_scores; desc: *const $crate::msbfs::BatchDesc);
         $crate::__kernel!(msbfs_lane_sums => $crate::msbfs::lane_sums; desc: *const $crate::msbfs::BatchDesc, levels: u32, out: *mut u64);
+        $crate::__kernel!(msbfs_seed_group => $crate::msbfs::seed_group; descs: *const $crate::msbfs::BatchDesc, groups: u32);
+        $crate::__kernel!(msbfs_chunks_group => $crate::msbfs::chunks_group; descs: *const $crate::msbfs::BatchDesc, groups: u32, depth: u32);
+        $crate::__kernel!(msbfs_expand_group => $crate::msbfs::expand_group; descs: *const $crate::msbfs::BatchDesc, groups: u32, depth: u32);
+        $crate::__kernel!(msbfs_settle_group => $crate::msbfs::settle_group; descs: *const $crate::msbfs::BatchDesc, groups: u32, depth: u32);
     };
 }

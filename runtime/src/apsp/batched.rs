@@ -115,7 +115,7 @@ where
             &bar,
         )?;
     } else {
-        // Batches in parallel, each a sequential sweep of its levels: with
+        // Batches in parallel, each a serial sweep of its levels: with
         // thousands of batches there is work for every core without splitting
         // the levels (whose frontiers are small on the sparse graphs this is for).
         let keep = writer.is_some();
@@ -124,12 +124,27 @@ where
             let done: Vec<Result<BatchPart<T>>> = group
                 .par_chunks(LANES)
                 .map(|batch| {
+                    if !keep {
+                        // The summary alone: per-source totals, nothing per vertex.
+                        let mut sums = vec![LaneSums::default(); batch.len()];
+                        msbfs::run_serial(g, batch, |lv| {
+                            for &(_, bits) in lv.reached {
+                                msbfs::each_lane(bits, |l| {
+                                    let s = &mut sums[l];
+                                    s.distance_sum += u64::from(lv.depth);
+                                    s.reached += u64::from(lv.depth > 0);
+                                    s.deepest = u64::from(lv.depth);
+                                });
+                            }
+                        })?;
+                        return Ok((from_sums::<T>(n, &sums), Vec::new()));
+                    }
                     let mut part = SummaryAcc::<MinPlus<T>>::new(n);
                     let mut cells = vec![MinPlus::<T>::zero(); n * batch.len()];
-                    msbfs::run_with(g, None, batch, |lv| fill(&mut cells, batch.len(), lv))?;
+                    msbfs::run_serial(g, batch, |lv| fill(&mut cells, batch.len(), lv))?;
                     let block = transpose_rows(&cells, n, batch.len());
                     part.rows(batch[0] as usize, &block);
-                    Ok((part, if keep { block } else { Vec::new() }))
+                    Ok((part, block))
                 })
                 .collect();
             for r in done {

@@ -41,6 +41,51 @@ pub fn run<W: Weight>(g: &Csr<W>, sources: &[u32], on_level: impl FnMut(&Level<'
     run_with(g, None, sources, on_level)
 }
 
+/// [`run`] on the calling thread alone, top-down, with plain words: for callers
+/// that run many batches side by side (all-pairs), where splitting each of a
+/// grid's hundreds of small levels over the pool costs more than the level.
+pub fn run_serial<W: Weight>(
+    g: &Csr<W>,
+    sources: &[u32],
+    mut on_level: impl FnMut(&Level<'_>),
+) -> Result<()> {
+    let n = g.num_vertices();
+    let mut frontier = first_level(sources, n)?;
+    let mut seen = vec![0u64; n];
+    let mut next = vec![0u64; n];
+    let mut touched = Vec::new();
+    for &(v, bits) in &frontier {
+        seen[v as usize] |= bits;
+    }
+    let mut depth = 0;
+    while !frontier.is_empty() {
+        on_level(&Level {
+            depth,
+            reached: &frontier,
+        });
+        for &(v, bits) in &frontier {
+            for &u in g.neighbors(v) {
+                let fresh = bits & !seen[u as usize];
+                if fresh != 0 {
+                    if next[u as usize] == 0 {
+                        touched.push(u);
+                    }
+                    next[u as usize] |= fresh;
+                }
+            }
+        }
+        frontier.clear();
+        for &u in &touched {
+            let bits = std::mem::take(&mut next[u as usize]);
+            seen[u as usize] |= bits;
+            frontier.push((u, bits));
+        }
+        touched.clear();
+        depth += 1;
+    }
+    Ok(())
+}
+
 /// A level runs bottom-up when its frontier's out-edges × this exceed the
 /// graph's edges (Beamer's α).
 pub const ALPHA: u64 = 14;

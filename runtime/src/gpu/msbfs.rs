@@ -65,7 +65,7 @@ struct GraphArgs {
 }
 
 /// Kernel names, in the order of [`kernels`].
-const NAMES: [&str; 8] = [
+const NAMES: [&str; KERNELS] = [
     "msbfs_seed",
     "msbfs_chunks",
     "msbfs_expand",
@@ -74,7 +74,12 @@ const NAMES: [&str; 8] = [
     "msbfs_pull",
     "msbfs_add_scores",
     "msbfs_lane_sums",
+    "msbfs_seed_group",
+    "msbfs_chunks_group",
+    "msbfs_expand_group",
+    "msbfs_settle_group",
 ];
+const KERNELS: usize = 12;
 const SEED: usize = 0;
 const CHUNKS: usize = 1;
 const EXPAND: usize = 2;
@@ -83,10 +88,18 @@ const REMARK: usize = 4;
 const PULL: usize = 5;
 const ADD_SCORES: usize = 6;
 const LANE_SUMS: usize = 7;
+const SEED_GROUP: usize = 8;
+const CHUNKS_GROUP: usize = 9;
+const EXPAND_GROUP: usize = 10;
+const SETTLE_GROUP: usize = 11;
+/// Batches a group launch serves at most ([`Group`]).
+pub const MAX_GROUP: usize = 32;
+/// Device memory the buffers of a group may take.
+const GROUP_BUDGET: u64 = 8 << 30;
 
 /// The batched kernels of the loaded module.
 pub struct MsbfsKernels {
-    f: [CudaFunction; 8],
+    f: [CudaFunction; KERNELS],
 }
 
 impl Device {
@@ -147,10 +160,30 @@ unsafe fn lane_sums_body(t: ThreadCtx, a: &[Arg]) {
     // SAFETY: see above.
     unsafe { k::lane_sums(t, a[0].ptr(), a[1].u32(), a[2].ptr()) }
 }
+/// `(descs, groups)`.
+unsafe fn seed_group_body(t: ThreadCtx, a: &[Arg]) {
+    // SAFETY: see above.
+    unsafe { k::seed_group(t, a[0].ptr(), a[1].u32()) }
+}
+/// `(descs, groups, depth)`.
+unsafe fn chunks_group_body(t: ThreadCtx, a: &[Arg]) {
+    // SAFETY: see above.
+    unsafe { k::chunks_group(t, a[0].ptr(), a[1].u32(), a[2].u32()) }
+}
+/// `(descs, groups, depth)`.
+unsafe fn expand_group_body(t: ThreadCtx, a: &[Arg]) {
+    // SAFETY: see above.
+    unsafe { k::expand_group(t, a[0].ptr(), a[1].u32(), a[2].u32()) }
+}
+/// `(descs, groups, depth)`.
+unsafe fn settle_group_body(t: ThreadCtx, a: &[Arg]) {
+    // SAFETY: see above.
+    unsafe { k::settle_group(t, a[0].ptr(), a[1].u32(), a[2].u32()) }
+}
 
-/// The eight kernels with the device's functions where loaded.
-fn kernels(device: Option<&MsbfsKernels>) -> [Kernel<'_>; 8] {
-    let hosts: [HostBody; 8] = [
+/// The kernels with the device's functions where loaded.
+fn kernels(device: Option<&MsbfsKernels>) -> [Kernel<'_>; KERNELS] {
+    let hosts: [HostBody; KERNELS] = [
         seed_body,
         chunks_body,
         expand_body,
@@ -159,6 +192,10 @@ fn kernels(device: Option<&MsbfsKernels>) -> [Kernel<'_>; 8] {
         pull_body,
         add_scores_body,
         lane_sums_body,
+        seed_group_body,
+        chunks_group_body,
+        expand_group_body,
+        settle_group_body,
     ];
     std::array::from_fn(|i| Kernel {
         name: NAMES[i],
@@ -189,7 +226,7 @@ type LevelLists = (Vec<u64>, Vec<(u32, u64)>);
 /// uses a prefix of the path-count arrays).
 struct Batches<'a, L: Launcher> {
     l: &'a L,
-    k: [Kernel<'a>; 8],
+    k: [Kernel<'a>; KERNELS],
     block: u32,
     desc: BatchDesc,
     desc_buf: L::Buf<u64>,
@@ -202,7 +239,7 @@ struct Batches<'a, L: Launcher> {
     /// Path counts, dependency sums, scores (betweenness only).
     paths: Option<[L::Buf<f64>; 3]>,
     _items: L::Buf<u64>,
-    _next: L::Buf<u64>,
+    next: L::Buf<u64>,
     _next_list: L::Buf<u32>,
     sums: L::Buf<u64>,
     /// Levels of the last batch.
@@ -216,7 +253,7 @@ impl<'a, L: Launcher> Batches<'a, L> {
     /// up to `lanes` sources; with path counts when `paths`.
     fn new(
         l: &'a L,
-        k: [Kernel<'a>; 8],
+        k: [Kernel<'a>; KERNELS],
         block: u32,
         graph: GraphArgs,
         lanes: u32,
@@ -299,7 +336,7 @@ impl<'a, L: Launcher> Batches<'a, L> {
             lvl,
             paths,
             _items: items,
-            _next: next,
+            next,
             _next_list: next_list,
             sums,
             levels: 0,
@@ -334,26 +371,9 @@ impl<'a, L: Launcher> Batches<'a, L> {
     /// their count.
     fn forward(&mut self, sources: &[u32]) -> Result<()> {
         let n = self.n();
-        let first = first_level(sources, n as usize)?;
+        let first_len = self.prepare(sources)?;
+        self.launch(SEED, Grid::Cover(first_len as u64), &[])?;
         let l = self.l;
-        l.clear(&mut self.seen, "seen lanes")?;
-        l.clear(&mut self.level_off, "level offsets")?;
-        l.clear(&mut self.ctl, "batch control")?;
-        for b in &mut self.lvl {
-            l.clear(b, "level lanes")?;
-        }
-        if let Some(p) = &mut self.paths {
-            l.clear(&mut p[0], "path counts")?;
-            l.clear(&mut p[1], "dependency sums")?;
-        }
-        let vertices: Vec<u32> = first.iter().map(|e| e.0).collect();
-        let lanes: Vec<u64> = first.iter().map(|e| e.1).collect();
-        l.write(&mut self.order, &vertices, "level 0")?;
-        l.write(&mut self.masks, &lanes, "level 0")?;
-        l.write(&mut self.level_off, &[0, first.len() as u64], "level 0")?;
-        let all = lane_mask(sources.len());
-        l.write_at(&mut self.ctl, CTL_LANES, &[all], "batch control")?;
-        self.launch(SEED, Grid::Cover(first.len() as u64), &[])?;
         let mut depth = 0u32;
         let mut window = 1u32;
         loop {
@@ -371,14 +391,51 @@ impl<'a, L: Launcher> Batches<'a, L> {
                 depth += 1;
                 continue;
             }
-            let deepest = ctl[CTL_DEPTH] as u32;
-            if deepest < depth {
-                self.levels = deepest + 1;
-                self.bottom_up_levels += ctl[CTL_BOTTOM_UP];
+            if self.finished(&ctl, depth) {
                 return Ok(());
             }
             window = (window * 2).min(MAX_WINDOW);
         }
+    }
+
+    /// Whether the forward phase is over after launching levels below `depth`
+    /// (`ctl` read since): then its level count and bottom-up levels are taken.
+    fn finished(&mut self, ctl: &[u64], depth: u32) -> bool {
+        let deepest = ctl[CTL_DEPTH] as u32;
+        if deepest < depth {
+            self.levels = deepest + 1;
+            self.bottom_up_levels += ctl[CTL_BOTTOM_UP];
+            return true;
+        }
+        false
+    }
+
+    /// Clears the state of the last batch and writes level 0 (the sources, one
+    /// entry per distinct vertex); returns its entries. No launch.
+    fn prepare(&mut self, sources: &[u32]) -> Result<usize> {
+        let n = self.n();
+        let first = first_level(sources, n as usize)?;
+        let l = self.l;
+        l.clear(&mut self.seen, "seen lanes")?;
+        // A group restarted after an overflow left lanes here.
+        l.clear(&mut self.next, "next lanes")?;
+        l.clear(&mut self.level_off, "level offsets")?;
+        l.clear(&mut self.ctl, "batch control")?;
+        for b in &mut self.lvl {
+            l.clear(b, "level lanes")?;
+        }
+        if let Some(p) = &mut self.paths {
+            l.clear(&mut p[0], "path counts")?;
+            l.clear(&mut p[1], "dependency sums")?;
+        }
+        let vertices: Vec<u32> = first.iter().map(|e| e.0).collect();
+        let lanes: Vec<u64> = first.iter().map(|e| e.1).collect();
+        l.write(&mut self.order, &vertices, "level 0")?;
+        l.write(&mut self.masks, &lanes, "level 0")?;
+        l.write(&mut self.level_off, &[0, first.len() as u64], "level 0")?;
+        let all = lane_mask(sources.len());
+        l.write_at(&mut self.ctl, CTL_LANES, &[all], "batch control")?;
+        Ok(first.len())
     }
 
     /// Doubles the level lists (keeping what they hold) after an overflow.
@@ -465,6 +522,133 @@ impl<'a, L: Launcher> Batches<'a, L> {
     }
 }
 
+/// Batches of one group, advanced level by level together: each launch of the
+/// `_group` kernels runs the level of every batch in the group (whose
+/// descriptors lie one after another in `descs`), so the per-level launches and
+/// control reads of a high-diameter graph are paid once per group, not per batch
+/// (a 316² grid's all pairs: 1,561 batches of 630 levels each).
+struct Group<'a, L: Launcher> {
+    batches: Vec<Batches<'a, L>>,
+    descs: L::Buf<u64>,
+}
+
+/// Bytes of one batch's buffers over `n` vertices and `m` edges (level lists at
+/// their starting capacity): what limits a group's size.
+fn batch_bytes(n: u64, m: u64) -> u64 {
+    let cap = (2 * n).max(1024);
+    cap * 12 + n * (8 * 5 + 4 + 8) + (n + m / CHUNK) * 8
+}
+
+impl<'a, L: Launcher> Group<'a, L> {
+    fn new(
+        l: &'a L,
+        k: [Kernel<'a>; KERNELS],
+        block: u32,
+        graph: GraphArgs,
+        lanes: u32,
+        alpha: u64,
+        size: usize,
+    ) -> Result<Self> {
+        let batches = (0..size)
+            .map(|_| Batches::new(l, k, block, graph, lanes, false, alpha))
+            .collect::<Result<Vec<_>>>()?;
+        let descs = l.zeros::<u64>(size * BatchDesc::WORDS, "group descriptors")?;
+        Ok(Group { batches, descs })
+    }
+
+    fn launch(&self, i: usize, grid: Grid, groups: usize, extra: &[Arg]) -> Result<()> {
+        let b = &self.batches[0];
+        let mut args = vec![Arg::U64(L::addr(&self.descs)), (groups as u32).into()];
+        args.extend_from_slice(extra);
+        // SAFETY: the `_group` kernels take the descriptor array, the number of
+        // descriptors in it, then the depth (`extra`); every descriptor names
+        // live buffers of its batch with the lengths it records.
+        unsafe { b.l.launch(&b.k[i], grid, b.block, &args) }
+    }
+
+    /// The forward phase of the first `sets.len()` batches, `sets[i]` the
+    /// sources of batch `i`. When a batch's level lists fill up, its lists
+    /// grow and the whole group starts again (rare: capacities persist).
+    fn forward(&mut self, sets: &[&[u32]]) -> Result<()> {
+        let count = sets.len();
+        let l = self.batches[0].l;
+        let n = self.batches[0].n();
+        'restart: loop {
+            let mut first = 0usize;
+            let mut words = Vec::with_capacity(count * BatchDesc::WORDS);
+            for (b, s) in self.batches.iter_mut().zip(sets) {
+                first = first.max(b.prepare(s)?);
+                words.extend_from_slice(&b.desc.to_words());
+            }
+            l.write(&mut self.descs, &words, "group descriptors")?;
+            self.launch(SEED_GROUP, Grid::Cover(first as u64), count, &[])?;
+            let all = Grid::Resident(n.max(1));
+            let mut depth = 0u32;
+            let mut window = 1u32;
+            loop {
+                for _ in 0..window {
+                    let d = [depth.into()];
+                    self.launch(CHUNKS_GROUP, all, count, &d)?;
+                    self.launch(EXPAND_GROUP, all, count, &d)?;
+                    self.launch(SETTLE_GROUP, all, count, &d)?;
+                    depth += 1;
+                }
+                let mut ctls = Vec::with_capacity(count);
+                let mut grown = false;
+                for b in &mut self.batches[..count] {
+                    let ctl = l.read(&b.ctl, "batch control")?;
+                    if ctl[CTL_OVERFLOW] != 0 {
+                        b.grow()?;
+                        grown = true;
+                    }
+                    ctls.push(ctl);
+                }
+                if grown {
+                    continue 'restart;
+                }
+                if ctls.iter().all(|c| (c[CTL_DEPTH] as u32) < depth) {
+                    for (b, c) in self.batches.iter_mut().zip(&ctls) {
+                        b.finished(c, depth);
+                    }
+                    return Ok(());
+                }
+                window = (window * 2).min(MAX_WINDOW);
+            }
+        }
+    }
+}
+
+/// Runs `per_batch` after the forward phase of each batch of `sources` (no path
+/// counts), the batches run in groups ([`Group`]) as large as memory allows;
+/// returns the levels run bottom-up and the time from the first kernel to the last.
+#[allow(clippy::too_many_arguments)]
+fn each_grouped<'a, L: Launcher>(
+    l: &'a L,
+    k: [Kernel<'a>; KERNELS],
+    block: u32,
+    graph: GraphArgs,
+    sources: &[u32],
+    alpha: u64,
+    mut per_batch: impl FnMut(&mut Batches<'a, L>, &[u32]) -> Result<()>,
+) -> Result<(u64, f64)> {
+    let lanes = sources.len().min(LANES as usize) as u32;
+    let sets: Vec<&[u32]> = batches(sources, graph.out.0 as usize)?.collect();
+    let (n, m) = (graph.out.0, graph.out.1);
+    let fit = (GROUP_BUDGET / batch_bytes(n, m).max(1)).max(1) as usize;
+    let size = sets.len().min(MAX_GROUP).min(fit).max(1);
+    let mut g = Group::new(l, k, block, graph, lanes, alpha, size)?;
+    let start = l.mark()?;
+    for chunk in sets.chunks(size) {
+        g.forward(chunk)?;
+        for (b, s) in g.batches.iter_mut().zip(chunk) {
+            per_batch(b, s)?;
+        }
+    }
+    let end = l.mark()?;
+    let ms = l.elapsed_ms(&start, &end)?;
+    Ok((g.batches.iter().map(|b| b.bottom_up_levels).sum(), ms))
+}
+
 /// Sources in batches of at most [`LANES`], checked (none out of range) up front
 /// so that a bad id fails before any work.
 fn batches(sources: &[u32], n: usize) -> Result<std::slice::Chunks<'_, u32>> {
@@ -478,7 +662,7 @@ fn batches(sources: &[u32], n: usize) -> Result<std::slice::Chunks<'_, u32>> {
 #[allow(clippy::too_many_arguments)]
 fn each_batch<'a, L: Launcher>(
     l: &'a L,
-    k: [Kernel<'a>; 8],
+    k: [Kernel<'a>; KERNELS],
     block: u32,
     graph: GraphArgs,
     sources: &[u32],
@@ -503,7 +687,7 @@ fn each_batch<'a, L: Launcher>(
 /// dependencies, and the time from the first kernel to the last.
 fn betweenness_on<L: Launcher>(
     l: &L,
-    k: [Kernel<'_>; 8],
+    k: [Kernel<'_>; KERNELS],
     block: u32,
     graph: GraphArgs,
     sources: &[u32],
@@ -521,14 +705,14 @@ fn betweenness_on<L: Launcher>(
 /// sources and levels to `on_batch`.
 fn levels_on<L: Launcher>(
     l: &L,
-    k: [Kernel<'_>; 8],
+    k: [Kernel<'_>; KERNELS],
     block: u32,
     graph: GraphArgs,
     sources: &[u32],
     alpha: u64,
     mut on_batch: impl FnMut(&[u32], &[Level<'_>]),
 ) -> Result<f64> {
-    let (_, ms) = each_batch(l, k, block, graph, sources, false, alpha, |b, batch| {
+    let (_, ms) = each_grouped(l, k, block, graph, sources, alpha, |b, batch| {
         let (off, entries) = b.level_lists()?;
         let levels: Vec<Level<'_>> = off
             .windows(2)
@@ -558,7 +742,7 @@ pub struct BatchedSums {
 /// Runs the batched BFS and returns each source's [`LaneSums`].
 fn sums_on<L: Launcher>(
     l: &L,
-    k: [Kernel<'_>; 8],
+    k: [Kernel<'_>; KERNELS],
     block: u32,
     graph: GraphArgs,
     sources: &[u32],
@@ -566,15 +750,16 @@ fn sums_on<L: Launcher>(
     mut progress: impl FnMut(usize),
 ) -> Result<BatchedSums> {
     let mut sums = Vec::with_capacity(sources.len());
-    let (b, time_ms) = each_batch(l, k, block, graph, sources, false, alpha, |b, batch| {
-        sums.extend(b.lane_sums(batch.len())?);
-        progress(batch.len());
-        Ok(())
-    })?;
+    let (bottom_up_levels, time_ms) =
+        each_grouped(l, k, block, graph, sources, alpha, |b, batch| {
+            sums.extend(b.lane_sums(batch.len())?);
+            progress(batch.len());
+            Ok(())
+        })?;
     Ok(BatchedSums {
         sums,
         time_ms,
-        bottom_up_levels: b.bottom_up_levels,
+        bottom_up_levels,
     })
 }
 
