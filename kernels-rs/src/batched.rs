@@ -332,14 +332,88 @@ pub unsafe fn settle<P: Program>(t: ThreadCtx, desc: *const PushBatchDesc, round
     }
 }
 
+/// `f` for each of the `groups` descriptors at `descs`: one launch serves a
+/// group of batches, so a high-diameter graph's thousands of rounds cost one
+/// launch per round for the whole group, not per batch.
+///
+/// # Safety
+/// Each descriptor as `f`'s contract requires.
+#[inline(always)]
+unsafe fn each_group(
+    descs: *const PushBatchDesc,
+    groups: u32,
+    mut f: impl FnMut(*const PushBatchDesc),
+) {
+    for g in 0..groups as usize {
+        // SAFETY: the caller's `descs` holds `groups` descriptors.
+        f(unsafe { descs.add(g) })
+    }
+}
+
+/// [`init`] of every batch of a group.
+///
+/// # Safety
+/// As [`init`], for each of the `groups` descriptors at `descs`.
+#[inline(always)]
+pub unsafe fn init_group<P: Program>(t: ThreadCtx, descs: *const PushBatchDesc, groups: u32) {
+    // SAFETY: caller's contract, descriptor by descriptor.
+    unsafe { each_group(descs, groups, |d| init::<P>(t, d)) }
+}
+
+/// [`chunks`] of every batch of a group.
+///
+/// # Safety
+/// As [`init_group`].
+#[inline(always)]
+pub unsafe fn chunks_group<P: Program>(
+    t: ThreadCtx,
+    descs: *const PushBatchDesc,
+    groups: u32,
+    round: u32,
+) {
+    // SAFETY: caller's contract, descriptor by descriptor.
+    unsafe { each_group(descs, groups, |d| chunks::<P>(t, d, round)) }
+}
+
+/// [`expand`] of every batch of a group.
+///
+/// # Safety
+/// As [`init_group`], after [`chunks_group`] of the same round.
+#[inline(always)]
+pub unsafe fn expand_group<P: Program>(
+    t: ThreadCtx,
+    descs: *const PushBatchDesc,
+    groups: u32,
+    round: u32,
+) {
+    // SAFETY: caller's contract, descriptor by descriptor.
+    unsafe { each_group(descs, groups, |d| expand::<P>(t, d, round)) }
+}
+
+/// [`settle`] of every batch of a group.
+///
+/// # Safety
+/// As [`init_group`], after [`expand_group`] of the same round.
+#[inline(always)]
+pub unsafe fn settle_group<P: Program>(
+    t: ThreadCtx,
+    descs: *const PushBatchDesc,
+    groups: u32,
+    round: u32,
+) {
+    // SAFETY: caller's contract, descriptor by descriptor.
+    unsafe { each_group(descs, groups, |d| settle::<P>(t, d, round)) }
+}
+
 /// Defines a program's batched kernels under `$init`, `$chunks`, `$expand`,
-/// `$settle` (parameters `(desc)` and `(desc, round)`).
+/// `$settle`: the group forms, parameters `(descs, groups)` and
+/// `(descs, groups, round)`.
 #[macro_export]
 macro_rules! batched_kernels {
     ($prog:ty => $init:ident, $chunks:ident, $expand:ident, $settle:ident) => {
-        $crate::__kernel!($init => $crate::batched::init::<$prog>; desc: *const $crate::batched::PushBatchDesc);
-        $crate::__kernel!($chunks => $crate::batched::chunks::<$prog>; desc: *const $crate::batched::PushBatchDesc, round: u32);
-        $crate::__kernel!($expand => $crate::batched::expand::<$prog>; desc: *const $crate::batched::PushBatchDesc, round: u32);
-        $crate::__kernel!($settle => $crate::batched::settle::<$prog>; desc: *const $crate::batched::PushBatchDesc, round: u32);
+        $crate::__kernel!($init => $crate::batched::init_group::<$prog>; descs: *const $crate::batched::PushBatchDesc, groups: u32);
+        $crate::__kernel!($chunks => $crate::batched::chunks_group::<$prog>; descs: *const $crate::batched::PushBatchDesc, groups: u32, round: u32);
+        $crate::__kernel!($expand => $crate::batched::expand_group::<$prog>; descs: *const $crate::batched::PushBatchDesc, groups: u32, round: u32);
+        $crate::__kernel!($settle => $crate::batched::settle_group::<$prog>; descs: *const $crate::batched::PushBatchDesc, groups: u32, round: u32);
     };
 }

@@ -101,25 +101,25 @@ pub fn no_convergence<P: VertexProgram>(n: u64) -> Error {
 // parameter lists of `kernels_rs::batched_kernels!`): the contract their SAFETY
 // comments refer to.
 
-/// `(desc)`.
+/// `(descs, groups)`.
 unsafe fn init_body<P: GpuProgram>(t: ThreadCtx, a: &[Arg]) {
     // SAFETY: see above.
-    unsafe { k::init::<P>(t, a[0].ptr()) }
+    unsafe { k::init_group::<P>(t, a[0].ptr(), a[1].u32()) }
 }
-/// `(desc, round)`.
+/// `(descs, groups, round)`.
 unsafe fn chunks_body<P: GpuProgram>(t: ThreadCtx, a: &[Arg]) {
     // SAFETY: see above.
-    unsafe { k::chunks::<P>(t, a[0].ptr(), a[1].u32()) }
+    unsafe { k::chunks_group::<P>(t, a[0].ptr(), a[1].u32(), a[2].u32()) }
 }
-/// `(desc, round)`.
+/// `(descs, groups, round)`.
 unsafe fn expand_body<P: GpuProgram>(t: ThreadCtx, a: &[Arg]) {
     // SAFETY: see above.
-    unsafe { k::expand::<P>(t, a[0].ptr(), a[1].u32()) }
+    unsafe { k::expand_group::<P>(t, a[0].ptr(), a[1].u32(), a[2].u32()) }
 }
-/// `(desc, round)`.
+/// `(descs, groups, round)`.
 unsafe fn settle_body<P: GpuProgram>(t: ThreadCtx, a: &[Arg]) {
     // SAFETY: see above.
-    unsafe { k::settle::<P>(t, a[0].ptr(), a[1].u32()) }
+    unsafe { k::settle_group::<P>(t, a[0].ptr(), a[1].u32(), a[2].u32()) }
 }
 
 const INIT: usize = 0;
@@ -143,13 +143,9 @@ fn kernels<P: GpuProgram>(device: Option<&ProgramKernels>) -> [Kernel<'_>; 4] {
     })
 }
 
-/// The buffers of batches over one graph, made once and reused.
-struct Batches<'a, L: Launcher, P: GpuProgram> {
-    l: &'a L,
-    k: [Kernel<'a>; 4],
-    block: u32,
+/// One batch's buffers over one graph, made once and reused.
+struct Batch<L: Launcher> {
     desc: PushBatchDesc,
-    desc_buf: L::Buf<u64>,
     /// `n × lanes` states, as words (a state is at most one word).
     state: L::Buf<u64>,
     sources: L::Buf<u32>,
@@ -157,38 +153,28 @@ struct Batches<'a, L: Launcher, P: GpuProgram> {
     ctl: L::Buf<u64>,
     _next: L::Buf<u64>,
     _items: L::Buf<u64>,
-    stats: BatchedStats,
-    _p: std::marker::PhantomData<P>,
 }
 
-impl<'a, L: Launcher, P: GpuProgram> Batches<'a, L, P> {
-    /// Buffers for batches of up to `lanes` sources over `graph`
-    /// (`(n, m, offsets, targets, weights)`, addresses).
-    fn new(
-        l: &'a L,
-        k: [Kernel<'a>; 4],
-        block: u32,
-        graph: [u64; 5],
-        lanes: usize,
-    ) -> Result<Self> {
+impl<L: Launcher> Batch<L> {
+    /// Buffers for a batch of up to `lanes` sources over `graph`
+    /// (`(n, m, offsets, targets, weights)`, addresses) with `state_bytes`
+    /// bytes a state.
+    fn new(l: &L, graph: [u64; 5], lanes: usize, state_bytes: usize) -> Result<Self> {
         let [n, m, offsets, targets, weights] = graph;
         let nu = n as usize;
         let items_cap = nu + (m / CHUNK) as usize + 1;
         let state = l.zeros::<u64>(
-            state_words::<P>(nu * lanes).max(1),
+            (nu * lanes * state_bytes).div_ceil(8).max(1),
             "batched states (n × sources)",
         )?;
         let sources = l.zeros::<u32>(LANES as usize, "batch sources")?;
-        let lists = [
-            (
+        let list = || -> Result<(L::Buf<u32>, L::Buf<u64>)> {
+            Ok((
                 l.zeros::<u32>(nu.max(1), "frontier vertices")?,
                 l.zeros::<u64>(nu.max(1), "frontier lanes")?,
-            ),
-            (
-                l.zeros::<u32>(nu.max(1), "frontier vertices")?,
-                l.zeros::<u64>(nu.max(1), "frontier lanes")?,
-            ),
-        ];
+            ))
+        };
+        let lists = [list()?, list()?];
         let next = l.zeros::<u64>(nu.max(1), "changed lanes")?;
         let items = l.zeros::<u64>(items_cap, "edge chunks")?;
         let ctl = l.zeros::<u64>(CTL_WORDS, "batch control")?;
@@ -211,47 +197,22 @@ impl<'a, L: Launcher, P: GpuProgram> Batches<'a, L, P> {
             ctl: L::addr(&ctl),
             chunk: CHUNK,
         };
-        let desc_buf = l.upload(&desc.to_words(), "batch descriptor")?;
-        Ok(Batches {
-            l,
-            k,
-            block,
+        Ok(Batch {
             desc,
-            desc_buf,
             state,
             sources,
             lists,
             ctl,
             _next: next,
             _items: items,
-            stats: BatchedStats::default(),
-            _p: std::marker::PhantomData,
         })
     }
 
-    fn launch(&self, i: usize, grid: Grid, extra: &[Arg]) -> Result<()> {
-        let mut args = vec![Arg::U64(L::addr(&self.desc_buf))];
-        args.extend_from_slice(extra);
-        // SAFETY: every batched kernel takes the descriptor, then the round
-        // (`extra`); the descriptor's arrays are this struct's live buffers
-        // with the lengths it records.
-        unsafe { self.l.launch(&self.k[i], grid, self.block, &args) }
-    }
-
-    /// Runs one batch (at most the lanes the buffers were made for); the states
-    /// are then in `self.state`.
-    fn run(&mut self, sources: &[u32]) -> Result<()> {
-        let n = self.desc.n;
-        let first = first_level(sources, n as usize)?;
-        let l = self.l;
-        if self.desc.lanes != sources.len() as u64 {
-            self.desc.lanes = sources.len() as u64;
-            l.write(
-                &mut self.desc_buf,
-                &self.desc.to_words(),
-                "batch descriptor",
-            )?;
-        }
+    /// Writes the sources and the first frontier (one entry per distinct
+    /// source vertex); no launch.
+    fn prepare(&mut self, l: &L, sources: &[u32]) -> Result<()> {
+        let first = first_level(sources, self.desc.n as usize)?;
+        self.desc.lanes = sources.len() as u64;
         l.write(&mut self.sources, sources, "batch sources")?;
         l.clear(&mut self.ctl, "batch control")?;
         let vertices: Vec<u32> = first.iter().map(|e| e.0).collect();
@@ -263,25 +224,101 @@ impl<'a, L: Launcher, P: GpuProgram> Batches<'a, L, P> {
             CTL_COUNT,
             &[first.len() as u64],
             "batch control",
-        )?;
-        let total = n * sources.len() as u64;
-        self.launch(INIT, Grid::Cover(total.max(1)), &[])?;
+        )
+    }
+}
+
+/// Batches run together: each launch serves a round of every batch in the
+/// group (descriptors one after another in `descs`), so the rounds of a
+/// high-diameter graph cost one launch each for the whole group.
+struct Batches<'a, L: Launcher, P: GpuProgram> {
+    l: &'a L,
+    k: [Kernel<'a>; 4],
+    block: u32,
+    group: Vec<Batch<L>>,
+    descs: L::Buf<u64>,
+    stats: BatchedStats,
+    _p: std::marker::PhantomData<P>,
+}
+
+/// Batches a group launch serves at most.
+pub const MAX_GROUP: usize = 32;
+/// Device memory a group's buffers may take.
+const GROUP_BUDGET: u64 = 8 << 30;
+
+impl<'a, L: Launcher, P: GpuProgram> Batches<'a, L, P> {
+    /// Buffers for `size` batches of up to `lanes` sources over `graph`.
+    fn new(
+        l: &'a L,
+        k: [Kernel<'a>; 4],
+        block: u32,
+        graph: [u64; 5],
+        lanes: usize,
+        size: usize,
+    ) -> Result<Self> {
+        let bytes = std::mem::size_of::<<P as VertexProgram>::State>();
+        let group = (0..size)
+            .map(|_| Batch::new(l, graph, lanes, bytes))
+            .collect::<Result<Vec<_>>>()?;
+        let descs = l.zeros::<u64>(size * PushBatchDesc::WORDS, "group descriptors")?;
+        Ok(Batches {
+            l,
+            k,
+            block,
+            group,
+            descs,
+            stats: BatchedStats::default(),
+            _p: std::marker::PhantomData,
+        })
+    }
+
+    fn launch(&self, i: usize, grid: Grid, groups: usize, extra: &[Arg]) -> Result<()> {
+        let mut args = vec![Arg::U64(L::addr(&self.descs)), (groups as u32).into()];
+        args.extend_from_slice(extra);
+        // SAFETY: every batched kernel takes the descriptor array and its
+        // length, then the round (`extra`); each descriptor names live buffers
+        // of its batch with the lengths it records.
+        unsafe { self.l.launch(&self.k[i], grid, self.block, &args) }
+    }
+
+    /// Runs the batches `sets` (at most the group's size) together; their
+    /// states are then in the group's buffers.
+    fn run(&mut self, sets: &[&[u32]]) -> Result<()> {
+        let l = self.l;
+        let count = sets.len();
+        let n = self.group[0].desc.n;
+        let mut words = Vec::with_capacity(count * PushBatchDesc::WORDS);
+        for (b, s) in self.group.iter_mut().zip(sets) {
+            b.prepare(l, s)?;
+            words.extend_from_slice(&b.desc.to_words());
+        }
+        l.write(&mut self.descs, &words, "group descriptors")?;
+        let total = n * LANES as u64;
+        self.launch(INIT, Grid::Cover(total.max(1)), count, &[])?;
         let all = Grid::Resident(n.max(1));
         let mut round = 0u32;
         let mut window = 1u32;
         loop {
             for _ in 0..window {
                 let r = [round.into()];
-                self.launch(CHUNKS, all, &r)?;
-                self.launch(EXPAND, all, &r)?;
-                self.launch(SETTLE, all, &r)?;
+                self.launch(CHUNKS, all, count, &r)?;
+                self.launch(EXPAND, all, count, &r)?;
+                self.launch(SETTLE, all, count, &r)?;
                 round += 1;
             }
-            let ctl = l.read(&self.ctl, "batch control")?;
-            if ctl[CTL_COUNT + (round % 2) as usize] == 0 {
-                self.stats.rounds += ctl[CTL_ROUNDS];
-                self.stats.edges += ctl[CTL_EDGES];
-                self.stats.batches += 1;
+            let mut ctls = Vec::with_capacity(count);
+            for b in &self.group[..count] {
+                ctls.push(l.read(&b.ctl, "batch control")?);
+            }
+            if ctls
+                .iter()
+                .all(|c| c[CTL_COUNT + (round % 2) as usize] == 0)
+            {
+                for c in &ctls {
+                    self.stats.rounds += c[CTL_ROUNDS];
+                    self.stats.edges += c[CTL_EDGES];
+                    self.stats.batches += 1;
+                }
                 return Ok(());
             }
             if u64::from(round) > n + u64::from(MAX_WINDOW) {
@@ -291,23 +328,20 @@ impl<'a, L: Launcher, P: GpuProgram> Batches<'a, L, P> {
         }
     }
 
-    fn states(&self, lanes: usize) -> Result<Vec<<P as VertexProgram>::State>> {
-        let len = self.desc.n as usize * lanes;
-        let words = self
-            .l
-            .read_prefix(&self.state, state_words::<P>(len), "batched states")?;
+    /// Batch `i`'s states, `lanes` per vertex.
+    fn states(&self, i: usize, lanes: usize) -> Result<Vec<<P as VertexProgram>::State>> {
+        let len = self.group[i].desc.n as usize * lanes;
+        let bytes = len * std::mem::size_of::<<P as VertexProgram>::State>();
+        let words =
+            self.l
+                .read_prefix(&self.group[i].state, bytes.div_ceil(8), "batched states")?;
         let states: &[<P as VertexProgram>::State] = bytemuck::cast_slice(&words);
         Ok(states[..len].to_vec())
     }
 }
 
-/// Words holding `len` states of `P` (a state is 4 or 8 bytes).
-fn state_words<P: GpuProgram>(len: usize) -> usize {
-    (len * std::mem::size_of::<<P as VertexProgram>::State>()).div_ceil(8)
-}
-
-/// Runs `P` from `sources` in batches of at most 64 on any launcher, handing each
-/// batch's states to `each`.
+/// Runs `P` from `sources` in batches of at most 64, run in groups as large as
+/// memory allows, on any launcher, handing each batch's states to `each`.
 fn batched_on<L: Launcher, P: GpuProgram>(
     l: &L,
     k: [Kernel<'_>; 4],
@@ -319,18 +353,26 @@ fn batched_on<L: Launcher, P: GpuProgram>(
     check_batchable::<P>()?;
     check_sources(sources, graph[0] as usize)?;
     let lanes = sources.len().min(LANES as usize);
-    let mut b = Batches::<L, P>::new(l, k, block, graph, lanes)?;
+    let sets: Vec<&[u32]> = sources.chunks(LANES as usize).collect();
+    let (n, m) = (graph[0], graph[1]);
+    let state = std::mem::size_of::<<P as VertexProgram>::State>() as u64;
+    let per_batch = n * (lanes as u64 * state + 8 * 3 + 8) + (n + m / CHUNK) * 8;
+    let fit = (GROUP_BUDGET / per_batch.max(1)).max(1) as usize;
+    let size = sets.len().min(MAX_GROUP).min(fit);
+    let mut b = Batches::<L, P>::new(l, k, block, graph, lanes, size)?;
     let mut kernel_ms = 0.0;
-    for batch in sources.chunks(LANES as usize) {
+    for chunk in sets.chunks(size) {
         let start = l.mark()?;
-        b.run(batch)?;
+        b.run(chunk)?;
         let end = l.mark()?;
-        let states = b.states(batch.len())?;
         kernel_ms += l.elapsed_ms(&start, &end)?;
-        each(LaneStates {
-            sources: batch,
-            states: &states,
-        })?;
+        for (i, set) in chunk.iter().enumerate() {
+            let states = b.states(i, set.len())?;
+            each(LaneStates {
+                sources: set,
+                states: &states,
+            })?;
+        }
     }
     b.stats.time_ms = kernel_ms;
     Ok(b.stats)
