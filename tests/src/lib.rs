@@ -38,6 +38,40 @@ pub fn directed(n: u32, edges: &[[u32; 2]]) -> Graph<u32> {
     .expect("built")
 }
 
+/// A small directed graph: a cycle (0 → 1 → 2 → 0), paths out of it, a vertex
+/// reaching the cycle's exits only (5), a pair apart (6 → 7) and an isolated
+/// vertex (8) — the shapes many-sources runs must get right.
+pub const SMALL_DIRECTED: [[u32; 2]; 9] = [
+    [0, 1],
+    [1, 2],
+    [2, 0],
+    [2, 3],
+    [3, 4],
+    [5, 4],
+    [6, 7],
+    [0, 4],
+    [4, 1],
+];
+
+/// [`SMALL_DIRECTED`] over 9 vertices, weighted 1..5 by edge position when
+/// `weighted`.
+pub fn small_directed(weighted: bool) -> Graph<u32> {
+    let el = EdgeList::<u32> {
+        num_vertices: 9,
+        edges: SMALL_DIRECTED.to_vec(),
+        weights: weighted.then(|| {
+            (0..SMALL_DIRECTED.len() as u32)
+                .map(|i| 1 + i * 7 % 5)
+                .collect()
+        }),
+    };
+    let opts = BuildOptions {
+        symmetrize: false,
+        ..BuildOptions::default()
+    };
+    build(&el, opts).expect("built")
+}
+
 /// The generated graph `spec`, with weights 1..255 (seed 7) when `weights`, built
 /// as the CLI builds it.
 pub fn generated(spec: &str, weights: bool) -> Graph<u32> {

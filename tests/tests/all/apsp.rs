@@ -373,6 +373,13 @@ fn tempfile_dir() -> std::path::PathBuf {
     d
 }
 
+/// A folder of a test's own: tests run at once, and each removes its folder.
+fn own_dir(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("vertex-apsp-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
 #[test]
 fn streamed_output_equals_in_memory_matrix() {
     let gen = GenSpec::parse("uniform:300:1200").unwrap().unwrap();
@@ -468,30 +475,8 @@ fn batched_bfs_all_pairs_equals_floyd_warshall() {
         el.weights = None;
         build(&el, gen.default_build_options()).unwrap().into_csr()
     };
-    let directed = {
-        let el = EdgeList::<u32> {
-            num_vertices: 9,
-            edges: vec![
-                [0, 1],
-                [1, 2],
-                [2, 0],
-                [2, 3],
-                [3, 4],
-                [5, 4],
-                [6, 7],
-                [0, 4],
-            ],
-            weights: None,
-        };
-        let opts = BuildOptions {
-            symmetrize: false,
-            ..BuildOptions::default()
-        };
-        build(&el, opts).unwrap().into_csr()
-    };
-    // Its own folder: other tests remove theirs when done.
-    let dir = tempfile_dir().join("batched");
-    std::fs::create_dir_all(&dir).unwrap();
+    let directed = vertex_tests::small_directed(false).into_csr();
+    let dir = own_dir("batched");
     for (name, g) in [
         ("kron:7", unweighted("kron:7")),
         ("grid:11x9", unweighted("grid:11x9")),
@@ -556,8 +541,7 @@ fn batched_bfs_all_pairs_equals_floyd_warshall() {
 fn batched_min_plus_program_equals_triple_loop() {
     use runtime::gpu::batched::emulate_batched;
     type P = programs::apsp::Program;
-    let dir = tempfile_dir().join("batched-weighted");
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = own_dir("batched-weighted");
     let n = 90;
     let edges: Vec<(u32, u32, i32)> = (0..n as u32)
         .flat_map(|u| {

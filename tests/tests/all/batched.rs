@@ -35,23 +35,7 @@ fn graphs() -> Vec<(&'static str, Graph<u32>)> {
     vec![
         ("kron:9", unweighted("kron:9")),
         ("grid:13x7", unweighted("grid:13x7")),
-        (
-            "directed",
-            directed(
-                9,
-                &[
-                    [0, 1],
-                    [1, 2],
-                    [2, 0],
-                    [2, 3],
-                    [3, 4],
-                    [5, 4],
-                    [6, 7],
-                    [0, 4],
-                    [4, 1],
-                ],
-            ),
-        ),
+        ("directed", vertex_tests::small_directed(false)),
     ]
 }
 
