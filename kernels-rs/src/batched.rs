@@ -332,22 +332,22 @@ pub unsafe fn settle<P: Program>(t: ThreadCtx, desc: *const PushBatchDesc, round
     }
 }
 
-/// `f` for each of the `groups` descriptors at `descs`: one launch serves a
-/// group of batches, so a high-diameter graph's thousands of rounds cost one
-/// launch per round for the whole group, not per batch.
+/// `f` for the descriptor (of the `groups` at `descs`) this thread serves, with
+/// its place in that batch's share of the grid ([`ThreadCtx::each_part`]): one
+/// launch serves a group of batches, so a high-diameter graph's thousands of
+/// rounds cost one launch per round for the whole group, not per batch.
 ///
 /// # Safety
 /// Each descriptor as `f`'s contract requires.
 #[inline(always)]
 unsafe fn each_group(
+    t: ThreadCtx,
     descs: *const PushBatchDesc,
     groups: u32,
-    mut f: impl FnMut(*const PushBatchDesc),
+    mut f: impl FnMut(ThreadCtx, *const PushBatchDesc),
 ) {
-    for g in 0..groups as usize {
-        // SAFETY: the caller's `descs` holds `groups` descriptors.
-        f(unsafe { descs.add(g) })
-    }
+    // SAFETY: the caller's `descs` holds `groups` descriptors.
+    t.each_part(groups, |g, sub| f(sub, unsafe { descs.add(g) }))
 }
 
 /// [`init`] of every batch of a group.
@@ -357,7 +357,7 @@ unsafe fn each_group(
 #[inline(always)]
 pub unsafe fn init_group<P: Program>(t: ThreadCtx, descs: *const PushBatchDesc, groups: u32) {
     // SAFETY: caller's contract, descriptor by descriptor.
-    unsafe { each_group(descs, groups, |d| init::<P>(t, d)) }
+    unsafe { each_group(t, descs, groups, |t, d| init::<P>(t, d)) }
 }
 
 /// [`chunks`] of every batch of a group.
@@ -372,7 +372,7 @@ pub unsafe fn chunks_group<P: Program>(
     round: u32,
 ) {
     // SAFETY: caller's contract, descriptor by descriptor.
-    unsafe { each_group(descs, groups, |d| chunks::<P>(t, d, round)) }
+    unsafe { each_group(t, descs, groups, |t, d| chunks::<P>(t, d, round)) }
 }
 
 /// [`expand`] of every batch of a group.
@@ -387,7 +387,7 @@ pub unsafe fn expand_group<P: Program>(
     round: u32,
 ) {
     // SAFETY: caller's contract, descriptor by descriptor.
-    unsafe { each_group(descs, groups, |d| expand::<P>(t, d, round)) }
+    unsafe { each_group(t, descs, groups, |t, d| expand::<P>(t, d, round)) }
 }
 
 /// [`settle`] of every batch of a group.
@@ -402,7 +402,7 @@ pub unsafe fn settle_group<P: Program>(
     round: u32,
 ) {
     // SAFETY: caller's contract, descriptor by descriptor.
-    unsafe { each_group(descs, groups, |d| settle::<P>(t, d, round)) }
+    unsafe { each_group(t, descs, groups, |t, d| settle::<P>(t, d, round)) }
 }
 
 /// Defines a program's batched kernels under `$init`, `$chunks`, `$expand`,

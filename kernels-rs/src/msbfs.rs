@@ -643,15 +643,16 @@ pub unsafe fn lane_sums(t: ThreadCtx, desc: *const BatchDesc, levels: u32, out: 
 /// [`seed`] of each of `groups` batches whose descriptors follow `descs`: one
 /// launch serves a group of batches, so a high-diameter graph's thousands of
 /// small levels cost one launch per level for the whole group, not per batch.
+/// The grid is split between the batches ([`ThreadCtx::each_part`]): a thread
+/// works on one batch, not on all of them in turn (which made every launch
+/// pay the group's size in per-thread setup).
 ///
 /// # Safety
 /// As [`seed`], for each of the `groups` descriptors at `descs`.
 #[inline(always)]
 pub unsafe fn seed_group(t: ThreadCtx, descs: *const BatchDesc, groups: u32) {
-    for g in 0..groups as usize {
-        // SAFETY: caller's contract, descriptor by descriptor.
-        unsafe { seed(t, descs.add(g)) }
-    }
+    // SAFETY: caller's contract, descriptor by descriptor.
+    t.each_part(groups, |g, sub| unsafe { seed(sub, descs.add(g)) })
 }
 
 /// [`chunks`] of each batch of a group (see [`seed_group`]).
@@ -660,10 +661,8 @@ pub unsafe fn seed_group(t: ThreadCtx, descs: *const BatchDesc, groups: u32) {
 /// As [`seed_group`].
 #[inline(always)]
 pub unsafe fn chunks_group(t: ThreadCtx, descs: *const BatchDesc, groups: u32, depth: u32) {
-    for g in 0..groups as usize {
-        // SAFETY: caller's contract, descriptor by descriptor.
-        unsafe { chunks(t, descs.add(g), depth) }
-    }
+    // SAFETY: caller's contract, descriptor by descriptor.
+    t.each_part(groups, |g, sub| unsafe { chunks(sub, descs.add(g), depth) })
 }
 
 /// [`expand`] of each batch of a group (see [`seed_group`]).
@@ -672,10 +671,8 @@ pub unsafe fn chunks_group(t: ThreadCtx, descs: *const BatchDesc, groups: u32, d
 /// As [`seed_group`], after [`chunks_group`] of the same level.
 #[inline(always)]
 pub unsafe fn expand_group(t: ThreadCtx, descs: *const BatchDesc, groups: u32, depth: u32) {
-    for g in 0..groups as usize {
-        // SAFETY: caller's contract, descriptor by descriptor.
-        unsafe { expand(t, descs.add(g), depth) }
-    }
+    // SAFETY: caller's contract, descriptor by descriptor.
+    t.each_part(groups, |g, sub| unsafe { expand(sub, descs.add(g), depth) })
 }
 
 /// [`settle`] of each batch of a group (see [`seed_group`]).
@@ -684,10 +681,8 @@ pub unsafe fn expand_group(t: ThreadCtx, descs: *const BatchDesc, groups: u32, d
 /// As [`seed_group`], after [`expand_group`] of the same level.
 #[inline(always)]
 pub unsafe fn settle_group(t: ThreadCtx, descs: *const BatchDesc, groups: u32, depth: u32) {
-    for g in 0..groups as usize {
-        // SAFETY: caller's contract, descriptor by descriptor.
-        unsafe { settle(t, descs.add(g), depth) }
-    }
+    // SAFETY: caller's contract, descriptor by descriptor.
+    t.each_part(groups, |g, sub| unsafe { settle(sub, descs.add(g), depth) })
 }
 
 /// Defines the batched-BFS kernels `msbfs_seed`, `msbfs_chunks`, `msbfs_expand`,
