@@ -16,9 +16,18 @@
 //! (merge, or galloping when one list is [`GALLOP_RATIO`] times longer) and the
 //! reduction.
 //!
+//! When ranking by degree is not worth it (even degrees: grids, meshes, roads),
+//! the order is the id and the graph's own sorted rows already hold it: the
+//! engines then count *in place* ([`TriangleRows::in_place`], gapbs's
+//! `OrderedCount`), each triangle `a < b < c` met at the edge `c → b` as the
+//! element `a` common to `c`'s row before `b` and `b`'s row
+//! ([`fold_edge_below`]). No oriented copy is built: on sparse graphs the copy
+//! cost more than the intersections.
+//!
 //! # The kernel
-//! [`Intersect::run`] is what one GPU thread does: a grid-stride loop over oriented
-//! edges, [`fold_edge`] per edge (the function the CPU engine runs too), and
+//! [`Intersect::run`] is what one GPU thread does: a grid-stride loop over the
+//! rows' edges, [`TriangleRows::fold_at`] per edge (the function the CPU engine
+//! runs too), and
 //! * [`Per::Graph`]: a thread-local reduction, combined atomically into the one
 //!   result word once per thread at the end;
 //! * [`Per::Vertex`]: each triangle's value combined atomically into the slots of
@@ -191,6 +200,60 @@ pub fn fold_edge<A>(
     intersect_fold(tail, row_v, acc, |a, w| f(a, u, v, w))
 }
 
+/// Folds `f(acc, w, v, u)` over the triangles met at edge `e` of row `u` of a
+/// graph's *own* rows (every neighbour, each row strictly increasing, self loops
+/// allowed), where `v = targets[e] < u`: `w` runs over the entries common to
+/// `u`'s row before `e` (all below `v`) and `v`'s row. Each triangle
+/// `a < b < c` (by id) is met once, at the edge `c → b`, as gapbs's in-place
+/// `OrderedCount` meets it, and is handed to `f` lowest corner first, as
+/// [`fold_edge`] hands an oriented triangle.
+///
+/// `v`'s row is passed whole: no common value can be `>= v` (the other list is
+/// below `v`), and both the merge and the gallop stop when the list below `v`
+/// runs out, so the part of `v`'s row above `v` costs nothing and needs no
+/// search for its start.
+#[inline(always)]
+pub fn fold_edge_below<A>(
+    g: &CsrView<'_>,
+    u: u32,
+    e: usize,
+    acc: A,
+    mut f: impl FnMut(A, u32, u32, u32) -> A,
+) -> A {
+    let (offsets, targets) = (g.offsets, g.targets);
+    let v = targets[e];
+    let head = &targets[offsets[u as usize] as usize..e];
+    let row_v = &targets[offsets[v as usize] as usize..offsets[v as usize + 1] as usize];
+    intersect_fold(head, row_v, acc, |a, w| f(a, w, v, u))
+}
+
+/// The rows a triangle enumeration reads, and so where it meets each triangle.
+#[derive(Clone, Copy, Debug)]
+pub struct TriangleRows<'a> {
+    pub graph: CsrView<'a>,
+    /// `false`: an oriented copy (`runtime::tc::orient`: each row only its
+    /// higher-ranked neighbours), every edge closing triangles ([`fold_edge`]).
+    /// `true`: the graph's own rows, strictly increasing, where only the edges
+    /// towards lower ids close triangles ([`fold_edge_below`]) and the others
+    /// are skipped: no copy of the graph is needed.
+    pub in_place: bool,
+}
+
+impl TriangleRows<'_> {
+    /// Folds `f(acc, a, b, c)` (ranks, `a < b < c`) over the triangles met at edge
+    /// `e` of row `u` (none at an in-place edge towards a higher id).
+    #[inline(always)]
+    pub fn fold_at<A>(&self, u: u32, e: usize, acc: A, f: impl FnMut(A, u32, u32, u32) -> A) -> A {
+        if !self.in_place {
+            fold_edge(&self.graph, u, e, acc, f)
+        } else if self.graph.targets[e] < u {
+            fold_edge_below(&self.graph, u, e, acc, f)
+        } else {
+            acc
+        }
+    }
+}
+
 /// Rank → graph id, through the orientation's renaming (empty: ids are ranks).
 #[derive(Clone, Copy, Debug)]
 pub struct Ids<'a>(pub &'a [u32]);
@@ -204,11 +267,10 @@ impl Ids<'_> {
     }
 }
 
-/// One run of an intersection program over an oriented graph: the kernel's
-/// buffers.
+/// One run of an intersection program: the kernel's buffers.
 pub struct Intersect<'a, P: IntersectProgram> {
-    /// The oriented graph (rows sorted, ranks as ids).
-    pub graph: CsrView<'a>,
+    /// An oriented copy (ranks as ids), or the graph's own rows.
+    pub rows: TriangleRows<'a>,
     pub ids: Ids<'a>,
     /// [`Per::Graph`]: one slot; [`Per::Vertex`]: one slot per rank. Filled with
     /// the identity by the host.
@@ -216,19 +278,19 @@ pub struct Intersect<'a, P: IntersectProgram> {
 }
 
 impl<P: IntersectProgram> Intersect<'_, P> {
-    /// What one thread does: a grid-stride loop over oriented edges (see the
+    /// What one thread does: a grid-stride loop over the rows' edges (see the
     /// module docs for where values go).
     #[inline(always)]
     pub fn run(&self, t: ThreadCtx) {
-        let m = self.graph.targets.len() as u64;
+        let m = self.rows.graph.targets.len() as u64;
         let ids = self.ids;
         let mut e = t.global();
         match P::PER {
             Per::Graph => {
                 let mut local = P::identity();
                 while e < m {
-                    let u = source_of(self.graph.offsets, e);
-                    local = fold_edge(&self.graph, u, e as usize, local, |a, u, v, w| {
+                    let u = source_of(self.rows.graph.offsets, e);
+                    local = self.rows.fold_at(u, e as usize, local, |a, u, v, w| {
                         P::combine(a, P::common(ids.id(u), ids.id(v), ids.id(w)))
                     });
                     e += t.stride();
@@ -239,8 +301,8 @@ impl<P: IntersectProgram> Intersect<'_, P> {
             }
             Per::Vertex => {
                 while e < m {
-                    let u = source_of(self.graph.offsets, e);
-                    fold_edge(&self.graph, u, e as usize, (), |(), u, v, w| {
+                    let u = source_of(self.rows.graph.offsets, e);
+                    self.rows.fold_at(u, e as usize, (), |(), u, v, w| {
                         let x = P::common(ids.id(u), ids.id(v), ids.id(w));
                         for r in [u, v, w] {
                             P::combine_atomic(&self.acc[r as usize], x);
@@ -256,10 +318,11 @@ impl<P: IntersectProgram> Intersect<'_, P> {
 /// The body of a program's intersection kernel ([`intersect_kernel!`](crate::intersect_kernel)).
 ///
 /// # Safety
-/// `offsets`/`targets` an oriented CSR (`n + 1`, `m` entries, rows sorted,
-/// targets `< n`) as `runtime::tc::orient` builds it; `ids` `ids_len` entries
-/// (0 or `n`); `acc` `acc_len` cells (1 or `n`, as `P::PER`), only accessed
-/// atomically meanwhile.
+/// `offsets`/`targets` a CSR of `n + 1`, `m` entries with targets `< n`: with
+/// `in_place == 0` an oriented CSR as `runtime::tc::orient` builds it, otherwise
+/// an undirected graph's own rows, each strictly increasing; `ids` `ids_len`
+/// entries (0 or `n`); `acc` `acc_len` cells (1 or `n`, as `P::PER`), only
+/// accessed atomically meanwhile.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub unsafe fn intersect_body<P: IntersectProgram>(
@@ -268,6 +331,7 @@ pub unsafe fn intersect_body<P: IntersectProgram>(
     m: u64,
     offsets: *const u64,
     targets: *const u32,
+    in_place: u64,
     ids: *const u32,
     ids_len: u64,
     acc: *mut P::Acc,
@@ -276,9 +340,12 @@ pub unsafe fn intersect_body<P: IntersectProgram>(
     // SAFETY: the caller's contract.
     let k = unsafe {
         Intersect::<P> {
-            graph: CsrView {
-                offsets: slice(offsets, n as usize + 1),
-                targets: slice(targets, m as usize),
+            rows: TriangleRows {
+                graph: CsrView {
+                    offsets: slice(offsets, n as usize + 1),
+                    targets: slice(targets, m as usize),
+                },
+                in_place: in_place != 0,
             },
             ids: Ids(slice(ids, ids_len as usize)),
             acc: P::Acc::atomics_from_raw(acc, acc_len as usize),
@@ -288,7 +355,7 @@ pub unsafe fn intersect_body<P: IntersectProgram>(
 }
 
 /// Defines a program's intersection kernel under `$name` (parameters `n, m,
-/// offsets, targets, ids, ids_len, acc, acc_len`; see
+/// offsets, targets, in_place, ids, ids_len, acc, acc_len`; see
 /// [`intersect_body`](crate::intersect::intersect_body)).
 #[macro_export]
 macro_rules! intersect_kernel {
@@ -299,6 +366,7 @@ macro_rules! intersect_kernel {
             m: u64,
             offsets: *const u64,
             targets: *const u32,
+            in_place: u64,
             ids: *const u32,
             ids_len: u64,
             acc: *mut <$prog as $crate::intersect::IntersectProgram>::Acc,
