@@ -209,9 +209,11 @@ pub fn fold_edge<A>(
 /// [`fold_edge`] hands an oriented triangle.
 ///
 /// `v`'s row is passed whole: no common value can be `>= v` (the other list is
-/// below `v`), and both the merge and the gallop stop when the list below `v`
-/// runs out, so the part of `v`'s row above `v` costs nothing and needs no
-/// search for its start.
+/// below `v`), and the scan and the gallop stop when the list below `v` runs
+/// out, so the part of `v`'s row above `v` costs nothing and needs no search
+/// for its start. Lists of comparable length are scanned ([`scan_fold`]), others
+/// galloped ([`intersect_fold`]), so a hub's long row costs `O(log)` per entry
+/// of the short one.
 #[inline(always)]
 pub fn fold_edge_below<A>(
     g: &CsrView<'_>,
@@ -224,7 +226,41 @@ pub fn fold_edge_below<A>(
     let v = targets[e];
     let head = &targets[offsets[u as usize] as usize..e];
     let row_v = &targets[offsets[v as usize] as usize..offsets[v as usize + 1] as usize];
-    intersect_fold(head, row_v, acc, |a, w| f(a, w, v, u))
+    if head.is_empty() {
+        return acc;
+    }
+    if head.len() / GALLOP_RATIO < row_v.len() && row_v.len() / GALLOP_RATIO < head.len() {
+        scan_fold(head, row_v, acc, |a, w| f(a, w, v, u))
+    } else {
+        intersect_fold(head, row_v, acc, |a, w| f(a, w, v, u))
+    }
+}
+
+/// Folds `f` over the values common to two sorted lists by walking `a` and
+/// scanning `b` forward for each entry (gapbs's `OrderedCount` loop), until
+/// either runs out.
+///
+/// Why beside [`merge_fold`]: on the short rows of sparse graphs counted in
+/// place the scan's branches are predictable and its loads do not wait on the
+/// previous comparison, so it beat the branchless merge there (1000² grid,
+/// 1 thread: 4.3 ms against 5.0 ms, and 6.7 ms through [`intersect_fold`]'s
+/// checks; uniform 2^20 × 16: 3.2 s against 3.5 s); on Kronecker's
+/// degree-ordered rows the merge stays ahead (9.6 s against 11.4 s).
+#[inline(always)]
+pub fn scan_fold<A>(a: &[u32], b: &[u32], mut acc: A, mut f: impl FnMut(A, u32) -> A) -> A {
+    let mut j = 0usize;
+    for &x in a {
+        while j < b.len() && b[j] < x {
+            j += 1;
+        }
+        if j == b.len() {
+            break;
+        }
+        if b[j] == x {
+            acc = f(acc, x);
+        }
+    }
+    acc
 }
 
 /// The rows a triangle enumeration reads, and so where it meets each triangle.
@@ -405,8 +441,37 @@ mod tests {
             assert_eq!(intersect_fold(&long, s, 0, sum), expect);
             assert_eq!(merge_fold(s, &long, 0, sum), expect);
             assert_eq!(gallop_fold(s, &long, 0, sum), expect);
+            assert_eq!(scan_fold(s, &long, 0, sum), expect);
+            assert_eq!(scan_fold(&long, s, 0, sum), expect);
             assert_eq!(intersect_fold(s, &long, 0, |c, _| c + 1), naive(s, &long));
         }
+    }
+
+    #[test]
+    fn in_place_rows_meet_each_triangle_once_lowest_corner_first() {
+        // K4 on 0..4, a self loop on 2 and a pendant 4 hanging off 3; each row
+        // strictly increasing, every neighbour listed.
+        let offsets = [0u64, 3, 6, 10, 14, 15];
+        let targets = [1u32, 2, 3, 0, 2, 3, 0, 1, 2, 3, 0, 1, 2, 4, 3];
+        let rows = TriangleRows {
+            graph: CsrView {
+                offsets: &offsets,
+                targets: &targets,
+            },
+            in_place: true,
+        };
+        let mut seen = [[0u32; 3]; 8];
+        let mut k = 0;
+        for u in 0..5u32 {
+            for e in offsets[u as usize]..offsets[u as usize + 1] {
+                k = rows.fold_at(u, e as usize, k, |k, a, b, c| {
+                    seen[k] = [a, b, c];
+                    k + 1
+                });
+            }
+        }
+        seen[..k].sort_unstable();
+        assert_eq!(&seen[..k], &[[0, 1, 2], [0, 1, 3], [0, 2, 3], [1, 2, 3]]);
     }
 
     #[test]
