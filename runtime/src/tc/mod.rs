@@ -500,10 +500,9 @@ pub fn count_oriented(o: &Oriented) -> u64 {
 /// Triangles of an undirected graph's own rows, each strictly increasing
 /// ([`Orientation::InPlace`]), in parallel over equal chunks of edges.
 ///
-/// The edge loop is written out here rather than through [`for_edges`]: rows of
-/// sparse graphs hold a handful of entries, and a closure call per edge (which
-/// the compiler does not inline around the intersection) cost a fifth of the
-/// count on a grid.
+/// The edge loop is written out here rather than through `for_edges`: rows of
+/// sparse graphs hold a handful of entries, and the closure per edge, which the
+/// compiler did not inline around the intersection, cost 4 % on a 1000² grid.
 pub fn count_in_place(g: CsrView<'_>) -> u64 {
     let (offsets, targets) = (g.offsets, g.targets);
     chunks(targets.len() as u64)
@@ -606,8 +605,8 @@ pub(crate) mod tests {
                 if !a[i][j] {
                     continue;
                 }
-                for k in j + 1..n {
-                    if a[i][k] && a[j][k] {
+                for (k, (&ik, &jk)) in a[i].iter().zip(&a[j]).enumerate().skip(j + 1) {
+                    if ik && jk {
                         for v in [i, j, k] {
                             t[v] += 1;
                         }
