@@ -20,7 +20,7 @@ use kernels_rs::intersect::{Ctx, Ids, IntersectProgram, Per, TriangleRows};
 use kernels_rs::StateWord;
 use rayon::prelude::*;
 
-use super::{check_undirected, chunks, for_edges, orientation, Orientation, Oriented};
+use super::{check_undirected, chunks, closing_edges, orientation, Orientation, Oriented};
 use crate::error::Result;
 use crate::graph::{Graph, Weight};
 
@@ -57,11 +57,11 @@ pub fn fold_rows<P: IntersectProgram>(o: &Orientation<'_>) -> (P::Acc, Vec<P::Ac
             let total = chunks(m)
                 .map(|(lo, hi)| {
                     let mut acc = P::identity();
-                    for_edges(&rows, lo, hi, |u, e| {
+                    for (u, e) in closing_edges(&rows, lo, hi) {
                         acc = rows.fold_at(u, e, acc, |a, u, v, w| {
                             P::combine(a, P::common(ids.id(u), ids.id(v), ids.id(w)))
                         });
-                    });
+                    }
                     acc
                 })
                 .reduce(P::identity, P::combine);
@@ -71,14 +71,14 @@ pub fn fold_rows<P: IntersectProgram>(o: &Orientation<'_>) -> (P::Acc, Vec<P::Ac
             let mut slots = vec![P::identity(); o.num_vertices()];
             let cells = P::Acc::atomics_from_mut(&mut slots);
             chunks(m).for_each(|(lo, hi)| {
-                for_edges(&rows, lo, hi, |u, e| {
+                for (u, e) in closing_edges(&rows, lo, hi) {
                     rows.fold_at(u, e, (), |(), u, v, w| {
                         let x = P::common(ids.id(u), ids.id(v), ids.id(w));
                         for r in [u, v, w] {
                             P::combine_atomic(&cells[r as usize], x);
                         }
-                    })
-                });
+                    });
+                }
             });
             (P::identity(), slots)
         }
