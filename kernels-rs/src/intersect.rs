@@ -243,9 +243,10 @@ pub fn fold_edge_below<A>(
 /// Why beside [`merge_fold`]: on the short rows of sparse graphs counted in
 /// place the scan's branches are predictable and its loads do not wait on the
 /// previous comparison, so it beat the branchless merge there (1000² grid,
-/// 1 thread: 4.3 ms against 5.0 ms, and 6.7 ms through [`intersect_fold`]'s
-/// checks; uniform 2^20 × 16: 3.2 s against 3.5 s); on Kronecker's
-/// degree-ordered rows the merge stays ahead (9.6 s against 11.4 s).
+/// 1 thread: 4.3 ms, the merge 5.0 ms, [`intersect_fold`] with its range
+/// checks 6.7 ms; uniform 2^20 × 16: 3.2 s, [`intersect_fold`] 3.5 s); on
+/// Kronecker's degree-ordered rows the merge stays ahead (scale 20, 1 thread:
+/// 9.6 s, the scan 11.4 s).
 #[inline(always)]
 pub fn scan_fold<A>(a: &[u32], b: &[u32], mut acc: A, mut f: impl FnMut(A, u32) -> A) -> A {
     let mut j = 0usize;
