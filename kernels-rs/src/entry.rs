@@ -747,12 +747,13 @@ macro_rules! direction_kernels {
     };
 }
 
-/// Counts the triangles of an oriented graph ([`crate::tc::TriangleCount`]) into
-/// `*total` (added to, so the host zeroes it first).
+/// Counts the triangles of an undirected graph ([`crate::tc::TriangleCount`])
+/// into `*total` (added to, so the host zeroes it first).
 ///
 /// # Safety
-/// See the module docs; `offsets`/`targets` an oriented CSR (`n + 1`, `m`) as
-/// `runtime::tc::orient` builds it (rows sorted, targets `< n`), `total` one word.
+/// See the module docs; `offsets`/`targets` a CSR (`n + 1`, `m`, targets `< n`):
+/// with `in_place == 0` an oriented CSR as `runtime::tc::orient` builds it,
+/// otherwise the graph's own rows, each strictly increasing; `total` one word.
 #[inline(always)]
 pub unsafe fn triangle_count(
     t: ThreadCtx,
@@ -760,14 +761,18 @@ pub unsafe fn triangle_count(
     m: u64,
     offsets: *const u64,
     targets: *const u32,
+    in_place: u64,
     total: *mut u64,
 ) {
     // SAFETY: caller's contract.
     let c = unsafe {
         crate::tc::TriangleCount {
-            graph: CsrView {
-                offsets: slice(offsets, n as usize + 1),
-                targets: slice(targets, m as usize),
+            rows: crate::intersect::TriangleRows {
+                graph: CsrView {
+                    offsets: slice(offsets, n as usize + 1),
+                    targets: slice(targets, m as usize),
+                },
+                in_place: in_place != 0,
             },
             total: &u64::atomics_from_raw(total, 1)[0],
         }
@@ -776,7 +781,8 @@ pub unsafe fn triangle_count(
 }
 
 /// Defines the triangle-count kernel under `$name` (parameters `n, m, offsets,
-/// targets, total`); blocks must be a multiple of 32 threads (warp sums).
+/// targets, in_place, total`); blocks must be a multiple of 32 threads (warp
+/// sums).
 #[macro_export]
 macro_rules! tc_kernel {
     ($name:ident) => {
@@ -786,6 +792,7 @@ macro_rules! tc_kernel {
             m: u64,
             offsets: *const u64,
             targets: *const u32,
+            in_place: u64,
             total: *mut u64,
         );
     };

@@ -1,8 +1,10 @@
-//! Triangle counting over a degree-ordered (oriented) graph, one thread per
-//! oriented edge: the GPU kernel, and the intersection routine the CPU engine
-//! (`runtime::tc`) shares with it.
+//! Triangle counting, one thread per edge: the GPU kernel, and the intersection
+//! routine the CPU engine (`runtime::tc`) shares with it.
 //!
-//! The input is the *oriented* CSR `runtime::tc::orient` builds: vertices renamed
+//! The input is either the graph's own rows, sorted (counted in place, when the
+//! order by id is the one to use: [`triangles_below`], see
+//! [`crate::intersect::TriangleRows`]), or the *oriented* CSR
+//! `runtime::tc::orient` builds: vertices renamed
 //! by rank (degree, then id, ascending), and each row keeping only the neighbours
 //! of higher rank, sorted and without duplicates or self loops. A triangle
 //! `a < b < c` (by rank) is then stored exactly once as the path `a → b → c` plus
@@ -11,9 +13,12 @@
 //! higher degree bounds every row by `O(√m)`, which is what keeps Kronecker hubs
 //! from dominating (Schank & Wagner 2005; gapbs `tc.cc` orders the same way).
 //!
-//! Why one thread per oriented edge: the work of an edge is two rows of at most
-//! `O(√m)` entries, so edges are balanced units, whereas one thread per vertex
-//! would leave a warp waiting on its heaviest row. When one list is much longer
+//! Why one thread per edge: the work of an edge is two rows of at most `O(√m)`
+//! entries (oriented) or of the graph's even degrees (in place), so edges are
+//! balanced units, whereas one thread per vertex would leave a warp waiting on
+//! its heaviest row. In place, the threads of edges towards higher ids find
+//! nothing to do and move on: half the threads idle costs less than the copy
+//! that would spare them. When one list is much longer
 //! than the other the thread binary-searches (gallops) the short list's entries
 //! in the long one instead of merging ([`intersect_count`]). Per-thread counts are
 //! summed over the warp (shuffles) and one lane per warp adds the warp's total to
@@ -27,7 +32,7 @@ use crate::thread::ThreadCtx;
 use crate::warp::Warp;
 
 use crate::intersect::{gallop_fold, intersect_fold, merge_fold};
-pub use crate::intersect::{source_of, GALLOP_RATIO};
+pub use crate::intersect::{source_of, TriangleRows, GALLOP_RATIO};
 
 /// Number of values common to two sorted, duplicate-free lists
 /// ([`intersect_fold`]: merge, or gallop when one is [`GALLOP_RATIO`] times longer).
@@ -48,10 +53,10 @@ pub fn gallop_count(short: &[u32], long: &[u32]) -> u64 {
     gallop_fold(short, long, 0, |c, _| c + 1)
 }
 
-/// One triangle count over an oriented CSR.
+/// One triangle count.
 pub struct TriangleCount<'a> {
-    /// The oriented graph (see the module docs): rows sorted, ranks as ids.
-    pub graph: CsrView<'a>,
+    /// The oriented graph (see the module docs), or the graph's own rows.
+    pub rows: TriangleRows<'a>,
     /// Where every warp adds its triangles.
     pub total: &'a AtomicU64,
 }
@@ -64,18 +69,31 @@ pub fn triangles_at(g: &CsrView<'_>, u: u32, e: usize) -> u64 {
     crate::intersect::fold_edge(g, u, e, 0, |c, _, _, _| c + 1)
 }
 
+/// Triangles met at edge `e` of row `u` of a graph's own sorted rows: none
+/// unless `e` leads to a lower id `v`, else the entries common to `u`'s row
+/// before `e` and `v`'s row ([`crate::intersect::fold_edge_below`]).
+#[inline(always)]
+pub fn triangles_below(g: &CsrView<'_>, u: u32, e: usize) -> u64 {
+    if g.targets[e] < u {
+        crate::intersect::fold_edge_below(g, u, e, 0, |c, _, _, _| c + 1)
+    } else {
+        0
+    }
+}
+
 impl TriangleCount<'_> {
-    /// What one thread does: a grid-stride loop over oriented edges, then a warp
+    /// What one thread does: a grid-stride loop over the rows' edges, then a warp
     /// sum and one atomic add per warp. Every lane reaches the warp sum (it is
     /// after the loop), as [`Warp`]'s rules require.
     #[inline(always)]
     pub fn run<W: Warp>(&self, t: ThreadCtx, w: W) {
-        let m = self.graph.targets.len() as u64;
+        let g = &self.rows.graph;
+        let m = g.targets.len() as u64;
         let mut local = 0u64;
         let mut e = t.global();
         while e < m {
-            let u = source_of(self.graph.offsets, e);
-            local += triangles_at(&self.graph, u, e as usize);
+            let u = source_of(g.offsets, e);
+            local += self.rows.fold_at(u, e as usize, 0, |c, _, _, _| c + 1);
             e += t.stride();
         }
         let warp_total = w.sum_u64(local);

@@ -149,7 +149,7 @@ pub fn load_graph<W: Weight>(spec: &str, opts: &LoadOptions) -> Result<Loaded<W>
     let built = build_relabeled(&el, b)?;
     pb.finish_and_clear();
     let graph = if declared_symmetric && !built.graph.is_symmetric() {
-        Graph::new(built.graph.into_csr(), true)
+        built.graph.declared_symmetric()
     } else {
         built.graph
     };

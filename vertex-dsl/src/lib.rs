@@ -232,13 +232,15 @@
 //!   `type State` and `fn apply(ctx, acc) -> State`, where
 //!   [`Ctx`](kernels::intersect::Ctx) gives the vertex and its degree.
 //!
-//! The engine does the rest, identically on both back ends: it orients the
-//! graph (ranking vertices by degree when the degrees are skewed, as gapbs `tc`
-//! does, so every triangle is met exactly once and rows stay `O(√m)` long),
-//! intersects sorted neighbour lists (a merge, or galloping when one list is 16×
-//! longer), and reduces: on the CPU with rayon over equal chunks of oriented
-//! edges, on the GPU with the generated kernel `vx_<name>_intersect`, one thread
-//! per oriented edge. The run's value is an [`Intersected`]: the `total` of a
+//! The engine does the rest, identically on both back ends: it orders the
+//! vertices so that every triangle is met exactly once (ranked by degree in an
+//! oriented copy when the degrees are skewed, as gapbs `tc` does, so rows stay
+//! `O(√m)` long; otherwise by id, reading the graph's own sorted rows in place,
+//! with no copy), intersects sorted neighbour lists (a merge or scan, or
+//! galloping when one list is 16× longer), and reduces: on the CPU with rayon
+//! over equal chunks of edges, on the GPU with the generated kernel
+//! `vx_<name>_intersect`, one thread per edge. The corners reach `common` lowest
+//! first in that order. The run's value is an [`Intersected`]: the `total` of a
 //! `per = graph` program, the `states` of a `per = vertex` one. `vertex tc` runs
 //! `programs::triangles`, written this way; the local clustering coefficient is
 //! `programs::lcc`:

@@ -98,7 +98,7 @@ pub fn lcc_cmd(a: LccArgs) -> anyhow::Result<()> {
             threads,
         },
         average,
-        times: Times::new(orient_s, count_s, upload_s, u.load_s),
+        times: Times::new(orient_s, count_s, upload_s, u.load_s, run.in_place),
         validated,
     };
     if a.common.json {

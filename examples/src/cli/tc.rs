@@ -70,19 +70,29 @@ pub(super) struct Times {
     pub orient_s: f64,
     /// CPU: the intersections (and `apply`); GPU: the kernel (CUDA events).
     pub count_s: f64,
-    /// GPU only: copying the oriented graph to the device.
+    /// GPU only: copying the rows to the device.
     pub upload_s: Option<f64>,
     pub load_s: f64,
+    /// Whether the graph's own rows were counted on (no oriented copy: the
+    /// order by id, when ranking by degree is not worth it).
+    pub in_place: bool,
 }
 
 impl Times {
-    pub fn new(orient_s: f64, count_s: f64, upload_s: Option<f64>, load_s: f64) -> Self {
+    pub fn new(
+        orient_s: f64,
+        count_s: f64,
+        upload_s: Option<f64>,
+        load_s: f64,
+        in_place: bool,
+    ) -> Self {
         Times {
             time_s: orient_s + count_s,
             orient_s,
             count_s,
             upload_s,
             load_s,
+            in_place,
         }
     }
 }
@@ -103,10 +113,15 @@ pub(super) fn print_text(h: &mut dyn std::io::Write, run: &Shared, result: &str,
     say!(h, "  {result}");
     say!(
         h,
-        "  time         {:.6} s (orient {:.6} s, count {:.6} s)",
+        "  time         {:.6} s (orient {:.6} s, count {:.6} s{})",
         t.time_s,
         t.orient_s,
-        t.count_s
+        t.count_s,
+        if t.in_place {
+            ", in place: no copy"
+        } else {
+            ""
+        }
     );
     if let Some(u) = t.upload_s {
         say!(h, "  upload       {u:.6} s");
@@ -172,50 +187,53 @@ pub(super) fn source_is_symmetric(spec: &str) -> anyhow::Result<bool> {
 pub fn tc_cmd(a: TcArgs) -> anyhow::Result<()> {
     let u = open_undirected(&a.graph, &a.common)?;
     let g = &u.loaded.graph;
-    let (triangles, orient_s, count_s, upload_s, backend, threads) = match (&u.dev, a.library) {
+    let (triangles, times, backend, threads) = match (&u.dev, a.library) {
         (Some(d), true) => {
             let r = d.triangle_count(g)?;
-            (
-                r.triangles,
+            let upload_s = Some(secs(r.upload_time));
+            let t = Times::new(
                 secs(r.orient_time),
                 r.kernel_ms / 1e3,
-                Some(secs(r.upload_time)),
-                "gpu",
-                None,
-            )
+                upload_s,
+                u.load_s,
+                r.in_place,
+            );
+            (r.triangles, t, "gpu", None)
         }
         (Some(d), false) => {
             let r = d.run_intersect::<Triangles, _>(g)?;
-            (
-                r.run.total,
-                secs(r.run.orient_time),
-                secs(r.run.count_time),
-                Some(secs(r.upload_time)),
-                "gpu",
-                None,
-            )
+            let upload_s = Some(secs(r.upload_time));
+            let run = r.run;
+            let t = Times::new(
+                secs(run.orient_time),
+                secs(run.count_time),
+                upload_s,
+                u.load_s,
+                run.in_place,
+            );
+            (run.total, t, "gpu", None)
         }
         (None, true) => {
             let r = runtime::tc::count(g, a.common.threads)?;
-            (
-                r.triangles,
+            let t = Times::new(
                 secs(r.orient_time),
                 secs(r.count_time),
                 None,
-                "cpu",
-                Some(r.threads),
-            )
+                u.load_s,
+                r.in_place,
+            );
+            (r.triangles, t, "cpu", Some(r.threads))
         }
         (None, false) => {
             let r = runtime::tc::program::run::<Triangles, _>(g, a.common.threads)?;
-            (
-                r.total,
+            let t = Times::new(
                 secs(r.orient_time),
                 secs(r.count_time),
                 None,
-                "cpu",
-                Some(r.threads),
-            )
+                u.load_s,
+                r.in_place,
+            );
+            (r.total, t, "cpu", Some(r.threads))
         }
     };
     let validated = a
@@ -234,7 +252,7 @@ pub fn tc_cmd(a: TcArgs) -> anyhow::Result<()> {
             threads,
         },
         triangles,
-        times: Times::new(orient_s, count_s, upload_s, u.load_s),
+        times,
         validated,
     };
     if a.common.json {

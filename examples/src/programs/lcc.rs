@@ -4,9 +4,9 @@
 //! and `d(v)` its distinct neighbours (0 below two neighbours).
 //!
 //! Written as a per-vertex intersection program: the engine enumerates every
-//! triangle once (degree-ordered, as for [`super::triangles`]) and adds its value
-//! to each of its three corners; `apply` turns a vertex's count into its
-//! coefficient with the degree the engine hands it.
+//! triangle once (in place or degree-ordered, as for [`super::triangles`]) and
+//! adds its value to each of its three corners; `apply` turns a vertex's count
+//! into its coefficient with the degree the engine hands it.
 //!
 //! Checked against `runtime::oracle::local_clustering` in `tests/tests/all/tc.rs`.
 

@@ -27,7 +27,7 @@ use bytemuck::Zeroable;
 
 use rayon::prelude::*;
 
-use super::csr::{Csr, Graph};
+use super::csr::{Csr, Graph, RowOrder};
 use super::edge_list::EdgeList;
 use super::split::split_at_bounds;
 use super::weight::Weight;
@@ -99,10 +99,24 @@ pub fn build_consuming<W: Weight>(el: EdgeList<W>, opts: BuildOptions) -> Result
     if el.weights.is_some() || opts.relabel_by_degree {
         return build(&el, opts);
     }
-    Ok(Graph::new(
-        unweighted_csr(Input::Owned(el), opts)?,
-        opts.symmetrize,
+    Ok(known_rows(
+        Graph::new(unweighted_csr(Input::Owned(el), opts)?, opts.symmetrize),
+        opts,
     ))
+}
+
+/// `g` with what `opts` guarantee of its rows recorded: a build sorts every
+/// row, so with `dedup` and `remove_self_loops` they are strictly increasing
+/// and loop-free (other options leave it to [`Graph::row_order`]'s pass).
+fn known_rows<W: Weight>(g: Graph<W>, opts: BuildOptions) -> Graph<W> {
+    if opts.dedup && opts.remove_self_loops {
+        g.with_row_order(RowOrder {
+            strictly_increasing: true,
+            self_loops: 0,
+        })
+    } else {
+        g
+    }
 }
 
 /// The CSR of an unweighted list: rows are bare targets, half the bytes to move
@@ -139,13 +153,15 @@ pub fn build_relabeled<W: Weight>(el: &EdgeList<W>, opts: BuildOptions) -> Resul
     let csr = radix_build(el, opts)?;
     if !opts.relabel_by_degree {
         return Ok(Built {
-            graph: Graph::new(csr, opts.symmetrize),
+            graph: known_rows(Graph::new(csr, opts.symmetrize), opts),
             new_to_old: None,
         });
     }
+    // The renamed rows are sorted again, and renaming neither merges entries
+    // nor makes loops: what `opts` guarantee still holds.
     let (csr, new_to_old) = relabel_by_degree(&csr);
     Ok(Built {
-        graph: Graph::new(csr, opts.symmetrize),
+        graph: known_rows(Graph::new(csr, opts.symmetrize), opts),
         new_to_old: Some(new_to_old),
     })
 }
@@ -536,6 +552,10 @@ mod tests {
             let c = build_consuming(bare, o).unwrap();
             prop_assert_eq!(a.csr().offsets(), c.csr().offsets());
             prop_assert_eq!(a.csr().targets(), c.csr().targets());
+            // What a build records of its rows is what a pass over them finds.
+            for h in [&g, &a, &c] {
+                prop_assert_eq!(h.row_order(), h.csr().row_order());
+            }
         }
 
         #[test]
@@ -552,6 +572,9 @@ mod tests {
                 back.insert((perm[k.0 as usize], perm[k.1 as usize]), v);
             }
             prop_assert_eq!(back, oracle(&el, o));
+            let u = BuildOptions { relabel_by_degree: true, ..BuildOptions::undirected() };
+            let g = build(&el, u).unwrap();
+            prop_assert_eq!(g.row_order(), g.csr().row_order());
         }
     }
 

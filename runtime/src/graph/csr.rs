@@ -173,6 +173,27 @@ impl<W: Weight> Csr<W> {
         })
     }
 
+    /// Whether every row is strictly increasing, and its self loops: one
+    /// parallel pass over the rows, stopped at the first unsorted one
+    /// ([`Graph::row_order`] keeps the answer).
+    pub fn row_order(&self) -> RowOrder {
+        let n = self.num_vertices() as u32;
+        let loops = (0..n)
+            .into_par_iter()
+            .with_min_len(1024)
+            .map(|u| {
+                let row = self.neighbors(u);
+                row.windows(2)
+                    .all(|w| w[0] < w[1])
+                    .then(|| u64::from(row.binary_search(&u).is_ok()))
+            })
+            .try_reduce(|| 0, |a, b| Some(a + b));
+        RowOrder {
+            strictly_increasing: loops.is_some(),
+            self_loops: loops.unwrap_or(0),
+        }
+    }
+
     /// Weights of `v`'s edges, aligned with [`Csr::neighbors`].
     #[inline]
     pub fn neighbor_weights(&self, v: u32) -> Option<&[W]> {
@@ -340,6 +361,17 @@ impl<W: Weight> Csr<W> {
     }
 }
 
+/// What is known of a graph's rows (see [`Graph::row_order`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RowOrder {
+    /// Every row sorted by target without repeats: what lets triangle counting
+    /// read the rows in place instead of copying them.
+    pub strictly_increasing: bool,
+    /// Rows that hold their own vertex; counted only when `strictly_increasing`
+    /// (0 otherwise).
+    pub self_loops: u64,
+}
+
 /// A graph: out-edges (CSR) plus in-edges (CSC) and interleaved weighted
 /// out-edges ([`Graph::packed`]), both built on first use.
 ///
@@ -350,6 +382,7 @@ pub struct Graph<W: Weight = u32> {
     csc: OnceLock<Csr<W>>,
     packed: OnceLock<Vec<WEdge<W>>>,
     max_out_degree: OnceLock<u64>,
+    row_order: OnceLock<RowOrder>,
     symmetric: bool,
     /// See [`Graph::id`].
     id: u64,
@@ -373,6 +406,7 @@ impl<W: Weight> Clone for Graph<W> {
             csc,
             packed,
             max_out_degree: self.max_out_degree.clone(),
+            row_order: self.row_order.clone(),
             symmetric: self.symmetric,
             id: self.id,
         }
@@ -388,6 +422,7 @@ impl<W: Weight> Graph<W> {
             csc: OnceLock::new(),
             packed: OnceLock::new(),
             max_out_degree: OnceLock::new(),
+            row_order: OnceLock::new(),
             symmetric,
             id: NEXT_GRAPH_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         }
@@ -411,6 +446,31 @@ impl<W: Weight> Graph<W> {
     /// engine bounds a frontier's out-edges with it on every run.
     pub fn max_out_degree(&self) -> u64 {
         *self.max_out_degree.get_or_init(|| self.csr.max_degree())
+    }
+
+    /// [`Csr::row_order`] of the out-edges, found once (or recorded by the
+    /// build, which knows it): triangle counting asks on every run, and the
+    /// pass reads every edge.
+    pub fn row_order(&self) -> RowOrder {
+        *self.row_order.get_or_init(|| self.csr.row_order())
+    }
+
+    /// Records what the caller knows of the rows (the builder: sorted,
+    /// deduplicated, loops dropped), so [`Self::row_order`] costs no pass.
+    pub(crate) fn with_row_order(self, known: RowOrder) -> Self {
+        let _ = self.row_order.set(known);
+        self
+    }
+
+    /// The same graph declared undirected (`symmetric` as in [`Self::new`]),
+    /// keeping what is known of its rows but not its in-edges.
+    pub(crate) fn declared_symmetric(self) -> Self {
+        let known = self.row_order.get().copied();
+        let g = Graph::new(self.csr, true);
+        match known {
+            Some(r) => g.with_row_order(r),
+            None => g,
+        }
     }
 
     /// In-edges, built (once) on demand.
@@ -507,6 +567,33 @@ mod tests {
         assert!(!csr(vec![0, 2, 3], vec![0, 1, 0]).is_simple_and_symmetric());
         assert!(!csr(vec![0, 2, 4], vec![1, 1, 0, 0]).is_simple_and_symmetric());
         assert!(!csr(vec![0, 2, 3, 4], vec![2, 1, 0, 0]).is_simple_and_symmetric());
+    }
+
+    fn csr(offsets: Vec<u64>, targets: Vec<u32>) -> Csr<u32> {
+        Csr::<u32>::from_parts(offsets.into(), targets.into(), None).unwrap()
+    }
+
+    #[test]
+    fn row_order_finds_unsorted_rows_repeats_and_loops() {
+        let order = |offsets: Vec<u64>, targets: Vec<u32>| csr(offsets, targets).row_order();
+        let strict = |self_loops| RowOrder {
+            strictly_increasing: true,
+            self_loops,
+        };
+        let not = RowOrder {
+            strictly_increasing: false,
+            self_loops: 0,
+        };
+        assert_eq!(order(vec![0, 1, 3, 4], vec![1, 0, 2, 1]), strict(0));
+        assert_eq!(order(vec![0, 2, 3], vec![0, 1, 0]), strict(1));
+        assert_eq!(order(vec![0, 2, 4], vec![0, 1, 0, 1]), strict(2));
+        assert_eq!(order(vec![0, 2, 4], vec![1, 1, 0, 0]), not);
+        assert_eq!(order(vec![0, 2, 3, 4], vec![2, 1, 0, 0]), not);
+        assert_eq!(order(vec![0], vec![]), strict(0));
+        // A graph keeps what its build recorded, and finds it otherwise.
+        let g = Graph::new(csr(vec![0, 2, 3], vec![1, 0, 0]), false);
+        assert_eq!(g.row_order(), not);
+        assert_eq!(g.clone().row_order(), not);
     }
 
     #[test]

@@ -15,7 +15,7 @@ pub use buf::Buf;
 pub use builder::{
     build, build_consuming, build_relabeled, relabel_by_degree, BuildOptions, Built,
 };
-pub use csr::{Csr, Graph};
+pub use csr::{Csr, Graph, RowOrder};
 pub use edge_list::{EdgeList, MAX_VERTICES};
 pub use packed::WEdge;
 pub use stats::GraphStats;

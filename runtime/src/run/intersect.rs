@@ -1,14 +1,34 @@
 //! Intersection programs (`intersect = ..`) through the one run call: the
 //! oriented merge of [`crate::tc::program`] on the CPU, the generated kernel of
-//! [`Device::run_intersect`] on the GPU.
+//! [`Device::run_intersect_rows`] on the GPU. When the graph's own rows are read
+//! (in place), the GPU reads the upload its traversal programs share (the
+//! device cache's `traversal` entry), so a graph on the device is not copied
+//! again.
 //!
-//! [`Device::run_intersect`]: crate::gpu::Device::run_intersect
+//! [`Device::run_intersect_rows`]: crate::gpu::Device::run_intersect_rows
+
+use std::time::Instant;
 
 use kernels_rs::intersect::IntersectProgram;
 
+use super::device_cache::GraphKey;
 use super::{place, refuse, Backend, Kind, Outcome, Placed, Plan, Report, Runnable};
 use crate::error::Result;
 use crate::graph::Graph;
+
+/// The strategy a report names.
+fn strategy(in_place: bool, gpu: bool) -> String {
+    let rows = if in_place {
+        "merge on the graph's own rows"
+    } else {
+        "oriented merge (degree-ordered copy)"
+    };
+    if gpu {
+        format!("{rows}, a thread per edge")
+    } else {
+        rows.into()
+    }
+}
 
 /// What an intersection program computed.
 #[derive(Clone, Debug, PartialEq)]
@@ -40,20 +60,36 @@ where
     let run = match place::<P>(plan)? {
         Placed::Cpu(why) => {
             report.backend_reason = why;
-            report.strategy = "oriented merge".into();
-            crate::tc::program::run::<P, u32>(g, plan.threads)?
+            let r = crate::tc::program::run::<P, u32>(g, plan.threads)?;
+            report.strategy = strategy(r.in_place, false);
+            r
         }
         Placed::Gpu(why) => {
             report.backend_reason = why;
-            report.strategy = "oriented merge, a thread per edge".into();
             let (r, dev) = super::device_cache::with(plan.device, |slot| {
-                Ok((
-                    slot.device().run_intersect::<P, u32>(g)?,
-                    slot.device().info().name.clone(),
-                ))
+                let t0 = Instant::now();
+                let o = crate::tc::orientation(g)?;
+                let orient_time = t0.elapsed();
+                let uploaded = if o.in_place() {
+                    // The key push programs upload an undirected graph under.
+                    let key = GraphKey {
+                        graph: g.id(),
+                        what: "traversal",
+                        edges_per_thread: 0,
+                    };
+                    Some(slot.graph(key, |d| d.upload_traversal(g, false))?)
+                } else {
+                    None
+                };
+                let mut r = slot
+                    .device()
+                    .run_intersect_rows::<P>(&o, uploaded.as_deref())?;
+                r.run.orient_time = orient_time;
+                Ok((r, slot.device().info().name.clone()))
             })?;
             report.backend = Backend::Gpu;
             report.device = Some(dev);
+            report.strategy = strategy(r.run.in_place, true);
             r.run
         }
     };

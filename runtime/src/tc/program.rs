@@ -2,23 +2,25 @@
 //! [`IntersectProgram`]): the triangle counter of this module's parent with the
 //! user's operator in place of `+1`.
 //!
-//! A run is [`orient`] (the degree order, shared with the library count and the
-//! GPU), then [`fold_oriented`]: the oriented edges cut into equal chunks (rayon
+//! A run is [`orientation`] (the graph's own rows when the order by id is the
+//! one to use, else the degree-ordered copy; shared with the library count and
+//! the GPU), then [`fold_rows`]: the rows' edges cut into equal chunks (rayon
 //! tasks, each finding its first row by binary search, as
-//! [`super::count_oriented`] does), each edge's intersection folded by
-//! [`fold_edge`] (merge or galloping) with `combine(acc, common(u, v, w))`.
-//! [`Per::Graph`] programs reduce per chunk and then over chunks, without
-//! atomics; [`Per::Vertex`] programs combine each triangle's value atomically into
-//! its three corners' slots (by rank), and [`finish`] renames the slots back to
-//! graph ids and runs `apply` with each vertex's degree.
+//! [`super::count_rows`] does), each triangle-closing edge's intersection folded
+//! by [`TriangleRows::fold_at`] (merge or galloping) with
+//! `combine(acc, common(u, v, w))`, the corners lowest rank first whichever
+//! rows are read. [`Per::Graph`] programs reduce per chunk and then over chunks,
+//! without atomics; [`Per::Vertex`] programs combine each triangle's value
+//! atomically into its three corners' slots (by rank), and [`finish`] renames
+//! the slots back to graph ids and runs `apply` with each vertex's degree.
 
 use std::time::{Duration, Instant};
 
-use kernels_rs::intersect::{fold_edge, source_of, Ctx, Ids, IntersectProgram, Per};
+use kernels_rs::intersect::{Ctx, Ids, IntersectProgram, Per, TriangleRows};
 use kernels_rs::StateWord;
 use rayon::prelude::*;
 
-use super::{check_undirected, orient, Oriented};
+use super::{check_undirected, chunks, closing_edges, orientation, Orientation, Oriented};
 use crate::error::Result;
 use crate::graph::{Graph, Weight};
 
@@ -32,54 +34,34 @@ pub struct IntersectRun<P: IntersectProgram> {
     pub states: Vec<P::State>,
     /// Undirected edges after orientation (duplicates and self loops gone).
     pub oriented_edges: u64,
-    /// Ranking and renaming ([`orient`]).
+    /// Choosing the order, and ranking and copying when a copy is made
+    /// ([`orientation`]).
     pub orient_time: Duration,
     /// The intersections and reduction (and, per vertex, `apply`).
     pub count_time: Duration,
+    /// Whether the graph's own rows were read ([`Orientation::InPlace`]).
+    pub in_place: bool,
     /// Worker threads used.
     pub threads: usize,
 }
 
-/// Oriented edges per rayon task (at least).
-const MIN_CHUNK: u64 = 1024;
-
-/// `[lo, hi)` edge ranges of about equal size for the current pool.
-fn chunks(m: u64) -> impl ParallelIterator<Item = (u64, u64)> {
-    let chunk = (m / (64 * rayon::current_num_threads() as u64)).max(MIN_CHUNK);
-    (0..m.div_ceil(chunk))
-        .into_par_iter()
-        .map(move |c| (c * chunk, ((c + 1) * chunk).min(m)))
-}
-
-/// Visits the oriented edges `[lo, hi)` in order, with the row of each.
-#[inline(always)]
-fn for_edges(o: &Oriented, lo: u64, hi: u64, mut f: impl FnMut(u32, usize)) {
-    let offsets = &o.offsets;
-    let mut u = source_of(offsets, lo);
-    for e in lo..hi {
-        while offsets[u as usize + 1] <= e {
-            u += 1;
-        }
-        f(u, e as usize);
-    }
-}
-
-/// Runs `P` over an oriented graph: the [`Per::Graph`] total, or the
-/// per-rank slots of a [`Per::Vertex`] program (graph ids through [`finish`]).
-pub fn fold_oriented<P: IntersectProgram>(o: &Oriented) -> (P::Acc, Vec<P::Acc>) {
-    let g = o.view();
-    let ids = Ids(&o.ids);
-    let m = o.num_edges();
+/// Runs `P` over the rows [`orientation`] chose: the [`Per::Graph`] total, or
+/// the per-rank slots of a [`Per::Vertex`] program (graph ids through
+/// [`finish`]).
+pub fn fold_rows<P: IntersectProgram>(o: &Orientation<'_>) -> (P::Acc, Vec<P::Acc>) {
+    let rows: TriangleRows<'_> = o.rows();
+    let ids = Ids(o.ids());
+    let m = o.num_entries();
     match P::PER {
         Per::Graph => {
             let total = chunks(m)
                 .map(|(lo, hi)| {
                     let mut acc = P::identity();
-                    for_edges(o, lo, hi, |u, e| {
-                        acc = fold_edge(&g, u, e, acc, |a, u, v, w| {
+                    for (u, e) in closing_edges(&rows, lo, hi) {
+                        acc = rows.fold_at(u, e, acc, |a, u, v, w| {
                             P::combine(a, P::common(ids.id(u), ids.id(v), ids.id(w)))
                         });
-                    });
+                    }
                     acc
                 })
                 .reduce(P::identity, P::combine);
@@ -89,14 +71,14 @@ pub fn fold_oriented<P: IntersectProgram>(o: &Oriented) -> (P::Acc, Vec<P::Acc>)
             let mut slots = vec![P::identity(); o.num_vertices()];
             let cells = P::Acc::atomics_from_mut(&mut slots);
             chunks(m).for_each(|(lo, hi)| {
-                for_edges(o, lo, hi, |u, e| {
-                    fold_edge(&g, u, e, (), |(), u, v, w| {
+                for (u, e) in closing_edges(&rows, lo, hi) {
+                    rows.fold_at(u, e, (), |(), u, v, w| {
                         let x = P::common(ids.id(u), ids.id(v), ids.id(w));
                         for r in [u, v, w] {
                             P::combine_atomic(&cells[r as usize], x);
                         }
-                    })
-                });
+                    });
+                }
             });
             (P::identity(), slots)
         }
@@ -122,10 +104,27 @@ fn degrees(o: &Oriented) -> Vec<u32> {
 }
 
 /// A [`Per::Vertex`] program's results by graph id: `apply` of each vertex with
-/// its degree and its slot (`slots` by rank, as [`fold_oriented`] and the GPU
+/// its degree and its slot (`slots` by rank, as [`fold_rows`] and the GPU
 /// kernel leave them).
-pub fn finish<P: IntersectProgram>(o: &Oriented, slots: &[P::Acc]) -> Vec<P::State> {
+pub fn finish<P: IntersectProgram>(o: &Orientation<'_>, slots: &[P::Acc]) -> Vec<P::State> {
     let n = o.num_vertices();
+    let o = match o {
+        Orientation::InPlace { .. } => {
+            // Ranks are ids, and each row says its vertex's degree.
+            return (0..n)
+                .into_par_iter()
+                .map(|v| {
+                    let ctx = Ctx {
+                        vertex: v as u32,
+                        degree: o.in_place_degree(v as u32).unwrap_or(0),
+                        num_vertices: n as u32,
+                    };
+                    P::apply(ctx, slots[v])
+                })
+                .collect();
+        }
+        Orientation::Copy(o) => o,
+    };
     let degree = degrees(o);
     let ids = Ids(&o.ids);
     // Ranks are a permutation of the ids: gather each id's rank first.
@@ -156,10 +155,10 @@ pub fn run<P: IntersectProgram, W: Weight>(
     check_undirected(g)?;
     let (run, threads) = crate::cpu::in_pool(threads, || -> Result<IntersectRun<P>> {
         let t0 = Instant::now();
-        let o = orient(g)?;
+        let o = orientation(g)?;
         let orient_time = t0.elapsed();
         let t1 = Instant::now();
-        let (total, slots) = fold_oriented::<P>(&o);
+        let (total, slots) = fold_rows::<P>(&o);
         let states = match P::PER {
             Per::Graph => Vec::new(),
             Per::Vertex => finish::<P>(&o, &slots),
@@ -167,9 +166,10 @@ pub fn run<P: IntersectProgram, W: Weight>(
         Ok(IntersectRun {
             total,
             states,
-            oriented_edges: o.num_edges(),
+            oriented_edges: o.undirected_edges(),
             orient_time,
             count_time: t1.elapsed(),
+            in_place: o.in_place(),
             threads: 0,
         })
     })?;
@@ -255,7 +255,10 @@ mod tests {
     #[test]
     fn a_count_program_agrees_with_the_library_count() {
         let g = kron(10);
-        assert!(!orient(&g).unwrap().ids.is_empty(), "kron is degree-ranked");
+        assert!(
+            !super::super::orient(&g).unwrap().ids.is_empty(),
+            "kron is degree-ranked"
+        );
         let expect = super::super::count(&g, Some(2)).unwrap().triangles;
         for threads in [Some(1), Some(3)] {
             assert_eq!(run::<Count, _>(&g, threads).unwrap().total, expect);
@@ -263,11 +266,45 @@ mod tests {
     }
 
     #[test]
+    fn programs_in_place_agree_with_the_copy_and_brute_force() {
+        use crate::tc::tests::{brute_per_vertex, shapes};
+        for (name, g, in_place) in shapes() {
+            let per = brute_per_vertex(g.csr());
+            let total = per.iter().sum::<u64>() / 3;
+            let copy = Orientation::Copy(crate::tc::orient(&g).unwrap());
+            let r = run::<Count, _>(&g, Some(2)).unwrap();
+            assert_eq!((r.total, r.in_place), (total, in_place), "{name}");
+            assert_eq!(fold_rows::<Count>(&copy).0, total, "{name}");
+            let r = run::<PerVertex, _>(&g, Some(3)).unwrap();
+            let (_, slots) = fold_rows::<PerVertex>(&copy);
+            assert_eq!(r.states, finish::<PerVertex>(&copy, &slots), "{name}");
+            let csr = g.csr();
+            for (v, s) in r.states.iter().enumerate() {
+                assert_eq!(
+                    *s,
+                    (per[v], csr.degree(v as u32) as u32),
+                    "{name}: vertex {v}"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn per_vertex_counts_land_on_graph_ids() {
-        // Triangles {0,1,2} and {0,2,3}, plus a pendant 4 and a self loop.
+        // Triangles {0,1,2} and {0,2,3}, plus a pendant 4, a self loop and an
+        // edge listed twice.
         let el = EdgeList::<u32> {
             num_vertices: 5,
-            edges: vec![[0, 1], [1, 2], [2, 0], [2, 3], [3, 0], [3, 4], [4, 4]],
+            edges: vec![
+                [0, 1],
+                [1, 2],
+                [2, 0],
+                [2, 3],
+                [3, 0],
+                [3, 4],
+                [4, 4],
+                [1, 0],
+            ],
             weights: None,
         };
         let opts = BuildOptions {
@@ -276,6 +313,19 @@ mod tests {
         };
         let g = build(&el, opts).unwrap();
         let r = run::<PerVertex, _>(&g, Some(2)).unwrap();
+        assert!(!r.in_place, "rows with repeats are copied");
+        assert_eq!(r.states, vec![(2, 3), (1, 2), (2, 3), (1, 3), (0, 1)]);
+        // Deduplicated with the loop kept: in place, the loop not a neighbour.
+        let g = build(
+            &el,
+            BuildOptions {
+                dedup: true,
+                ..opts
+            },
+        )
+        .unwrap();
+        let r = run::<PerVertex, _>(&g, Some(2)).unwrap();
+        assert!(r.in_place);
         assert_eq!(r.states, vec![(2, 3), (1, 2), (2, 3), (1, 3), (0, 1)]);
         // On a degree-ranked graph, the per-vertex counts sum to three per triangle.
         let g = kron(9);
@@ -285,6 +335,23 @@ mod tests {
         let csr = g.csr();
         for (v, s) in per.states.iter().enumerate() {
             assert_eq!(u64::from(s.1), csr.degree(v as u32), "vertex {v}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn programs_count_what_brute_force_counts(
+            (n, edges) in crate::tc::tests::arb_edges()
+        ) {
+            use crate::tc::tests::{brute_per_vertex, builds};
+            for g in builds(n, &edges) {
+                let per = brute_per_vertex(g.csr());
+                let r = run::<Count, _>(&g, Some(2)).unwrap();
+                proptest::prop_assert_eq!(r.total, per.iter().sum::<u64>() / 3);
+                let r = run::<PerVertex, _>(&g, Some(2)).unwrap();
+                let got: Vec<u64> = r.states.iter().map(|s| s.0).collect();
+                proptest::prop_assert_eq!(got, per);
+            }
         }
     }
 }
