@@ -725,9 +725,11 @@ for step in "${steps[@]}"; do
                         "batched gpu" "johnson cpu"; do
                         set -- $run
                         f="$dest/apsp-batched/$1-$2${3:+-unweighted}.json"; w=${3:-}
-                        timeout "${APSP_TIMEOUT:-150}" "$B/vertex" apsp "$AG" $w --algorithm "$1" --backend "$2" --json \
-                            >"$f" && echo "apsp $AG $run: $(grep time_s "$f")" \
-                            || echo "apsp $AG $run: no result (time limit ${APSP_TIMEOUT:-150} s?)"
+                        # Weighted runs on $APSP_WEIGHTED_GRAPH (default the same graph).
+                        g=$AG; [ -z "$w" ] && g=${APSP_WEIGHTED_GRAPH:-$AG}
+                        timeout "${APSP_TIMEOUT:-150}" "$B/vertex" apsp "$g" $w --algorithm "$1" --backend "$2" --json \
+                            >"$f" && echo "apsp $g $run: $(grep time_s "$f")" \
+                            || echo "apsp $g $run: no result (time limit ${APSP_TIMEOUT:-150} s?)"
                     done
                 fi
                 [ "$bad" = 0 ]
