@@ -92,7 +92,7 @@ const SEED_GROUP: usize = 8;
 const CHUNKS_GROUP: usize = 9;
 const EXPAND_GROUP: usize = 10;
 const SETTLE_GROUP: usize = 11;
-/// Batches a group launch serves at most ([`Group`]).
+/// Batches one launch of the `_group` kernels serves at most.
 pub const MAX_GROUP: usize = 32;
 /// Device memory the buffers of a group may take.
 const GROUP_BUDGET: u64 = 8 << 30;
