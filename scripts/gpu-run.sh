@@ -25,6 +25,9 @@
 #             compute-sanitizer memcheck + racecheck; then all pairs of $APSP_GRAPH
 #             (default grid:316x316) batched on GPU and CPU vs CPU Johnson, each under
 #             `timeout $APSP_TIMEOUT` (default 150 s). BATCHED_PART=check|time runs one half
+#   tc        triangle counting and lcc on the GPU --validate'd on grid, Kronecker,
+#             uniform and mesh, sanitizers, then `bench gap --kernels tc` against
+#             gapbs on $TC_GRAPHS (default grid:1000x1000 mesh:1000000)
 #   check     GPU BFS vs the CPU oracle (Kronecker 10-20, grid, isolated, single vertex)
 #   sanitize  compute-sanitizer --tool memcheck and --tool racecheck on small graphs
 #   programs  the #[vertex_program] kernels (BFS, CC, SSSP, widest) vs the oracles
@@ -734,6 +737,36 @@ for step in "${steps[@]}"; do
                 fi
                 [ "$bad" = 0 ]
             } 2>&1 | tee "$OUTDIR/batched.log"
+            rc=${PIPESTATUS[0]}
+            ;;
+        tc)
+            # Triangle counting and lcc on the GPU (in place on the uploaded CSR, or
+            # the ranked copy): --validate'd on four shapes, sanitizers, then side by
+            # side with gapbs on $TC_GRAPHS (default grid:1000x1000 mesh:1000000).
+            {
+                bad=0
+                dest=${OUT:-$OUTDIR}
+                for g in grid:300x300 kron:14 uniform:20000:160000 mesh:50000; do
+                    timeout 60 "$B/vertex" tc "$g" --backend gpu --validate --json >/dev/null \
+                        && echo "tc $g ok" || { echo "BAD tc $g"; bad=1; }
+                    timeout 60 "$B/vertex" lcc "$g" --backend gpu --validate --json >/dev/null \
+                        && echo "lcc $g ok" || { echo "BAD lcc $g"; bad=1; }
+                done
+                if [ -n "$SAN" ]; then
+                    for tool in memcheck racecheck; do
+                        timeout 60 "$SAN" --tool "$tool" --error-exitcode 3 "$B/vertex" tc grid:30x30 --backend gpu \
+                            --validate >/dev/null || { echo "BAD $tool tc"; bad=1; }
+                        timeout 60 "$SAN" --tool "$tool" --error-exitcode 3 "$B/vertex" lcc kron:9 --backend gpu \
+                            --validate >/dev/null || { echo "BAD $tool lcc"; bad=1; }
+                        echo "$tool done"
+                    done
+                fi
+                # shellcheck disable=SC2086
+                timeout "${TC_TIMEOUT:-150}" "$B/vertex" bench gap ${TC_GRAPHS:-grid:1000x1000 mesh:1000000} --kernels tc \
+                    --gapbs "$B/gapbs" --threads "${TC_THREADS:-16}" --trials 3 --label "${TC_LABEL:-tc-h200}" \
+                    --out "$dest/tc" --work /tmp/gapwork || bad=1
+                [ "$bad" = 0 ]
+            } 2>&1 | tee "$OUTDIR/tc.log"
             rc=${PIPESTATUS[0]}
             ;;
         benchgap)
