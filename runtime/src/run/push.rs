@@ -140,21 +140,27 @@ where
     /// one per live source per edge read).
     ///
     /// ```
-    /// use runtime::graph::{build, BuildOptions, EdgeList};
-    /// # use runtime::gpu::batched::LaneStates;
-    /// # fn demo<P>(g: &runtime::graph::Graph<u32>) -> runtime::Result<()>
-    /// # where P: runtime::gpu::GpuProgram<Weight = u32, State = u32>
-    /// #     + runtime::run::Runnable<Weight = u32> {
-    /// let mut far = Vec::new();
-    /// runtime::run::run::<P>(g)
-    ///     .sources([0, 5, 9])
-    ///     .go_batched(|b: LaneStates<'_, u32>| {
+    /// use runtime::gpu::batched::LaneStates;
+    /// use runtime::gpu::GpuProgram;
+    /// use runtime::program::VertexProgram;
+    /// use runtime::run::{run, Runnable};
+    ///
+    /// /// Each source's eccentricity under a BFS-like program `P` (hop counts,
+    /// /// `u32::MAX` = not reached), 64 sources per edge sweep.
+    /// fn eccentricities<P>(g: &runtime::graph::Graph<u32>, sources: &[u32]) -> runtime::Result<Vec<u32>>
+    /// where
+    ///     P: GpuProgram + VertexProgram<Weight = u32, State = u32> + Runnable<Weight = u32>,
+    /// {
+    ///     let mut far = Vec::new();
+    ///     run::<P>(g).sources(sources.iter().copied()).go_batched(|b: LaneStates<'_, u32>| {
     ///         for lane in 0..b.lanes() {
-    ///             far.push(b.column(lane).into_iter().filter(|&d| d != u32::MAX).max());
+    ///             let reached = b.column(lane).into_iter().filter(|&d| d != u32::MAX);
+    ///             far.push(reached.max().unwrap_or(0));
     ///         }
     ///         Ok(())
     ///     })?;
-    /// # Ok(()) }
+    ///     Ok(far)
+    /// }
     /// ```
     pub fn go_batched(
         self,
