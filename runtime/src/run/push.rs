@@ -87,6 +87,30 @@ fn cpu<P: VertexProgram>(
     Ok(r.states)
 }
 
+/// `P`'s kernels and `g` uploaded for traversal (with its weights when `P`
+/// reads them), both from the device cache.
+fn program_and_graph<P: GpuProgram>(
+    slot: &mut device_cache::Slot,
+    g: &Graph<<P as VertexProgram>::Weight>,
+) -> Result<(
+    std::sync::Arc<ProgramKernels>,
+    std::sync::Arc<crate::gpu::DeviceGraph>,
+)> {
+    let weighted = <P as VertexProgram>::WEIGHTED;
+    let k = slot.kernels::<P, ProgramKernels>(|d| d.load_program::<P>())?;
+    let key = GraphKey {
+        graph: g.id(),
+        what: if weighted {
+            "traversal, weighted"
+        } else {
+            "traversal"
+        },
+        edges_per_thread: 0,
+    };
+    let dg = slot.graph(key, |d| d.upload_traversal(g, weighted))?;
+    Ok((k, dg))
+}
+
 fn gpu<P: GpuProgram>(
     g: &Graph<<P as VertexProgram>::Weight>,
     source: u32,
@@ -100,19 +124,8 @@ fn gpu<P: GpuProgram>(
     };
     let (opts, why) =
         crate::gpu::auto::options_for::<P>(g, source, plan.kernel.unwrap_or(BfsKernel::Auto), base);
-    let weighted = <P as VertexProgram>::WEIGHTED;
     let (r, name) = device_cache::with(plan.device, |slot| {
-        let k = slot.kernels::<P, ProgramKernels>(|d| d.load_program::<P>())?;
-        let key = GraphKey {
-            graph: g.id(),
-            what: if weighted {
-                "traversal, weighted"
-            } else {
-                "traversal"
-            },
-            edges_per_thread: 0,
-        };
-        let dg = slot.graph(key, |d| d.upload_traversal(g, weighted))?;
+        let (k, dg) = program_and_graph::<P>(slot, g)?;
         let r = slot.device().run_program::<P>(&k, &dg, source, &opts)?;
         Ok((r, slot.device().info().name.clone()))
     })?;
@@ -190,19 +203,8 @@ where
             }
             Placed::Gpu(why) => {
                 report.backend_reason = why;
-                let weighted = <P as VertexProgram>::WEIGHTED;
                 let (stats, name) = device_cache::with(plan.device, |slot| {
-                    let k = slot.kernels::<P, ProgramKernels>(|d| d.load_program::<P>())?;
-                    let key = GraphKey {
-                        graph: g.id(),
-                        what: if weighted {
-                            "traversal, weighted"
-                        } else {
-                            "traversal"
-                        },
-                        edges_per_thread: 0,
-                    };
-                    let dg = slot.graph(key, |d| d.upload_traversal(g, weighted))?;
+                    let (k, dg) = program_and_graph::<P>(slot, g)?;
                     let stats = slot.device().run_batched::<P>(&k, &dg, &sources, each)?;
                     Ok((stats, slot.device().info().name.clone()))
                 })?;

@@ -12,7 +12,7 @@ use runtime::graph::Graph;
 use runtime::program::VertexProgram;
 use runtime::run::{run, Backend, Runnable};
 use vertex_examples::programs::{bfs, cc, sssp, widest};
-use vertex_tests::generated;
+use vertex_tests::{generated, small_directed};
 
 /// Each source's states, as `go_batched`-style callbacks hand them over.
 fn collect<S: Copy>(
@@ -71,30 +71,11 @@ where
 }
 
 fn graphs() -> Vec<Graph<u32>> {
-    vec![generated("kron:8", true), generated("grid:9x6", true), {
-        // Directed, weighted 1..5 by position; vertex 8 isolated.
-        let edges = [
-            [0, 1],
-            [1, 2],
-            [2, 0],
-            [2, 3],
-            [3, 4],
-            [5, 4],
-            [6, 7],
-            [0, 4],
-            [4, 1],
-        ];
-        let el = runtime::graph::EdgeList::<u32> {
-            num_vertices: 9,
-            edges: edges.to_vec(),
-            weights: Some((0..edges.len() as u32).map(|i| 1 + i * 7 % 5).collect()),
-        };
-        let opts = runtime::graph::BuildOptions {
-            symmetrize: false,
-            ..Default::default()
-        };
-        runtime::graph::build(&el, opts).unwrap()
-    }]
+    vec![
+        generated("kron:8", true),
+        generated("grid:9x6", true),
+        small_directed(true),
+    ]
 }
 
 /// A few sources, a repeat, the last vertex (isolated in the directed graph).
