@@ -28,7 +28,7 @@
 
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
-use crate::msbfs::{each_lane, CHUNK_BITS};
+use crate::msbfs::{cells, each_lane, CHUNK_BITS};
 use crate::program::Program;
 use crate::thread::ThreadCtx;
 use crate::word::{slice, StateWord};
@@ -120,17 +120,6 @@ struct Batch<'a, P: Program> {
     items: &'a [AtomicU64],
     ctl: &'a [AtomicU64],
     chunk: u64,
-}
-
-/// `len` atomic cells at `addr` (empty for 0).
-///
-/// # Safety
-/// `addr` is 0 or valid for `len` aligned `T`s, accessed only through atomics.
-#[inline(always)]
-unsafe fn cells<'a, T: StateWord>(addr: u64, len: usize) -> &'a [T::Atomic] {
-    let len = if addr == 0 { 0 } else { len };
-    // SAFETY: forwarded contract; an empty view for a null address.
-    unsafe { T::atomics_from_raw(addr as usize as *mut T, len) }
 }
 
 impl<P: Program> Batch<'_, P> {

@@ -205,12 +205,13 @@ struct Batch<'a> {
     alpha: u64,
 }
 
-/// `len` atomic cells at address `addr` (empty for 0).
+/// `len` atomic cells at address `addr` (empty for 0): how a batch descriptor's
+/// arrays are viewed (here and in [`crate::batched`]).
 ///
 /// # Safety
 /// `addr` is 0 or valid for `len` aligned `T`s, accessed only through atomics.
 #[inline(always)]
-unsafe fn cells<'a, T: StateWord>(addr: u64, len: usize) -> &'a [T::Atomic] {
+pub(crate) unsafe fn cells<'a, T: StateWord>(addr: u64, len: usize) -> &'a [T::Atomic] {
     let len = if addr == 0 { 0 } else { len };
     // SAFETY: forwarded contract; an empty view for a null address.
     unsafe { T::atomics_from_raw(addr as usize as *mut T, len) }

@@ -16,7 +16,7 @@ use rayon::prelude::*;
 
 use super::msbfs::{check_sources, each_lane, first_level, LANES};
 use crate::error::Result;
-use crate::gpu::batched::{check_batchable, BatchedStats, LaneStates};
+use crate::gpu::batched::{check_batchable, check_weights, BatchedStats, LaneStates};
 use crate::graph::Graph;
 use crate::program::{AtomicState, Combine, VertexProgram};
 
@@ -32,9 +32,7 @@ pub fn run<P: VertexProgram>(
     mut each: impl FnMut(LaneStates<'_, P::State>) -> Result<()> + Send,
 ) -> Result<BatchedStats> {
     check_batchable::<P>()?;
-    if P::WEIGHTED && g.csr().weights().is_none() {
-        return Err(crate::program::weights_missing(P::NAME));
-    }
+    check_weights::<P>(g.csr().weights().is_some())?;
     check_sources(sources, g.num_vertices())?;
     let (r, _) = super::in_pool(threads, || {
         let mut stats = BatchedStats::default();

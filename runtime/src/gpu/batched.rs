@@ -380,7 +380,7 @@ fn batched_on<L: Launcher, P: GpuProgram>(
 
 /// The weights `P` reads, or a clear error when it needs them and the graph
 /// has none.
-fn check_weights<P: GpuProgram>(has_weights: bool) -> Result<()> {
+pub(crate) fn check_weights<P: VertexProgram>(has_weights: bool) -> Result<()> {
     if P::WEIGHTED && !has_weights {
         return Err(crate::program::weights_missing(P::NAME));
     }
