@@ -668,7 +668,7 @@ for step in "${steps[@]}"; do
                 timeout "${SOURCES_TIMEOUT:-240}" "$B/vertex" bench sources $SG kron:20 --sources 64 --trials 3 \
                     --closeness "${SOURCES_CLOSENESS:-kron:20}" --out "$dest/many-sources" --label h200 || bad=1
                 # shellcheck disable=SC2086
-                timeout "${SOURCES_TIMEOUT:-240}" "$B/vertex" bench gap ${BC_GRAPHS:-kron:22 urand:22 grid:1000x1000} --gapbs "$B/gapbs" \
+                timeout "${SOURCES_TIMEOUT:-240}" "$B/vertex" bench gap ${BC_GRAPHS:-kron:22 urand:22 grid:1000x1000 mesh:65536 grid:340x340 mesh:1000000} --gapbs "$B/gapbs" \
                     --kernels bc --bc-together --roots "${BC_ROOTS:-4}" --threads "${BC_THREADS:-16}" \
                     --trials "${BC_TRIALS:-3}" --label "bc-${BC_ROOTS:-4}" --out "$dest/bc" --work /tmp/gapwork || bad=1
                 [ "$bad" = 0 ]
