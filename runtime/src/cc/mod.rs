@@ -16,19 +16,24 @@
 //! Directed graphs: the in-edges (the graph's CSC) are walked too, so the result
 //! is the weakly connected components, as gapbs computes them.
 
-use std::sync::atomic::AtomicU32;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
+use crossbeam_utils::CachePadded;
+
 use kernels_rs::cc::{sample_vertex, Afforest, Comp, NEIGHBOR_ROUNDS, NUM_SAMPLES};
+use kernels_rs::word::StateWord;
 use kernels_rs::CsrView;
 use rayon::prelude::*;
 
 use crate::error::Result;
 use crate::graph::{Csr, Graph, Weight};
 
-/// Vertices per rayon task: small enough to balance skewed rows, large enough
-/// that task overhead stays below the links' cost.
-const GRAIN: usize = 1024;
+/// Vertices per chunk of a phase ([`for_chunks`]): small enough that the last
+/// chunks balance the workers (a 1000×1000 grid is 245 chunks, ~15 per worker
+/// at 16 threads), large enough that the shared counter is touched once per
+/// tens of microseconds. gapbs: `schedule(dynamic, 16384)`.
+const CHUNK: usize = 4096;
 
 /// Knobs of an Afforest run (defaults: gapbs' 2 rounds and 1024 samples).
 #[derive(Clone, Copy, Debug, serde::Serialize)]
@@ -57,14 +62,32 @@ impl Default for AfforestOptions {
 /// What an Afforest run found and how long it took.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct CcReport {
-    /// Link, compress and sampling, excluding building the in-edges.
+    /// The whole run: allocating and initialising the labels, links, compresses
+    /// and sampling (the in-edges of a directed graph are built before, untimed).
     pub time: Duration,
+    /// Where that time went.
+    pub phases: CcPhases,
     /// The sampled most frequent label (the component skipped in the last link
     /// phase), `None` for an empty graph or no samples.
     pub skipped: Option<u32>,
     /// Share of the samples that had that label.
     pub skipped_share: f64,
     pub threads: usize,
+}
+
+/// [`CcReport::time`] by phase.
+#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
+pub struct CcPhases {
+    /// Allocating the labels, every vertex its own tree.
+    pub init: Duration,
+    /// The `neighbor_rounds` link rounds.
+    pub link_rounds: Duration,
+    /// Every compress (one per round, one at the end).
+    pub compress: Duration,
+    /// Reading the samples and picking the giant component.
+    pub sample: Duration,
+    /// The last link phase (vertices outside the giant component).
+    pub link_rest: Duration,
 }
 
 /// Per-vertex labels and the run report.
@@ -126,52 +149,132 @@ pub fn afforest<W: Weight>(g: &Graph<W>, opts: &AfforestOptions) -> Result<CcRun
     Ok(run)
 }
 
+/// Runs `f(start, end)` on every chunk of [`CHUNK`] vertices of `0..n`, the
+/// chunks handed out one at a time from a shared counter to whichever worker
+/// asks (OpenMP's `schedule(dynamic)`, as gapbs runs every phase). A worker
+/// that is slow, on a hub's rows or preempted, holds back at most one chunk;
+/// rayon's halving split gives each worker large ranges, and the others wait
+/// at the phase's end for a late one still inside its range (measured on 2
+/// busy cores: grid:1000x1000 at 2 threads took as long as at 1). One worker
+/// runs the whole range inline, with no counter.
+fn for_chunks(n: usize, f: impl Fn(usize, usize) + Sync) {
+    let workers = rayon::current_num_threads().min(n.div_ceil(CHUNK));
+    if workers <= 1 {
+        if n > 0 {
+            f(0, n);
+        }
+        return;
+    }
+    let next = CachePadded::new(AtomicUsize::new(0));
+    let grab = || loop {
+        let s = next.fetch_add(CHUNK, Relaxed);
+        if s >= n {
+            break;
+        }
+        f(s, (s + CHUNK).min(n));
+    };
+    rayon::scope(|sc| {
+        for _ in 1..workers {
+            sc.spawn(|_| grab());
+        }
+        grab();
+    });
+}
+
+/// A raw pointer the init phase's workers write disjoint ranges through.
+#[derive(Clone, Copy)]
+struct SharedPtr(*mut u32);
+// SAFETY: only used to write disjoint index ranges from the chunks of one phase.
+unsafe impl Sync for SharedPtr {}
+unsafe impl Send for SharedPtr {}
+
+/// The identity forest `comp[v] = v` of `n` vertices, written in parallel into
+/// a fresh allocation (no zeroing pass first: gapbs's `pvector` likewise).
+fn identity(n: usize) -> Vec<u32> {
+    let mut comp: Vec<u32> = Vec::with_capacity(n);
+    let p = SharedPtr(comp.as_mut_ptr());
+    for_chunks(n, |s, e| {
+        let p = p;
+        for v in s..e {
+            // SAFETY: `v < n` = the capacity; chunks are disjoint.
+            unsafe { p.0.add(v).write(v as u32) };
+        }
+    });
+    // SAFETY: every element of `0..n` was written above.
+    unsafe { comp.set_len(n) };
+    comp
+}
+
 /// [`afforest`] over bare views (`incoming`: in-edges of a directed graph).
+///
+/// Timed (`report.time`): everything from the allocation of the label array to
+/// the labels in hand, as gapbs's "Trial Time" times its `Afforest` call
+/// (allocation and initialisation of `comp` included). The parent array *is*
+/// the result: roots are component minima, so the last compress leaves every
+/// vertex labelled with the smallest id of its component and no relabelling or
+/// copy pass follows.
 fn afforest_views(out: CsrView<'_>, incoming: Option<CsrView<'_>>, o: &AfforestOptions) -> CcRun {
     let t0 = Instant::now();
+    let mut phases = CcPhases::default();
+    let mut lap = {
+        let mut last = t0;
+        move || {
+            let now = Instant::now();
+            let d = now - last;
+            last = now;
+            d
+        }
+    };
     let n = out.num_vertices();
-    let comp: Vec<AtomicU32> = (0..n as u32).into_par_iter().map(AtomicU32::new).collect();
+    let mut labels = identity(n);
+    phases.init = lap();
+    let comp = u32::atomics_from_mut(&mut labels);
     let a = Afforest {
         out,
         incoming,
-        comp: Comp { comp: &comp },
+        comp: Comp { comp },
     };
     let compress = || {
-        (0..n)
-            .into_par_iter()
-            .with_min_len(GRAIN)
-            .for_each(|v| a.comp.compress_one(v))
+        for_chunks(n, |s, e| {
+            for v in s..e {
+                a.comp.compress_one(v);
+            }
+        })
     };
     for r in 0..o.neighbor_rounds {
-        (0..n)
-            .into_par_iter()
-            .with_min_len(GRAIN)
-            .for_each(|u| a.link_round_one(u, r));
+        for_chunks(n, |s, e| {
+            for u in s..e {
+                a.link_round_one(u, r);
+            }
+        });
+        phases.link_rounds += lap();
         compress();
+        phases.compress += lap();
     }
     let samples: Vec<u32> = if n == 0 {
         Vec::new()
     } else {
         (0..o.samples)
-            .map(|i| {
-                comp[sample_vertex(o.seed, i, n as u64) as usize]
-                    .load(std::sync::atomic::Ordering::Relaxed)
-            })
+            .map(|i| comp[sample_vertex(o.seed, i, n as u64) as usize].load(Relaxed))
             .collect()
     };
     let giant = most_frequent(&samples);
     // No sample: skip nothing (u32::MAX is no label: ids are < MAX_VERTICES).
     let skip = giant.map_or(u32::MAX, |(c, _)| c);
-    (0..n)
-        .into_par_iter()
-        .with_min_len(GRAIN)
-        .for_each(|u| a.link_rest_one(u, skip, o.neighbor_rounds));
+    phases.sample = lap();
+    for_chunks(n, |s, e| {
+        for u in s..e {
+            a.link_rest_one(u, skip, o.neighbor_rounds);
+        }
+    });
+    phases.link_rest = lap();
     compress();
-    let labels: Vec<u32> = comp.into_par_iter().map(AtomicU32::into_inner).collect();
+    phases.compress += lap();
     CcRun {
         labels,
         report: CcReport {
             time: t0.elapsed(),
+            phases,
             skipped: giant.map(|(c, _)| c),
             skipped_share: giant.map_or(0.0, |(_, k)| f64::from(k) / f64::from(o.samples)),
             threads: 0,
@@ -222,6 +325,45 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(afforest(&g, &o).unwrap().labels, vec![0, 1, 2, 2, 2]);
+    }
+
+    /// Every vertex in exactly one chunk, over several workers and a ragged end.
+    #[test]
+    fn chunks_cover_every_vertex_once() {
+        use std::sync::atomic::AtomicU32;
+        for n in [0, 1, CHUNK, 3 * CHUNK + 5] {
+            let hits: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
+            crate::cpu::pool(3, false).unwrap().install(|| {
+                for_chunks(n, |s, e| {
+                    assert!(s < e && e <= n && e - s <= CHUNK);
+                    for h in &hits[s..e] {
+                        h.fetch_add(1, Relaxed);
+                    }
+                })
+            });
+            assert!(hits.iter().all(|h| h.load(Relaxed) == 1), "n = {n}");
+            let id = crate::cpu::pool(3, false).unwrap().install(|| identity(n));
+            assert!(id.iter().enumerate().all(|(v, &c)| c == v as u32));
+        }
+    }
+
+    /// A long directed path over many chunks and threads: links climb across
+    /// chunk boundaries, in both directions of the edges.
+    #[test]
+    fn directed_path_over_many_chunks() {
+        let n = 10 * CHUNK as u32 + 7;
+        let edges: Vec<[u32; 2]> = (0..n - 1)
+            .map(|v| if v % 2 == 0 { [v, v + 1] } else { [v + 1, v] })
+            .collect();
+        let g = graph(n as usize, &edges, false);
+        for threads in [1, 2, 3] {
+            let o = AfforestOptions {
+                threads: Some(threads),
+                ..Default::default()
+            };
+            let r = afforest(&g, &o).unwrap();
+            assert!(r.labels.iter().all(|&l| l == 0), "{threads} threads");
+        }
     }
 
     #[test]
