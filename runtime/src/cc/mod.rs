@@ -188,16 +188,27 @@ struct SharedPtr(*mut u32);
 unsafe impl Sync for SharedPtr {}
 unsafe impl Send for SharedPtr {}
 
+impl SharedPtr {
+    /// Writes `x` at index `i`.
+    ///
+    /// # Safety
+    /// `i` within the allocation, and no other access to that element meanwhile.
+    #[inline(always)]
+    unsafe fn write(&self, i: usize, x: u32) {
+        // SAFETY: the caller's contract.
+        unsafe { self.0.add(i).write(x) }
+    }
+}
+
 /// The identity forest `comp[v] = v` of `n` vertices, written in parallel into
 /// a fresh allocation (no zeroing pass first: gapbs's `pvector` likewise).
 fn identity(n: usize) -> Vec<u32> {
     let mut comp: Vec<u32> = Vec::with_capacity(n);
     let p = SharedPtr(comp.as_mut_ptr());
     for_chunks(n, |s, e| {
-        let p = p;
         for v in s..e {
             // SAFETY: `v < n` = the capacity; chunks are disjoint.
-            unsafe { p.0.add(v).write(v as u32) };
+            unsafe { p.write(v, v as u32) };
         }
     });
     // SAFETY: every element of `0..n` was written above.
