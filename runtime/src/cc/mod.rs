@@ -6,7 +6,9 @@
 //! needs ~2000 rounds, Afforest a few passes. The phases, and why each is
 //! correct, are on the kernels' page ([`kernels_rs::cc`]); this module runs the
 //! same per-vertex bodies ([`Afforest::link_round_one`], [`Comp::compress_one`],
-//! [`Afforest::link_rest_one`]) over rayon, and the GPU backend
+//! [`Afforest::link_rest_one`]) over chunks of vertices on one team of rayon
+//! workers, started once per run and spinning between the passes as an OpenMP
+//! region does (the private `team` module), and the GPU backend
 //! (`crate::gpu::cc`) launches them as kernels.
 //!
 //! Labels: every vertex gets the smallest vertex id of its component (links
@@ -16,10 +18,9 @@
 //! Directed graphs: the in-edges (the graph's CSC) are walked too, so the result
 //! is the weakly connected components, as gapbs computes them.
 
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::sync::PoisonError;
 use std::time::{Duration, Instant};
-
-use crossbeam_utils::CachePadded;
 
 use kernels_rs::cc::{sample_vertex, Afforest, Comp, NEIGHBOR_ROUNDS, NUM_SAMPLES};
 use kernels_rs::word::StateWord;
@@ -28,8 +29,11 @@ use rayon::prelude::*;
 
 use crate::error::Result;
 use crate::graph::{Csr, Graph, Weight};
+use team::Step;
 
-/// Vertices per chunk of a phase ([`for_chunks`]): small enough that the last
+mod team;
+
+/// Vertices per chunk of a step ([`team`]): small enough that the last
 /// chunks balance the workers (a 1000×1000 grid is 245 chunks, ~15 per worker
 /// at 16 threads), large enough that the shared counter is touched once per
 /// tens of microseconds. gapbs: `schedule(dynamic, 16384)`.
@@ -149,42 +153,11 @@ pub fn afforest<W: Weight>(g: &Graph<W>, opts: &AfforestOptions) -> Result<CcRun
     Ok(run)
 }
 
-/// Runs `f(start, end)` on every chunk of [`CHUNK`] vertices of `0..n`, the
-/// chunks handed out one at a time from a shared counter to whichever worker
-/// asks (OpenMP's `schedule(dynamic)`, as gapbs runs every phase). A worker
-/// that is slow, on a hub's rows or preempted, holds back at most one chunk;
-/// rayon's halving split gives each worker large ranges, and the others wait
-/// at the phase's end for a late one still inside its range (measured on 2
-/// busy cores: grid:1000x1000 at 2 threads took as long as at 1). One worker
-/// runs the whole range inline, with no counter.
-fn for_chunks(n: usize, f: impl Fn(usize, usize) + Sync) {
-    let workers = rayon::current_num_threads().min(n.div_ceil(CHUNK));
-    if workers <= 1 {
-        if n > 0 {
-            f(0, n);
-        }
-        return;
-    }
-    let next = CachePadded::new(AtomicUsize::new(0));
-    let grab = || loop {
-        let s = next.fetch_add(CHUNK, Relaxed);
-        if s >= n {
-            break;
-        }
-        f(s, (s + CHUNK).min(n));
-    };
-    rayon::scope(|sc| {
-        for _ in 1..workers {
-            sc.spawn(|_| grab());
-        }
-        grab();
-    });
-}
-
-/// A raw pointer the init phase's workers write disjoint ranges through.
+/// A raw pointer the init step's workers write disjoint ranges through.
 #[derive(Clone, Copy)]
 struct SharedPtr(*mut u32);
-// SAFETY: only used to write disjoint index ranges from the chunks of one phase.
+// SAFETY: only used to write disjoint index ranges from the chunks of one step,
+// and to view the array as atomics once every element is written.
 unsafe impl Sync for SharedPtr {}
 unsafe impl Send for SharedPtr {}
 
@@ -198,22 +171,27 @@ impl SharedPtr {
         // SAFETY: the caller's contract.
         unsafe { self.0.add(i).write(x) }
     }
+
+    /// The `n` words as atomics.
+    ///
+    /// # Safety
+    /// `n` elements allocated and initialised, and only accessed through
+    /// atomics for `'a`.
+    #[inline(always)]
+    unsafe fn atomics<'a>(&self, n: usize) -> &'a [AtomicU32] {
+        // SAFETY: the caller's contract.
+        unsafe { u32::atomics_from_raw(self.0, n) }
+    }
 }
 
-/// The identity forest `comp[v] = v` of `n` vertices, written in parallel into
-/// a fresh allocation (no zeroing pass first: gapbs's `pvector` likewise).
-fn identity(n: usize) -> Vec<u32> {
-    let mut comp: Vec<u32> = Vec::with_capacity(n);
-    let p = SharedPtr(comp.as_mut_ptr());
-    for_chunks(n, |s, e| {
-        for v in s..e {
-            // SAFETY: `v < n` = the capacity; chunks are disjoint.
-            unsafe { p.write(v, v as u32) };
-        }
-    });
-    // SAFETY: every element of `0..n` was written above.
-    unsafe { comp.set_len(n) };
-    comp
+/// Which [`CcPhases`] field a step's time goes to.
+#[derive(Clone, Copy)]
+enum Phase {
+    Init,
+    Link,
+    Compress,
+    Sample,
+    Rest,
 }
 
 /// [`afforest`] over bare views (`incoming`: in-edges of a directed graph).
@@ -224,67 +202,105 @@ fn identity(n: usize) -> Vec<u32> {
 /// the result: roots are component minima, so the last compress leaves every
 /// vertex labelled with the smallest id of its component and no relabelling or
 /// copy pass follows.
+///
+/// The steps (gapbs's loops, in its order) run on one [`team`]: init, then per
+/// neighbour round a link pass and a compress, the sampling, the link pass over
+/// the rest, and the last compress.
 fn afforest_views(out: CsrView<'_>, incoming: Option<CsrView<'_>>, o: &AfforestOptions) -> CcRun {
     let t0 = Instant::now();
-    let mut phases = CcPhases::default();
-    let mut lap = {
-        let mut last = t0;
-        move || {
-            let now = Instant::now();
-            let d = now - last;
-            last = now;
-            d
-        }
-    };
     let n = out.num_vertices();
-    let mut labels = identity(n);
-    phases.init = lap();
-    let comp = u32::atomics_from_mut(&mut labels);
-    let a = Afforest {
+    // Fresh, not zeroed (gapbs's `pvector` likewise): the init step writes it.
+    let mut labels: Vec<u32> = Vec::with_capacity(n);
+    let base = SharedPtr(labels.as_mut_ptr());
+    // The forest as atomics; only called by the steps after init, when every
+    // element is written (a step starts once the previous one is complete).
+    // SAFETY: `n` elements allocated, initialised by then, and only accessed
+    // through these atomics until the team returns.
+    let forest = || unsafe { base.atomics(n) };
+    let afforest = || Afforest {
         out,
         incoming,
-        comp: Comp { comp },
+        comp: Comp { comp: forest() },
     };
-    let compress = || {
-        for_chunks(n, |s, e| {
-            for v in s..e {
-                a.comp.compress_one(v);
+    let init = |s: usize, e: usize| {
+        for v in s..e {
+            // SAFETY: `v < n` = the capacity; chunks are disjoint.
+            unsafe { base.write(v, v as u32) };
+        }
+    };
+    let links: Vec<_> = (0..o.neighbor_rounds)
+        .map(|r| {
+            move |s: usize, e: usize| {
+                let a = afforest();
+                for u in s..e {
+                    a.link_round_one(u, r);
+                }
             }
         })
+        .collect();
+    let compress = |s: usize, e: usize| {
+        let c = Comp { comp: forest() };
+        for v in s..e {
+            c.compress_one(v);
+        }
     };
-    for r in 0..o.neighbor_rounds {
-        for_chunks(n, |s, e| {
-            for u in s..e {
-                a.link_round_one(u, r);
-            }
-        });
-        phases.link_rounds += lap();
-        compress();
-        phases.compress += lap();
-    }
-    let samples: Vec<u32> = if n == 0 {
-        Vec::new()
-    } else {
-        (0..o.samples)
-            .map(|i| comp[sample_vertex(o.seed, i, n as u64) as usize].load(Relaxed))
-            .collect()
-    };
-    let giant = most_frequent(&samples);
+    let giant = std::sync::Mutex::new(None);
     // No sample: skip nothing (u32::MAX is no label: ids are < MAX_VERTICES).
-    let skip = giant.map_or(u32::MAX, |(c, _)| c);
-    phases.sample = lap();
-    for_chunks(n, |s, e| {
+    let skip = AtomicU32::new(u32::MAX);
+    let sample = || {
+        let comp = forest();
+        let samples: Vec<u32> = if n == 0 {
+            Vec::new()
+        } else {
+            (0..o.samples)
+                .map(|i| comp[sample_vertex(o.seed, i, n as u64) as usize].load(Relaxed))
+                .collect()
+        };
+        let g = most_frequent(&samples);
+        if let Some((c, _)) = g {
+            skip.store(c, Relaxed);
+        }
+        *giant.lock().unwrap_or_else(PoisonError::into_inner) = g;
+    };
+    let rest = |s: usize, e: usize| {
+        let a = afforest();
+        let skip = skip.load(Relaxed);
         for u in s..e {
             a.link_rest_one(u, skip, o.neighbor_rounds);
         }
-    });
-    phases.link_rest = lap();
-    compress();
-    phases.compress += lap();
+    };
+    let mut steps = vec![(Phase::Init, Step::Par(&init))];
+    for link in &links {
+        steps.push((Phase::Link, Step::Par(link)));
+        steps.push((Phase::Compress, Step::Par(&compress)));
+    }
+    steps.push((Phase::Sample, Step::Serial(&sample)));
+    steps.push((Phase::Rest, Step::Par(&rest)));
+    steps.push((Phase::Compress, Step::Par(&compress)));
+    let (phase_of, steps): (Vec<Phase>, Vec<Step<'_>>) = steps.into_iter().unzip();
+    let ends = team::run(n, CHUNK, &steps, t0);
+    // SAFETY: the init step wrote every element of `0..n`.
+    unsafe { labels.set_len(n) };
+    let time = t0.elapsed();
+    let mut phases = CcPhases::default();
+    let mut last = Duration::ZERO;
+    for (p, end) in phase_of.into_iter().zip(ends) {
+        // The first step's time includes allocating the labels.
+        let d = end.saturating_sub(last);
+        last = end;
+        *match p {
+            Phase::Init => &mut phases.init,
+            Phase::Link => &mut phases.link_rounds,
+            Phase::Compress => &mut phases.compress,
+            Phase::Sample => &mut phases.sample,
+            Phase::Rest => &mut phases.link_rest,
+        } += d;
+    }
+    let giant = giant.into_inner().unwrap_or_else(PoisonError::into_inner);
     CcRun {
         labels,
         report: CcReport {
-            time: t0.elapsed(),
+            time,
             phases,
             skipped: giant.map(|(c, _)| c),
             skipped_share: giant.map_or(0.0, |(_, k)| f64::from(k) / f64::from(o.samples)),
@@ -336,26 +352,6 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(afforest(&g, &o).unwrap().labels, vec![0, 1, 2, 2, 2]);
-    }
-
-    /// Every vertex in exactly one chunk, over several workers and a ragged end.
-    #[test]
-    fn chunks_cover_every_vertex_once() {
-        use std::sync::atomic::AtomicU32;
-        for n in [0, 1, CHUNK, 3 * CHUNK + 5] {
-            let hits: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
-            crate::cpu::pool(3, false).unwrap().install(|| {
-                for_chunks(n, |s, e| {
-                    assert!(s < e && e <= n && e - s <= CHUNK);
-                    for h in &hits[s..e] {
-                        h.fetch_add(1, Relaxed);
-                    }
-                })
-            });
-            assert!(hits.iter().all(|h| h.load(Relaxed) == 1), "n = {n}");
-            let id = crate::cpu::pool(3, false).unwrap().install(|| identity(n));
-            assert!(id.iter().enumerate().all(|(v, &c)| c == v as u32));
-        }
     }
 
     /// A long directed path over many chunks and threads: links climb across
