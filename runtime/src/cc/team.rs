@@ -19,7 +19,7 @@
 //! concurrent or nested teams cannot deadlock.
 
 use std::hint::spin_loop;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use crossbeam_utils::CachePadded;
@@ -76,6 +76,7 @@ pub(super) fn run(n: usize, chunk: usize, steps: &[Step<'_>], t0: Instant) -> Ve
             .collect(),
         passes: steps.iter().map(|_| Pass::default()).collect(),
         stage: CachePadded::new(AtomicUsize::new(0)),
+        poisoned: AtomicBool::new(false),
         ends: steps.iter().map(|_| AtomicU64::new(0)).collect(),
         t0,
     };
@@ -86,6 +87,7 @@ pub(super) fn run(n: usize, chunk: usize, steps: &[Step<'_>], t0: Instant) -> Ve
             sc.spawn(|_| team.work());
         }
         team.work();
+        // False only after a panic, which the scope carries on.
         team.wait_for(team.par.len());
     });
     team.ends
@@ -105,6 +107,9 @@ struct Team<'s, 'a> {
     /// Parallel steps complete (with the serial steps after them): the
     /// parallel step `stage` is open.
     stage: CachePadded<AtomicUsize>,
+    /// A step panicked: nobody waits any more, and rayon's scope carries the
+    /// panic to the caller.
+    poisoned: AtomicBool,
     /// When each step ended, nanoseconds from `t0`.
     ends: Vec<AtomicU64>,
     t0: Instant,
@@ -114,8 +119,11 @@ impl Team<'_, '_> {
     /// One worker's part: every parallel step in turn, as many chunks of each
     /// as it gets.
     fn work(&self) {
+        let _poison = Poison(&self.poisoned);
         for k in self.stage.load(Ordering::Acquire)..self.par.len() {
-            self.wait_for(k);
+            if !self.wait_for(k) {
+                return;
+            }
             let i = self.par[k];
             let Step::Par(f) = &self.steps[i] else {
                 unreachable!("par holds parallel steps")
@@ -160,9 +168,13 @@ impl Team<'_, '_> {
     /// Waits until `k` parallel steps are complete: spinning first (a pass
     /// ends within a chunk's work of the last worker to take one), then
     /// yielding the CPU (a worker holding the last chunk may be preempted).
-    fn wait_for(&self, k: usize) {
+    /// False if a step panicked meanwhile.
+    fn wait_for(&self, k: usize) -> bool {
         let mut round = 0u32;
         while self.stage.load(Ordering::Acquire) < k {
+            if self.poisoned.load(Ordering::Relaxed) {
+                return false;
+            }
             if round < SPIN_ROUNDS {
                 for _ in 0..1u32 << round.min(6) {
                     spin_loop();
@@ -171,6 +183,18 @@ impl Team<'_, '_> {
             } else {
                 std::thread::yield_now();
             }
+        }
+        true
+    }
+}
+
+/// Marks the team poisoned when a worker unwinds out of a step.
+struct Poison<'t>(&'t AtomicBool);
+
+impl Drop for Poison<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.store(true, Ordering::Relaxed);
         }
     }
 }
@@ -225,6 +249,26 @@ mod tests {
                 "n {n} chunk {chunk} threads {threads}"
             );
             assert!(ends.windows(2).all(|w| w[0] <= w[1]), "{ends:?}");
+        }
+    }
+
+    /// A step that panics on any worker reaches the caller (the others stop
+    /// waiting for its chunk).
+    #[test]
+    fn a_panic_reaches_the_caller() {
+        for bad in [0, 37, 99] {
+            let r = std::panic::catch_unwind(|| {
+                crate::cpu::pool(3, false).unwrap().install(|| {
+                    let f = |s: usize, _: usize| assert_ne!(s, bad * 10, "bad chunk");
+                    run(
+                        1000,
+                        10,
+                        &[Step::Par(&f), Step::Par(&|_, _| {})],
+                        Instant::now(),
+                    )
+                })
+            });
+            assert!(r.is_err(), "chunk {bad}");
         }
     }
 
