@@ -6,7 +6,9 @@
 //! needs ~2000 rounds, Afforest a few passes. The phases, and why each is
 //! correct, are on the kernels' page ([`kernels_rs::cc`]); this module runs the
 //! same per-vertex bodies ([`Afforest::link_round_one`], [`Comp::compress_one`],
-//! [`Afforest::link_rest_one`]) over rayon, and the GPU backend
+//! [`Afforest::link_rest_one`]) over chunks of vertices on one team of rayon
+//! workers, started once per run and spinning between the passes as an OpenMP
+//! region does (the private `team` module), and the GPU backend
 //! (`crate::gpu::cc`) launches them as kernels.
 //!
 //! Labels: every vertex gets the smallest vertex id of its component (links
@@ -16,19 +18,26 @@
 //! Directed graphs: the in-edges (the graph's CSC) are walked too, so the result
 //! is the weakly connected components, as gapbs computes them.
 
-use std::sync::atomic::AtomicU32;
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::sync::PoisonError;
 use std::time::{Duration, Instant};
 
 use kernels_rs::cc::{sample_vertex, Afforest, Comp, NEIGHBOR_ROUNDS, NUM_SAMPLES};
+use kernels_rs::word::StateWord;
 use kernels_rs::CsrView;
 use rayon::prelude::*;
 
 use crate::error::Result;
 use crate::graph::{Csr, Graph, Weight};
+use team::Step;
 
-/// Vertices per rayon task: small enough to balance skewed rows, large enough
-/// that task overhead stays below the links' cost.
-const GRAIN: usize = 1024;
+mod team;
+
+/// Vertices per chunk of a step ([`team`]): small enough that the last
+/// chunks balance the workers (a 1000×1000 grid is 245 chunks, ~15 per worker
+/// at 16 threads), large enough that the shared counter is touched once per
+/// tens of microseconds. gapbs: `schedule(dynamic, 16384)`.
+const CHUNK: usize = 4096;
 
 /// Knobs of an Afforest run (defaults: gapbs' 2 rounds and 1024 samples).
 #[derive(Clone, Copy, Debug, serde::Serialize)]
@@ -57,14 +66,32 @@ impl Default for AfforestOptions {
 /// What an Afforest run found and how long it took.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct CcReport {
-    /// Link, compress and sampling, excluding building the in-edges.
+    /// The whole run: allocating and initialising the labels, links, compresses
+    /// and sampling (the in-edges of a directed graph are built before, untimed).
     pub time: Duration,
+    /// Where that time went.
+    pub phases: CcPhases,
     /// The sampled most frequent label (the component skipped in the last link
     /// phase), `None` for an empty graph or no samples.
     pub skipped: Option<u32>,
     /// Share of the samples that had that label.
     pub skipped_share: f64,
     pub threads: usize,
+}
+
+/// [`CcReport::time`] by phase.
+#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
+pub struct CcPhases {
+    /// Allocating the labels, every vertex its own tree.
+    pub init: Duration,
+    /// The `neighbor_rounds` link rounds.
+    pub link_rounds: Duration,
+    /// Every compress (one per round, one at the end).
+    pub compress: Duration,
+    /// Reading the samples and picking the giant component.
+    pub sample: Duration,
+    /// The last link phase (vertices outside the giant component).
+    pub link_rest: Duration,
 }
 
 /// Per-vertex labels and the run report.
@@ -126,52 +153,155 @@ pub fn afforest<W: Weight>(g: &Graph<W>, opts: &AfforestOptions) -> Result<CcRun
     Ok(run)
 }
 
+/// A raw pointer the init step's workers write disjoint ranges through.
+#[derive(Clone, Copy)]
+struct SharedPtr(*mut u32);
+// SAFETY: only used to write disjoint index ranges from the chunks of one step,
+// and to view the array as atomics once every element is written.
+unsafe impl Sync for SharedPtr {}
+unsafe impl Send for SharedPtr {}
+
+impl SharedPtr {
+    /// Writes `x` at index `i`.
+    ///
+    /// # Safety
+    /// `i` within the allocation, and no other access to that element meanwhile.
+    #[inline(always)]
+    unsafe fn write(&self, i: usize, x: u32) {
+        // SAFETY: the caller's contract.
+        unsafe { self.0.add(i).write(x) }
+    }
+
+    /// The `n` words as atomics.
+    ///
+    /// # Safety
+    /// `n` elements allocated and initialised, and only accessed through
+    /// atomics for `'a`.
+    #[inline(always)]
+    unsafe fn atomics<'a>(&self, n: usize) -> &'a [AtomicU32] {
+        // SAFETY: the caller's contract.
+        unsafe { u32::atomics_from_raw(self.0, n) }
+    }
+}
+
+/// Which [`CcPhases`] field a step's time goes to.
+#[derive(Clone, Copy)]
+enum Phase {
+    Init,
+    Link,
+    Compress,
+    Sample,
+    Rest,
+}
+
 /// [`afforest`] over bare views (`incoming`: in-edges of a directed graph).
+///
+/// Timed (`report.time`): everything from the allocation of the label array to
+/// the labels in hand, as gapbs's "Trial Time" times its `Afforest` call
+/// (allocation and initialisation of `comp` included). The parent array *is*
+/// the result: roots are component minima, so the last compress leaves every
+/// vertex labelled with the smallest id of its component and no relabelling or
+/// copy pass follows.
+///
+/// The steps (gapbs's loops, in its order) run on one [`team`]: init, then per
+/// neighbour round a link pass and a compress, the sampling, the link pass over
+/// the rest, and the last compress.
 fn afforest_views(out: CsrView<'_>, incoming: Option<CsrView<'_>>, o: &AfforestOptions) -> CcRun {
     let t0 = Instant::now();
     let n = out.num_vertices();
-    let comp: Vec<AtomicU32> = (0..n as u32).into_par_iter().map(AtomicU32::new).collect();
-    let a = Afforest {
+    // Fresh, not zeroed (gapbs's `pvector` likewise): the init step writes it.
+    let mut labels: Vec<u32> = Vec::with_capacity(n);
+    let base = SharedPtr(labels.as_mut_ptr());
+    // The forest as atomics; only called by the steps after init, when every
+    // element is written (a step starts once the previous one is complete).
+    // SAFETY: `n` elements allocated, initialised by then, and only accessed
+    // through these atomics until the team returns.
+    let forest = || unsafe { base.atomics(n) };
+    let afforest = || Afforest {
         out,
         incoming,
-        comp: Comp { comp: &comp },
+        comp: Comp { comp: forest() },
     };
-    let compress = || {
-        (0..n)
-            .into_par_iter()
-            .with_min_len(GRAIN)
-            .for_each(|v| a.comp.compress_one(v))
+    let init = |s: usize, e: usize| {
+        for v in s..e {
+            // SAFETY: `v < n` = the capacity; chunks are disjoint.
+            unsafe { base.write(v, v as u32) };
+        }
     };
-    for r in 0..o.neighbor_rounds {
-        (0..n)
-            .into_par_iter()
-            .with_min_len(GRAIN)
-            .for_each(|u| a.link_round_one(u, r));
-        compress();
-    }
-    let samples: Vec<u32> = if n == 0 {
-        Vec::new()
-    } else {
-        (0..o.samples)
-            .map(|i| {
-                comp[sample_vertex(o.seed, i, n as u64) as usize]
-                    .load(std::sync::atomic::Ordering::Relaxed)
-            })
-            .collect()
+    let links: Vec<_> = (0..o.neighbor_rounds)
+        .map(|r| {
+            move |s: usize, e: usize| {
+                let a = afforest();
+                for u in s..e {
+                    a.link_round_one(u, r);
+                }
+            }
+        })
+        .collect();
+    let compress = |s: usize, e: usize| {
+        let c = Comp { comp: forest() };
+        for v in s..e {
+            c.compress_one(v);
+        }
     };
-    let giant = most_frequent(&samples);
+    let giant = std::sync::Mutex::new(None);
     // No sample: skip nothing (u32::MAX is no label: ids are < MAX_VERTICES).
-    let skip = giant.map_or(u32::MAX, |(c, _)| c);
-    (0..n)
-        .into_par_iter()
-        .with_min_len(GRAIN)
-        .for_each(|u| a.link_rest_one(u, skip, o.neighbor_rounds));
-    compress();
-    let labels: Vec<u32> = comp.into_par_iter().map(AtomicU32::into_inner).collect();
+    let skip = AtomicU32::new(u32::MAX);
+    let sample = || {
+        let comp = forest();
+        let samples: Vec<u32> = if n == 0 {
+            Vec::new()
+        } else {
+            (0..o.samples)
+                .map(|i| comp[sample_vertex(o.seed, i, n as u64) as usize].load(Relaxed))
+                .collect()
+        };
+        let g = most_frequent(&samples);
+        if let Some((c, _)) = g {
+            skip.store(c, Relaxed);
+        }
+        *giant.lock().unwrap_or_else(PoisonError::into_inner) = g;
+    };
+    let rest = |s: usize, e: usize| {
+        let a = afforest();
+        let skip = skip.load(Relaxed);
+        for u in s..e {
+            a.link_rest_one(u, skip, o.neighbor_rounds);
+        }
+    };
+    let mut steps = vec![(Phase::Init, Step::Par(&init))];
+    for link in &links {
+        steps.push((Phase::Link, Step::Par(link)));
+        steps.push((Phase::Compress, Step::Par(&compress)));
+    }
+    steps.push((Phase::Sample, Step::Serial(&sample)));
+    steps.push((Phase::Rest, Step::Par(&rest)));
+    steps.push((Phase::Compress, Step::Par(&compress)));
+    let (phase_of, steps): (Vec<Phase>, Vec<Step<'_>>) = steps.into_iter().unzip();
+    let ends = team::run(n, CHUNK, &steps, t0);
+    // SAFETY: the init step wrote every element of `0..n`.
+    unsafe { labels.set_len(n) };
+    let time = t0.elapsed();
+    let mut phases = CcPhases::default();
+    let mut last = Duration::ZERO;
+    for (p, end) in phase_of.into_iter().zip(ends) {
+        // The first step's time includes allocating the labels.
+        let d = end.saturating_sub(last);
+        last = end;
+        *match p {
+            Phase::Init => &mut phases.init,
+            Phase::Link => &mut phases.link_rounds,
+            Phase::Compress => &mut phases.compress,
+            Phase::Sample => &mut phases.sample,
+            Phase::Rest => &mut phases.link_rest,
+        } += d;
+    }
+    let giant = giant.into_inner().unwrap_or_else(PoisonError::into_inner);
     CcRun {
         labels,
         report: CcReport {
-            time: t0.elapsed(),
+            time,
+            phases,
             skipped: giant.map(|(c, _)| c),
             skipped_share: giant.map_or(0.0, |(_, k)| f64::from(k) / f64::from(o.samples)),
             threads: 0,
@@ -222,6 +352,25 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(afforest(&g, &o).unwrap().labels, vec![0, 1, 2, 2, 2]);
+    }
+
+    /// A long directed path over many chunks and threads: links climb across
+    /// chunk boundaries, in both directions of the edges.
+    #[test]
+    fn directed_path_over_many_chunks() {
+        let n = 10 * CHUNK as u32 + 7;
+        let edges: Vec<[u32; 2]> = (0..n - 1)
+            .map(|v| if v % 2 == 0 { [v, v + 1] } else { [v + 1, v] })
+            .collect();
+        let g = graph(n as usize, &edges, false);
+        for threads in [1, 2, 3] {
+            let o = AfforestOptions {
+                threads: Some(threads),
+                ..Default::default()
+            };
+            let r = afforest(&g, &o).unwrap();
+            assert!(r.labels.iter().all(|&l| l == 0), "{threads} threads");
+        }
     }
 
     #[test]
