@@ -277,29 +277,16 @@ mod tests {
     #[test]
     fn concurrent_teams_finish() {
         let pool = crate::cpu::pool(2, false).unwrap();
-        pool.install(|| {
-            rayon::join(
-                || {
-                    for _ in 0..50 {
-                        run(
-                            10_000,
-                            16,
-                            &[Step::Par(&|_, _| {}), Step::Par(&|_, _| {})],
-                            Instant::now(),
-                        );
-                    }
-                },
-                || {
-                    for _ in 0..50 {
-                        run(
-                            10_000,
-                            16,
-                            &[Step::Par(&|_, _| {}), Step::Par(&|_, _| {})],
-                            Instant::now(),
-                        );
-                    }
-                },
-            )
-        });
+        let runs = || {
+            for _ in 0..50 {
+                run(
+                    10_000,
+                    16,
+                    &[Step::Par(&|_, _| {}), Step::Par(&|_, _| {})],
+                    Instant::now(),
+                );
+            }
+        };
+        pool.install(|| rayon::join(runs, runs));
     }
 }
