@@ -146,6 +146,10 @@ impl<M: Copy, A: MsgWord> AtomicMsg<M, A> {
 /// the extra streams only cost (mesh: 2.6 ms in order, 2.8 with two chains).
 const CHAINS: usize = 4;
 
+/// Most blocks a worker takes at once in a dense pass ([`Dense::pass`]): 16 Ki
+/// vertices, gapbs's `schedule(dynamic, 16384)`.
+const RUN_BLOCKS: usize = 16;
+
 /// Vertices [`Dense::chained`] samples.
 const CHAIN_SAMPLES: usize = 1024;
 
@@ -420,15 +424,18 @@ impl<'a, P: GatherProgram> Dense<'a, P> {
     }
 
     /// `block(lo, hi)` over the vertices in blocks of [`GRAIN`], the blocks'
-    /// tallies combined. Rayon spreads the blocks over the workers as it spreads
-    /// any range, but which block a task runs is taken from a shared cursor, in
-    /// increasing order (OpenMP's `schedule(dynamic)`, as gapbs's `pr`): at any
-    /// time the workers run blocks near each other, and the round sweeps the ids
-    /// from low to high. Gauss–Seidel rounds converge as a sweep does: with one
-    /// range per worker (rayon's split of the range itself), a vertex of a later
-    /// range saw fewer updated in-neighbours, and runs took more rounds as
-    /// threads were added (Kronecker 2^18: 9 at 1 thread, 11 at 2; gapbs 9 and
-    /// 10; now 9 and 9).
+    /// tallies combined. Rayon spreads runs of blocks over the workers as it
+    /// spreads any range, but which run a task takes is read from a shared
+    /// cursor, in increasing order (OpenMP's `schedule(dynamic)`, as gapbs's
+    /// `pr`): at any time the workers run blocks near each other, and the round
+    /// sweeps the ids from low to high. Gauss–Seidel rounds converge as a sweep
+    /// does: with one range per worker (rayon's split of the range itself), a
+    /// vertex of a later range saw fewer updated in-neighbours, and runs took more
+    /// rounds as threads were added (Kronecker 2^18: 9 at 1 thread, 11 at 2;
+    /// gapbs 9 and 10; now 8–9). A run is up to [`RUN_BLOCKS`] blocks, fewer when
+    /// that would leave under four runs a worker: workers on neighbouring single
+    /// blocks of a grid read the rows the other is writing, every line moving
+    /// between their caches (2 threads, 1000² grid: no faster than 1).
     #[inline(always)]
     fn pass(self, block: impl Fn(usize, usize) -> Tally + Sync) -> Tally {
         let zero = || Tally {
@@ -436,18 +443,23 @@ impl<'a, P: GatherProgram> Dense<'a, P> {
             changed: 0,
             edges: 0,
         };
+        let fold = |a: Tally, b: Tally| Tally {
+            reduced: P::REDUCE.combine(a.reduced, b.reduced),
+            changed: a.changed + b.changed,
+            edges: a.edges + b.edges,
+        };
+        let blocks = self.n.div_ceil(GRAIN);
+        let per_run = (blocks / (4 * rayon::current_num_threads())).clamp(1, RUN_BLOCKS);
         let cursor = AtomicUsize::new(0);
-        (0..self.n.div_ceil(GRAIN))
+        (0..blocks.div_ceil(per_run))
             .into_par_iter()
             .map(|_| {
-                let b = cursor.fetch_add(1, Relaxed);
-                block(b * GRAIN, ((b + 1) * GRAIN).min(self.n))
+                let r = cursor.fetch_add(1, Relaxed);
+                (r * per_run..((r + 1) * per_run).min(blocks)).fold(zero(), |t, b| {
+                    fold(t, block(b * GRAIN, ((b + 1) * GRAIN).min(self.n)))
+                })
             })
-            .reduce(zero, |a, b| Tally {
-                reduced: P::REDUCE.combine(a.reduced, b.reduced),
-                changed: a.changed + b.changed,
-                edges: a.edges + b.edges,
-            })
+            .reduce(zero, fold)
     }
 
     /// `emit` of every vertex into `msg`, for round `round`.
