@@ -37,10 +37,10 @@ pub struct GatherOptions {
     /// Dense programs on the CPU: Gauss–Seidel rounds instead of Jacobi. A vertex
     /// emits its message as soon as it is applied, so vertices gathered later in
     /// the same round already read it: the fixed point is the same, usually reached
-    /// in fewer rounds (about half for PageRank on grids), with one pass over the
-    /// vertices per round instead of two. Results then depend on the order threads
-    /// run in (not bit-reproducible across thread counts). Needs a `Msg` of 4 or 8
-    /// bytes (read and written as one relaxed atomic word).
+    /// in fewer rounds (about half for PageRank on grids), with one message
+    /// array instead of two. Results then depend on the order threads run in (not
+    /// bit-reproducible across thread counts). Needs a `Msg` of 4 or 8 bytes (read
+    /// and written as one relaxed atomic word).
     pub gauss_seidel: bool,
 }
 

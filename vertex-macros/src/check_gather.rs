@@ -36,6 +36,9 @@ pub struct GatherChecked {
     /// Some function of the program reads the run's source vertex
     /// ([`reads_source`]): the run then needs one (`NEEDS_SOURCE`).
     pub reads_source: bool,
+    /// `emit` may read the round's global reduction ([`emit_reads_global`]):
+    /// `EMIT_READS_GLOBAL`.
+    pub emit_reads_global: bool,
 }
 
 const INTEGER: &[&str] = &["u32", "i32", "u64", "i64"];
@@ -363,7 +366,88 @@ pub fn check(cx: &Ctxt, p: &Program) -> Option<GatherChecked> {
         accepts: accepts.is_some(),
         level: level.is_some(),
         reads_source: reads_source(p.items()),
+        emit_reads_global: p.emit.as_ref().is_some_and(emit_reads_global),
     })
+}
+
+/// Whether `emit` may read `Ctx::global`: a field access `c.global` on its
+/// `Ctx` parameter `c`, a pattern binding `global`, or any other use of that
+/// parameter than reading one of its fields (handed to a helper, copied, named
+/// inside a macro), which counts as reading everything. `false` lets the CPU's
+/// Jacobi rounds emit each vertex's next message right after its apply, before
+/// the round's reduction is known (no separate emit pass).
+pub fn emit_reads_global(f: &syn::ItemFn) -> bool {
+    use syn::visit::Visit;
+
+    struct Finder {
+        ctx: Vec<syn::Ident>,
+        found: bool,
+    }
+    impl Finder {
+        fn is_ctx(&self, p: &syn::Path) -> bool {
+            self.ctx.iter().any(|c| p.is_ident(c))
+        }
+    }
+    impl<'ast> Visit<'ast> for Finder {
+        fn visit_expr_field(&mut self, e: &'ast syn::ExprField) {
+            if let syn::Expr::Path(base) = &*e.base {
+                if self.is_ctx(&base.path) {
+                    // A field of the context: only `global` counts; the base
+                    // itself is not a use of the whole context.
+                    if matches!(&e.member, syn::Member::Named(m) if m == "global") {
+                        self.found = true;
+                    }
+                    return;
+                }
+            }
+            syn::visit::visit_expr_field(self, e);
+        }
+        fn visit_expr_path(&mut self, e: &'ast syn::ExprPath) {
+            if self.is_ctx(&e.path) {
+                self.found = true;
+            }
+            syn::visit::visit_expr_path(self, e);
+        }
+        fn visit_macro(&mut self, m: &'ast syn::Macro) {
+            fn mentions(ts: proc_macro2::TokenStream, ids: &[syn::Ident]) -> bool {
+                ts.into_iter().any(|t| match t {
+                    proc_macro2::TokenTree::Ident(i) => ids.contains(&i),
+                    proc_macro2::TokenTree::Group(g) => mentions(g.stream(), ids),
+                    _ => false,
+                })
+            }
+            if mentions(m.tokens.clone(), &self.ctx) {
+                self.found = true;
+            }
+        }
+    }
+    // `emit(ctx, state)`: the context is the first of two parameters, however
+    // its type is spelt (`emit(state)` has none).
+    let mut ctx = Vec::new();
+    if f.sig.inputs.len() == 2 {
+        if let Some(syn::FnArg::Typed(pt)) = f.sig.inputs.first() {
+            match &*pt.pat {
+                syn::Pat::Ident(pi) if pi.subpat.is_none() => ctx.push(pi.ident.clone()),
+                syn::Pat::Wild(_) => {}
+                syn::Pat::Struct(ps) => {
+                    if ps
+                        .fields
+                        .iter()
+                        .any(|f| matches!(&f.member, syn::Member::Named(m) if m == "global"))
+                    {
+                        return true;
+                    }
+                }
+                _ => return true,
+            }
+        }
+    }
+    if ctx.is_empty() {
+        return false;
+    }
+    let mut finder = Finder { ctx, found: false };
+    finder.visit_block(&f.block);
+    finder.found
 }
 
 /// Whether some function among `items` reads the run's source vertex: a field

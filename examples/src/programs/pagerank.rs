@@ -5,11 +5,15 @@
 //! change of a round is below 1e-4 or after 20 rounds (`--tolerance`,
 //! `--max-rounds`).
 //!
-//! Pull form, Jacobi iteration: a round emits every contribution first (`emit`, one
-//! `f32` per vertex, the array random in-edge reads touch), then each vertex sums its
-//! in-neighbours' contributions (`gather = sum`, in `f64`) and takes its new rank
-//! (`apply`). The round's reduction is the L1 change. Ranks are `f64`, so CPU and GPU
-//! agree to ~1e-12 whatever order their sums run in.
+//! Pull form, Jacobi iteration: each vertex sums the contributions its
+//! in-neighbours emitted the round before (`emit`, one `f32` per vertex, the array
+//! random in-edge reads touch; `gather = sum`, in `f64`) and takes its new rank
+//! (`apply`). The round's reduction is the L1 change. `emit` reads only the
+//! out-degree, not the reduction, so the CPU emits each vertex's next contribution
+//! right after its apply, in the same pass (`EMIT_READS_GLOBAL` is false). Ranks
+//! are `f64`, so CPU and GPU agree to ~1e-12 whatever order their sums run in.
+//! `vertex pr --schedule gauss-seidel` (and `bench gap`'s second schedule) runs
+//! gapbs's in-place rounds instead.
 
 use vertex_dsl::prelude::*;
 

@@ -216,6 +216,13 @@ pub trait GatherProgram: Copy + Send + Sync + 'static {
         let _ = (ctx, acc);
         0
     }
+    /// Whether `emit` may read [`Ctx::global`]. `#[vertex_program]` sets it from
+    /// the code of `emit` (any use of its context other than reading a field
+    /// counts as reading `global`); the default assumes it does. When it does
+    /// not, the CPU's Jacobi rounds emit a vertex's next message right after its
+    /// apply, before the round's reduction is known, instead of in a separate
+    /// pass over every vertex (the messages are the same).
+    const EMIT_READS_GLOBAL: bool = true;
     /// Whether the program defines [`Self::level`] (a level sweep).
     const LEVELS: bool = false;
     /// Level sweeps: the level of a vertex with initial state `state` (`u32::MAX`:

@@ -1,9 +1,12 @@
 //! The CPU engine for gather/apply programs (see [`crate::gather`]): rounds on
 //! rayon, pull or push per round.
 //!
-//! * Dense programs (PageRank) run each round as two passes, as gapbs's `pr` does:
-//!   `emit` for every vertex into a message array, then, per vertex, the reduction
-//!   over its in-edges fused with `apply` (no accumulator array, no atomics).
+//! * Dense programs (PageRank) run each round as one pass over the vertices: per
+//!   vertex, the reduction over its in-edges fused with `apply` (no accumulator
+//!   array, no atomics), and its next message emitted right after (into a second
+//!   buffer in Jacobi rounds, in place in Gauss–Seidel ones); a Jacobi program
+//!   whose `emit` reads the round's reduction gets an `emit` pass first. The
+//!   rounds are in this module's `dense` child.
 //! * Frontier-driven programs (k-core) keep the frontier as a list plus a bitmap.
 //!   A small frontier pushes: its vertices combine into their targets' atomic
 //!   accumulators, and each target that receives its first value is queued (the
@@ -36,6 +39,7 @@ use crate::gather::{
 };
 use crate::graph::{Graph, Weight};
 
+mod dense;
 mod sweep;
 
 /// Vertices per rayon task in the vertex passes: small enough to balance skewed
@@ -143,6 +147,14 @@ impl<T: Copy> Cells<T> {
     fn new(v: Vec<T>) -> Self {
         Cells(v.into_iter().map(UnsafeCell::new).collect())
     }
+    /// The values of a parallel iterator, written in parallel where they end up
+    /// (no second pass over them, as `new` of a collected vector would make).
+    fn collect(values: impl IndexedParallelIterator<Item = T>) -> Self
+    where
+        T: Send,
+    {
+        Cells(values.map(UnsafeCell::new).collect())
+    }
     #[inline(always)]
     fn get(&self, i: usize) -> T {
         // SAFETY: see the `Sync` impl: no concurrent write to `i`.
@@ -168,110 +180,8 @@ impl<T: Copy> Cells<T> {
     }
 }
 
-/// An atomic word that holds one message's bytes: `AtomicU32` for 4-byte messages
-/// (half the cache footprint of the random in-edge reads), `AtomicU64` for 8.
-trait MsgWord: Send + Sync {
-    fn new(bits: u64) -> Self;
-    fn load_bits(&self) -> u64;
-    fn store_bits(&self, bits: u64);
-}
-
-impl MsgWord for AtomicU32 {
-    #[inline(always)]
-    fn new(bits: u64) -> Self {
-        AtomicU32::new(bits as u32)
-    }
-    #[inline(always)]
-    fn load_bits(&self) -> u64 {
-        self.load(Relaxed) as u64
-    }
-    #[inline(always)]
-    fn store_bits(&self, bits: u64) {
-        self.store(bits as u32, Relaxed)
-    }
-}
-
-impl MsgWord for AtomicU64 {
-    #[inline(always)]
-    fn new(bits: u64) -> Self {
-        AtomicU64::new(bits)
-    }
-    #[inline(always)]
-    fn load_bits(&self) -> u64 {
-        self.load(Relaxed)
-    }
-    #[inline(always)]
-    fn store_bits(&self, bits: u64) {
-        self.store(bits, Relaxed)
-    }
-}
-
-/// A message of 4 or 8 bytes kept in one atomic word `A` (Gauss–Seidel rounds read
-/// messages while other threads replace them).
-struct AtomicMsg<M, A> {
-    word: A,
-    _msg: std::marker::PhantomData<M>,
-}
-
-impl<M: Copy, A: MsgWord> AtomicMsg<M, A> {
-    fn new(m: M) -> Self {
-        // `GatherOptions::resolve` refuses other sizes before an engine runs, and
-        // `run_dense_in_place` picks `A` as wide as `M`; the byte copies rely on it.
-        assert!(
-            std::mem::size_of::<M>() <= std::mem::size_of::<A>(),
-            "message wider than its word"
-        );
-        AtomicMsg {
-            word: A::new(Self::to_bits(m)),
-            _msg: std::marker::PhantomData,
-        }
-    }
-    #[inline(always)]
-    fn to_bits(m: M) -> u64 {
-        let mut bytes = [0u8; 8];
-        // SAFETY: `M` is plain data of at most 8 bytes (asserted in `new`), copied into
-        // the first bytes of the buffer; the regions do not overlap.
-        unsafe {
-            std::ptr::copy_nonoverlapping(
-                &m as *const M as *const u8,
-                bytes.as_mut_ptr(),
-                std::mem::size_of::<M>(),
-            )
-        };
-        // Little-endian on every target: the message's bytes are the word's low ones,
-        // which a `u32` word keeps.
-        u64::from_le_bytes(bytes)
-    }
-    #[inline(always)]
-    fn load(&self) -> M {
-        let bytes = self.word.load_bits().to_le_bytes();
-        let mut m = std::mem::MaybeUninit::<M>::uninit();
-        // SAFETY: the bytes were written by `to_bits` from a valid `M`; copying them
-        // back yields that value.
-        unsafe {
-            std::ptr::copy_nonoverlapping(
-                bytes.as_ptr(),
-                m.as_mut_ptr() as *mut u8,
-                std::mem::size_of::<M>(),
-            );
-            m.assume_init()
-        }
-    }
-    #[inline(always)]
-    fn store(&self, m: M) {
-        self.word.store_bits(Self::to_bits(m));
-    }
-}
-
-/// Per-round sums of the vertex passes.
-#[derive(Clone, Copy)]
-struct Tally {
-    reduced: f64,
-    changed: u64,
-    edges: u64,
-}
-
 impl<P: GatherProgram> Engine<'_, P> {
+    #[inline(always)]
     fn ctx(&self, v: usize, round: u32, global: f64) -> Ctx {
         Ctx {
             vertex: v as u32,
@@ -305,191 +215,12 @@ impl<P: GatherProgram> Engine<'_, P> {
         if let Some(states) = self.initial.lock().ok().and_then(|mut s| s.take()) {
             return Cells::new(states);
         }
-        Cells::new(
+        Cells::collect(
             (0..self.n)
                 .into_par_iter()
                 .with_min_len(GRAIN)
-                .map(|v| P::init(self.ctx(v, 0, P::REDUCE.identity())))
-                .collect(),
+                .map(|v| P::init(self.ctx(v, 0, P::REDUCE.identity()))),
         )
-    }
-
-    fn fold(a: Tally, b: Tally) -> Tally {
-        Tally {
-            reduced: P::REDUCE.combine(a.reduced, b.reduced),
-            changed: a.changed + b.changed,
-            edges: a.edges + b.edges,
-        }
-    }
-
-    fn zero() -> Tally {
-        Tally {
-            reduced: P::REDUCE.identity(),
-            changed: 0,
-            edges: 0,
-        }
-    }
-
-    /// `body(v, tally)` for every vertex, in blocks of [`GRAIN`] vertices that rayon
-    /// balances; the per-vertex loop is a plain loop inside a block (a fold over a
-    /// rayon range calls the closure per vertex, which measured 1.7x slower per
-    /// round on a grid).
-    ///
-    /// `interleave`: run the block's two halves alternately (v, v + half, v + 1, …).
-    /// In-place rounds make a vertex wait for its predecessor's update when ids of
-    /// neighbours are consecutive (grids, meshes): one store → load → divide chain
-    /// per row. Two independent chains let the core overlap them.
-    #[inline(always)]
-    fn over_blocks(&self, interleave: bool, body: impl Fn(usize, &mut Tally) + Sync) -> Tally {
-        (0..self.n.div_ceil(GRAIN))
-            .into_par_iter()
-            .map(|b| {
-                let mut t = Self::zero();
-                let (lo, hi) = (b * GRAIN, ((b + 1) * GRAIN).min(self.n));
-                if interleave {
-                    let half = (hi - lo).div_ceil(2);
-                    for v in lo..lo + half {
-                        body(v, &mut t);
-                        if v + half < hi {
-                            body(v + half, &mut t);
-                        }
-                    }
-                } else {
-                    for v in lo..hi {
-                        body(v, &mut t);
-                    }
-                }
-                t
-            })
-            .reduce(Self::zero, Self::fold)
-    }
-
-    /// `apply(acc)` to `v`, counted in the round's tally (`edges`: the in-edges
-    /// gathered); returns the context and the new state.
-    #[allow(clippy::too_many_arguments)]
-    #[inline(always)]
-    fn apply_counted(
-        &self,
-        state: &Cells<P::State>,
-        v: usize,
-        round: u32,
-        global: f64,
-        acc: P::Acc,
-        edges: usize,
-        t: &mut Tally,
-    ) -> (Ctx, P::State) {
-        let ctx = self.ctx(v, round, global);
-        let old = state.get(v);
-        let new = P::apply(ctx, old, acc);
-        state.set(v, new);
-        t.reduced = P::REDUCE.combine(t.reduced, P::reduce(ctx, old, new));
-        t.changed += (new != old) as u64;
-        t.edges += edges as u64;
-        (ctx, new)
-    }
-
-    /// Records dense round `round` in the report; `true` when the run stops.
-    fn close_dense_round(&self, report: &mut GatherReport, round: u32, t: Tally) -> bool {
-        report.rounds = round + 1;
-        report.edges_gathered += t.edges;
-        report.applies += self.n as u64;
-        report.reduced = t.reduced;
-        match self.r.dense_stop(round, t.reduced, t.changed) {
-            Some(stop) => {
-                report.stop = stop;
-                true
-            }
-            None => false,
-        }
-    }
-
-    /// Every vertex every round: emit pass, then gather fused with apply.
-    fn run_dense(&self) -> GatherRun<P::State> {
-        let start = Instant::now();
-        let state = self.init();
-        let msg: Cells<P::Msg> = Cells::new(
-            (0..self.n)
-                .into_par_iter()
-                .with_min_len(GRAIN)
-                .map(|v| P::emit(self.ctx(v, 0, 0.0), state.get(v)))
-                .collect(),
-        );
-        let mut global = P::REDUCE.identity();
-        let mut report = GatherReport::empty();
-        for round in 0.. {
-            if round > 0 {
-                (0..self.n)
-                    .into_par_iter()
-                    .with_min_len(GRAIN)
-                    .for_each(|v| msg.set(v, P::emit(self.ctx(v, round, global), state.get(v))));
-            }
-            let t = self.over_blocks(false, |v, t| {
-                let (lo, hi) = (self.in_offsets[v] as usize, self.in_offsets[v + 1] as usize);
-                let mut acc = P::identity();
-                for (e, &u) in (lo..).zip(&self.in_sources[lo..hi]) {
-                    // SAFETY: `u` is a vertex id of the graph (see `get_neighbour`).
-                    let m = unsafe { msg.get_neighbour(u as usize) };
-                    acc = P::combine(acc, P::gather(m, self.in_weight(e)));
-                }
-                self.apply_counted(&state, v, round, global, acc, hi - lo, t);
-            });
-            global = t.reduced;
-            if self.close_dense_round(&mut report, round, t) {
-                break;
-            }
-        }
-        report.time = start.elapsed();
-        GatherRun {
-            states: state.into_vec(),
-            report,
-        }
-    }
-
-    /// Dense Gauss–Seidel rounds ([`GatherOptions::gauss_seidel`]): one pass per
-    /// round, each vertex gathering whatever its in-neighbours hold now and
-    /// emitting right after its apply. Messages live in relaxed atomic words, so a
-    /// concurrent read sees either the old or the new message, never a torn one.
-    fn run_dense_in_place(&self) -> GatherRun<P::State> {
-        if std::mem::size_of::<P::Msg>() == 4 {
-            self.run_in_place_with::<AtomicU32>()
-        } else {
-            self.run_in_place_with::<AtomicU64>()
-        }
-    }
-
-    fn run_in_place_with<A: MsgWord>(&self) -> GatherRun<P::State> {
-        let start = Instant::now();
-        let state = self.init();
-        let msg: Vec<AtomicMsg<P::Msg, A>> = (0..self.n)
-            .into_par_iter()
-            .with_min_len(GRAIN)
-            .map(|v| AtomicMsg::new(P::emit(self.ctx(v, 0, 0.0), state.get(v))))
-            .collect();
-        let mut global = P::REDUCE.identity();
-        let mut report = GatherReport::empty();
-        for round in 0.. {
-            let t = self.over_blocks(true, |v, t| {
-                let (lo, hi) = (self.in_offsets[v] as usize, self.in_offsets[v + 1] as usize);
-                let mut acc = P::identity();
-                for (e, &u) in (lo..).zip(&self.in_sources[lo..hi]) {
-                    // SAFETY: `u` is a vertex id of the graph, below `msg.len()`
-                    // (graphs are built with every neighbour id under the count).
-                    let m = unsafe { msg.get_unchecked(u as usize) }.load();
-                    acc = P::combine(acc, P::gather(m, self.in_weight(e)));
-                }
-                let (ctx, new) = self.apply_counted(&state, v, round, global, acc, hi - lo, t);
-                msg[v].store(P::emit(ctx, new));
-            });
-            global = t.reduced;
-            if self.close_dense_round(&mut report, round, t) {
-                break;
-            }
-        }
-        report.time = start.elapsed();
-        GatherRun {
-            states: state.into_vec(),
-            report,
-        }
     }
 
     /// Frontier-driven rounds (see the module docs).

@@ -653,3 +653,118 @@ fn a_frontier_program_that_never_ends_is_an_error() {
     let out = cpu::run::<kcore::Program, _>(&g, &GatherOptions::default()).unwrap();
     assert_eq!(out.report.stop, StopReason::Quiescent);
 }
+
+/// Dense programs whose `emit` reads the round (its message changes every
+/// round): the CPU's Jacobi rounds emit each vertex's next message right after
+/// its apply, with the next round's number.
+#[vertex_dsl::vertex_program(gather = sum, reduce = sum)]
+mod emit_reads_round {
+    pub type State = f64;
+    pub type Msg = f64;
+    pub type Acc = f64;
+    pub const MAX_ROUNDS: u32 = 5;
+
+    pub fn init(ctx: Ctx) -> State {
+        ctx.vertex as f64
+    }
+    pub fn emit(ctx: Ctx, s: State) -> Msg {
+        (s + ctx.round as f64) / (ctx.out_degree as f64 + 1.0)
+    }
+    pub fn gather(m: Msg) -> Acc {
+        m
+    }
+    pub fn apply(_ctx: Ctx, _old: State, acc: Acc) -> State {
+        0.5 * acc + 1.0
+    }
+    pub fn reduce(old: State, new: State) -> f64 {
+        (new - old).abs()
+    }
+}
+
+/// ... and one whose `emit` reads the previous round's reduction, through a
+/// helper: its messages wait for the round's end.
+#[vertex_dsl::vertex_program(gather = sum, reduce = sum)]
+mod emit_reads_global {
+    pub type State = f64;
+    pub type Msg = f64;
+    pub type Acc = f64;
+    pub const MAX_ROUNDS: u32 = 5;
+
+    fn shift(c: Ctx) -> f64 {
+        c.global * 1e-3 + c.round as f64
+    }
+    pub fn init(ctx: Ctx) -> State {
+        ctx.vertex as f64
+    }
+    pub fn emit(ctx: Ctx, s: State) -> Msg {
+        (s + shift(ctx)) / (ctx.out_degree as f64 + 1.0)
+    }
+    pub fn gather(m: Msg) -> Acc {
+        m
+    }
+    pub fn apply(_ctx: Ctx, _old: State, acc: Acc) -> State {
+        0.5 * acc + 1.0
+    }
+    pub fn reduce(old: State, new: State) -> f64 {
+        (new - old).abs()
+    }
+}
+
+/// Jacobi rounds of `emit(round, global, out_degree, state)`, `apply` = ½·acc + 1,
+/// reduction Σ|new − old|, sequentially; the first round's messages see global 0.
+fn emit_program_oracle(
+    g: &Graph<u32>,
+    rounds: u32,
+    emit: impl Fn(u32, f64, u32, f64) -> f64,
+) -> Vec<f64> {
+    let n = g.num_vertices();
+    let mut s: Vec<f64> = (0..n).map(|v| v as f64).collect();
+    let mut global = 0.0;
+    for round in 0..rounds {
+        let msg: Vec<f64> = (0..n as u32)
+            .map(|u| emit(round, global, g.csr().degree(u) as u32, s[u as usize]))
+            .collect();
+        let mut change = 0.0;
+        for v in 0..n as u32 {
+            let acc: f64 = g.csc().neighbors(v).iter().map(|&u| msg[u as usize]).sum();
+            let new = 0.5 * acc + 1.0;
+            change += (new - s[v as usize]).abs();
+            s[v as usize] = new;
+        }
+        global = change;
+    }
+    s
+}
+
+#[test]
+fn jacobi_rounds_emit_with_the_round_and_reduction_they_promise() {
+    use runtime::gather::GatherProgram;
+    const {
+        assert!(!emit_reads_round::Program::EMIT_READS_GLOBAL);
+        assert!(emit_reads_global::Program::EMIT_READS_GLOBAL);
+        assert!(!pagerank::Program::EMIT_READS_GLOBAL);
+        // `emit(state)` sees no context at all.
+        assert!(!level_sums::Program::EMIT_READS_GLOBAL);
+    }
+    let by_round = |r: u32, _: f64, d: u32, s: f64| (s + r as f64) / (d as f64 + 1.0);
+    let by_global =
+        |r: u32, gl: f64, d: u32, s: f64| (s + (gl * 1e-3 + r as f64)) / (d as f64 + 1.0);
+    for g in [
+        generated("grid:7x5"),
+        generated("kron:8"),
+        directed(5, &[[0, 1], [1, 2], [2, 0], [2, 3], [0, 2]]),
+    ] {
+        for threads in [Some(1), Some(3)] {
+            let opts = GatherOptions {
+                threads,
+                ..Default::default()
+            };
+            let out = cpu::run::<emit_reads_round::Program, _>(&g, &opts).unwrap();
+            assert_eq!(out.report.rounds, 5);
+            close(&out.states, &emit_program_oracle(&g, 5, by_round), 1e-12);
+            let out = cpu::run::<emit_reads_global::Program, _>(&g, &opts).unwrap();
+            assert_eq!(out.report.rounds, 5);
+            close(&out.states, &emit_program_oracle(&g, 5, by_global), 1e-12);
+        }
+    }
+}

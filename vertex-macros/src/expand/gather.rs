@@ -142,6 +142,7 @@ pub fn expand(p: &Program, c: &GatherChecked) -> TokenStream {
     };
     let has_level = c.level;
     let needs_source = c.reads_source;
+    let emit_reads_global = c.emit_reads_global;
     let level = if c.level {
         quote!(level(state))
     } else {
@@ -216,6 +217,7 @@ pub fn expand(p: &Program, c: &GatherChecked) -> TokenStream {
                 const ASYNC: bool = #asynchronous;
                 const ACCEPTS: bool = #has_accepts;
                 const LEVELS: bool = #has_level;
+                const EMIT_READS_GLOBAL: bool = #emit_reads_global;
 
                 #[inline(always)]
                 fn init(ctx: #g::Ctx) -> #state {

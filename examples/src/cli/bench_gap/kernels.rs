@@ -386,6 +386,13 @@ impl GapKernel for Sssp<'_> {
     }
 }
 
+/// PageRank: ours is the shipped gather program through the generic CPU gather
+/// engine, Jacobi or Gauss–Seidel rounds. Timed on our side: the run's report
+/// time, from the first state's `init` to the last round's reduction (states and
+/// message arrays allocated and filled, every round), not the graph, the pool's
+/// dispatch or handing the states back; on gapbs's side its `Trial Time`, one
+/// `PageRankPullGS` call (its score and contribution arrays allocated and
+/// filled, every round), not loading or verifying.
 struct Pr<'a> {
     gg: &'a GapGraph,
     p: &'a Params,
