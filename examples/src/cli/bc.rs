@@ -167,7 +167,7 @@ pub fn bc_cmd(a: BcArgs) -> anyhow::Result<()> {
         }
         None => (
             bc::normalize(runtime::cpu::brandes::betweenness(
-                g.csr(),
+                g,
                 &sources,
                 a.common.threads,
             )?),
