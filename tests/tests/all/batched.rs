@@ -145,19 +145,26 @@ fn batched_betweenness_equals_brandes() {
     }
 }
 
-/// The CPU's batched Brandes (`runtime::cpu::brandes`) at several thread counts.
+/// The CPU's Brandes (`runtime::cpu::brandes`), each engine, at several thread
+/// counts.
 #[test]
 fn cpu_batched_betweenness_equals_brandes() {
+    use runtime::cpu::brandes::{betweenness_by, Engine};
     for (name, g) in graphs() {
         for k in [1, 4, 70] {
             let sources = sources_of(&g, k);
             let expect = betweenness(g.csr(), &sources);
-            for threads in [1, 2, 5] {
-                let got = runtime::cpu::brandes::betweenness(&g, &sources, Some(threads)).unwrap();
+            for (threads, engine) in [
+                (1, Engine::Auto),
+                (2, Engine::Batch),
+                (5, Engine::Solo),
+                (3, Engine::Auto),
+            ] {
+                let got = betweenness_by(&g, &sources, Some(threads), engine).unwrap();
                 close(
                     &bc::normalize(got),
                     &expect,
-                    &format!("{name}, {k} sources, {threads} threads"),
+                    &format!("{name}, {k} sources, {threads} threads, {engine:?}"),
                 );
             }
         }

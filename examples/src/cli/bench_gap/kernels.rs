@@ -564,7 +564,8 @@ impl Bc<'_> {
 
 impl GapKernel for Bc<'_> {
     fn schedules(&self) -> Vec<String> {
-        vec!["brandes (batched, 64 sources a sweep)".into()]
+        let engine = runtime::cpu::brandes::Engine::Auto.pick(&self.gg.g);
+        vec![format!("brandes ({})", engine.describe())]
     }
 
     fn ours(&mut self, _: usize, threads: usize) -> anyhow::Result<Timed> {

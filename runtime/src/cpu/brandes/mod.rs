@@ -47,37 +47,77 @@ const STATIC_DEGREE: u64 = 8;
 /// Vertices per grab in pulled levels and clearing phases.
 const SCAN_GRAIN: usize = 1024;
 
-/// Mean out-degree from which sources share batches (see the module doc).
-const VERTEX_MAJOR_DEGREE: u64 = 10;
+/// Mean out-degree from which [`Engine::Auto`] runs batches.
+pub const BATCH_DEGREE: u64 = 10;
 
-/// Raw betweenness sums over `sources` (any number, 64 per batch) along `g`'s
-/// out-edges, with `threads` workers (or the global pool). Reads the in-edges
-/// too: a directed graph builds them on first use (once per graph).
+/// Raw betweenness sums over `sources` (any number; repeats count again) along
+/// `g`'s out-edges, with `threads` workers (or the global pool), by the engine
+/// [`Engine::pick`] picks. Reads the in-edges too: a directed graph builds them
+/// on first use (once per graph).
 pub fn betweenness<W: Weight>(
     g: &Graph<W>,
     sources: &[u32],
     threads: Option<usize>,
 ) -> Result<Vec<f64>> {
-    let n = g.num_vertices() as u64;
-    let dense = g.num_edges() >= VERTEX_MAJOR_DEGREE * n;
-    let mut options = Options {
+    betweenness_by(g, sources, threads, Engine::Auto)
+}
+
+/// Which engine runs (see the module doc).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Engine {
+    /// [`Engine::pick`]'s choice for the graph.
+    #[default]
+    Auto,
+    /// Batches of up to 64 sources sharing each edge visit.
+    Batch,
+    /// One source at a time.
+    Solo,
+}
+
+impl Engine {
+    /// What [`Engine::Auto`] runs on `g`: batches where the mean out-degree is
+    /// at least [`BATCH_DEGREE`] (small worlds, where the sources' searches
+    /// reach most vertices at the same depths), else one source at a time.
+    /// Measured on a 2-core machine, 1 thread, 4 sources: batches took 131 and
+    /// 200 ms on kron:18 and urand:18, one at a time 133 and 251; on
+    /// grid:1000x1000 and mesh:100000 batches 592 and 63 ms, one at a time 313
+    /// and 50.
+    pub fn pick<W: Weight>(self, g: &Graph<W>) -> Engine {
+        match self {
+            Engine::Auto if g.num_edges() >= BATCH_DEGREE * g.num_vertices() as u64 => {
+                Engine::Batch
+            }
+            Engine::Auto => Engine::Solo,
+            e => e,
+        }
+    }
+
+    /// A short description, for reports.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Engine::Auto => "batches or one source at a time, by mean degree",
+            Engine::Batch => "batches of 64 sources",
+            Engine::Solo => "one source at a time",
+        }
+    }
+}
+
+/// [`betweenness`] by `engine`.
+pub fn betweenness_by<W: Weight>(
+    g: &Graph<W>,
+    sources: &[u32],
+    threads: Option<usize>,
+    engine: Engine,
+) -> Result<Vec<f64>> {
+    // Batches on a sparse graph (asked for) take the layout and the pushed
+    // counts that suit wavefronts apart (see `batch::Counts`).
+    let dense = Engine::Auto.pick(g) == Engine::Batch;
+    let options = Options {
         pull_factor: PULL_FACTOR,
-        solo: !dense,
+        solo: engine.pick(g) == Engine::Solo,
         vertex_major: dense,
         atomic_counts: !dense,
     };
-    // TEMPORARY measurement knob: VERTEX_BC=solo|batch|batch-vm|batch-pull, VERTEX_BC_PF=n.
-    if let Ok(e) = std::env::var("VERTEX_BC") {
-        options.solo = e == "solo";
-        options.vertex_major = e.contains("vm");
-        options.atomic_counts = !e.contains("pull");
-    }
-    if let Some(pf) = std::env::var("VERTEX_BC_PF")
-        .ok()
-        .and_then(|x| x.parse().ok())
-    {
-        options.pull_factor = pf;
-    }
     betweenness_with(g, sources, threads, options)
 }
 
