@@ -41,9 +41,9 @@ pub struct BcArgs {
     /// Make the graph undirected (both directions, no self-loops or duplicates).
     #[arg(long)]
     pub symmetrize: bool,
-    /// CPU engine: `batch` (up to 64 sources share each edge visit), `solo`
-    /// (one source at a time) or `auto` (batches where the mean out-degree is
-    /// at least 10).
+    /// CPU engine: `solo` (one source at a time), `batch` (up to 64 sources
+    /// share each edge visit) or `auto` (`batch` for 64 sources or more on a
+    /// graph of mean out-degree 10 or more, else `solo`).
     #[arg(long, value_enum, default_value_t = CpuEngine::Auto)]
     pub engine: CpuEngine,
     /// Write `vertex score` lines to FILE; `-o -` writes them to stdout and the
@@ -238,11 +238,8 @@ pub fn bc_cmd(a: BcArgs) -> anyhow::Result<()> {
         backend,
         backend_note: note,
         threads: (backend == "cpu").then(|| runtime::cpu::threads_for(a.common.threads)),
-        engine: (backend == "cpu").then(|| {
-            runtime::cpu::brandes::Engine::from(a.engine)
-                .pick(g)
-                .describe()
-        }),
+        engine: (backend == "cpu")
+            .then(|| runtime::cpu::brandes::Engine::from(a.engine).describe(g, sources.len())),
         source_count: sources.len(),
         sources: sources.iter().copied().take(64).collect(),
         time_s,

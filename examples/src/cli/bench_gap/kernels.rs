@@ -564,8 +564,12 @@ impl Bc<'_> {
 
 impl GapKernel for Bc<'_> {
     fn schedules(&self) -> Vec<String> {
-        let engine = runtime::cpu::brandes::Engine::Auto.pick(&self.gg.g);
-        vec![format!("brandes ({})", engine.describe())]
+        let engine = runtime::cpu::brandes::Engine::Auto;
+        let sources = self.runs()[0].len();
+        vec![format!(
+            "brandes ({})",
+            engine.describe(&self.gg.g, sources)
+        )]
     }
 
     fn ours(&mut self, _: usize, threads: usize) -> anyhow::Result<Timed> {

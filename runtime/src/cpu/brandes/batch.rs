@@ -1,26 +1,29 @@
 //! Batches: up to 64 sources share every edge visit (the lanes of
 //! [`crate::cpu::msbfs`]).
 //!
-//! Per batch, every vertex `v` holds `seen[v]` (the lanes that reached it), and
-//! per lane `l` a path count `σ[v·k + l]` (`f64`, as gapbs counts). Each level is
-//! a window of one queue of entries `(v, lanes)`: the vertices first reached at
-//! that depth, with the lanes that reached them there. A level `d` also *marks*
-//! its entries: `marks[d % 2]` holds `(lanes, tag(d))` per vertex, the tag unique
-//! to the batch and depth, so a mark is current iff its tag matches (nothing is
-//! ever cleared: a stale mark carries another tag).
+//! Per batch, every vertex `v` holds `seen[v]` (the lanes that reached it) and
+//! `next[v]` (lanes pushed to it during a level), side by side, and per lane `l`
+//! a path count `σ(v, l)` (`f64`, as gapbs counts; see [`Counts`] for the
+//! layout). Each level is a window of one queue of entries `(v, lanes)`: the
+//! vertices first reached at that depth, with the lanes that reached them there.
+//! A level `d` also *marks* its entries: `marks[d % 2]` holds `(lanes, tag(d))`
+//! per vertex, the tag unique to the batch and depth, so a mark is current iff
+//! its tag matches (nothing is cleared between levels or batches: a stale mark
+//! carries another tag).
 //!
-//! Forward, no atomic read-modify-write on path counts: a level's path counts are
-//! *pulled* along in-edges from the marks of the level above, once the level's
-//! members are known. A level is either
+//! Forward, a level is either
 //! * *pushed* (small frontiers): one phase pushes the frontier's lanes along its
 //!   out-edges into `next` (an atomic `or` only where a lane is missing: a hub
 //!   already holding the lanes costs a read), listing each vertex once; a second
-//!   phase settles each listed vertex (its lanes, `seen`, its mark) and pulls its
-//!   path counts from its in-neighbours marked at the level above;
+//!   phase settles each listed vertex (its lanes, `seen`, its mark). The path
+//!   counts are either added along the pushed edges (`Options::atomic_counts`,
+//!   sparse graphs: a compare-and-swap per edge and lane, rarely contended) or
+//!   pulled by the settling phase along the new vertex's in-edges from the marks
+//!   of the level above (small worlds: no atomic on hubs' counts);
 //! * or *pulled* (large frontiers, Beamer's bottom-up without the early exit that
 //!   path counts forbid): one phase in which every vertex missing lanes reads its
 //!   in-neighbours' marks and path counts, and joins the level with the lanes it
-//!   found.
+//!   found; no atomic instruction at all.
 //!
 //! Backward, deepest level first, one phase per level: an entry `(v, lanes)` of
 //! depth `d` sums, per lane, `ρ(w) = (1 + δ(w)) / σ(w)` over its out-neighbours
@@ -28,9 +31,6 @@
 //! and `ρ(v)` replaces `σ(v)` (nobody reads that count again), so a successor
 //! costs an add, not a division. The marks of level `d` are rewritten as it is
 //! processed (the forward levels below overwrote them).
-//!
-//! The result is gapbs's raw score (each source's own dependency included), not
-//! yet normalized.
 
 use core::ops::Range;
 use core::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};

@@ -4,13 +4,14 @@
 //! of several rayon calls per level, and without an atomic read-modify-write
 //! where a read can tell it is not needed. Two engines:
 //!
-//! * [`batch`]: up to 64 sources a batch share every edge visit; for graphs whose
-//!   searches from different sources reach a vertex at the same depth (small
-//!   worlds: Kronecker, uniform random), where a batch reads each edge about
-//!   once per distinct depth instead of once per source;
-//! * [`solo`]: one source at a time, for graphs where they do not (grids, meshes,
-//!   roads: a vertex sits at a different depth from each source), where a batch
-//!   would only multiply the data each visit brings into the cache.
+//! * [`solo`]: one source at a time, gapbs's algorithm with 4-byte depth tags
+//!   that are never reset, a successor bitmap set a word at a time, and large
+//!   levels pulled bottom-up (no atomics where hubs would contend);
+//! * [`batch`]: up to 64 sources a batch share every edge visit, for a vertex
+//!   reached at the same depth by several sources. It reads fewer edges, but
+//!   every lane's path counts are live at once, so the data each visit brings
+//!   into the cache grows with the batch: measured, it pays only for full
+//!   batches on small-world graphs ([`Engine::pick`]).
 //!
 //! The result is gapbs's raw score (each source's own dependency included), not
 //! yet normalized.
@@ -47,8 +48,9 @@ const STATIC_DEGREE: u64 = 8;
 /// Vertices per grab in pulled levels and clearing phases.
 const SCAN_GRAIN: usize = 1024;
 
-/// Mean out-degree from which [`Engine::Auto`] runs batches.
-pub const BATCH_DEGREE: u64 = 10;
+/// Mean out-degree from which batches use the layout and the pulled path
+/// counts that suit small worlds (see `batch::Counts`).
+const DENSE_DEGREE: u64 = 10;
 
 /// Raw betweenness sums over `sources` (any number; repeats count again) along
 /// `g`'s out-edges, with `threads` workers (or the global pool), by the engine
@@ -65,7 +67,7 @@ pub fn betweenness<W: Weight>(
 /// Which engine runs (see the module doc).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Engine {
-    /// [`Engine::pick`]'s choice for the graph.
+    /// [`Engine::pick`]'s choice.
     #[default]
     Auto,
     /// Batches of up to 64 sources sharing each edge visit.
@@ -75,31 +77,35 @@ pub enum Engine {
 }
 
 impl Engine {
-    /// What [`Engine::Auto`] runs on `g`: batches where the mean out-degree is
-    /// at least [`BATCH_DEGREE`] (small worlds, where the sources' searches
-    /// reach most vertices at the same depths), else one source at a time.
-    /// Measured on a 2-core machine, 1 thread, 4 sources: batches took 131 and
-    /// 200 ms on kron:18 and urand:18, one at a time 133 and 251; on
-    /// grid:1000x1000 and mesh:100000 batches 592 and 63 ms, one at a time 313
-    /// and 50.
-    pub fn pick<W: Weight>(self, g: &Graph<W>) -> Engine {
+    /// The engine that runs `sources` sources on `g`: for [`Engine::Auto`],
+    /// batches when there are at least 64 sources (a full batch) on a graph of
+    /// mean out-degree at least [`DENSE_DEGREE`], else one source at a time.
+    ///
+    /// Measured on a 2-core machine, 1 thread, ms (batches / one at a time):
+    /// 4 sources, kron:18 184-187 / 163-183, urand:18 193-209 / 178-181,
+    /// grid:1000x1000 592 / 313, mesh:100000 63 / 50; kron:20 1012 / 763, and
+    /// with 32 sources 5020 / 4768; 64 sources, kron:18 2072 / 2662, urand:18
+    /// 3123 / 3123.
+    pub fn pick<W: Weight>(self, g: &Graph<W>, sources: usize) -> Engine {
         match self {
-            Engine::Auto if g.num_edges() >= BATCH_DEGREE * g.num_vertices() as u64 => {
-                Engine::Batch
-            }
+            Engine::Auto if sources >= LANES && dense(g) => Engine::Batch,
             Engine::Auto => Engine::Solo,
             e => e,
         }
     }
 
-    /// A short description, for reports.
-    pub fn describe(self) -> &'static str {
-        match self {
-            Engine::Auto => "batches or one source at a time, by mean degree",
+    /// A short description of the engine picked, for reports.
+    pub fn describe<W: Weight>(self, g: &Graph<W>, sources: usize) -> &'static str {
+        match self.pick(g, sources) {
             Engine::Batch => "batches of 64 sources",
-            Engine::Solo => "one source at a time",
+            _ => "one source at a time",
         }
     }
+}
+
+/// Whether `g`'s mean out-degree is at least [`DENSE_DEGREE`].
+fn dense<W: Weight>(g: &Graph<W>) -> bool {
+    g.num_edges() >= DENSE_DEGREE * g.num_vertices() as u64
 }
 
 /// [`betweenness`] by `engine`.
@@ -109,12 +115,12 @@ pub fn betweenness_by<W: Weight>(
     threads: Option<usize>,
     engine: Engine,
 ) -> Result<Vec<f64>> {
-    // Batches on a sparse graph (asked for) take the layout and the pushed
-    // counts that suit wavefronts apart (see `batch::Counts`).
-    let dense = Engine::Auto.pick(g) == Engine::Batch;
+    // Batches on a sparse graph take the layout and the pushed counts that
+    // suit wavefronts apart (see `batch::Counts`).
+    let dense = dense(g);
     let options = Options {
         pull_factor: PULL_FACTOR,
-        solo: engine.pick(g) == Engine::Solo,
+        solo: engine.pick(g, sources.len()) == Engine::Solo,
         vertex_major: dense,
         atomic_counts: !dense,
     };
