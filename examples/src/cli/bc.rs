@@ -41,10 +41,34 @@ pub struct BcArgs {
     /// Make the graph undirected (both directions, no self-loops or duplicates).
     #[arg(long)]
     pub symmetrize: bool,
+    /// CPU engine: `solo` (one source at a time), `batch` (up to 64 sources
+    /// share each edge visit) or `auto` (`batch` for 64 sources or more on a
+    /// graph of mean out-degree 10 or more, else `solo`).
+    #[arg(long, value_enum, default_value_t = CpuEngine::Auto)]
+    pub engine: CpuEngine,
     /// Write `vertex score` lines to FILE; `-o -` writes them to stdout and the
     /// summary to stderr (not with --json, which also wants stdout).
     #[arg(short, long)]
     pub output: Option<PathBuf>,
+}
+
+/// `--engine`: [`runtime::cpu::brandes::Engine`] on the command line.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum CpuEngine {
+    Auto,
+    Batch,
+    Solo,
+}
+
+impl From<CpuEngine> for runtime::cpu::brandes::Engine {
+    fn from(e: CpuEngine) -> Self {
+        use runtime::cpu::brandes::Engine;
+        match e {
+            CpuEngine::Auto => Engine::Auto,
+            CpuEngine::Batch => Engine::Batch,
+            CpuEngine::Solo => Engine::Solo,
+        }
+    }
 }
 
 /// Sources when `--sources` is not given (where the graph has that many).
@@ -60,6 +84,8 @@ struct Summary {
     backend_note: Option<String>,
     /// Worker threads of the CPU run (`null` on the GPU).
     threads: Option<usize>,
+    /// The CPU engine that ran (`null` on the GPU).
+    engine: Option<&'static str>,
     source_count: usize,
     /// The sources (the first 64 when there are more).
     sources: Vec<u32>,
@@ -166,10 +192,11 @@ pub fn bc_cmd(a: BcArgs) -> anyhow::Result<()> {
             (gpu_scores(dev, k, &dg, &sources)?, "gpu")
         }
         None => (
-            bc::normalize(runtime::cpu::brandes::betweenness(
-                g.csr(),
+            bc::normalize(runtime::cpu::brandes::betweenness_by(
+                g,
                 &sources,
                 a.common.threads,
+                a.engine.into(),
             )?),
             "cpu",
         ),
@@ -211,6 +238,8 @@ pub fn bc_cmd(a: BcArgs) -> anyhow::Result<()> {
         backend,
         backend_note: note,
         threads: (backend == "cpu").then(|| runtime::cpu::threads_for(a.common.threads)),
+        engine: (backend == "cpu")
+            .then(|| runtime::cpu::brandes::Engine::from(a.engine).describe(g, sources.len())),
         source_count: sources.len(),
         sources: sources.iter().copied().take(64).collect(),
         time_s,
@@ -232,6 +261,9 @@ pub fn bc_cmd(a: BcArgs) -> anyhow::Result<()> {
         );
         if let Some(note) = &summary.backend_note {
             say!(h, "  note         {note}");
+        }
+        if let Some(engine) = summary.engine {
+            say!(h, "  engine       {engine}");
         }
         if summary.source_count <= 16 {
             say!(h, "  sources      {:?}", summary.sources);

@@ -145,6 +145,45 @@ fn batched_betweenness_equals_brandes() {
     }
 }
 
+/// The CPU's Brandes (`runtime::cpu::brandes`), each engine, at several thread
+/// counts.
+#[test]
+fn cpu_batched_betweenness_equals_brandes() {
+    use runtime::cpu::brandes::{betweenness_by, Engine};
+    for (name, g) in graphs() {
+        for k in [1, 4, 70] {
+            let sources = sources_of(&g, k);
+            let expect = betweenness(g.csr(), &sources);
+            for (threads, engine) in [
+                (1, Engine::Auto),
+                (2, Engine::Batch),
+                (5, Engine::Solo),
+                (3, Engine::Auto),
+            ] {
+                let got = betweenness_by(&g, &sources, Some(threads), engine).unwrap();
+                close(
+                    &bc::normalize(got),
+                    &expect,
+                    &format!("{name}, {k} sources, {threads} threads, {engine:?}"),
+                );
+            }
+        }
+    }
+    // Edge cases: a source without out-edges (vertex 8 of the directed graph is
+    // isolated), the same source over and over, no sources, a bad id.
+    let g = vertex_tests::small_directed(false);
+    for sources in [vec![8], vec![8, 8, 0], vec![3; 65]] {
+        let got = runtime::cpu::brandes::betweenness(&g, &sources, Some(2)).unwrap();
+        close(
+            &bc::normalize(got),
+            &betweenness(g.csr(), &sources),
+            &format!("{sources:?}"),
+        );
+    }
+    assert!(runtime::cpu::brandes::betweenness(&g, &[], None).is_err());
+    assert!(runtime::cpu::brandes::betweenness(&g, &[0, 9], None).is_err());
+}
+
 #[test]
 fn level_lists_grow_when_full() {
     // 70 sources on a path: every vertex sits at up to 64 distinct depths in one
@@ -155,11 +194,11 @@ fn level_lists_grow_when_full() {
     let g = directed(3000, &both);
     let sources: Vec<u32> = (0..70).map(|i| i * 41).collect();
     let got = gpu::emulate_betweenness(&g, &sources).unwrap();
-    close(
-        &bc::normalize(got.scores),
-        &betweenness(g.csr(), &sources),
-        "path",
-    );
+    let expect = betweenness(g.csr(), &sources);
+    close(&bc::normalize(got.scores), &expect, "path");
+    // The CPU's queue of level entries grows by segments the same way.
+    let got = runtime::cpu::brandes::betweenness(&g, &sources, Some(3)).unwrap();
+    close(&bc::normalize(got), &expect, "path, cpu");
 }
 
 #[test]
