@@ -4,10 +4,10 @@
 //! of several rayon calls per level, and without an atomic read-modify-write
 //! where a read can tell it is not needed. Two engines:
 //!
-//! * [`solo`]: one source at a time, gapbs's algorithm with 4-byte depth tags
+//! * `solo`: one source at a time, gapbs's algorithm with 4-byte depth tags
 //!   that are never reset, a successor bitmap set a word at a time, and large
 //!   levels pulled bottom-up (no atomics where hubs would contend);
-//! * [`batch`]: up to 64 sources a batch share every edge visit, for a vertex
+//! * `batch`: up to 64 sources a batch share every edge visit, for a vertex
 //!   reached at the same depth by several sources. It reads fewer edges, but
 //!   every lane's path counts are live at once, so the data each visit brings
 //!   into the cache grows with the batch: measured, it pays only for full
@@ -79,7 +79,7 @@ pub enum Engine {
 impl Engine {
     /// The engine that runs `sources` sources on `g`: for [`Engine::Auto`],
     /// batches when there are at least 64 sources (a full batch) on a graph of
-    /// mean out-degree at least [`DENSE_DEGREE`], else one source at a time.
+    /// mean out-degree at least `DENSE_DEGREE` (10), else one source at a time.
     ///
     /// Measured on a 2-core machine, 1 thread, ms (batches / one at a time):
     /// 4 sources, kron:18 184-187 / 163-183, urand:18 193-209 / 178-181,
