@@ -100,7 +100,8 @@
 #             memcheck on the compare GPU runner
 #   benchgap  `vertex bench gap` on $BENCHGAP_GRAPHS (default "kron:20"), threads
 #             $BENCHGAP_THREADS (default 1,2,4,8,16), $BENCHGAP_TRIALS trials (default 3),
-#             kernels $BENCHGAP_KERNELS (default all six), label $BENCHGAP_LABEL; its JSON
+#             kernels $BENCHGAP_KERNELS (default all six), label $BENCHGAP_LABEL,
+#             more options in $BENCHGAP_ARGS (e.g. "--no-gpu --bc-together --roots 4"); its JSON
 #             and SVG go straight to $OUT (rewritten after every row, so a cut-off call
 #             keeps what it measured)
 #   ab        a kernel change measured side by side: the previous build (bundle/vertex-old or
@@ -775,7 +776,7 @@ for step in "${steps[@]}"; do
                 --threads "${BENCHGAP_THREADS:-1,2,4,8,16}" --trials "${BENCHGAP_TRIALS:-3}" \
                 --kernels "${BENCHGAP_KERNELS:-bfs,sssp,pr,cc,bc,tc}" \
                 --label "${BENCHGAP_LABEL:-h100}" --out "$dest" --work /tmp/gapwork \
-                2>&1 | tee "$OUTDIR/benchgap-${BENCHGAP_LABEL:-h100}.log"
+                ${BENCHGAP_ARGS:-} 2>&1 | tee "$OUTDIR/benchgap-${BENCHGAP_LABEL:-h100}.log"
             rc=${PIPESTATUS[0]}
             ;;
         handover)
