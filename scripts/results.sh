@@ -5,20 +5,21 @@
 # bundle/gapbs/), in a known sequence of device calls:
 #
 #   scripts/gpu-bundle.sh                                   # here
-#   run (carry ["bundle"]): bash scripts/results.sh call1   # device call 1, about 5.5 min
+#   run (carry ["bundle"]): RESULTS_BUDGET=570 bash scripts/results.sh call1   # device call 1, about 8.5 min
 #   run (carry ["bundle"]): bash scripts/results.sh call2   # device call 2, about 5.5 min
 #   run (carry ["bundle"]): bash scripts/results.sh call3   # device call 3, about 3.2 min
+#   run (carry ["bundle"]): bash scripts/results.sh call4   # device call 4, about 2.7 min
 #   bash scripts/results.sh apsp-cpu                        # here (the 2-core machine)
-#   bash scripts/results.sh unpack CALL1/results.tgz CALL2/results.tgz CALL3/results.tgz
+#   bash scripts/results.sh unpack CALL1/results.tgz CALL2/results.tgz CALL3/results.tgz CALL4/results.tgz
 #
 # `unpack` replaces each benchmark folder an archive holds (others stay as they are)
 # and rewrites the README's results table (scripts/results_table.py --write).
 #
 # Steps (bash scripts/results.sh STEP...; seconds measured on one H200 + its 16-core
 # host, 2026-11-29):
-#   gap       vertex bench gap: the GAP suite's kernels on Kronecker 20 and the 1000²
-#             grid (TC on Kronecker 16 and the grid), ours (CPU on all cores, GPU) vs
-#             gapbs, every result verified                                          171
+#   gap       vertex bench gap: the GAP suite's kernels on Kronecker 22 and urand 22,
+#             on grids and meshes (TC too), ours (CPU on all cores, GPU) vs gapbs; then
+#             CC, PR and BC on the CPU at 1-16 threads; every result verified       511
 #   graph500  vertex bench graph500 --backend gpu|gpu-dsl: scale 22 (hand-written and
 #             DSL direction kernels) and 24, 64 roots, every tree validated on the GPU 30
 #   pagerank  vertex compare pr: sync vs data-driven PageRank, Kronecker 20, grid 1000²,
@@ -31,10 +32,11 @@
 #   apsp-gpu  vertex-apsp-bench gpu: seed 002 sweep, blocked FW at N = 8192/16384     41
 #   apsp-cpu  vertex-apsp-bench cpu: blocked vs naive vs Johnson vs scipy/petgraph (run
 #             on the 2-core development machine, where its figures come from)
-#   call1     gap graph500 gpu-bfs gpu-sssp apsp-gpu                                334
+#   call1     gap                                                                  511
 #   call2     pagerank                                                             331
 #   call3     cpu                                                                  189
-#   all       call1, call2, call3 in one call (too long for one device call)
+#   call4     graph500 gpu-bfs gpu-sssp apsp-gpu                                   163
+#   all       call1 to call4 in one call (too long for one device call)
 # Not in the calls:
 #   multi     vertex-gpu-bench multi on every GPU of the machine (needs >= 2 GPUs:
 #             nvidia-h200-x2), BFS strong/weak scaling at scale 24/25                  ~2 min
@@ -186,27 +188,36 @@ need() { [ -n "$2" ] || { echo "$STEP: $1 not found (build it, or run scripts/gp
 step_gap() {
     need vertex "$VERTEX" || return 1
     begin gap || return 124
-    # TC runs on a smaller Kronecker graph: on Kronecker 20 the verification of
-    # both sides' counts (gapbs -v and our sequential oracle) alone outran a
-    # 7.5-minute device call (H200 host, first regeneration).
-    local g=(kron:20 grid:1000x1000) gt=(kron:16 grid:1000x1000) t=$NPROC extra=(--trials 2 --roots 4)
-    [ "$SMOKE" = 1 ] && { g=(kron:10 grid:30x30); gt=(kron:8 grid:30x30); t=2; extra=(--trials 1 --roots 2); }
+    # Three commands (H200 host: 310 + 45 + 156 s): scale 22 at all cores and the
+    # GPU; the sparse shapes with TC; the CPU by thread count. TC is not run at
+    # scale 22: both sides' verification alone outruns a device call.
+    local big=(kron:22 urand:22) sparse=(grid:1000x1000 mesh:1000000 grid:340x340 mesh:65536)
+    local small=(kron:20 urand:20 grid:1000x1000 mesh:1000000) t=$NPROC ts=1,2,4,8,$NPROC tr=3
+    if [ "$SMOKE" = 1 ]; then
+        big=(kron:10 urand:10); sparse=(grid:30x30 mesh:2000); small=(kron:10 grid:30x30)
+        t=2; ts=1,2; tr=1
+    fi
     local peer=()
     [ -n "$GAPBS" ] && peer=(--gapbs "$GAPBS")
-    run "$VERTEX" bench gap "${g[@]}" "${peer[@]}" --threads "$t" "${extra[@]}" \
-        --kernels bfs,sssp,pr,cc,bc --label "$LABEL" --out "$DIR" --work "$WORK/gap"
-    local rc=$?
-    run "$VERTEX" bench gap "${gt[@]}" "${peer[@]}" --threads "$t" "${extra[@]}" \
-        --kernels tc --label "$LABEL-tc" --out "$DIR" --work "$WORK/gap-tc" || rc=$?
+    local rc=0
+    run "$VERTEX" bench gap "${big[@]}" "${peer[@]}" --kernels bfs,sssp,pr,cc,bc --bc-together --roots 4 \
+        --threads "$t" --trials "$tr" --label "$LABEL-22" --out "$DIR" --work "$WORK/gap" || rc=$?
+    run "$VERTEX" bench gap "${sparse[@]}" "${peer[@]}" --kernels bfs,sssp,pr,cc,bc,tc --bc-together --roots 4 \
+        --threads "$t" --trials "$tr" --label "$LABEL-sparse" --out "$DIR" --work "$WORK/gap" || rc=$?
+    run "$VERTEX" bench gap "${small[@]}" "${peer[@]}" --no-gpu --kernels cc,pr,bc --bc-together --roots 4 \
+        --threads "$ts" --trials "$tr" --label cpu-threads --out "$DIR" --work "$WORK/gap" || rc=$?
     readme "GAP benchmark suite: ours vs gapbs" \
-"The GAP suite's six kernels (BFS, SSSP, PageRank, CC, BC, TC) on a Kronecker graph
-(low diameter, skewed degrees) and a road-like grid (high diameter), ours against
-gapbs on the identical CSR (handed over as \`.sg\`/\`.wsg\`), the same sources on both
-sides, every result verified (ours against the sequential oracles, gapbs with \`-v\`).
-Ratios are ours / gapbs time (< 1: ours faster): the CPU at all cores, and our GPU
-against gapbs on all cores. TC runs on Kronecker 16, not 20: on Kronecker 20 the
-two sides' verification alone outruns a device call. JSON: \`rows[]\` per kernel and
-graph, \`points[]\` per thread count, \`gpu\` for the GPU column."
+"The GAP suite's six kernels (BFS, SSSP, PageRank, CC, BC, TC) on power-law
+(Kronecker), uniform random, road-like (grids) and mesh-like (random planar Delaunay
+meshes) graphs, ours against gapbs on the identical CSR (handed over as \`.sg\`/\`.wsg\`),
+the same sources on both sides, every result verified (ours against the sequential
+oracles, gapbs with \`-v\`). Ratios are ours / gapbs time (< 1: ours faster): the CPU
+at the thread counts shown, and our GPU against gapbs on all cores. BC runs its 4
+sources in one run on each side (gapbs \`bc -i4\`). \`mesh:65536\` has the size of
+\`delaunay_n16\`, \`grid:340x340\` that of the road network \`luxembourg_osm\`. TC is
+not run at scale 22: both sides' verification alone outruns a device call. JSON:
+\`rows[]\` per kernel and graph, \`points[]\` per thread count, \`gpu\` for the GPU
+column."
     return $rc
 }
 
@@ -402,10 +413,11 @@ fi
 steps=()
 for a in "$@"; do
     case $a in
-        call1) steps+=(gap graph500 gpu-bfs gpu-sssp apsp-gpu) ;;
+        call1) steps+=(gap) ;;
         call2) steps+=(pagerank) ;;
         call3) steps+=(cpu) ;;
-        all) steps+=(gap graph500 gpu-bfs gpu-sssp apsp-gpu pagerank cpu) ;;
+        call4) steps+=(graph500 gpu-bfs gpu-sssp apsp-gpu) ;;
+        all) steps+=(gap pagerank cpu graph500 gpu-bfs gpu-sssp apsp-gpu) ;;
         *) steps+=("$a") ;;
     esac
 done
