@@ -6,7 +6,8 @@
 //!   `bfs_edges`.
 //! * [`pagerank_nx`]: networkx's PageRank (weights normalized per vertex, the
 //!   rank of dangling vertices redistributed like the teleport), by a gather
-//!   program of our own (see its docs for why it is exact).
+//!   program of our own (see its docs for why it is exact); on graphs without
+//!   weights, [`pagerank_nx_unweighted`] runs on the stored graph itself.
 //! * [`bc_dependencies`]: Brandes's per-source dependencies from the shipped
 //!   `bc` programs, summed networkx's way (the source itself excluded, optional
 //!   endpoints) instead of gapbs's.
@@ -16,6 +17,7 @@
 use numpy::{IntoPyArray, PyArray1};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyInt, PyList};
+use rayon::prelude::*;
 use runtime::cpu::gather::{run as gather, run_from};
 use runtime::gather::GatherOptions;
 use runtime::graph::{Buf, Csr, Graph};
@@ -56,6 +58,53 @@ pub mod pagerank_nx {
     }
     pub fn reduce(old: State, new: State) -> f64 {
         (new - old).abs()
+    }
+}
+
+/// [`pagerank_nx`] on a graph without weights (every networkx weight 1, the
+/// common case): `α·y/outdeg` is sent once per vertex, so the run reads the
+/// graph as it is stored (and the transpose it keeps), with no per-edge copy
+/// of normalized weights. α rides in the state, set by the caller's initial
+/// states, as programs take no parameters.
+#[vertex_program(gather = sum, reduce = sum)]
+pub mod pagerank_nx_unweighted {
+    /// The iterate, and α.
+    #[repr(C)]
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub struct Rank {
+        pub y: f64,
+        pub alpha: f64,
+    }
+    pub type State = Rank;
+    pub type Msg = f64;
+    pub type Acc = f64;
+    pub const MAX_ROUNDS: u32 = 1000;
+    pub const TOLERANCE: f64 = 1e-9;
+
+    pub fn init(_ctx: Ctx) -> State {
+        Rank {
+            y: 1.0,
+            alpha: 0.85,
+        }
+    }
+    pub fn emit(ctx: Ctx, s: State) -> Msg {
+        if ctx.out_degree == 0 {
+            0.0
+        } else {
+            s.alpha * s.y / ctx.out_degree as f64
+        }
+    }
+    pub fn gather(m: Msg) -> Acc {
+        m
+    }
+    pub fn apply(_ctx: Ctx, old: State, incoming: Acc) -> State {
+        Rank {
+            y: 1.0 + incoming,
+            alpha: old.alpha,
+        }
+    }
+    pub fn reduce(old: State, new: State) -> f64 {
+        (new.y - old.y).abs()
     }
 }
 
@@ -180,6 +229,8 @@ fn from_networkx<'py>(
     facts.set_item("self_loops", self_loops)?;
     facts.set_item("negative", negative)?;
     facts.set_item("all_int", all_int)?;
+    // Nodes 0..n-1 in order: results map ids to labels as they are.
+    facts.set_item("identity", identity)?;
     Ok((g, nodes, facts))
 }
 
@@ -218,6 +269,33 @@ fn pagerank_networkx<'py>(
     max_rounds: u32,
     threads: Option<usize>,
 ) -> PyResult<(Bound<'py, PyArray1<f64>>, u64)> {
+    let opts = GatherOptions {
+        max_rounds: Some(max_rounds),
+        tolerance: Some(tolerance),
+        threads,
+        ..Default::default()
+    };
+    let normalized = |y: &mut dyn Iterator<Item = f64>| -> Vec<f64> {
+        let y: Vec<f64> = y.collect();
+        let total: f64 = y.iter().sum();
+        y.iter().map(|v| v / total).collect()
+    };
+    if let Store::U32(s) = &g.store {
+        let unweighted = s
+            .csr()
+            .weights()
+            .is_none_or(|w| w.par_iter().all(|&x| x == 1));
+        if unweighted {
+            let run = py.detach(|| -> runtime::Result<(Vec<f64>, u64)> {
+                let start = vec![pagerank_nx_unweighted::Rank { y: 1.0, alpha }; s.num_vertices()];
+                let r = run_from::<pagerank_nx_unweighted::Program, u32>(s, &opts, start)?;
+                let ranks = normalized(&mut r.states.iter().map(|s| s.y));
+                Ok((ranks, r.report.rounds as u64))
+            });
+            let (ranks, rounds) = run.py_err()?;
+            return Ok((ranks.into_pyarray(py), rounds));
+        }
+    }
     let (offsets, _) = g.rows();
     let raw: Vec<f64> = match &g.store {
         Store::U32(s) => match s.csr().weights() {
@@ -242,16 +320,11 @@ fn pagerank_networkx<'py>(
         )?;
         // Not symmetric: the normalized weights differ by direction.
         let graph = Graph::new(csr, false);
-        let opts = GatherOptions {
-            max_rounds: Some(max_rounds),
-            tolerance: Some(tolerance),
-            threads,
-            ..Default::default()
-        };
         let r = gather::<pagerank_nx::Program, f64>(&graph, &opts)?;
-        let total: f64 = r.states.iter().sum();
-        let ranks = r.states.iter().map(|y| y / total).collect();
-        Ok((ranks, r.report.rounds as u64))
+        Ok((
+            normalized(&mut r.states.iter().copied()),
+            r.report.rounds as u64,
+        ))
     });
     let (ranks, rounds) = run.py_err()?;
     Ok((ranks.into_pyarray(py), rounds))

@@ -43,6 +43,7 @@ class VertexGraph:
         self.facts = facts
         self.weight = weight
         self._index = None
+        self._labels = None
 
     def is_directed(self):
         return self.G.is_directed()
@@ -52,6 +53,16 @@ class VertexGraph:
 
     def __len__(self):
         return len(self.nodes)
+
+    def labels(self, ids):
+        """The node labels of vertex ids ``ids`` (a numpy array), as a list:
+        the ids themselves when the nodes are 0..n-1, else a take from an
+        object array of the labels (C loops, not a Python call per node)."""
+        if self.facts.get("identity"):
+            return ids.tolist()
+        if self._labels is None:
+            self._labels = np.fromiter(self.nodes, dtype=object, count=len(self.nodes))
+        return self._labels[ids].tolist()
 
     @property
     def index(self):
@@ -131,8 +142,7 @@ def _nxg(G):
 def bfs_edges(G, source, reverse=False, depth_limit=None, sort_neighbors=None):
     G = convert(G, None)
     p, c = _vertex.bfs_order(G.graph, G.index[source], depth_limit)
-    nodes = G.nodes
-    return zip(map(nodes.__getitem__, p.tolist()), map(nodes.__getitem__, c.tolist()))
+    return zip(G.labels(p), G.labels(c))
 
 
 def bfs_tree(G, source, reverse=False, depth_limit=None, sort_neighbors=None):
@@ -149,7 +159,7 @@ def _lengths(G, values, unreached, cutoff):
     if cutoff is not None:
         reached = reached[values[reached] <= cutoff]
     order = reached[np.argsort(values[reached], kind="stable")]
-    return dict(zip(map(G.nodes.__getitem__, order.tolist()), values[order].tolist()))
+    return dict(zip(G.labels(order), values[order].tolist()))
 
 
 def single_source_shortest_path_length(G, source, cutoff=None):
@@ -200,10 +210,11 @@ def _components(G):
     # networkx's order: sorting by label yields components as networkx does.
     order = np.argsort(labels, kind="stable")
     cuts = np.flatnonzero(np.diff(labels[order])) + 1
-    nodes = G.nodes
-    for part in np.split(order, cuts):
-        if part.size:
-            yield set(map(nodes.__getitem__, part.tolist()))
+    labels = G.labels(order)
+    starts = [0, *cuts.tolist(), len(labels)]
+    for a, b in zip(starts, starts[1:]):
+        if b > a:
+            yield set(labels[a:b])
 
 
 def connected_components(G):
