@@ -12,7 +12,8 @@
 //!   under [`AsyncOrder::Obim`] a vertex goes to bucket `priority(ctx, acc)` (its
 //!   accumulator just after the value arrived) and workers drain the lowest
 //!   non-empty bucket first — soft priorities, as in `cpu::obim`: no barrier
-//!   between buckets.
+//!   between buckets. Within a bucket the oldest chunk runs first (a worker
+//!   prefers a published chunk to its own newer one of the same bucket).
 //! * **One writer per vertex.** A vertex's status moves idle → queued → running →
 //!   idle; a value arriving while it runs marks it *dirty*, and the runner queues
 //!   it again when it finishes. A vertex is thus in at most one queue entry and
@@ -116,7 +117,9 @@ pub fn run<P: GatherProgram, W: Weight>(
             budget: budget.unwrap_or(u64::MAX),
             spent: AtomicU64::new(0),
             over_budget: AtomicBool::new(false),
+            solo: threads == 1,
         };
+        let seeded = std::sync::Barrier::new(threads);
         let counts: Vec<(u64, u64)> = rayon::broadcast(|b| {
             let mut w = Worker {
                 s: &shared,
@@ -137,6 +140,10 @@ pub fn run<P: GatherProgram, W: Weight>(
                     w.scatter(v, P::emit(ctx, s));
                 }
             }
+            // Every initial message is in before the first apply, so no vertex
+            // scatters a residual that its in-neighbours' first messages would
+            // have cancelled.
+            seeded.wait();
             w.run();
             (w.edges, w.applies)
         });
@@ -193,6 +200,10 @@ struct Shared<'a, P: GatherProgram, C> {
     budget: u64,
     spent: AtomicU64,
     over_budget: AtomicBool,
+    /// One worker: accumulators and statuses have no other writer, so plain
+    /// loads and stores replace the read-modify-writes (a locked instruction
+    /// per edge was most of a scatter's cost).
+    solo: bool,
 }
 
 // SAFETY: `state[v]` is read and written only by the worker that moved
@@ -224,7 +235,7 @@ impl<P: GatherProgram, C: Fn(usize) -> Ctx + Sync> Worker<'_, '_, P, C> {
                     loop {
                         if self.s.term.work_queued() {
                             self.s.term.leave_idle();
-                            if let Some(c) = self.steal(0) {
+                            if let Some(c) = self.steal(0, BUCKETS) {
                                 wait.reset();
                                 break c;
                             }
@@ -259,11 +270,17 @@ impl<P: GatherProgram, C: Fn(usize) -> Ctx + Sync> Worker<'_, '_, P, C> {
         }
     }
 
-    /// The lowest private chunk, unless a published one is lower.
+    /// The lowest private chunk, unless a published one is as low: published
+    /// chunks are older, and taking the oldest first keeps a bucket in FIFO
+    /// order. (Taking the newest, private chunk first made the order nearly
+    /// LIFO, a depth-first walk; residual-push PageRank then did four times the
+    /// edges of a FIFO.)
     fn next_chunk(&mut self) -> Option<Vec<u32>> {
         let hint = self.s.hint.load(Relaxed);
-        if hint < self.lowest {
-            if let Some(c) = self.steal(hint) {
+        if hint <= self.lowest {
+            // Only buckets up to the private one: a published chunk of a later
+            // bucket taken here would run before more urgent private work.
+            if let Some(c) = self.steal(hint, (self.lowest + 1).min(BUCKETS)) {
                 return Some(c);
             }
         }
@@ -275,12 +292,12 @@ impl<P: GatherProgram, C: Fn(usize) -> Ctx + Sync> Worker<'_, '_, P, C> {
                 .unwrap_or(BUCKETS);
             return Some(c);
         }
-        self.steal(hint)
+        self.steal(hint, BUCKETS)
     }
 
-    /// Takes a published chunk from the lowest non-empty bucket at or after `from`.
-    fn steal(&self, from: usize) -> Option<Vec<u32>> {
-        for b in from..BUCKETS {
+    /// Takes a published chunk from the lowest non-empty bucket in `from..to`.
+    fn steal(&self, from: usize, to: usize) -> Option<Vec<u32>> {
+        for b in from..to {
             loop {
                 match self.s.buckets[b].steal() {
                     Steal::Success(c) => {
@@ -346,7 +363,12 @@ impl<P: GatherProgram, C: Fn(usize) -> Ctx + Sync> Worker<'_, '_, P, C> {
                 Some(w) => w[e],
                 None => no_weight::<P>(),
             };
-            P::combine_atomic(&self.s.acc[t], P::gather(msg, w));
+            let a = &self.s.acc[t];
+            if self.s.solo {
+                P::Acc::store(a, P::combine(P::Acc::load(a), P::gather(msg, w)));
+            } else {
+                P::combine_atomic(a, P::gather(msg, w));
+            }
             self.receive(t);
         }
     }
@@ -355,6 +377,17 @@ impl<P: GatherProgram, C: Fn(usize) -> Ctx + Sync> Worker<'_, '_, P, C> {
     /// mark it so its runner queues it again.
     fn receive(&mut self, t: usize) {
         let st = &self.s.status[t];
+        if self.s.solo {
+            match st.load(Relaxed) {
+                IDLE => {
+                    st.store(QUEUED, Relaxed);
+                    self.enqueue(t);
+                }
+                RUNNING => st.store(DIRTY, Relaxed),
+                _ => {}
+            }
+            return;
+        }
         loop {
             match st.load(Relaxed) {
                 IDLE => {
@@ -381,7 +414,14 @@ impl<P: GatherProgram, C: Fn(usize) -> Ctx + Sync> Worker<'_, '_, P, C> {
     fn process(&mut self, v: usize) {
         let st = &self.s.status[v];
         st.store(RUNNING, Relaxed);
-        let acc = take::<P>(&self.s.acc[v]);
+        let acc = if self.s.solo {
+            let a = &self.s.acc[v];
+            let acc = P::Acc::load(a);
+            P::Acc::store(a, P::identity());
+            acc
+        } else {
+            take::<P>(&self.s.acc[v])
+        };
         let ctx = (self.s.ctx0)(v);
         // SAFETY: this worker moved `v` to RUNNING; no other worker reads or
         // writes `state[v]` until it leaves RUNNING/DIRTY (module doc).
@@ -393,10 +433,16 @@ impl<P: GatherProgram, C: Fn(usize) -> Ctx + Sync> Worker<'_, '_, P, C> {
         if P::active(ctx, old, new) {
             self.scatter(v, P::emit(ctx, new));
         }
-        if st
-            .compare_exchange(RUNNING, IDLE, Release, Relaxed)
-            .is_err()
-        {
+        let idle = if self.s.solo {
+            let dirty = st.load(Relaxed) == DIRTY;
+            if !dirty {
+                st.store(IDLE, Relaxed);
+            }
+            !dirty
+        } else {
+            st.compare_exchange(RUNNING, IDLE, Release, Relaxed).is_ok()
+        };
+        if !idle {
             // Values arrived while it ran: it goes back in a queue.
             st.store(QUEUED, Relaxed);
             self.enqueue(v);

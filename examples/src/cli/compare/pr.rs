@@ -31,6 +31,14 @@ struct Row {
     /// Time of `pagerank` in rounds at the same thread count / this time.
     speedup_vs_sync: f64,
     l1_to_reference: f64,
+    /// Edges scattered or gathered (`report.edges_gathered`), at the top of
+    /// the row so that every compare's JSON names its work the same way.
+    edges: u64,
+    /// `edges` over the graph's edges: how many sweeps of the graph the run's
+    /// work amounts to.
+    sweeps: f64,
+    /// `edges` of `pagerank` in rounds at the same thread count / `edges`.
+    edges_vs_sync: f64,
     report: GatherReport,
 }
 
@@ -112,6 +120,7 @@ pub fn run(a: &CompareArgs) -> anyhow::Result<()> {
             ..Default::default()
         };
         let mut sync_ms = None;
+        let mut sync_edges = None;
         for (program, schedule, f) in &runners {
             let mut best: Option<(Vec<f64>, GatherReport)> = None;
             for _ in 0..a.repeats.max(1) {
@@ -126,6 +135,7 @@ pub fn run(a: &CompareArgs) -> anyhow::Result<()> {
             let time_ms = report.time.as_secs_f64() * 1e3;
             if *program == "pagerank" {
                 sync_ms = Some(time_ms);
+                sync_edges = Some(report.edges_gathered);
             }
             if !a.json {
                 eprintln!("  {program} {schedule} x{t}: {time_ms:.2} ms");
@@ -137,6 +147,10 @@ pub fn run(a: &CompareArgs) -> anyhow::Result<()> {
                 time_ms,
                 speedup_vs_sync: sync_ms.map_or(f64::NAN, |s| s / time_ms),
                 l1_to_reference: l1(ranks.into_iter(), &reference),
+                edges: report.edges_gathered,
+                sweeps: report.edges_gathered as f64 / g.num_edges().max(1) as f64,
+                edges_vs_sync: sync_edges
+                    .map_or(f64::NAN, |s| s as f64 / report.edges_gathered.max(1) as f64),
                 report,
             });
         }
@@ -155,18 +169,28 @@ pub fn run(a: &CompareArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     println!(
-        "{:<15} {:<6} {:>4} {:>10} {:>8} {:>10} {:>10} {:>7} {:>10}",
-        "program", "sched", "thr", "time ms", "vs sync", "edges", "applies", "rounds", "L1 error"
+        "{:<15} {:<6} {:>4} {:>10} {:>8} {:>10} {:>7} {:>10} {:>7} {:>10}",
+        "program",
+        "sched",
+        "thr",
+        "time ms",
+        "vs sync",
+        "edges",
+        "sweeps",
+        "applies",
+        "rounds",
+        "L1 error"
     );
     for r in &rows {
         println!(
-            "{:<15} {:<6} {:>4} {:>10.2} {:>7.2}x {:>10} {:>10} {:>7} {:>10.2e}",
+            "{:<15} {:<6} {:>4} {:>10.2} {:>7.2}x {:>10} {:>7.1} {:>10} {:>7} {:>10.2e}",
             r.program,
             r.schedule,
             r.threads,
             r.time_ms,
             r.speedup_vs_sync,
-            human_count(r.report.edges_gathered),
+            human_count(r.edges),
+            r.sweeps,
             human_count(r.report.applies),
             r.report.rounds,
             r.l1_to_reference
