@@ -119,7 +119,7 @@ pub fn run<P: GatherProgram, W: Weight>(
             over_budget: AtomicBool::new(false),
             solo: threads == 1,
         };
-        let seeded = std::sync::Barrier::new(threads);
+        let seeded = crate::cpu::barrier::SpinBarrier::new(threads);
         let counts: Vec<(u64, u64)> = rayon::broadcast(|b| {
             let mut w = Worker {
                 s: &shared,
@@ -131,19 +131,26 @@ pub fn run<P: GatherProgram, W: Weight>(
             };
             // Seed: the initially active vertices scatter their initial state.
             let (lo, hi) = (b.index() * n / threads, (b.index() + 1) * n / threads);
-            for v in lo..hi {
-                // `init` again rather than a read of `state[v]`, which another
-                // worker may already be applying.
-                let ctx = ctx0(v);
-                let s = P::init(ctx);
-                if P::active(ctx, s, s) {
-                    w.scatter(v, P::emit(ctx, s));
+            let seed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                for v in lo..hi {
+                    let ctx = ctx0(v);
+                    let s = P::init(ctx);
+                    if P::active(ctx, s, s) {
+                        w.scatter(v, P::emit(ctx, s));
+                    }
                 }
+            }));
+            // A panic in the program must not leave the others at the barrier.
+            if let Err(p) = seed {
+                seeded.poison();
+                std::panic::resume_unwind(p);
             }
             // Every initial message is in before the first apply, so no vertex
             // scatters a residual that its in-neighbours' first messages would
             // have cancelled.
-            seeded.wait();
+            if !seeded.wait() {
+                return (0, 0);
+            }
             w.run();
             (w.edges, w.applies)
         });
