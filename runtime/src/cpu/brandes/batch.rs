@@ -40,9 +40,8 @@ use crossbeam_utils::CachePadded;
 use rayon::prelude::*;
 
 use super::{
-    add, load, share_with, store, sums_of, Options, Slot, Sums, SCAN_GRAIN, STATIC_DEGREE,
+    add, load, share_with, store, sums_of, Options, Phases, Slot, Sums, SCAN_GRAIN, STATIC_DEGREE,
 };
-use crate::cpu::barrier::SpinBarrier;
 use crate::cpu::msbfs::LANES;
 use crate::cpu::recycle::Slots;
 use crate::graph::{Csr, Weight};
@@ -75,8 +74,7 @@ pub(super) fn run<W: Weight, M: Marks>(
         },
         scores: Slots::zeroed(n),
         queue: Entries::new(n, k),
-        slots: Default::default(),
-        barrier: SpinBarrier::new(threads),
+        phases: Phases::new(threads),
     };
     rayon::broadcast(|ctx| {
         let w = Worker {
@@ -95,7 +93,7 @@ pub(super) fn run<W: Weight, M: Marks>(
             let mut w = w;
             w.run(batches)
         })) {
-            sh.barrier.poison();
+            sh.phases.barrier.poison();
             std::panic::resume_unwind(p)
         }
     });
@@ -269,8 +267,7 @@ struct Shared<M> {
     sigma: Counts,
     scores: Slots<AtomicU64>,
     queue: Entries,
-    slots: [CachePadded<Slot>; 3],
-    barrier: SpinBarrier,
+    phases: Phases,
 }
 
 struct Worker<'a, W: Weight, M> {
@@ -288,31 +285,15 @@ struct Worker<'a, W: Weight, M> {
 }
 
 impl<'a, W: Weight, M: Marks> Worker<'a, W, M> {
-    /// Opens the next phase: worker 0 zeroes the slot the phase after it uses
-    /// (its previous readers finished before the barrier that opened this one).
+    /// Opens the next phase ([`Phases::open`]).
     fn open(&mut self) -> &'a Slot {
-        if self.me == 0 {
-            self.sh.slots[(self.phase + 1) % 3].reset();
-        }
         let sh: &'a Shared<M> = self.sh;
-        let s = &sh.slots[self.phase % 3];
-        self.phase += 1;
-        s
+        sh.phases.open(self.me, &mut self.phase)
     }
 
-    /// Closes a phase: adds `sums` to its slot and waits for the team. `false`:
-    /// a worker panicked.
+    /// Closes a phase ([`Phases::close`]). `false`: a worker panicked.
     fn close(&self, slot: &Slot, sums: &Sums) -> bool {
-        if sums.found != 0 {
-            slot.found.fetch_add(sums.found, Relaxed);
-        }
-        if sums.scout != 0 {
-            slot.scout.fetch_add(sums.scout, Relaxed);
-        }
-        if sums.done != 0 {
-            slot.done.fetch_add(sums.done, Relaxed);
-        }
-        self.sh.barrier.wait()
+        self.sh.phases.close(slot, sums)
     }
 
     fn run(&mut self, batches: &[(Vec<(u32, u64)>, u64)]) {

@@ -19,6 +19,9 @@
 use core::ops::Range;
 use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 
+use crossbeam_utils::CachePadded;
+
+use super::barrier::SpinBarrier;
 use super::msbfs::{check_sources, first_level, lane_mask, LANES};
 use crate::error::Result;
 use crate::graph::{Graph, Weight};
@@ -167,6 +170,50 @@ fn betweenness_with<W: Weight>(
         }
     })?
     .0)
+}
+
+/// A team's phases, for both engines: three rotating slots of sums (a phase
+/// adds to its own, reads the one before, and the one after it is zeroed
+/// meanwhile) and the barrier that ends each phase.
+struct Phases {
+    slots: [CachePadded<Slot>; 3],
+    barrier: SpinBarrier,
+}
+
+impl Phases {
+    fn new(threads: usize) -> Self {
+        Phases {
+            slots: Default::default(),
+            barrier: SpinBarrier::new(threads),
+        }
+    }
+
+    /// Opens phase `*phase` for worker `me` and counts it: worker 0 zeroes the
+    /// slot the phase after it uses (its previous readers finished before the
+    /// barrier that opened this one).
+    fn open(&self, me: usize, phase: &mut usize) -> &Slot {
+        if me == 0 {
+            self.slots[(*phase + 1) % 3].reset();
+        }
+        let s = &self.slots[*phase % 3];
+        *phase += 1;
+        s
+    }
+
+    /// Closes a phase: adds `sums` to its slot and waits for the team. `false`:
+    /// a worker panicked.
+    fn close(&self, slot: &Slot, sums: &Sums) -> bool {
+        if sums.found != 0 {
+            slot.found.fetch_add(sums.found, Relaxed);
+        }
+        if sums.scout != 0 {
+            slot.scout.fetch_add(sums.scout, Relaxed);
+        }
+        if sums.done != 0 {
+            slot.done.fetch_add(sums.done, Relaxed);
+        }
+        self.barrier.wait()
+    }
 }
 
 /// One phase's cursor and sums.

@@ -34,7 +34,7 @@ use core::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use crossbeam_utils::CachePadded;
 use rayon::prelude::*;
 
-use super::{add, load, share_with, store, sums_of, Slot, Sums, SCAN_GRAIN};
+use super::{add, load, share_with, store, sums_of, Phases, Slot, Sums, SCAN_GRAIN};
 
 /// Where the backward pass finds a level's successors.
 #[derive(Clone, Copy)]
@@ -61,7 +61,6 @@ fn set_bits<const ALONE: bool>(word: &AtomicU64, bits: u64) {
         word.fetch_or(bits, Relaxed);
     }
 }
-use crate::cpu::barrier::SpinBarrier;
 use crate::cpu::prefetch::{prefetch, prefetch_walk};
 use crate::cpu::recycle::Slots;
 use crate::graph::{Csr, Weight};
@@ -84,8 +83,7 @@ pub(super) fn run<W: Weight>(
         scores: Slots::zeroed(n),
         queue: Slots::scratch(n),
         tail: Default::default(),
-        slots: Default::default(),
-        barrier: SpinBarrier::new(threads),
+        phases: Phases::new(threads),
     };
     rayon::broadcast(|ctx| {
         let mut w = Worker {
@@ -100,7 +98,7 @@ pub(super) fn run<W: Weight>(
         };
         // A panic must not leave the other workers at the barrier.
         if let Err(p) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| w.run(sources))) {
-            sh.barrier.poison();
+            sh.phases.barrier.poison();
             std::panic::resume_unwind(p)
         }
     });
@@ -119,8 +117,7 @@ struct Shared {
     /// The current source's levels, one after another (each vertex at most once).
     queue: Slots<AtomicU32>,
     tail: CachePadded<AtomicUsize>,
-    slots: [CachePadded<Slot>; 3],
-    barrier: SpinBarrier,
+    phases: Phases,
 }
 
 impl Shared {
@@ -166,31 +163,15 @@ struct Worker<'a, W: Weight> {
 }
 
 impl<'a, W: Weight> Worker<'a, W> {
-    /// Opens the next phase: worker 0 zeroes the slot the phase after it uses
-    /// (its previous readers finished before the barrier that opened this one).
+    /// Opens the next phase ([`Phases::open`]).
     fn open(&mut self) -> &'a Slot {
-        if self.me == 0 {
-            self.sh.slots[(self.phase + 1) % 3].reset();
-        }
         let sh: &'a Shared = self.sh;
-        let s = &sh.slots[self.phase % 3];
-        self.phase += 1;
-        s
+        sh.phases.open(self.me, &mut self.phase)
     }
 
-    /// Closes a phase: adds `sums` to its slot and waits for the team. `false`:
-    /// a worker panicked.
+    /// Closes a phase ([`Phases::close`]). `false`: a worker panicked.
     fn close(&self, slot: &Slot, sums: &Sums) -> bool {
-        if sums.found != 0 {
-            slot.found.fetch_add(sums.found, Relaxed);
-        }
-        if sums.scout != 0 {
-            slot.scout.fetch_add(sums.scout, Relaxed);
-        }
-        if sums.done != 0 {
-            slot.done.fetch_add(sums.done, Relaxed);
-        }
-        self.sh.barrier.wait()
+        self.sh.phases.close(slot, sums)
     }
 
     fn run(&mut self, sources: &[u32]) {
