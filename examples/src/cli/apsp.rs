@@ -32,7 +32,7 @@ pub enum ApspCommand {
 
 #[derive(Args, Debug)]
 pub struct ApspArgs {
-    /// File or generator spec (kron:S or kron:S:E, uniform:N:M, grid:WxH, mesh:N).
+    /// File or generator spec (kron:S or kron:S:E, uniform:N:M, urand:S, grid:WxH, mesh:N).
     pub graph: String,
     /// cpu, gpu (the blocked closure, any distance type, next hops included) or
     /// auto: CPU Johnson or the GPU closure by size and density, the CPU when no

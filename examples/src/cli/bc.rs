@@ -19,7 +19,7 @@ use super::report::{print_json, secs};
 
 #[derive(Args, Debug, Clone)]
 pub struct BcArgs {
-    /// Graph file or generator spec (kron:S or kron:S:E, uniform:N:M, grid:WxH, mesh:N).
+    /// Graph file or generator spec (kron:S or kron:S:E, uniform:N:M, urand:S, grid:WxH, mesh:N).
     /// Files are read as given (edge lists directed); dependencies follow edge
     /// directions, as in gapbs.
     #[arg(default_value = "kron:16")]

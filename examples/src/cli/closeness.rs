@@ -28,7 +28,7 @@ const SAMPLED: usize = 1024;
 /// Options of `vertex closeness`.
 #[derive(Args, Debug, Clone)]
 pub struct ClosenessArgs {
-    /// Graph file or generator spec (kron:S, uniform:N:M, grid:WxH, mesh:N).
+    /// Graph file or generator spec (kron:S, uniform:N:M, urand:S, grid:WxH, mesh:N).
     #[arg(default_value = "kron:14")]
     pub graph: String,
     /// `all` (exact), or K: the scores of K vertices picked at random. Default:

@@ -58,7 +58,7 @@ impl GatherSchedule {
 /// Options of the gather/apply program commands.
 #[derive(Args, Debug, Clone)]
 pub struct GatherArgs {
-    /// Graph file or generator spec (kron:S or kron:S:E, uniform:N:M, grid:WxH, mesh:N).
+    /// Graph file or generator spec (kron:S or kron:S:E, uniform:N:M, urand:S, grid:WxH, mesh:N).
     #[arg(default_value = "kron:16")]
     pub graph: String,
     #[command(flatten)]

@@ -10,7 +10,7 @@ use crate::with_weight_type;
 
 #[derive(Args, Debug)]
 pub struct InfoArgs {
-    /// File or generator spec (kron:S or kron:S:E, uniform:N:M, grid:WxH, mesh:N).
+    /// File or generator spec (kron:S or kron:S:E, uniform:N:M, urand:S, grid:WxH, mesh:N).
     pub graph: String,
     /// Make the graph undirected before measuring.
     #[arg(long)]

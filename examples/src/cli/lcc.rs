@@ -19,7 +19,7 @@ use super::tc::{open_undirected, print_text, Shared, Times};
 /// Options of `vertex lcc`.
 #[derive(Args, Debug, Clone)]
 pub struct LccArgs {
-    /// Graph file or generator spec (kron:S or kron:S:E, uniform:N:M, grid:WxH, mesh:N).
+    /// Graph file or generator spec (kron:S or kron:S:E, uniform:N:M, urand:S, grid:WxH, mesh:N).
     /// Made undirected (symmetrized, without self loops or parallel edges).
     #[arg(default_value = "kron:16")]
     pub graph: String,

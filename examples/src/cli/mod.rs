@@ -25,9 +25,9 @@ use clap::{Parser, Subcommand};
 ///
 /// Vertex ids are 0-based. GRAPH is a file (.mtx, .gr, .el, .wel, .graph, .vgr,
 /// optionally .gz) or a generator spec: kron:S or kron:S:E (Graph500 Kronecker, scale S,
-/// edgefactor E=16), uniform:N:M, grid:WxH (road-like grid), mesh:N (Delaunay mesh
-/// of N random points); any of them with @SEED. Run with no subcommand for a demo
-/// on a built-in Kronecker graph.
+/// edgefactor E=16), uniform:N:M, urand:S (gapbs: uniform:2^S:16·2^S), grid:WxH
+/// (road-like grid), mesh:N (Delaunay mesh of N random points); any of them with
+/// @SEED. Run with no subcommand for a demo on a built-in Kronecker graph.
 #[derive(Parser, Debug)]
 #[command(name = "vertex", version, about, long_about)]
 pub struct Cli {

@@ -25,7 +25,7 @@ use vertex_examples::programs::triangles::Program as Triangles;
 /// Options of `vertex tc`.
 #[derive(Args, Debug, Clone)]
 pub struct TcArgs {
-    /// Graph file or generator spec (kron:S or kron:S:E, uniform:N:M, grid:WxH, mesh:N).
+    /// Graph file or generator spec (kron:S or kron:S:E, uniform:N:M, urand:S, grid:WxH, mesh:N).
     /// Made undirected (symmetrized, without self loops or parallel edges).
     #[arg(default_value = "kron:16")]
     pub graph: String,

@@ -93,7 +93,7 @@ impl Format {
                 // `kronn:20` is a mistyped generator far more often than a file.
                 let generator = if path.to_str().is_some_and(|s| s.contains(':')) && !path.exists()
                 {
-                    "; or, for a generated graph, kron:S[:E], uniform:N:M, grid:WxH or mesh:N"
+                    "; or, for a generated graph, kron:S[:E], uniform:N:M, urand:S[:D], grid:WxH or mesh:N"
                 } else {
                     ""
                 };

@@ -12,6 +12,8 @@
 //! * `kron:S` or `kron:S:E` — Graph500 Kronecker, scale `S` (1..=32), edge factor
 //!   `E` (default 16);
 //! * `uniform:N:M` — `M` uniformly random edges over `N` vertices;
+//! * `urand:S` or `urand:S:D` — gapbs's name for that shape: `uniform:2^S:D·2^S`
+//!   (`D` default 16, as gapbs's `-u S`);
 //! * `grid:WxH` — road-like `W × H` grid with weights 1..=100;
 //! * `mesh:N` — Delaunay triangulation of `N` random points in the unit square
 //!   (`N` ≥ 3), weights 1..=100;
@@ -55,6 +57,7 @@ impl GenSpec {
         let spec = match kind {
             "kron" => parse_kron(rest),
             "uniform" => parse_uniform(rest),
+            "urand" => parse_urand(rest),
             "grid" => parse_grid(rest),
             "mesh" => parse_mesh(rest),
             _ => return None,
@@ -209,6 +212,38 @@ fn parse_uniform(rest: &str) -> Parsed {
     Ok(GenSpec::Uniform { n, m, seed })
 }
 
+fn parse_urand(rest: &str) -> Parsed {
+    let (body, seed) = split_seed(rest)?;
+    let parts: Vec<&str> = body.split(':').collect();
+    if parts.len() > 2 {
+        return Err(format!(
+            "expected urand:S or urand:S:D, got {} fields",
+            parts.len()
+        ));
+    }
+    let scale = number(parts[0])
+        .filter(|s| (1..=31).contains(s))
+        .ok_or_else(|| {
+            format!(
+                "urand:S expects a scale 1..=31 (vertex ids are 32-bit), got `{}`",
+                parts[0]
+            )
+        })?;
+    let degree = match parts.get(1) {
+        None => DEFAULT_EDGEFACTOR,
+        Some(d) => number(d)
+            .filter(|&d| d >= 1)
+            .ok_or_else(|| format!("urand:S:D expects a degree of at least 1, got `{d}`"))?,
+    };
+    let n = 1usize << scale;
+    let m = degree
+        .checked_mul(n as u64)
+        .and_then(|m| usize::try_from(m).ok())
+        .ok_or_else(|| format!("urand:{scale}:{degree}: too many edges"))?;
+    super::uniform::check(n, m).map_err(|e| e.to_string())?;
+    Ok(GenSpec::Uniform { n, m, seed })
+}
+
 fn parse_grid(rest: &str) -> Parsed {
     let (body, seed) = split_seed(rest)?;
     let Some((w, h)) = body.split_once(['x', 'X']) else {
@@ -296,6 +331,25 @@ mod tests {
                 seed: 7
             }
         );
+        assert_eq!(
+            ok("urand:10"),
+            GenSpec::Uniform {
+                n: 1024,
+                m: 16384,
+                seed: 0
+            }
+        );
+        assert_eq!(
+            ok("urand:10:4@3"),
+            GenSpec::Uniform {
+                n: 1024,
+                m: 4096,
+                seed: 3
+            }
+        );
+        assert!(err("urand:0").contains("scale"));
+        assert!(err("urand:10:0").contains("degree"));
+        assert!(err("urand:10:4:2").contains("fields"));
         assert_eq!(
             ok("uniform:1_000:5000"),
             GenSpec::Uniform {

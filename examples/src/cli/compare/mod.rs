@@ -30,7 +30,7 @@ use super::report::{human_count, print_json};
 pub struct CompareArgs {
     /// bfs, sssp, sssp_f64, cc, widest, reliability, or pr (sync vs data-driven PageRank).
     pub program: String,
-    /// Graph file or generator spec (kron:S or kron:S:E, uniform:N:M, grid:WxH, mesh:N).
+    /// Graph file or generator spec (kron:S or kron:S:E, uniform:N:M, urand:S, grid:WxH, mesh:N).
     #[arg(default_value = "kron:16")]
     pub graph: String,
     /// Source vertex (0-based); default: the first vertex with out-edges.

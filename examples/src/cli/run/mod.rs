@@ -45,7 +45,7 @@ pub enum ScheduleArg {
 /// Options shared by every program command.
 #[derive(Args, Debug, Clone)]
 pub struct RunArgs {
-    /// Graph file or generator spec (kron:S or kron:S:E, uniform:N:M, grid:WxH, mesh:N).
+    /// Graph file or generator spec (kron:S or kron:S:E, uniform:N:M, urand:S, grid:WxH, mesh:N).
     #[arg(default_value = "kron:16")]
     pub graph: String,
     /// Source vertex (0-based; default: the first vertex with out-edges, which the
