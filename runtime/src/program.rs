@@ -99,6 +99,21 @@ pub trait VertexProgram: Copy + Send + Sync + 'static {
     }
 }
 
+/// A push program that can run from many sources at once (`go_batched`,
+/// `go_many` of the one run call): every lane needs its own source, and a round
+/// may deliver a value to a vertex more than once, which only an idempotent
+/// combine forgives. `#[vertex_program]` implements it for the programs whose
+/// `init` reads the source and whose combine is `min`, `max`, `or`, `and` or a
+/// custom combine declared `idempotent`; asking a batched run of any other
+/// program is a compile error naming it.
+#[diagnostic::on_unimplemented(
+    message = "program `{Self}` cannot run from many sources at once (batched)",
+    label = "not batchable",
+    note = "a batched run needs a program whose `init` reads `source` (every lane starts from its own source) and whose combine is idempotent (min, max, or, and, or `idempotent` custom): with `sum`, a value delivered twice in a round counts twice",
+    note = "run it once per source with `.source(s).go()` instead"
+)]
+pub trait Batchable: VertexProgram {}
+
 /// A state type with an atomic cell, so arrivals can be combined in place.
 pub trait AtomicState:
     Copy + PartialEq + PartialOrd + Send + Sync + core::fmt::Debug + bytemuck::Pod + 'static

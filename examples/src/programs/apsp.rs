@@ -151,7 +151,8 @@ mod host {
     {
         type P: runtime::gpu::GpuProgram
             + runtime::run::Runnable<Weight = Self>
-            + runtime::program::VertexProgram<State = Self, Weight = Self>;
+            + runtime::program::VertexProgram<State = Self, Weight = Self>
+            + runtime::program::Batchable;
     }
 
     impl MinPlusProgram for i32 {

@@ -342,7 +342,8 @@ pub fn solve_program<P, T, W>(
 where
     P: crate::gpu::GpuProgram
         + crate::run::Runnable<Weight = T>
-        + crate::program::VertexProgram<State = T, Weight = T>,
+        + crate::program::VertexProgram<State = T, Weight = T>
+        + crate::program::Batchable,
     T: MinPlusElem,
     MinPlus<T>: Semiring<T = T>,
     W: Elem,

@@ -272,7 +272,8 @@ pub fn solve_with_program<P, T, W>(
 where
     P: crate::gpu::GpuProgram
         + crate::run::Runnable<Weight = T>
-        + crate::program::VertexProgram<State = T, Weight = T>,
+        + crate::program::VertexProgram<State = T, Weight = T>
+        + crate::program::Batchable,
     T: MinPlusElem,
     MinPlus<T>: GpuSemiring<T = T>,
     W: Elem,

@@ -155,14 +155,14 @@ where
     /// ```
     /// use runtime::gpu::batched::LaneStates;
     /// use runtime::gpu::GpuProgram;
-    /// use runtime::program::VertexProgram;
+    /// use runtime::program::{Batchable, VertexProgram};
     /// use runtime::run::{run, Runnable};
     ///
     /// /// Each source's eccentricity under a BFS-like program `P` (hop counts,
     /// /// `u32::MAX` = not reached), 64 sources per edge sweep.
     /// fn eccentricities<P>(g: &runtime::graph::Graph<u32>, sources: &[u32]) -> runtime::Result<Vec<u32>>
     /// where
-    ///     P: GpuProgram + VertexProgram<Weight = u32, State = u32> + Runnable<Weight = u32>,
+    ///     P: GpuProgram + VertexProgram<Weight = u32, State = u32> + Runnable<Weight = u32> + Batchable,
     /// {
     ///     let mut far = Vec::new();
     ///     run::<P>(g).sources(sources.iter().copied()).go_batched(|b: LaneStates<'_, u32>| {
@@ -178,7 +178,10 @@ where
     pub fn go_batched(
         self,
         each: impl FnMut(LaneStates<'_, <P as VertexProgram>::State>) -> Result<()> + Send,
-    ) -> Result<Report> {
+    ) -> Result<Report>
+    where
+        P: crate::program::Batchable,
+    {
         let sources = self.batch_sources()?;
         let plan = &self.plan;
         refuse(
@@ -227,7 +230,10 @@ where
     /// [`Self::go_batched`] keeping every source's states: `values[i]` is
     /// `sources[i]`'s state per vertex (`n` values per source: for all sources
     /// of a large graph, use `go_batched` and reduce each batch instead).
-    pub fn go_many(self) -> Result<Outcome<Vec<Vec<<P as VertexProgram>::State>>>> {
+    pub fn go_many(self) -> Result<Outcome<Vec<Vec<<P as VertexProgram>::State>>>>
+    where
+        P: crate::program::Batchable,
+    {
         let mut values = Vec::new();
         let report = self.go_batched(|b| {
             values.extend((0..b.lanes()).map(|l| b.column(l)));
