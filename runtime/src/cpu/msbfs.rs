@@ -272,7 +272,14 @@ mod tests {
 
     #[test]
     fn every_lane_gets_its_own_bfs_levels() {
-        let g = crate::load::load_graph::<u32>("kron:9", &Default::default())
+        // A small graph and one whose large levels go bottom-up.
+        for spec in ["kron:9", "kron:13"] {
+            lanes_match_the_oracle(spec);
+        }
+    }
+
+    fn lanes_match_the_oracle(spec: &str) {
+        let g = crate::load::load_graph::<u32>(spec, &Default::default())
             .unwrap()
             .graph;
         let csr = g.csr();
@@ -292,7 +299,8 @@ mod tests {
         for (i, &s) in sources.iter().enumerate() {
             assert_eq!(dist[i], crate::oracle::bfs_levels(csr, s), "source {s}");
         }
-        // With bottom-up levels (kron:9 is symmetric: its own in-edges), the same.
+        // With bottom-up levels (Kronecker graphs are symmetric: their own
+        // in-edges), the same.
         for batch in sources.chunks(LANES) {
             let (mut a, mut b) = (Vec::new(), Vec::new());
             run(csr, batch, |l| a.push((l.depth, sorted(l.reached)))).unwrap();
