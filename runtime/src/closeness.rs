@@ -43,6 +43,9 @@ pub fn centrality<W: Weight>(
     }
     let csr = searched(g);
     let (scores, _) = crate::cpu::in_pool(threads, || -> Result<Vec<f64>> {
+        if (g.num_edges() as f64) < SPARSE_DEGREE * n as f64 {
+            return side_by_side(csr, vertices, measure, n);
+        }
         let batches: Vec<Result<Vec<f64>>> = vertices
             .chunks(LANES)
             .map(|batch| {
@@ -155,6 +158,56 @@ fn per_lane(reached: &[(u32, u64)], depth: u32, measure: Measure) -> ([u64; LANE
     (counts, counts.map(|c| c as f64 * weight))
 }
 
+/// Mean out-degree below which [`centrality`] runs its batches side by side
+/// ([`side_by_side`]).
+const SPARSE_DEGREE: f64 = 10.0;
+
+/// [`centrality`] on sparse graphs (grids, roads, meshes): batches run side by
+/// side, one per worker at a time, each on its thread alone
+/// ([`msbfs::run_serial`]: plain words, no fork-join per level). Searches from
+/// different sources of such graphs reach a vertex at different depths, so a
+/// batch shares few edge visits, while its thousands of small levels, each
+/// split over the pool, cost more than their edges. Batches hold at most
+/// [`LANES`] sources and are cut smaller when there are too few to keep every
+/// worker busy.
+fn side_by_side<W: Weight>(
+    csr: &crate::graph::Csr<W>,
+    vertices: &[u32],
+    measure: Measure,
+    n: usize,
+) -> Result<Vec<f64>> {
+    let workers = rayon::current_num_threads();
+    let size = vertices.len().div_ceil(workers).clamp(1, LANES);
+    let weight = |depth: u32| match measure {
+        Measure::Closeness => f64::from(depth),
+        Measure::Harmonic => 1.0 / f64::from(depth),
+    };
+    vertices
+        .par_chunks(size)
+        .with_max_len(1)
+        .map(|batch| {
+            let mut reached = [0u64; LANES];
+            let mut total = [0f64; LANES];
+            msbfs::run_serial(csr, batch, |level| {
+                if level.depth == 0 {
+                    return;
+                }
+                let w = weight(level.depth);
+                for &(_, bits) in level.reached {
+                    msbfs::each_lane(bits, |l| {
+                        reached[l] += 1;
+                        total[l] += w;
+                    });
+                }
+            })?;
+            Ok((0..batch.len())
+                .map(|i| score(measure, reached[i] + 1, total[i], n))
+                .collect::<Vec<f64>>())
+        })
+        .collect::<Result<Vec<Vec<f64>>>>()
+        .map(|b| b.concat())
+}
+
 /// networkx's formula for a vertex reaching `reached` vertices (itself
 /// included) at a total of `total` (distances, or inverse distances).
 fn score(measure: Measure, reached: u64, total: f64, n: usize) -> f64 {
@@ -215,6 +268,12 @@ mod tests {
             for m in [Measure::Closeness, Measure::Harmonic] {
                 let want = oracle(&g, &all, m);
                 close(&centrality(&g, &all, m, Some(2)).unwrap(), &want);
+                // Fewer sources than a batch per worker: batches cut smaller.
+                let few = [7, 3, 7, 100, 0];
+                close(
+                    &centrality(&g, &few, m, Some(3)).unwrap(),
+                    &oracle(&g, &few, m),
+                );
                 // The GPU kernels (emulated) reduce the same totals on the device.
                 close(&centrality_emulated(&g, &all, m).unwrap(), &want);
             }
