@@ -43,7 +43,7 @@ pub fn centrality<W: Weight>(
     }
     let csr = searched(g);
     let (scores, _) = crate::cpu::in_pool(threads, || -> Result<Vec<f64>> {
-        if (g.num_edges() as f64) < SPARSE_DEGREE * n as f64 {
+        if !crate::shape::small_world(g) {
             return side_by_side(csr, vertices, measure, n);
         }
         let batches: Vec<Result<Vec<f64>>> = vertices
@@ -151,25 +151,27 @@ fn per_lane(reached: &[(u32, u64)], depth: u32, measure: Measure) -> ([u64; LANE
                 a
             },
         );
-    let weight = match measure {
-        Measure::Closeness => f64::from(depth),
-        Measure::Harmonic => 1.0 / f64::from(depth),
-    };
+    let weight = depth_weight(measure, depth);
     (counts, counts.map(|c| c as f64 * weight))
 }
 
-/// Mean out-degree below which [`centrality`] runs its batches side by side
-/// ([`side_by_side`]).
-const SPARSE_DEGREE: f64 = 10.0;
+/// What a vertex at distance `depth` adds to a total: the distance, or its
+/// inverse for harmonic centrality.
+fn depth_weight(measure: Measure, depth: u32) -> f64 {
+    match measure {
+        Measure::Closeness => f64::from(depth),
+        Measure::Harmonic => 1.0 / f64::from(depth),
+    }
+}
 
-/// [`centrality`] on sparse graphs (grids, roads, meshes): batches run side by
-/// side, one per worker at a time, each on its thread alone
-/// ([`msbfs::run_serial`]: plain words, no fork-join per level). Searches from
-/// different sources of such graphs reach a vertex at different depths, so a
-/// batch shares few edge visits, while its thousands of small levels, each
-/// split over the pool, cost more than their edges. Batches hold at most
-/// [`LANES`] sources and are cut smaller when there are too few to keep every
-/// worker busy.
+/// [`centrality`] on sparse graphs (not a [`crate::shape::small_world`]:
+/// grids, roads, meshes): batches run side by side, one per worker at a time,
+/// each on its thread alone ([`msbfs::run_serial`]: plain words, no fork-join
+/// per level). Searches from different sources of such graphs reach a vertex at
+/// different depths, so a batch shares few edge visits, while its thousands of
+/// small levels, each split over the pool, cost more than their edges. Batches
+/// hold at most [`LANES`] sources and are cut smaller when there are too few to
+/// keep every worker busy.
 fn side_by_side<W: Weight>(
     csr: &crate::graph::Csr<W>,
     vertices: &[u32],
@@ -178,10 +180,6 @@ fn side_by_side<W: Weight>(
 ) -> Result<Vec<f64>> {
     let workers = rayon::current_num_threads();
     let size = vertices.len().div_ceil(workers).clamp(1, LANES);
-    let weight = |depth: u32| match measure {
-        Measure::Closeness => f64::from(depth),
-        Measure::Harmonic => 1.0 / f64::from(depth),
-    };
     vertices
         .par_chunks(size)
         .with_max_len(1)
@@ -192,7 +190,7 @@ fn side_by_side<W: Weight>(
                 if level.depth == 0 {
                     return;
                 }
-                let w = weight(level.depth);
+                let w = depth_weight(measure, level.depth);
                 for &(_, bits) in level.reached {
                     msbfs::each_lane(bits, |l| {
                         reached[l] += 1;

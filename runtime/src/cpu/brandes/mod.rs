@@ -51,10 +51,6 @@ const STATIC_DEGREE: u64 = 8;
 /// Vertices per grab in pulled levels and clearing phases.
 const SCAN_GRAIN: usize = 1024;
 
-/// Mean out-degree from which batches use the layout and the pulled path
-/// counts that suit small worlds (see `batch::Counts`).
-const DENSE_DEGREE: u64 = 10;
-
 /// Raw betweenness sums over `sources` (any number; repeats count again) along
 /// `g`'s out-edges, with `threads` workers (or the global pool), by the engine
 /// [`Engine::pick`] picks. Reads the in-edges too: a directed graph builds them
@@ -81,8 +77,8 @@ pub enum Engine {
 
 impl Engine {
     /// The engine that runs `sources` sources on `g`: for [`Engine::Auto`],
-    /// batches when there are at least 64 sources (a full batch) on a graph of
-    /// mean out-degree at least `DENSE_DEGREE` (10), else one source at a time.
+    /// batches when there are at least 64 sources (a full batch) on a small
+    /// world ([`crate::shape::small_world`]), else one source at a time.
     ///
     /// Measured on a 2-core machine, 1 thread, ms (batches / one at a time):
     /// 4 sources, kron:18 184-187 / 163-183, urand:18 193-209 / 178-181,
@@ -91,7 +87,7 @@ impl Engine {
     /// 3123 / 3123.
     pub fn pick<W: Weight>(self, g: &Graph<W>, sources: usize) -> Engine {
         match self {
-            Engine::Auto if sources >= LANES && dense(g) => Engine::Batch,
+            Engine::Auto if sources >= LANES && crate::shape::small_world(g) => Engine::Batch,
             Engine::Auto => Engine::Solo,
             e => e,
         }
@@ -106,11 +102,6 @@ impl Engine {
     }
 }
 
-/// Whether `g`'s mean out-degree is at least [`DENSE_DEGREE`].
-fn dense<W: Weight>(g: &Graph<W>) -> bool {
-    g.num_edges() >= DENSE_DEGREE * g.num_vertices() as u64
-}
-
 /// [`betweenness`] by `engine`.
 pub fn betweenness_by<W: Weight>(
     g: &Graph<W>,
@@ -120,7 +111,7 @@ pub fn betweenness_by<W: Weight>(
 ) -> Result<Vec<f64>> {
     // Batches on a sparse graph take the layout and the pushed counts that
     // suit wavefronts apart (see `batch::Counts`).
-    let dense = dense(g);
+    let dense = crate::shape::small_world(g);
     let options = Options {
         pull_factor: PULL_FACTOR,
         solo: engine.pick(g, sources.len()) == Engine::Solo,
