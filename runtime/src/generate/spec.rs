@@ -154,29 +154,51 @@ fn split_seed(rest: &str) -> std::result::Result<(&str, u64), String> {
     }
 }
 
-fn parse_kron(rest: &str) -> Parsed {
-    let (body, seed) = split_seed(rest)?;
+/// `S` or `S:F` of `kind:S[:F]`: a scale in `1..=max_scale` and a factor of at
+/// least 1 (`default` when absent), `factor` naming it in messages (`E`, an edge
+/// factor).
+fn scale_and_factor(
+    body: &str,
+    kind: &str,
+    max_scale: u64,
+    factor: (&str, &str),
+    default: u64,
+) -> std::result::Result<(u64, u64), String> {
+    let (letter, what) = factor;
     let parts: Vec<&str> = body.split(':').collect();
     if parts.len() > 2 {
         return Err(format!(
-            "expected kron:S or kron:S:E, got {} fields",
+            "expected {kind}:S or {kind}:S:{letter}, got {} fields",
             parts.len()
         ));
     }
     let scale = number(parts[0])
-        .filter(|s| (1..=MAX_SCALE as u64).contains(s))
+        .filter(|s| (1..=max_scale).contains(s))
         .ok_or_else(|| {
             format!(
-                "kron:S expects a scale 1..={MAX_SCALE} (vertex ids are 32-bit), got `{}`",
+                "{kind}:S expects a scale 1..={max_scale} (vertex ids are 32-bit), got `{}`",
                 parts[0]
             )
-        })? as u32;
-    let edgefactor = match parts.get(1) {
-        None => DEFAULT_EDGEFACTOR,
-        Some(e) => number(e)
-            .filter(|&e| e >= 1)
-            .ok_or_else(|| format!("kron:S:E expects an edge factor of at least 1, got `{e}`"))?,
+        })?;
+    let f = match parts.get(1) {
+        None => default,
+        Some(f) => number(f)
+            .filter(|&f| f >= 1)
+            .ok_or_else(|| format!("{kind}:S:{letter} expects {what} of at least 1, got `{f}`"))?,
     };
+    Ok((scale, f))
+}
+
+fn parse_kron(rest: &str) -> Parsed {
+    let (body, seed) = split_seed(rest)?;
+    let (scale, edgefactor) = scale_and_factor(
+        body,
+        "kron",
+        MAX_SCALE as u64,
+        ("E", "an edge factor"),
+        DEFAULT_EDGEFACTOR,
+    )?;
+    let scale = scale as u32;
     Kronecker::graph500(scale, edgefactor, seed)
         .num_edges()
         .map_err(|e| e.to_string())?;
@@ -214,27 +236,8 @@ fn parse_uniform(rest: &str) -> Parsed {
 
 fn parse_urand(rest: &str) -> Parsed {
     let (body, seed) = split_seed(rest)?;
-    let parts: Vec<&str> = body.split(':').collect();
-    if parts.len() > 2 {
-        return Err(format!(
-            "expected urand:S or urand:S:D, got {} fields",
-            parts.len()
-        ));
-    }
-    let scale = number(parts[0])
-        .filter(|s| (1..=31).contains(s))
-        .ok_or_else(|| {
-            format!(
-                "urand:S expects a scale 1..=31 (vertex ids are 32-bit), got `{}`",
-                parts[0]
-            )
-        })?;
-    let degree = match parts.get(1) {
-        None => DEFAULT_EDGEFACTOR,
-        Some(d) => number(d)
-            .filter(|&d| d >= 1)
-            .ok_or_else(|| format!("urand:S:D expects a degree of at least 1, got `{d}`"))?,
-    };
+    let (scale, degree) =
+        scale_and_factor(body, "urand", 31, ("D", "a degree"), DEFAULT_EDGEFACTOR)?;
     let n = 1usize << scale;
     let m = degree
         .checked_mul(n as u64)

@@ -148,19 +148,6 @@ impl GapGraph {
     }
 }
 
-/// `urand:S` as our spec (`uniform:2^S:16·2^S`); other specs and files as given.
-fn source_spec(spec: &str) -> anyhow::Result<String> {
-    let Some(s) = spec.strip_prefix("urand:") else {
-        return Ok(spec.to_string());
-    };
-    let s: u32 = s
-        .parse()
-        .ok()
-        .filter(|s| (1..=31).contains(s))
-        .with_context(|| format!("{spec}: expected urand:S with a scale S in 1..=31"))?;
-    Ok(format!("uniform:{}:{}", 1u64 << s, 16u64 << s))
-}
-
 /// The same CSR without weights.
 fn unweighted(g: &Graph<u32>) -> anyhow::Result<Graph<u32>> {
     let c = g.csr();
@@ -174,8 +161,7 @@ fn unweighted(g: &Graph<u32>) -> anyhow::Result<Graph<u32>> {
 
 /// Loads (or generates) `spec` once and writes its gapbs files into `work`.
 fn prepare(spec: &str, a: &GapArgs, work: &Path) -> anyhow::Result<GapGraph> {
-    let source = source_spec(spec)?;
-    let generated = match GenSpec::parse(&source) {
+    let generated = match GenSpec::parse(spec) {
         Some(g) => {
             g?;
             true
@@ -183,13 +169,13 @@ fn prepare(spec: &str, a: &GapArgs, work: &Path) -> anyhow::Result<GapGraph> {
         None => false,
     };
     let (g, sg, weighted) = if a.kernels.contains(&Kernel::Sssp) {
-        let (gw, wsg) = load_weighted(&source, work)?;
+        let (gw, wsg) = load_weighted(spec, work)?;
         let g = unweighted(&gw)?;
-        let sg = work.join(format!("{}.sg", slug(&source)));
+        let sg = work.join(format!("{}.sg", slug(spec)));
         write_gapbs(&g, &sg, |_| 1)?;
         (g, sg, Some((gw, wsg)))
     } else {
-        let (g, sg) = load_unweighted(&source, work)?;
+        let (g, sg) = load_unweighted(spec, work)?;
         (g, sg, None)
     };
     let simple = if a.kernels.contains(&Kernel::Tc) && !generated {
@@ -199,8 +185,8 @@ fn prepare(spec: &str, a: &GapArgs, work: &Path) -> anyhow::Result<GapGraph> {
             symmetrize: true,
             ..LoadOptions::default()
         };
-        let gu = load_graph::<u32>(&source, &lo)?.graph;
-        let file = work.join(format!("{}-undirected.sg", slug(&source)));
+        let gu = load_graph::<u32>(spec, &lo)?.graph;
+        let file = work.join(format!("{}-undirected.sg", slug(spec)));
         write_gapbs(&gu, &file, |_| 1)?;
         Some((gu, file))
     } else {
