@@ -4,109 +4,26 @@
 //!   dicts) read in Rust, without a Python-level loop, into the CSR; rows are
 //!   sorted for the engines and their order as listed is kept for
 //!   `bfs_edges`.
-//! * [`pagerank_nx`]: networkx's PageRank (weights normalized per vertex, the
-//!   rank of dangling vertices redistributed like the teleport), by a gather
-//!   program of our own (see its docs for why it is exact); on graphs without
-//!   weights, [`pagerank_nx_unweighted`] runs on the stored graph itself.
+//! * [`pagerank_networkx`]: networkx's PageRank, its own power iteration
+//!   round for round (weights normalized per vertex, dangling rank
+//!   redistributed, personalization and start vectors).
 //! * [`bc_dependencies`]: Brandes's per-source dependencies from the shipped
 //!   `bc` programs, summed networkx's way (the source itself excluded, optional
 //!   endpoints) instead of gapbs's.
 //! * [`bfs_order`]: the BFS edges in networkx's order (queue order, neighbours
 //!   as listed).
 
-use numpy::{IntoPyArray, PyArray1};
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyInt, PyList};
 use rayon::prelude::*;
 use runtime::cpu::gather::{run as gather, run_from};
 use runtime::gather::GatherOptions;
 use runtime::graph::{Buf, Csr, Graph};
-use vertex_dsl::prelude::*;
 use vertex_examples::programs::bc;
 
 use crate::errors::OrPy;
 use crate::graph::{PyGraph, Store};
-
-/// PageRank as networkx computes it, up to scale.
-///
-/// networkx iterates `x = α(Wᵀx + (d·x)p) + (1−α)p` (`W` row-stochastic from
-/// the weights, `d` the dangling vertices, `p` uniform). The bracketed scalar
-/// is one number per round, so the fixed point is `x ∝ (I − αWᵀ)⁻¹p`: the
-/// fixed point of `y = αWᵀy + 1` normalized to sum 1. This program iterates
-/// that (α folded into the edge weights `α·w/Σw`, so it needs no parameter),
-/// and the caller normalizes. Convergence is at rate α, as networkx's.
-#[vertex_program(gather = sum, reduce = sum)]
-pub mod pagerank_nx {
-    pub type State = f64;
-    pub type Msg = f64;
-    pub type Acc = f64;
-    pub type Weight = f64;
-    pub const MAX_ROUNDS: u32 = 1000;
-    pub const TOLERANCE: f64 = 1e-9;
-
-    pub fn init(_ctx: Ctx) -> State {
-        1.0
-    }
-    pub fn emit(y: State) -> Msg {
-        y
-    }
-    pub fn gather(y: Msg, w: Weight) -> Acc {
-        y * w
-    }
-    pub fn apply(_ctx: Ctx, _old: State, incoming: Acc) -> State {
-        1.0 + incoming
-    }
-    pub fn reduce(old: State, new: State) -> f64 {
-        (new - old).abs()
-    }
-}
-
-/// [`pagerank_nx`] on a graph without weights (every networkx weight 1, the
-/// common case): `α·y/outdeg` is sent once per vertex, so the run reads the
-/// graph as it is stored (and the transpose it keeps), with no per-edge copy
-/// of normalized weights. α rides in the state, set by the caller's initial
-/// states, as programs take no parameters.
-#[vertex_program(gather = sum, reduce = sum)]
-pub mod pagerank_nx_unweighted {
-    /// The iterate, and α.
-    #[repr(C)]
-    #[derive(Clone, Copy, Debug, PartialEq)]
-    pub struct Rank {
-        pub y: f64,
-        pub alpha: f64,
-    }
-    pub type State = Rank;
-    pub type Msg = f64;
-    pub type Acc = f64;
-    pub const MAX_ROUNDS: u32 = 1000;
-    pub const TOLERANCE: f64 = 1e-9;
-
-    pub fn init(_ctx: Ctx) -> State {
-        Rank {
-            y: 1.0,
-            alpha: 0.85,
-        }
-    }
-    pub fn emit(ctx: Ctx, s: State) -> Msg {
-        if ctx.out_degree == 0 {
-            0.0
-        } else {
-            s.alpha * s.y / ctx.out_degree as f64
-        }
-    }
-    pub fn gather(m: Msg) -> Acc {
-        m
-    }
-    pub fn apply(_ctx: Ctx, old: State, incoming: Acc) -> State {
-        Rank {
-            y: 1.0 + incoming,
-            alpha: old.alpha,
-        }
-    }
-    pub fn reduce(old: State, new: State) -> f64 {
-        (new.y - old.y).abs()
-    }
-}
 
 /// Reads `G._adj` (`adj`), in node order, into a graph: networkx weights
 /// (`attrs.get(weight, 1)`; the smallest of parallel edges in a multigraph).
@@ -257,77 +174,160 @@ fn sort_rows(offsets: &[u64], targets: &mut [u32], weights: &mut [f64]) {
     }
 }
 
-/// networkx's PageRank (see [`pagerank_nx`]): ranks summing to 1, and the
-/// rounds it took (`max_rounds` reached = not converged).
+/// The vectors of networkx's PageRank beyond the graph: the teleport
+/// distribution `p`, the start `x0`, and where dangling vertices send their
+/// rank (`dangling`); each normalized to sum 1 by the caller, `None` =
+/// uniform.
+struct Vectors<'a> {
+    p: Option<&'a [f64]>,
+    x0: Option<&'a [f64]>,
+    dangling: Option<&'a [f64]>,
+}
+
+/// networkx's own power iteration (its `_pagerank_scipy`), round for round:
+/// `x ← α(xA + (Σ x[dangling])·d) + (1−α)p` from `x0`, stopping once
+/// `Σ|x − x_prev| < n·tol`, at most `max_iter` rounds. The same iterates
+/// and the same stopping rule give networkx's answer (to rounding) in the
+/// rounds networkx takes, where running a rescaled iteration to a tighter
+/// tolerance gave a different, more accurate answer at twice the rounds.
+///
+/// Not a `#[vertex_program]`: each round needs the rank held by dangling
+/// vertices, a global sum the program model does not carry between rounds.
+/// One pass per round over the in-edges (the graph's cached CSC): each
+/// vertex pulls `x[u]/W(u)·w(u,v)` and, in the same pass, writes its own
+/// message for the next round and adds to the next dangling sum and the
+/// error. Returns the ranks, the rounds run and whether it converged.
+fn power_iteration<W: runtime::graph::Weight + Into<f64>>(
+    g: &Graph<W>,
+    alpha: f64,
+    tol: f64,
+    max_iter: u32,
+    weighted: bool,
+    v: &Vectors<'_>,
+) -> (Vec<f64>, u32, bool) {
+    const CHUNK: usize = 2048;
+    let n = g.num_vertices();
+    let out = g.csr();
+    fn weights<W: runtime::graph::Weight>(c: &Csr<W>, weighted: bool) -> Option<&[W]> {
+        c.weights().filter(|_| weighted)
+    }
+    let weight = |c: &Csr<W>, e: usize| weights(c, weighted).map_or(1.0, |w| w[e].into());
+    // 1/W(u) (0 for a dangling vertex: out-weight 0, as networkx decides).
+    let inv: Vec<f64> = (0..n)
+        .into_par_iter()
+        .map(|u| {
+            let s: f64 = out.edge_range(u as u32).map(|e| weight(out, e)).sum();
+            if s != 0.0 {
+                1.0 / s
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    let uniform = 1.0 / n as f64;
+    let mut x: Vec<f64> = match v.x0 {
+        Some(x0) => x0.to_vec(),
+        None => vec![uniform; n],
+    };
+    let mut msg: Vec<f64> = x.par_iter().zip(&inv).map(|(a, b)| a * b).collect();
+    let mut dsum: f64 = x
+        .par_iter()
+        .zip(&inv)
+        .filter(|(_, &i)| i == 0.0)
+        .map(|(a, _)| a)
+        .sum();
+    let (mut next, mut next_msg) = (vec![0.0; n], vec![0.0; n]);
+    let inc = g.csc();
+    for round in 1..=max_iter {
+        let (x_ref, msg_ref, inv_ref) = (&x, &msg, &inv);
+        let (err, d) = next
+            .par_chunks_mut(CHUNK)
+            .zip(next_msg.par_chunks_mut(CHUNK))
+            .enumerate()
+            .map(|(c, (xs, ms))| {
+                let (mut err, mut d) = (0.0, 0.0);
+                for (i, (xn, m)) in xs.iter_mut().zip(ms.iter_mut()).enumerate() {
+                    let w = c * CHUNK + i;
+                    let mut acc = 0.0;
+                    let r = inc.edge_range(w as u32);
+                    let srcs = &inc.targets()[r.clone()];
+                    match weights(inc, weighted) {
+                        None => srcs.iter().for_each(|&u| acc += msg_ref[u as usize]),
+                        Some(ws) => srcs
+                            .iter()
+                            .zip(&ws[r])
+                            .for_each(|(&u, &x)| acc += msg_ref[u as usize] * x.into()),
+                    }
+                    let p = v.p.map_or(uniform, |p| p[w]);
+                    let dw = v.dangling.map_or(uniform, |q| q[w]);
+                    let val = alpha * (acc + dsum * dw) + (1.0 - alpha) * p;
+                    err += (val - x_ref[w]).abs();
+                    *xn = val;
+                    *m = val * inv_ref[w];
+                    if inv_ref[w] == 0.0 {
+                        d += val;
+                    }
+                }
+                (err, d)
+            })
+            .reduce(|| (0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1));
+        std::mem::swap(&mut x, &mut next);
+        std::mem::swap(&mut msg, &mut next_msg);
+        dsum = d;
+        if err < n as f64 * tol {
+            return (x, round, true);
+        }
+    }
+    (x, max_iter, false)
+}
+
+/// networkx's PageRank by [`power_iteration`]: `(ranks, rounds, converged)`;
+/// `weighted=False` reads every edge as weight 1 (networkx's `weight=None`).
+/// `personalization`, `nstart`, `dangling`: per-vertex vectors already
+/// normalized to sum 1 (the backend builds them from networkx's dicts), or
+/// `None` for uniform.
 #[pyfunction]
-#[pyo3(signature = (g, alpha, tolerance, max_rounds, threads=None))]
+#[pyo3(signature = (g, alpha, tol, max_iter, weighted=true, personalization=None, nstart=None, dangling=None, threads=None))]
+#[allow(clippy::too_many_arguments)]
 fn pagerank_networkx<'py>(
     py: Python<'py>,
     g: &PyGraph,
     alpha: f64,
-    tolerance: f64,
-    max_rounds: u32,
+    tol: f64,
+    max_iter: u32,
+    weighted: bool,
+    personalization: Option<PyReadonlyArray1<'py, f64>>,
+    nstart: Option<PyReadonlyArray1<'py, f64>>,
+    dangling: Option<PyReadonlyArray1<'py, f64>>,
     threads: Option<usize>,
-) -> PyResult<(Bound<'py, PyArray1<f64>>, u64)> {
-    let opts = GatherOptions {
-        max_rounds: Some(max_rounds),
-        tolerance: Some(tolerance),
-        threads,
-        ..Default::default()
-    };
-    let normalized = |y: &mut dyn Iterator<Item = f64>| -> Vec<f64> {
-        let y: Vec<f64> = y.collect();
-        let total: f64 = y.iter().sum();
-        y.iter().map(|v| v / total).collect()
-    };
-    if let Store::U32(s) = &g.store {
-        let unweighted = s
-            .csr()
-            .weights()
-            .is_none_or(|w| w.par_iter().all(|&x| x == 1));
-        if unweighted {
-            let run = py.detach(|| -> runtime::Result<(Vec<f64>, u64)> {
-                let start = vec![pagerank_nx_unweighted::Rank { y: 1.0, alpha }; s.num_vertices()];
-                let r = run_from::<pagerank_nx_unweighted::Program, u32>(s, &opts, start)?;
-                let ranks = normalized(&mut r.states.iter().map(|s| s.y));
-                Ok((ranks, r.report.rounds as u64))
-            });
-            let (ranks, rounds) = run.py_err()?;
-            return Ok((ranks.into_pyarray(py), rounds));
-        }
+) -> PyResult<(Bound<'py, PyArray1<f64>>, u32, bool)> {
+    let n = g.num_vertices();
+    let arrays = [&personalization, &nstart, &dangling];
+    let slices = arrays
+        .iter()
+        .map(|a| a.as_ref().map(|a| a.as_slice()).transpose())
+        .collect::<Result<Vec<_>, _>>()?;
+    if let Some(bad) = slices.iter().flatten().find(|s| s.len() != n) {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "a PageRank vector has {} entries for {n} vertices",
+            bad.len()
+        )));
     }
-    let (offsets, _) = g.rows();
-    let raw: Vec<f64> = match &g.store {
-        Store::U32(s) => match s.csr().weights() {
-            Some(w) => w.iter().map(|&x| x as f64).collect(),
-            None => vec![1.0; s.csr().num_edges() as usize],
-        },
-        Store::F64(s) => s.csr().weights().map(<[f64]>::to_vec).unwrap_or_default(),
+    let v = Vectors {
+        p: slices[0],
+        x0: slices[1],
+        dangling: slices[2],
     };
-    let run = py.detach(|| -> runtime::Result<(Vec<f64>, u64)> {
-        let mut w = raw;
-        for r in offsets.windows(2) {
-            let row = &mut w[r[0] as usize..r[1] as usize];
-            let sum: f64 = row.iter().sum();
-            let scale = if sum != 0.0 { alpha / sum } else { 0.0 };
-            row.iter_mut().for_each(|x| *x *= scale);
-        }
-        let (o, t) = g.rows();
-        let csr = Csr::from_parts(
-            Buf::from(o.to_vec()),
-            Buf::from(t.to_vec()),
-            Some(Buf::from(w)),
-        )?;
-        // Not symmetric: the normalized weights differ by direction.
-        let graph = Graph::new(csr, false);
-        let r = gather::<pagerank_nx::Program, f64>(&graph, &opts)?;
-        Ok((
-            normalized(&mut r.states.iter().copied()),
-            r.report.rounds as u64,
-        ))
-    });
-    let (ranks, rounds) = run.py_err()?;
-    Ok((ranks.into_pyarray(py), rounds))
+    let (ranks, rounds, converged) = py
+        .detach(|| {
+            runtime::cpu::in_pool(threads, || match &g.store {
+                Store::U32(s) => power_iteration(s, alpha, tol, max_iter, weighted, &v),
+                Store::F64(s) => power_iteration(s, alpha, tol, max_iter, weighted, &v),
+            })
+        })
+        .py_err()?
+        .0;
+    Ok((ranks.into_pyarray(py), rounds, converged))
 }
 
 /// Σ over `sources` of Brandes's dependencies, by the shipped `bc` programs

@@ -132,6 +132,16 @@ def convert(G, weight):
     return _convert_fresh(G, weight)
 
 
+def _convert_exact(G, weight):
+    """``G`` with exactly the weights ``weight`` names (``None``: every edge
+    weighs 1, as networkx reads ``weight=None``), converting again if
+    networkx handed us a conversion with other weights (its cache serves a
+    weighted conversion to a call that asked for none)."""
+    if isinstance(G, VertexGraph) and G.weight != weight:
+        return _convert_fresh(G.G, weight)
+    return convert(G, weight)
+
+
 def _nxg(G):
     return G.G if isinstance(G, VertexGraph) else G
 
@@ -155,11 +165,18 @@ def bfs_tree(G, source, reverse=False, depth_limit=None, sort_neighbors=None):
 def _lengths(G, values, unreached, cutoff):
     """``{label: value}`` of the reached vertices within ``cutoff``, nearest
     first (networkx's order)."""
-    reached = np.nonzero(values != unreached)[0]
+    reached = np.flatnonzero(values != unreached)
+    vals = values[reached]
     if cutoff is not None:
-        reached = reached[values[reached] <= cutoff]
-    order = reached[np.argsort(values[reached], kind="stable")]
-    return dict(zip(G.labels(order), values[order].tolist()))
+        keep = vals <= cutoff
+        reached, vals = reached[keep], vals[keep]
+    # Hop counts below 2^16 sort as 16-bit keys: numpy's stable sort is then
+    # a radix sort (3x faster on kron:16 than on the 32-bit levels).
+    key = vals
+    if vals.dtype.kind == "u" and vals.size and vals.max() < 1 << 16:
+        key = vals.astype(np.uint16)
+    order = np.argsort(key, kind="stable")
+    return dict(zip(G.labels(reached[order]), vals[order].tolist()))
 
 
 def single_source_shortest_path_length(G, source, cutoff=None):
@@ -169,7 +186,7 @@ def single_source_shortest_path_length(G, source, cutoff=None):
 
 
 def single_source_dijkstra_path_length(G, source, cutoff=None, weight="weight"):
-    G = convert(G, weight)
+    G = _convert_exact(G, weight)
     s = G.index[source]
     if G.graph.weight_type is None:  # no attribute name: every edge weighs 1
         levels, _ = _vertex.bfs(G.graph, s, _opts())
@@ -191,7 +208,7 @@ def all_pairs_shortest_path_length(G, cutoff=None):
 
 
 def floyd_warshall_numpy(G, nodelist=None, weight="weight"):
-    G = convert(G, weight)
+    G = _convert_exact(G, weight)
     _, m = _vertex.apsp(G.graph, _opts()["backend"], "fw", True)
     n = len(G)
     m = m.reshape(n, n)
@@ -234,29 +251,27 @@ def number_connected_components(G):
 # ------------------------------------------------------------ link analysis
 
 
-def _pagerank_rounds(n, alpha, tol):
-    """Rounds within which networkx's power iteration surely converges: its
-    L1 change shrinks by ``alpha`` a round from at most 2, and it stops below
-    ``n * tol``."""
-    target = n * tol / 2
-    if target >= 1 or target <= 0:
-        return 1
-    return 1 + math.ceil(math.log(target) / math.log(alpha))
+def _node_vector(G, values):
+    """A networkx ``{node: value}`` dict as a numpy vector in vertex order
+    (missing nodes 0), normalized to sum 1 as networkx does; ``None`` if its
+    sum is 0 (networkx then raises or returns NaN: it runs its own code)."""
+    x = np.fromiter((values.get(v, 0) for v in G.nodes), dtype=float, count=len(G.nodes))
+    total = x.sum()
+    return x / total if total != 0 else None
 
 
 def pagerank(G, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, nstart=None, weight="weight", dangling=None):
     G = convert(G, weight)
-    n = len(G)
-    if n == 0:
+    if len(G) == 0:
         return {}
-    # 10 times tighter than networkx's stop, in networkx's units (see
-    # `_vertex.pagerank_networkx`: the iterate sums to at least n). kron:16:
-    # max error 2.3e-6 against networkx run to 1e-12, whose own default
-    # answer is 3.5e-4 off.
-    tolerance = max(n * n * tol / 10, 1e-300)
-    rounds = 10 * _pagerank_rounds(n, alpha, tol / 10) + 100
-    ranks, ran = _vertex.pagerank_networkx(G.graph, alpha, tolerance, rounds, _opts()["threads"])
-    if ran >= rounds:
+    # networkx's own iteration, round for round (`_vertex.pagerank_networkx`):
+    # its answer to rounding, in its rounds, and its error past max_iter.
+    p = None if personalization is None else _node_vector(G, personalization)
+    x0 = None if nstart is None else _node_vector(G, nstart)
+    d = p if dangling is None else _node_vector(G, dangling)
+    ranks, _, converged = _vertex.pagerank_networkx(
+        G.graph, alpha, tol, max_iter, weight is not None, p, x0, d, _opts()["threads"])
+    if not converged:
         raise nx.PowerIterationFailedConvergence(max_iter)
     return dict(zip(G.nodes, ranks.tolist()))
 
@@ -397,12 +412,9 @@ def _why_not(name, a):
         if multi:
             return "multigraph (networkx sums parallel edges)"
         for opt in ("personalization", "nstart", "dangling"):
-            if a[opt] is not None:
-                return f"{opt} is not supported"
-        if not 0 < a["alpha"] < 1:
-            return "alpha outside (0, 1)"
-        if a["max_iter"] < _pagerank_rounds(len(G), a["alpha"], a["tol"]):
-            return "max_iter may stop networkx before it converges"
+            v = a[opt]
+            if v is not None and (not isinstance(v, dict) or sum(v.get(n, 0) for n in G) == 0):
+                return f"{opt} is not a dict with a nonzero sum over the nodes"
         return _weight_reason(arg, a["weight"])
     elif name == "core_number":
         if multi:
@@ -486,7 +498,7 @@ for _name, _f in _IMPLEMENTED.items():
 def get_info():
     """The ``networkx.backend_info`` entry point: what networkx documents."""
     notes = {
-        "pagerank": "Falls back to networkx for personalization, nstart, dangling and multigraphs.",
+        "pagerank": "networkx's own iteration, round for round; multigraphs fall back.",
         "betweenness_centrality": "Unweighted only (weight=None).",
         "closeness_centrality": "Unweighted, wf_improved=True only.",
         "clustering": "Undirected, unweighted only.",

@@ -176,8 +176,10 @@ pub fn threads_for(threads: Option<usize>) -> usize {
     threads.unwrap_or_else(rayon::current_num_threads)
 }
 
-/// Runs `f` in a pool of `threads` workers (or the global pool).
-pub(crate) fn in_pool<R: Send>(
+/// Runs `f` in a pool of `threads` workers (or the global pool): the pools
+/// the engines use, kept per process, for parallel code outside them too
+/// (the Python backend's own loops).
+pub fn in_pool<R: Send>(
     threads: Option<usize>,
     f: impl FnOnce() -> R + Send,
 ) -> Result<(R, usize)> {
