@@ -140,9 +140,11 @@ def cases(G, s, libs, gpu=False):
     return c
 
 
-def run(spec, libs, repeat, skip_nx_over, gpu=False):
+def run(spec, libs, repeat, skip_nx_over, gpu=False, once_over=None):
     G, build_s, source = nx_graph(spec)
     m = G.number_of_edges()
+    if once_over is not None and m > once_over:
+        repeat = 1
     rows = []
     ref_pr = None
     for lib, (convert, pr, bfs, cc) in cases(G, source, libs, gpu).items():
@@ -175,6 +177,9 @@ def run(spec, libs, repeat, skip_nx_over, gpu=False):
                     loose = nx.pagerank(G)
                     row["networkx_default_max_err"] = max(abs(loose[v] - ref_pr[v]) for v in G)
                 row["pagerank_max_err"] = max(abs(out[v] - ref_pr[v]) for v in G)
+                # networkx's own answer at its defaults, which the backend
+                # reproduces (same iteration, same stopping rule).
+                row["pagerank_max_diff_networkx"] = max(abs(out[v] - loose[v]) for v in G)
         rows.append(row)
         print(json.dumps(row), file=sys.stderr)
     return {"graph": spec, "nx_build_s": build_s, "bfs_source": source, "rows": rows}
@@ -232,20 +237,33 @@ def main():
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--skip-networkx-over", type=int, default=2_000_000,
                     help="edges above which networkx itself is not run")
+    ap.add_argument("--once-over", type=int, default=None,
+                    help="edges above which every library runs once (no best-of)")
+    ap.add_argument("--append", action="store_true",
+                    help="keep the results of other graphs already in --out (same commit only)")
     ap.add_argument("--gpu", action="store_true",
                     help="also time the backend with nx.config.backends.vertex.backend = 'gpu'")
     ap.add_argument("--out", default=os.path.join(REPO, "docs", "results", "python"))
     a = ap.parse_args()
     libs, missing = libraries()
     versions = {k: getattr(v, "__version__", "?") for k, v in libs.items()}
-    results = [run(g, libs, a.repeat, a.skip_networkx_over, a.gpu) for g in a.graphs]
     rev = subprocess.run(["git", "-C", REPO, "describe", "--always", "--dirty"],
                          capture_output=True, text=True).stdout.strip()
+    kept, lines = [], [" ".join([sys.executable] + sys.argv)]
+    path = os.path.join(a.out, "python-bench.json")
+    if a.append and os.path.exists(path):
+        with open(path) as f:
+            old = json.load(f)
+        if old.get("commit") != rev:
+            sys.exit(f"--append: {path} is from commit {old.get('commit')}, this is {rev}")
+        kept = [r for r in old["results"] if r["graph"] not in a.graphs]
+        lines = old["command_line"].split("\n") + lines
+    results = kept + [run(g, libs, a.repeat, a.skip_networkx_over, a.gpu, a.once_over) for g in a.graphs]
     doc = {"host": machine() | {"libraries": versions}, "commit": rev,
-           "date": time.strftime("%Y-%m-%d"), "command_line": " ".join([sys.executable] + sys.argv),
+           "date": time.strftime("%Y-%m-%d"), "command_line": "\n".join(lines),
            "missing": missing, "results": results}
     os.makedirs(a.out, exist_ok=True)
-    with open(os.path.join(a.out, "python-bench.json"), "w") as f:
+    with open(path, "w") as f:
         json.dump(doc, f, indent=1)
     svg(results, os.path.join(a.out, "python-bench.svg"))
 
