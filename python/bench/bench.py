@@ -87,23 +87,30 @@ def cases(G, s, libs, gpu=False):
                    lambda h: nx.pagerank(h, backend="vertex"),
                    lambda h: nx.single_source_shortest_path_length(h, s, backend="vertex"),
                    lambda h: nx.number_connected_components(h, backend="vertex"))
+
+    def with_config(name, value, f):
+        def call(h):
+            cfg = nx.config.backends.vertex
+            old = getattr(cfg, name)
+            setattr(cfg, name, value)
+            try:
+                return f(h)
+            finally:
+                setattr(cfg, name, old)
+        return call
+
+    # The backend returning plain dicts, as networkx does, instead of its
+    # default NodeMaps over the result arrays (what building the dict costs).
+    convert, pr, bfs, cc = c["vertex"]
+    c["vertex-dict"] = (convert, with_config("lazy_results", False, pr),
+                        with_config("lazy_results", False, bfs), None)
     if gpu:
         # The same backend with its programs on the GPU (device opened, kernels
         # loaded and graph uploaded inside the call; best-of-N keeps warm runs).
-        def on_gpu(f):
-            def call(h):
-                cfg = nx.config.backends.vertex
-                old, cfg.backend = cfg.backend, "gpu"
-                try:
-                    return f(h)
-                finally:
-                    cfg.backend = old
-            return call
-
         # Only BFS: the backend's pagerank (networkx's dangling semantics) and
         # components run on the CPU whatever the setting.
         convert, _, bfs, _ = c["vertex"]
-        c["vertex-gpu"] = (convert, None, on_gpu(bfs), None)
+        c["vertex-gpu"] = (convert, None, with_config("backend", "gpu", bfs), None)
     if "graphblas" in libs:
         ga = libs["graphblas"]
         c["graphblas"] = (lambda: ga.Graph.from_networkx(fresh(G)),
@@ -187,8 +194,8 @@ def run(spec, libs, repeat, skip_nx_over, gpu=False, once_over=None):
 
 def svg(results, path):
     """Per-call time of each library relative to networkx (log scale bars)."""
-    libs = ["networkx", "vertex", "vertex-gpu", "graphblas", "networkit", "igraph", "rustworkx"]
-    colors = ["#888", "#d62728", "#8c1c13", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e"]
+    libs = ["networkx", "vertex", "vertex-dict", "vertex-gpu", "graphblas", "networkit", "igraph", "rustworkx"]
+    colors = ["#888", "#d62728", "#e377c2", "#8c1c13", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e"]
     groups = []
     for r in results:
         for alg in ("pagerank", "bfs", "cc"):

@@ -205,7 +205,7 @@ fn power_iteration<W: runtime::graph::Weight + Into<f64>>(
     weighted: bool,
     v: &Vectors<'_>,
 ) -> (Vec<f64>, u32, bool) {
-    const CHUNK: usize = 2048;
+    const CHUNK: usize = 256;
     let n = g.num_vertices();
     let out = g.csr();
     fn weights<W: runtime::graph::Weight>(c: &Csr<W>, weighted: bool) -> Option<&[W]> {
@@ -216,7 +216,10 @@ fn power_iteration<W: runtime::graph::Weight + Into<f64>>(
     let inv: Vec<f64> = (0..n)
         .into_par_iter()
         .map(|u| {
-            let s: f64 = out.edge_range(u as u32).map(|e| weight(out, e)).sum();
+            let s: f64 = match weights(out, weighted) {
+                None => out.degree(u as u32) as f64,
+                Some(_) => out.edge_range(u as u32).map(|e| weight(out, e)).sum(),
+            };
             if s != 0.0 {
                 1.0 / s
             } else {

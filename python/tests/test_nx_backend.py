@@ -108,3 +108,41 @@ def test_conversion_cache_follows_mutation():
     assert nx.number_connected_components(G, backend="vertex") == 1
     G.remove_edge(1, 2)
     assert nx.number_connected_components(G, backend="vertex") == 2
+
+
+def test_node_maps_behave_as_networkx_dicts():
+    import pickle
+
+    from vertex.nodemap import NodeMap
+
+    for G in (nx.path_graph(6), nx.relabel_nodes(nx.path_graph(6), {v: f"n{v}" for v in range(6)})):
+        G.add_node("alone" if "n0" in G else 99)
+        src = next(iter(G))
+        want = nx.single_source_shortest_path_length(G, src, cutoff=3)
+        got = nx.single_source_shortest_path_length(G, src, cutoff=3, backend="vertex")
+        assert isinstance(got, NodeMap)
+        assert got == want and want == got and not (got != want)
+        assert list(got) == list(want) and list(got.items()) == list(want.items())
+        assert list(got.values()) == list(want.values()) and len(got) == len(want)
+        assert src in got and "missing" not in got and [] not in got
+        with pytest.raises(KeyError):
+            got[list(G)[5]]  # beyond the cutoff
+        with pytest.raises(KeyError):
+            got["missing"]
+        assert got.get("missing", -1) == -1
+        assert pickle.loads(pickle.dumps(got)) == want
+        assert type(pickle.loads(pickle.dumps(got))) is dict
+        assert repr(got) == repr(want)
+        got[src] = 7  # the first write turns it into a dict inside
+        del got[list(G)[1]]
+        want[src] = 7
+        del want[list(G)[1]]
+        assert got == want and list(got) == list(want)
+    G = nx.path_graph(5)
+    pr = nx.pagerank(G, backend="vertex")
+    assert pr[1.0] == pr[1] and 4 in pr and 5 not in pr and -1 not in pr  # networkx's key equality
+    nx.config.backends.vertex.lazy_results = False
+    try:
+        assert type(nx.pagerank(G, backend="vertex")) is dict
+    finally:
+        nx.config.backends.vertex.lazy_results = True

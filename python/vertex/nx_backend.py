@@ -13,8 +13,10 @@ betweenness, ...), :func:`can_run` says no and why, and networkx runs its own
 code: never a different answer.
 
 Options: ``nx.config.backends.vertex.backend`` (``"cpu"``, the default;
-``"gpu"`` or ``"auto"`` for the programs that have GPU kernels) and
-``.threads``.
+``"gpu"`` or ``"auto"`` for the programs that have GPU kernels),
+``.threads``, and ``.lazy_results`` (``True``, the default: per-node results
+are :class:`~vertex.nodemap.NodeMap` mappings over the engines' arrays, as
+graphblas-algorithms returns them; ``False``: plain dicts, as networkx).
 """
 
 import inspect
@@ -25,6 +27,7 @@ import numpy as np
 
 from . import _vertex
 from ._api import UNREACHED
+from .nodemap import NodeMap
 
 _U64_MAX = np.iinfo(np.uint64).max
 
@@ -64,6 +67,12 @@ class VertexGraph:
             self._labels = np.fromiter(self.nodes, dtype=object, count=len(self.nodes))
         return self._labels[ids].tolist()
 
+    def vertex_id(self, label):
+        """The vertex id of node ``label`` (``KeyError`` if not a node)."""
+        if type(label) is int and self.facts.get("identity") and 0 <= label < len(self.nodes):
+            return label
+        return self.index[label]
+
     @property
     def index(self):
         """label → vertex id."""
@@ -81,6 +90,14 @@ def _config(name, default):
 
 def _opts():
     return {"backend": _config("backend", "cpu"), "threads": _config("threads", None)}
+
+
+def _node_values(G, values, present=None, order=None):
+    """A per-node result: a :class:`~vertex.nodemap.NodeMap` over ``values``
+    (the vertices in ``present``, iterated in ``order()``), or the dict
+    networkx builds when ``lazy_results`` is off."""
+    m = NodeMap(G, values, present, order)
+    return m if _config("lazy_results", True) else m.to_dict()
 
 
 # The graph `can_run` converted for the call being dispatched, which
@@ -165,18 +182,20 @@ def bfs_tree(G, source, reverse=False, depth_limit=None, sort_neighbors=None):
 def _lengths(G, values, unreached, cutoff):
     """``{label: value}`` of the reached vertices within ``cutoff``, nearest
     first (networkx's order)."""
-    reached = np.flatnonzero(values != unreached)
-    vals = values[reached]
+    present = values != unreached
     if cutoff is not None:
-        keep = vals <= cutoff
-        reached, vals = reached[keep], vals[keep]
-    # Hop counts below 2^16 sort as 16-bit keys: numpy's stable sort is then
-    # a radix sort (3x faster on kron:16 than on the 32-bit levels).
-    key = vals
-    if vals.dtype.kind == "u" and vals.size and vals.max() < 1 << 16:
-        key = vals.astype(np.uint16)
-    order = np.argsort(key, kind="stable")
-    return dict(zip(G.labels(reached[order]), vals[order].tolist()))
+        present &= values <= cutoff
+
+    def order():
+        reached = np.flatnonzero(present)
+        key = values[reached]
+        # Hop counts below 2^16 sort as 16-bit keys: numpy's stable sort is
+        # then a radix sort (3x faster on kron:16 than on 32-bit levels).
+        if key.dtype.kind == "u" and key.size and key.max() < 1 << 16:
+            key = key.astype(np.uint16)
+        return reached[np.argsort(key, kind="stable")]
+
+    return _node_values(G, values, present, order)
 
 
 def single_source_shortest_path_length(G, source, cutoff=None):
@@ -273,7 +292,7 @@ def pagerank(G, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, nsta
         G.graph, alpha, tol, max_iter, weight is not None, p, x0, d, _opts()["threads"])
     if not converged:
         raise nx.PowerIterationFailedConvergence(max_iter)
-    return dict(zip(G.nodes, ranks.tolist()))
+    return _node_values(G, ranks)
 
 
 # ------------------------------------------------------------ cores, triangles
@@ -282,7 +301,7 @@ def pagerank(G, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, nsta
 def core_number(G):
     G = convert(G, None)
     cores, _ = _vertex.kcore(G.graph, _opts(), G.is_directed())
-    return dict(zip(G.nodes, cores.tolist()))
+    return _node_values(G, cores)
 
 
 def _per_node(G, values, nodes):
@@ -296,6 +315,8 @@ def _per_node(G, values, nodes):
 def triangles(G, nodes=None):
     G = convert(G, None)
     t, _ = _vertex.triangles_per_vertex(G.graph, _opts())
+    if nodes is None:
+        return _node_values(G, t)
     return _per_node(G, t.tolist(), nodes)
 
 
@@ -342,7 +363,7 @@ def betweenness_centrality(G, k=None, normalized=True, weight=None, endpoints=Fa
     raw = _vertex.betweenness_networkx(G.graph, sources, endpoints, _opts()["threads"])
     b = _rescale(raw, n, normalized=normalized, directed=G.is_directed(), endpoints=endpoints,
                  sampled=None if k is None else sources)
-    return dict(zip(G.nodes, b.tolist()))
+    return _node_values(G, b)
 
 
 def closeness_centrality(G, u=None, distance=None, wf_improved=True):
@@ -350,7 +371,7 @@ def closeness_centrality(G, u=None, distance=None, wf_improved=True):
     if u is not None:
         return float(_vertex.closeness(G.graph, [G.index[u]], False, _opts()["threads"])[0])
     scores = _vertex.closeness(G.graph, list(range(len(G))), False, _opts()["threads"])
-    return dict(zip(G.nodes, scores.tolist()))
+    return _node_values(G, scores)
 
 
 # ------------------------------------------------------------ what can run
@@ -509,6 +530,6 @@ def get_info():
         "project": "vertex",
         "package": "vertex-graph",
         "short_summary": "Rust graph engines (rayon CPU, CUDA GPU) behind networkx",
-        "default_config": {"backend": "cpu", "threads": None},
+        "default_config": {"backend": "cpu", "threads": None, "lazy_results": True},
         "functions": {name: ({"additional_docs": notes[name]} if name in notes else {}) for name in _IMPLEMENTED},
     }
