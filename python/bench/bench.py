@@ -254,8 +254,11 @@ def main():
     a = ap.parse_args()
     libs, missing = libraries()
     versions = {k: getattr(v, "__version__", "?") for k, v in libs.items()}
-    rev = subprocess.run(["git", "-C", REPO, "describe", "--always", "--dirty"],
-                         capture_output=True, text=True).stdout.strip()
+    # VERTEX_GIT_REV: the commit the installed wheel was built from, where
+    # this checkout's git cannot say (a copy carried to another machine).
+    rev = os.environ.get("VERTEX_GIT_REV") or subprocess.run(
+        ["git", "-C", REPO, "describe", "--always", "--dirty"],
+        capture_output=True, text=True).stdout.strip()
     kept, lines = [], [" ".join([sys.executable] + sys.argv)]
     path = os.path.join(a.out, "python-bench.json")
     if a.append and os.path.exists(path):

@@ -168,7 +168,7 @@ def _nxg(G):
 
 def bfs_edges(G, source, reverse=False, depth_limit=None, sort_neighbors=None):
     G = convert(G, None)
-    p, c = _vertex.bfs_order(G.graph, G.index[source], depth_limit)
+    p, c = _vertex.bfs_order(G.graph, G.vertex_id(source), depth_limit)
     return zip(G.labels(p), G.labels(c))
 
 
@@ -200,13 +200,13 @@ def _lengths(G, values, unreached, cutoff):
 
 def single_source_shortest_path_length(G, source, cutoff=None):
     G = convert(G, None)
-    levels, _ = _vertex.bfs(G.graph, G.index[source], _opts())
+    levels, _ = _vertex.bfs(G.graph, G.vertex_id(source), _opts())
     return _lengths(G, levels, UNREACHED, cutoff)
 
 
 def single_source_dijkstra_path_length(G, source, cutoff=None, weight="weight"):
     G = _convert_exact(G, weight)
-    s = G.index[source]
+    s = G.vertex_id(source)
     if G.graph.weight_type is None:  # no attribute name: every edge weighs 1
         levels, _ = _vertex.bfs(G.graph, s, _opts())
         return _lengths(G, levels, UNREACHED, cutoff)
@@ -306,7 +306,7 @@ def core_number(G):
 
 def _per_node(G, values, nodes):
     if nodes is not None and nodes in G.G:
-        return values[G.index[nodes]]
+        return values[G.vertex_id(nodes)]
     if nodes is None:
         return dict(zip(G.nodes, values))
     return {v: values[G.index[v]] for v in G.G.nbunch_iter(nodes)}
@@ -369,7 +369,7 @@ def betweenness_centrality(G, k=None, normalized=True, weight=None, endpoints=Fa
 def closeness_centrality(G, u=None, distance=None, wf_improved=True):
     G = convert(G, None)
     if u is not None:
-        return float(_vertex.closeness(G.graph, [G.index[u]], False, _opts()["threads"])[0])
+        return float(_vertex.closeness(G.graph, [G.vertex_id(u)], False, _opts()["threads"])[0])
     scores = _vertex.closeness(G.graph, list(range(len(G))), False, _opts()["threads"])
     return _node_values(G, scores)
 
