@@ -14,6 +14,7 @@ pub mod cc;
 pub mod closeness;
 pub mod cpu;
 pub mod dense;
+pub mod dist;
 pub mod error;
 pub mod formats;
 pub mod gather;

@@ -137,9 +137,7 @@ impl Kronecker {
         let n = self.num_vertices()?;
         let m = self.num_edges()?;
         let sampler = self.sampler()?;
-        let perm = self
-            .permute_vertices
-            .then(|| random_permutation(n, self.seed, stream::KRON_VERTEX_PERM));
+        let perm = self.permutation()?;
         let mut edges: Vec<[u32; 2]> = zeroed_vec(
             m,
             &format!("the {m} edges of a Kronecker graph of scale {}", self.scale),
@@ -150,17 +148,7 @@ impl Kronecker {
             .par_chunks_mut(BLOCK)
             .enumerate()
             .for_each(|(b, chunk)| {
-                let mut words = Words::new(block_rng(self.seed, stream::KRON_EDGES, b as u64));
-                for e in chunk.iter_mut() {
-                    *e = sampler.edge(&mut words, self.scale);
-                }
-                // Relabel in a separate tight loop: its table lookups miss the
-                // cache, and only short loop bodies keep many misses in flight.
-                if let Some(p) = &perm {
-                    for e in chunk.iter_mut() {
-                        *e = [p[e[0] as usize], p[e[1] as usize]];
-                    }
-                }
+                self.fill_block(&sampler, perm.as_deref(), b, chunk);
                 pb.inc(chunk.len() as u64);
             });
         drop(perm);
@@ -174,6 +162,69 @@ impl Kronecker {
             edges,
             weights: None,
         })
+    }
+
+    /// Number of independently seeded edge blocks ([`BLOCK`] edges each, the
+    /// last one possibly shorter).
+    pub fn num_blocks(&self) -> Result<usize> {
+        Ok(self.num_edges()?.div_ceil(BLOCK))
+    }
+
+    /// The vertex relabelling (`None` when [`Self::permute_vertices`] is off).
+    pub fn permutation(&self) -> Result<Option<Vec<u32>>> {
+        let n = self.num_vertices()?;
+        Ok(self
+            .permute_vertices
+            .then(|| random_permutation(n, self.seed, stream::KRON_VERTEX_PERM)))
+    }
+
+    /// The edges [`Self::generate`] draws in blocks `blocks`, relabelled by
+    /// `perm` (from [`Self::permutation`]) and never shuffled: a rank of a
+    /// distributed run draws its share of the graph with this, and the union
+    /// over a split of `0..num_blocks()` is the whole list.
+    pub fn generate_blocks(
+        &self,
+        blocks: std::ops::Range<usize>,
+        perm: Option<&[u32]>,
+    ) -> Result<Vec<[u32; 2]>> {
+        let m = self.num_edges()?;
+        let sampler = self.sampler()?;
+        let lo = blocks.start.saturating_mul(BLOCK).min(m);
+        let hi = blocks.end.saturating_mul(BLOCK).min(m);
+        let mut edges: Vec<[u32; 2]> = zeroed_vec(
+            hi - lo,
+            &format!(
+                "{} edges of a Kronecker graph of scale {}",
+                hi - lo,
+                self.scale
+            ),
+        )?;
+        edges
+            .par_chunks_mut(BLOCK)
+            .enumerate()
+            .for_each(|(i, chunk)| self.fill_block(&sampler, perm, blocks.start + i, chunk));
+        Ok(edges)
+    }
+
+    /// Draws block `b`'s edges into `chunk`, relabelled by `perm`.
+    fn fill_block(
+        &self,
+        sampler: &Sampler,
+        perm: Option<&[u32]>,
+        b: usize,
+        chunk: &mut [[u32; 2]],
+    ) {
+        let mut words = Words::new(block_rng(self.seed, stream::KRON_EDGES, b as u64));
+        for e in chunk.iter_mut() {
+            *e = sampler.edge(&mut words, self.scale);
+        }
+        // Relabel in a separate tight loop: its table lookups miss the
+        // cache, and only short loop bodies keep many misses in flight.
+        if let Some(p) = perm {
+            for e in chunk.iter_mut() {
+                *e = [p[e[0] as usize], p[e[1] as usize]];
+            }
+        }
     }
 }
 

@@ -1,0 +1,382 @@
+//! Ranks joined over TCP through rank 0.
+//!
+//! A star, not a mesh: rank 0 listens at `MASTER_ADDR:MASTER_PORT`, every
+//! other rank connects to it, and each collective is a gather to rank 0 and
+//! a scatter back. Simple to get right (one connection per rank, one order
+//! of reads and writes) and enough for the control plane and the CPU
+//! engine's frontier slices; bulk GPU traffic goes over NCCL, whose unique
+//! id this rendezvous hands out.
+//!
+//! Failure: every socket read and write has the run's deadline, and a rank
+//! that exits (or panics) closes its socket, so a read from it fails at
+//! once. The error names the rank; the failing rank's own connections then
+//! close as it returns, and the others fail in turn: every rank ends, none
+//! waits forever.
+
+use std::io::{ErrorKind, Read, Write};
+use std::net::{TcpListener, TcpStream, ToSocketAddrs};
+use std::time::{Duration, Instant};
+
+use super::env::RankEnv;
+use crate::error::{Error, Result};
+
+/// First word of every hello and acknowledgement ("vertexR1").
+const MAGIC: u64 = u64::from_le_bytes(*b"vertexR1");
+
+/// A rank's connections to the others.
+pub struct Comm {
+    rank: usize,
+    world: usize,
+    timeout: Duration,
+    links: Links,
+}
+
+enum Links {
+    /// A run of one rank: collectives return at once.
+    Solo,
+    /// Rank 0: `peers[r - 1]` is rank `r`.
+    Root { peers: Vec<TcpStream> },
+    /// Any other rank: its connection to rank 0.
+    Leaf { root: TcpStream },
+}
+
+fn dist_err(msg: String) -> Error {
+    Error::InvalidArgument(format!("distributed run: {msg}"))
+}
+
+impl Comm {
+    /// The communicator of a one-rank run.
+    pub fn solo() -> Comm {
+        Comm {
+            rank: 0,
+            world: 1,
+            timeout: Duration::from_secs(1),
+            links: Links::Solo,
+        }
+    }
+
+    /// Joins the run `env` describes: rank 0 waits for every other rank to
+    /// connect, the others connect to it (retrying until rank 0 listens);
+    /// either gives up after `env.timeout` with an error saying who was
+    /// missing.
+    pub fn connect(env: &RankEnv) -> Result<Comm> {
+        let links = if env.world == 1 {
+            Links::Solo
+        } else if env.rank == 0 {
+            Links::Root {
+                peers: accept_all(env)?,
+            }
+        } else {
+            Links::Leaf {
+                root: connect_root(env)?,
+            }
+        };
+        Ok(Comm {
+            rank: env.rank,
+            world: env.world,
+            timeout: env.timeout,
+            links,
+        })
+    }
+
+    /// This rank.
+    pub fn rank(&self) -> usize {
+        self.rank
+    }
+
+    /// Number of ranks.
+    pub fn world(&self) -> usize {
+        self.world
+    }
+
+    /// Every rank's `mine`, in rank order, on every rank.
+    pub fn all_gather(&self, mine: &[u8]) -> Result<Vec<Vec<u8>>> {
+        match &self.links {
+            Links::Solo => Ok(vec![mine.to_vec()]),
+            Links::Root { peers } => {
+                let mut all = vec![mine.to_vec()];
+                for (i, p) in peers.iter().enumerate() {
+                    all.push(self.recv(p, i + 1)?);
+                }
+                for (i, p) in peers.iter().enumerate() {
+                    self.send_all(p, i + 1, &all)?;
+                }
+                Ok(all)
+            }
+            Links::Leaf { root } => {
+                self.send(root, 0, mine)?;
+                self.recv_all(root, 0)
+            }
+        }
+    }
+
+    /// `out[d]` goes to rank `d`; returns `in[s]`, what rank `s` sent here.
+    pub fn all_to_all(&self, out: Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>> {
+        if out.len() != self.world {
+            return Err(dist_err(format!(
+                "all_to_all got {} buffers for {} ranks",
+                out.len(),
+                self.world
+            )));
+        }
+        match &self.links {
+            Links::Solo => Ok(out),
+            Links::Root { peers } => {
+                // rows[s][d]: from rank s to rank d.
+                let mut rows = vec![out];
+                for (i, p) in peers.iter().enumerate() {
+                    rows.push(self.recv_all(p, i + 1)?);
+                }
+                let mut columns: Vec<Vec<Vec<u8>>> = vec![Vec::new(); self.world];
+                for row in rows {
+                    for (d, buf) in row.into_iter().enumerate() {
+                        columns[d].push(buf);
+                    }
+                }
+                let mut columns = columns.into_iter();
+                let mine = columns.next().unwrap_or_default();
+                for (i, (p, col)) in peers.iter().zip(columns).enumerate() {
+                    self.send_all(p, i + 1, &col)?;
+                }
+                Ok(mine)
+            }
+            Links::Leaf { root } => {
+                self.send_all(root, 0, &out)?;
+                self.recv_all(root, 0)
+            }
+        }
+    }
+
+    /// The sum of every rank's `x`.
+    pub fn all_reduce_sum(&self, x: u64) -> Result<u64> {
+        Ok(self
+            .all_gather(&x.to_le_bytes())?
+            .iter()
+            .map(|b| word(b))
+            .sum())
+    }
+
+    /// The smallest of every rank's `x`.
+    pub fn all_reduce_min(&self, x: u64) -> Result<u64> {
+        Ok(self
+            .all_gather(&x.to_le_bytes())?
+            .iter()
+            .map(|b| word(b))
+            .min()
+            .unwrap_or(x))
+    }
+
+    /// Returns once every rank has called it.
+    pub fn barrier(&self) -> Result<()> {
+        self.all_gather(&[]).map(|_| ())
+    }
+
+    fn send(&self, s: &TcpStream, peer: usize, buf: &[u8]) -> Result<()> {
+        let mut w = s;
+        w.write_all(&(buf.len() as u64).to_le_bytes())
+            .and_then(|_| w.write_all(buf))
+            .map_err(|e| self.io_err(peer, "sending to", e))
+    }
+
+    fn send_all(&self, s: &TcpStream, peer: usize, bufs: &[Vec<u8>]) -> Result<()> {
+        self.send(s, peer, &(bufs.len() as u64).to_le_bytes())?;
+        bufs.iter().try_for_each(|b| self.send(s, peer, b))
+    }
+
+    fn recv(&self, s: &TcpStream, peer: usize) -> Result<Vec<u8>> {
+        let mut r = s;
+        let mut len = [0u8; 8];
+        r.read_exact(&mut len)
+            .map_err(|e| self.io_err(peer, "receiving from", e))?;
+        let len = u64::from_le_bytes(len);
+        let len = usize::try_from(len)
+            .ok()
+            .filter(|&l| l <= isize::MAX as usize)
+            .ok_or_else(|| dist_err(format!("rank {peer} announced a {len}-byte message")))?;
+        let mut buf = Vec::new();
+        buf.try_reserve_exact(len).map_err(|_| {
+            dist_err(format!(
+                "no memory for a {len}-byte message from rank {peer}"
+            ))
+        })?;
+        buf.resize(len, 0);
+        r.read_exact(&mut buf)
+            .map_err(|e| self.io_err(peer, "receiving from", e))?;
+        Ok(buf)
+    }
+
+    fn recv_all(&self, s: &TcpStream, peer: usize) -> Result<Vec<Vec<u8>>> {
+        let count = word(&self.recv(s, peer)?);
+        if count != self.world as u64 {
+            return Err(dist_err(format!(
+                "rank {peer} sent {count} buffers in a run of {} ranks",
+                self.world
+            )));
+        }
+        (0..count).map(|_| self.recv(s, peer)).collect()
+    }
+
+    fn io_err(&self, peer: usize, doing: &str, e: std::io::Error) -> Error {
+        let why = match e.kind() {
+            ErrorKind::UnexpectedEof
+            | ErrorKind::ConnectionReset
+            | ErrorKind::ConnectionAborted
+            | ErrorKind::BrokenPipe => {
+                "its connection closed (that rank exited or failed)".to_string()
+            }
+            ErrorKind::WouldBlock | ErrorKind::TimedOut => format!(
+                "no answer within {} s (VERTEX_DIST_TIMEOUT)",
+                self.timeout.as_secs()
+            ),
+            _ => e.to_string(),
+        };
+        dist_err(format!("rank {}: {doing} rank {peer}: {why}", self.rank))
+    }
+}
+
+fn word(b: &[u8]) -> u64 {
+    let mut w = [0u8; 8];
+    let k = b.len().min(8);
+    w[..k].copy_from_slice(&b[..k]);
+    u64::from_le_bytes(w)
+}
+
+fn prepare(s: &TcpStream, timeout: Duration) -> std::io::Result<()> {
+    s.set_nodelay(true)?;
+    s.set_read_timeout(Some(timeout))?;
+    s.set_write_timeout(Some(timeout))
+}
+
+/// Rank 0: every other rank's hello (magic, rank, world), checked, then an
+/// acknowledgement to each.
+fn accept_all(env: &RankEnv) -> Result<Vec<TcpStream>> {
+    let listener = TcpListener::bind(&env.master).map_err(|e| {
+        dist_err(format!(
+            "rank 0 cannot listen at {} (MASTER_ADDR:MASTER_PORT): {e}",
+            env.master
+        ))
+    })?;
+    listener
+        .set_nonblocking(true)
+        .map_err(|e| dist_err(format!("rank 0 listener: {e}")))?;
+    let deadline = Instant::now() + env.timeout;
+    let mut peers: Vec<Option<TcpStream>> = (1..env.world).map(|_| None).collect();
+    while peers.iter().any(Option::is_none) {
+        match listener.accept() {
+            Ok((s, from)) => {
+                let hello = (|| -> std::io::Result<[u64; 3]> {
+                    s.set_nonblocking(false)?;
+                    prepare(&s, env.timeout)?;
+                    let mut b = [0u8; 24];
+                    (&s).read_exact(&mut b)?;
+                    let w = |i: usize| word(&b[8 * i..8 * i + 8]);
+                    Ok([w(0), w(1), w(2)])
+                })();
+                let [magic, rank, world] = match hello {
+                    Ok(h) => h,
+                    Err(_) => continue, // not one of ours, or gone: keep waiting
+                };
+                if magic != MAGIC {
+                    continue;
+                }
+                if world != env.world as u64 {
+                    return Err(dist_err(format!(
+                        "rank {rank} (from {from}) says WORLD_SIZE={world}, rank 0 has {}",
+                        env.world
+                    )));
+                }
+                let slot = (rank as usize)
+                    .checked_sub(1)
+                    .and_then(|i| peers.get_mut(i))
+                    .ok_or_else(|| {
+                        dist_err(format!("a process at {from} says it is rank {rank}"))
+                    })?;
+                if slot.is_some() {
+                    return Err(dist_err(format!(
+                        "two processes say they are rank {rank} (the second from {from})"
+                    )));
+                }
+                *slot = Some(s);
+            }
+            Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                if Instant::now() >= deadline {
+                    let missing: Vec<String> = peers
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, p)| p.is_none())
+                        .map(|(i, _)| (i + 1).to_string())
+                        .collect();
+                    return Err(dist_err(format!(
+                        "rank 0 waited {} s at {} and rank(s) {} never connected",
+                        env.timeout.as_secs(),
+                        env.master,
+                        missing.join(", ")
+                    )));
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            Err(e) => return Err(dist_err(format!("rank 0 accepting connections: {e}"))),
+        }
+    }
+    let peers: Vec<TcpStream> = peers.into_iter().flatten().collect();
+    for (i, s) in peers.iter().enumerate() {
+        (&*s)
+            .write_all(&MAGIC.to_le_bytes())
+            .map_err(|e| dist_err(format!("rank 0 acknowledging rank {}: {e}", i + 1)))?;
+    }
+    Ok(peers)
+}
+
+/// Any other rank: connects to rank 0 (retrying until it listens), says
+/// hello, waits for the acknowledgement.
+fn connect_root(env: &RankEnv) -> Result<TcpStream> {
+    let deadline = Instant::now() + env.timeout;
+    let addrs: Vec<_> = env
+        .master
+        .to_socket_addrs()
+        .map_err(|e| dist_err(format!("MASTER_ADDR:MASTER_PORT {}: {e}", env.master)))?
+        .collect();
+    let s = loop {
+        let tried = addrs
+            .iter()
+            .find_map(|a| TcpStream::connect_timeout(a, Duration::from_secs(1)).ok());
+        if let Some(s) = tried {
+            break s;
+        }
+        if Instant::now() >= deadline {
+            return Err(dist_err(format!(
+                "rank {} could not reach rank 0 at {} within {} s",
+                env.rank,
+                env.master,
+                env.timeout.as_secs()
+            )));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let fail = |e: std::io::Error| {
+        dist_err(format!(
+            "rank {} joining rank 0 at {}: {e}",
+            env.rank, env.master
+        ))
+    };
+    prepare(&s, env.timeout).map_err(fail)?;
+    let mut hello = Vec::with_capacity(24);
+    for w in [MAGIC, env.rank as u64, env.world as u64] {
+        hello.extend_from_slice(&w.to_le_bytes());
+    }
+    (&s).write_all(&hello).map_err(fail)?;
+    let mut ack = [0u8; 8];
+    (&s).read_exact(&mut ack).map_err(|e| {
+        dist_err(format!(
+            "rank {}: rank 0 at {} did not acknowledge ({e}): another rank may have failed",
+            env.rank, env.master
+        ))
+    })?;
+    if word(&ack) != MAGIC {
+        return Err(dist_err(format!(
+            "rank {}: {} is not a vertex rank 0",
+            env.rank, env.master
+        )));
+    }
+    Ok(s)
+}

@@ -1,0 +1,193 @@
+//! Ranks as threads of one process, joined over loopback TCP: the protocol,
+//! the partitioned generator and the BFS, without GPUs or a launcher.
+
+use std::net::TcpListener;
+use std::time::{Duration, Instant};
+
+use super::*;
+use crate::generate::Kronecker;
+use crate::graph::{build, BuildOptions};
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free loopback port")
+}
+
+fn env(rank: usize, world: usize, port: u16, timeout: Duration) -> RankEnv {
+    RankEnv {
+        rank,
+        world,
+        local_rank: rank,
+        master: format!("127.0.0.1:{port}"),
+        timeout,
+    }
+}
+
+/// `f` on every rank of a `world`-rank run (ranks listed in `ranks`; the
+/// others never start), each rank's result in rank order.
+fn run_ranks<T: Send + 'static>(
+    world: usize,
+    ranks: &[usize],
+    timeout: Duration,
+    f: impl Fn(Comm) -> crate::Result<T> + Send + Sync + Copy + 'static,
+) -> Vec<crate::Result<T>> {
+    let port = free_port();
+    let handles: Vec<_> = ranks
+        .iter()
+        .map(|&r| {
+            let e = env(r, world, port, timeout);
+            std::thread::spawn(move || Comm::connect(&e).and_then(f))
+        })
+        .collect();
+    handles
+        .into_iter()
+        .map(|h| h.join().expect("rank thread panicked"))
+        .collect()
+}
+
+/// The vertex of largest degree (a Kronecker graph's low ids may be isolated).
+fn hub(g: &crate::graph::Graph<u32>) -> u32 {
+    (0..g.num_vertices() as u32)
+        .max_by_key(|&v| g.csr().degree(v))
+        .unwrap_or(0)
+}
+
+#[test]
+fn collectives_carry_every_rank_s_data() {
+    for world in 1..=4 {
+        let out = run_ranks(
+            world,
+            &(0..world).collect::<Vec<_>>(),
+            Duration::from_secs(30),
+            |c| {
+                let r = c.rank() as u8;
+                let all = c.all_gather(&[r; 3])?;
+                let sent: Vec<Vec<u8>> = (0..c.world()).map(|d| vec![r, d as u8]).collect();
+                let got = c.all_to_all(sent)?;
+                let sum = c.all_reduce_sum(c.rank() as u64 + 1)?;
+                let min = c.all_reduce_min(10 + c.rank() as u64)?;
+                c.barrier()?;
+                Ok((all, got, sum, min))
+            },
+        );
+        for (r, o) in out.into_iter().enumerate() {
+            let (all, got, sum, min) = o.unwrap();
+            assert_eq!(
+                all,
+                (0..world).map(|s| vec![s as u8; 3]).collect::<Vec<_>>()
+            );
+            assert_eq!(
+                got,
+                (0..world)
+                    .map(|s| vec![s as u8, r as u8])
+                    .collect::<Vec<_>>()
+            );
+            assert_eq!(sum, (world * (world + 1) / 2) as u64);
+            assert_eq!(min, 10);
+        }
+    }
+}
+
+#[test]
+fn parts_union_is_the_one_process_graph_and_bfs_matches_the_oracle() {
+    let k = Kronecker::graph500(10, 16, 3);
+    let whole = build(&k.generate().unwrap(), BuildOptions::undirected()).unwrap();
+    let root = hub(&whole);
+    let want = crate::oracle::bfs_levels(whole.csr(), root);
+    assert!(want.iter().filter(|&&d| d != u32::MAX).count() > 500);
+    for world in [1usize, 2, 3, 4] {
+        let out = run_ranks(
+            world,
+            &(0..world).collect::<Vec<_>>(),
+            Duration::from_secs(60),
+            move |c| {
+                let k = Kronecker::graph500(10, 16, 3);
+                let g = kronecker_part(&k, &c)?;
+                let r = bfs(&g, &c, root)?;
+                let bad = validate_bfs(&g, &c, root, &r)?;
+                Ok((g, r, bad))
+            },
+        );
+        let mut depths = Vec::new();
+        for o in out {
+            let (g, r, bad) = o.unwrap();
+            assert_eq!(bad, 0, "world {world}");
+            for i in 0..g.rows() {
+                let v = g.first + i;
+                assert_eq!(
+                    g.neighbors(v),
+                    whole.csr().neighbors(v as u32),
+                    "world {world} v {v}"
+                );
+            }
+            assert_eq!(
+                r.reached,
+                want.iter().filter(|&&d| d != u32::MAX).count() as u64
+            );
+            depths.extend(r.depth);
+        }
+        assert_eq!(depths, want, "world {world}");
+    }
+}
+
+#[test]
+fn validation_catches_a_wrong_depth() {
+    let root = hub(&build(
+        &Kronecker::graph500(10, 16, 3).generate().unwrap(),
+        BuildOptions::undirected(),
+    )
+    .unwrap());
+    let out = run_ranks(2, &[0, 1], Duration::from_secs(60), move |c| {
+        let g = kronecker_part(&Kronecker::graph500(10, 16, 3), &c)?;
+        let mut r = bfs(&g, &c, root)?;
+        assert!(r.reached > 100);
+        if c.rank() == 1 {
+            if let Some(d) = r.depth.iter_mut().find(|d| **d != u32::MAX && **d > 1) {
+                *d += 2;
+            }
+        }
+        validate_bfs(&g, &c, root, &r)
+    });
+    for o in out {
+        assert!(o.unwrap() > 0);
+    }
+}
+
+#[test]
+fn a_missing_rank_ends_the_rendezvous_with_its_name() {
+    let t0 = Instant::now();
+    let out = run_ranks(3, &[0, 1], Duration::from_secs(2), |c| c.barrier());
+    assert!(t0.elapsed() < Duration::from_secs(30));
+    let e0 = out[0].as_ref().unwrap_err().to_string();
+    assert!(e0.contains("rank(s) 2 never connected"), "{e0}");
+    assert!(out[1].is_err());
+}
+
+#[test]
+fn a_rank_that_exits_ends_the_others() {
+    let t0 = Instant::now();
+    let out = run_ranks(3, &[0, 1, 2], Duration::from_secs(20), |c| {
+        c.barrier()?;
+        if c.rank() == 2 {
+            return Err(crate::Error::InvalidArgument("rank 2 gives up".into()));
+        }
+        c.barrier()
+    });
+    assert!(t0.elapsed() < Duration::from_secs(15), "{:?}", t0.elapsed());
+    let e0 = out[0].as_ref().unwrap_err().to_string();
+    assert!(e0.contains("rank 2") && e0.contains("closed"), "{e0}");
+    assert!(out[1].is_err());
+}
+
+#[test]
+fn a_rank_with_another_world_size_is_refused() {
+    let port = free_port();
+    let t = Duration::from_secs(10);
+    let root = std::thread::spawn(move || Comm::connect(&env(0, 2, port, t)).map(|_| ()));
+    let leaf = Comm::connect(&env(1, 3, port, t));
+    let e = root.join().unwrap().unwrap_err().to_string();
+    assert!(e.contains("WORLD_SIZE=3"), "{e}");
+    assert!(leaf.is_err());
+}
