@@ -11,9 +11,11 @@ mod common;
 mod compare;
 mod convert;
 mod demo;
+mod dist_bfs;
 mod gather;
 mod gen;
 mod info;
+mod launch;
 mod lcc;
 mod report;
 mod run;
@@ -55,8 +57,14 @@ pub enum Command {
     Bench(bench::BenchCommand),
     #[command(flatten)]
     Apsp(apsp::ApspCommand),
-    /// Breadth-first search: hop count from the source.
+    /// Breadth-first search: hop count from the source. Under `vertex launch`
+    /// (or RANK/WORLD_SIZE from another launcher) each rank generates its part
+    /// of a kron:S graph and the ranks search it together.
     Bfs(run::RunArgs),
+    /// Start N ranks of a distributed run on this host: `vertex launch -n 4 --
+    /// vertex bfs kron:20 --validate` (each process gets RANK, WORLD_SIZE,
+    /// LOCAL_RANK, MASTER_ADDR, MASTER_PORT as a cluster launcher sets them).
+    Launch(launch::LaunchArgs),
     /// Single-source shortest paths (integer or float weights). Integer weights must be non-negative; a file with a fractional or negative weight written as a float (e.g. -2.0) runs on float weights, which take negative weights (a graph with a negative cycle is refused, whether the source reaches it or not).
     Sssp(run::RunArgs),
     /// Connected components, weakly connected for directed inputs (edge lists are
@@ -110,7 +118,11 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::BenchCpu(a)) => bench_cpu::run(a),
         Some(Command::Bench(c)) => bench::run(c),
         Some(Command::Apsp(c)) => apsp::run(c),
-        Some(Command::Bfs(a)) => run::bfs_cmd(a),
+        Some(Command::Bfs(a)) => match runtime::dist::RankEnv::from_env()? {
+            Some(env) if env.world > 1 => dist_bfs::dist_bfs_cmd(a, env),
+            _ => run::bfs_cmd(a),
+        },
+        Some(Command::Launch(a)) => launch::run(a),
         Some(Command::Sssp(a)) => run::sssp_cmd(a),
         Some(Command::Cc(a)) => run::cc_cmd(a),
         Some(Command::Widest(a)) => run::widest_cmd(a),

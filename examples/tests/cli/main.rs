@@ -4,6 +4,7 @@
 mod bench_gap;
 mod first_hour;
 mod gap_commands;
+mod launch;
 mod run_front_end;
 mod schedules;
 mod small_inputs;

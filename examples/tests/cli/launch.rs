@@ -1,0 +1,95 @@
+//! `vertex launch -n N -- vertex bfs kron:S`: ranks as processes on this
+//! host, the same answer as one process, and a failing rank ending the run
+//! with its name instead of a hang.
+
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+fn vertex(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_vertex"))
+        .args(args)
+        .output()
+        .expect("the vertex binary runs")
+}
+
+fn json(out: &Output) -> serde_json::Value {
+    assert!(
+        out.status.success(),
+        "failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("rank 0's JSON on stdout")
+}
+
+#[test]
+fn ranks_find_what_one_process_finds() {
+    let exe = env!("CARGO_BIN_EXE_vertex");
+    let one = json(&vertex(&["bfs", "kron:12", "--backend", "cpu", "--json"]));
+    for n in ["1", "2", "3"] {
+        let out = vertex(&[
+            "launch",
+            "-n",
+            n,
+            "--",
+            exe,
+            "bfs",
+            "kron:12",
+            "--json",
+            "--validate",
+        ]);
+        let many = json(&out);
+        if n == "1" {
+            // One rank is a plain run (WORLD_SIZE=1).
+            assert_eq!(many["validated"], serde_json::Value::Bool(true), "{many}");
+        } else {
+            assert_eq!(many["valid"], serde_json::Value::Bool(true), "{many}");
+            assert_eq!(many["ranks"].as_u64(), Some(n.parse().unwrap()));
+        }
+        assert_eq!(many["source"], one["source"], "{many} vs {one}");
+        assert_eq!(many["reached"], one["reached"], "{many} vs {one}");
+    }
+}
+
+#[test]
+fn a_failing_rank_ends_the_run_with_its_name() {
+    let exe = env!("CARGO_BIN_EXE_vertex");
+    let t0 = Instant::now();
+    // Rank 1 exits before joining; rank 0 waits at most 2 s for it.
+    let script = format!("if [ \"$RANK\" = 1 ]; then exit 3; fi; exec {exe} bfs kron:10");
+    let out = vertex(&[
+        "launch",
+        "-n",
+        "2",
+        "--timeout",
+        "2",
+        "--",
+        "sh",
+        "-c",
+        &script,
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("rank 1 of 2 exited with status 3"), "{err}");
+    assert!(err.contains("never connected"), "{err}");
+    assert!(t0.elapsed() < Duration::from_secs(30));
+}
+
+#[test]
+fn ranks_refuse_what_they_cannot_split() {
+    let exe = env!("CARGO_BIN_EXE_vertex");
+    let out = vertex(&["launch", "-n", "2", "--", exe, "bfs", "grid:10x10"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("[rank 0] error:") && err.contains("kron:S"),
+        "{err}"
+    );
+    let bad = Command::new(exe)
+        .args(["bfs", "kron:10"])
+        .env("WORLD_SIZE", "2")
+        .env("RANK", "7")
+        .output()
+        .unwrap();
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("RANK=7 is out of range"));
+}
