@@ -51,6 +51,53 @@ fn ranks_find_what_one_process_finds() {
 }
 
 #[test]
+fn ranks_read_an_edge_list_by_parts_and_follow_its_directions() {
+    let exe = env!("CARGO_BIN_EXE_vertex");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("chain.el");
+    // A directed chain 0→1→…→299 plus shortcuts forward only, and a comment.
+    let mut text = String::from("# a directed test graph\n");
+    for v in 0..299 {
+        text.push_str(&format!("{v} {}\n", v + 1));
+        if v % 10 == 0 && v + 5 < 300 {
+            text.push_str(&format!("{v} {}\n", v + 5));
+        }
+    }
+    std::fs::write(&path, text).unwrap();
+    let p = path.to_str().unwrap();
+    for source in ["0", "150"] {
+        let one = json(&vertex(&[
+            "bfs",
+            p,
+            "-s",
+            source,
+            "--backend",
+            "cpu",
+            "--json",
+        ]));
+        let many = json(&vertex(&[
+            "launch",
+            "-n",
+            "3",
+            "--",
+            exe,
+            "bfs",
+            p,
+            "-s",
+            source,
+            "--json",
+            "--validate",
+        ]));
+        assert_eq!(many["valid"], serde_json::Value::Bool(true), "{many}");
+        assert_eq!(many["reached"], one["reached"], "{many} vs {one}");
+        assert_eq!(
+            many["levels"].as_u64(),
+            one["max_value"].as_u64().map(|d| d + 1)
+        );
+    }
+}
+
+#[test]
 fn a_failing_rank_ends_the_run_with_its_name() {
     let exe = env!("CARGO_BIN_EXE_vertex");
     let t0 = Instant::now();

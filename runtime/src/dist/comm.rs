@@ -166,6 +166,16 @@ impl Comm {
             .unwrap_or(x))
     }
 
+    /// The largest of every rank's `x`.
+    pub fn all_reduce_max(&self, x: u64) -> Result<u64> {
+        Ok(self
+            .all_gather(&x.to_le_bytes())?
+            .iter()
+            .map(|b| word(b))
+            .max()
+            .unwrap_or(x))
+    }
+
     /// Returns once every rank has called it.
     pub fn barrier(&self) -> Result<()> {
         self.all_gather(&[]).map(|_| ())

@@ -57,26 +57,37 @@ impl RankParts {
     }
 }
 
-/// One rank's rows of an undirected simple graph: `offsets`/`targets` of
-/// the vertices `first..first + offsets.len() - 1`, targets as global ids.
+/// One rank's rows: for each owned vertex, its in-neighbours (on an
+/// undirected graph, its neighbours), sorted, without repeats or self-loops.
+/// `offsets`/`targets` of the vertices `first..first + rows()`, targets as
+/// global ids. In-edges because the search pulls: an unvisited vertex looks
+/// for a parent among them.
 #[derive(Clone, Debug)]
 pub struct RankGraph {
     /// Vertices of the whole graph.
     pub num_vertices: usize,
-    /// Edges the generator drew over all ranks (Graph500 counts TEPS on these).
+    /// Edges of the input over all ranks (as drawn or as listed in the file;
+    /// Graph500 counts TEPS on the generator's).
     pub input_edges: u64,
+    /// Whether every edge goes both ways (generated graphs), or the input's
+    /// direction is kept (edge-list files, as the one-process commands read them).
+    pub symmetric: bool,
     /// The partition of the vertices.
     pub parts: RankParts,
     /// This rank's first vertex.
     pub first: usize,
+    /// The smallest vertex with an out-edge over all ranks (what the
+    /// one-process commands pick as the default source: on a file, self-loops
+    /// count, as they stay in its graph; on a generated graph they do not).
+    pub first_source: Option<u32>,
     /// CSR offsets of this rank's rows (`rows + 1` entries).
     pub offsets: Vec<u64>,
-    /// Neighbours, sorted and without repeats, per row.
+    /// In-neighbours, per row.
     pub targets: Vec<u32>,
 }
 
 impl RankGraph {
-    /// Neighbours of owned vertex `v` (a global id).
+    /// In-neighbours of owned vertex `v` (a global id).
     pub fn neighbors(&self, v: usize) -> &[u32] {
         let i = v - self.first;
         &self.targets[self.offsets[i] as usize..self.offsets[i + 1] as usize]
@@ -90,36 +101,79 @@ impl RankGraph {
 
 /// This rank's part of the Kronecker graph `k` as the CLI builds it
 /// (undirected, no self-loops, no repeated edges): the rank draws blocks
-/// `B·r/W .. B·(r+1)/W` of the generator's `B` edge blocks, sends each edge
-/// `u–v` to the owners of `u` and of `v` (one all-to-all), and builds the
-/// rows it received. The union over ranks is the one-process graph; no rank
-/// holds more than its rows and its own draw.
+/// `B·r/W .. B·(r+1)/W` of the generator's `B` edge blocks and routes them
+/// to their owners ([`route`]). The union over ranks is the one-process
+/// graph; no rank holds more than its rows and its own draw.
 pub fn kronecker_part(k: &Kronecker, comm: &Comm) -> Result<RankGraph> {
     let n = k.num_vertices()?;
     let (rank, world) = (comm.rank(), comm.world());
-    let parts = RankParts::new(n, world);
     let blocks = k.num_blocks()?;
-    let mine = blocks * rank / world..blocks * (rank + 1) / world;
     let perm = k.permutation()?;
-    let drawn = k.generate_blocks(mine, perm.as_deref())?;
+    let drawn = k.generate_blocks(
+        blocks * rank / world..blocks * (rank + 1) / world,
+        perm.as_deref(),
+    )?;
     drop(perm);
-    // Each edge both ways, to the owner of its source.
+    route(n, k.num_edges()? as u64, drawn, true, comm)
+}
+
+/// This rank's part of an edge-list file (`.el`/`.wel`, not gzip): it
+/// parses the lines starting in its byte range of the file
+/// ([`crate::formats::read_edge_list_part`]), the ranks agree on the vertex
+/// count (largest id + 1, or the `# Nodes:` header), and the edges go to
+/// their owners as directed edges, as the one-process commands read a file.
+pub fn edge_list_part(path: &std::path::Path, comm: &Comm) -> Result<RankGraph> {
+    let crate::formats::EdgeListPart {
+        edges,
+        max_id,
+        header_nodes: header,
+    } = crate::formats::read_edge_list_part(path, comm.rank(), comm.world())?;
+    let bound = max_id.map_or(0, |m| m as u64 + 1).max(header.unwrap_or(0));
+    let n = comm.all_reduce_max(bound)?;
+    let input = comm.all_reduce_sum(edges.len() as u64)?;
+    let n = usize::try_from(n)
+        .map_err(|_| Error::InvalidGraph(format!("{}: {n} vertices do not fit", path.display())))?;
+    route(n, input, edges, false, comm)
+}
+
+/// Sends each edge `u→v` (and `v→u` when `both_ways`; self-loops dropped) to
+/// the owner of its head, in one all-to-all, and builds the rows received:
+/// sorted in-neighbours without repeats.
+fn route(
+    n: usize,
+    input_edges: u64,
+    edges: Vec<[u32; 2]>,
+    both_ways: bool,
+    comm: &Comm,
+) -> Result<RankGraph> {
+    let (rank, world) = (comm.rank(), comm.world());
+    let parts = RankParts::new(n, world);
+    // Each message entry: (head, tail) — row `head` gets in-neighbour `tail`.
     let mut out: Vec<Vec<u8>> = vec![Vec::new(); world];
-    for &[u, v] in &drawn {
+    let mut send = |head: u32, tail: u32| {
+        let buf = &mut out[parts.owner(head)];
+        buf.extend_from_slice(&head.to_le_bytes());
+        buf.extend_from_slice(&tail.to_le_bytes());
+    };
+    let mut first_source = u64::MAX;
+    for &[u, v] in &edges {
         if u == v {
+            if !both_ways {
+                first_source = first_source.min(u as u64);
+            }
             continue;
         }
-        for (a, b) in [(u, v), (v, u)] {
-            let buf = &mut out[parts.owner(a)];
-            buf.extend_from_slice(&a.to_le_bytes());
-            buf.extend_from_slice(&b.to_le_bytes());
+        first_source = first_source.min(if both_ways { u.min(v) } else { u } as u64);
+        send(v, u);
+        if both_ways {
+            send(u, v);
         }
     }
-    drop(drawn);
+    drop(edges);
     let received = comm.all_to_all(out)?;
+    let first_source = u32::try_from(comm.all_reduce_min(first_source)?).ok();
     let range = parts.range(rank);
     let rows = range.len();
-    let mut degree = vec![0u64; rows + 1];
     let pairs = |buf: &[u8]| {
         buf.chunks_exact(8)
             .map(|c| {
@@ -129,6 +183,7 @@ pub fn kronecker_part(k: &Kronecker, comm: &Comm) -> Result<RankGraph> {
             .collect::<Vec<_>>()
     };
     let received: Vec<Vec<(u32, u32)>> = received.iter().map(|b| pairs(b)).collect();
+    let mut degree = vec![0u64; rows + 1];
     for &(a, _) in received.iter().flatten() {
         let i = (a as usize)
             .checked_sub(range.start)
@@ -153,7 +208,7 @@ pub fn kronecker_part(k: &Kronecker, comm: &Comm) -> Result<RankGraph> {
     }
     drop(received);
     // Sort and deduplicate each row, then close the gaps.
-    let mut kept: Vec<u64> = {
+    let kept: Vec<u64> = {
         let mut rows_of: Vec<&mut [u32]> = Vec::with_capacity(rows);
         let mut rest = targets.as_mut_slice();
         for i in 0..rows {
@@ -179,7 +234,7 @@ pub fn kronecker_part(k: &Kronecker, comm: &Comm) -> Result<RankGraph> {
     let mut offsets = Vec::with_capacity(rows + 1);
     offsets.push(0u64);
     let mut write = 0usize;
-    for (i, k) in kept.iter_mut().enumerate() {
+    for (i, k) in kept.iter().enumerate() {
         let start = degree[i] as usize;
         targets.copy_within(start..start + *k as usize, write);
         write += *k as usize;
@@ -189,9 +244,11 @@ pub fn kronecker_part(k: &Kronecker, comm: &Comm) -> Result<RankGraph> {
     targets.shrink_to_fit();
     Ok(RankGraph {
         num_vertices: n,
-        input_edges: k.num_edges()? as u64,
+        input_edges,
+        symmetric: both_ways,
         parts,
         first: range.start,
+        first_source,
         offsets,
         targets,
     })

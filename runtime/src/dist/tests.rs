@@ -31,13 +31,14 @@ fn run_ranks<T: Send + 'static>(
     world: usize,
     ranks: &[usize],
     timeout: Duration,
-    f: impl Fn(Comm) -> crate::Result<T> + Send + Sync + Copy + 'static,
+    f: impl Fn(Comm) -> crate::Result<T> + Send + Sync + Clone + 'static,
 ) -> Vec<crate::Result<T>> {
     let port = free_port();
     let handles: Vec<_> = ranks
         .iter()
         .map(|&r| {
             let e = env(r, world, port, timeout);
+            let f = f.clone();
             std::thread::spawn(move || Comm::connect(&e).and_then(f))
         })
         .collect();
@@ -190,4 +191,113 @@ fn a_rank_with_another_world_size_is_refused() {
     let e = root.join().unwrap().unwrap_err().to_string();
     assert!(e.contains("WORLD_SIZE=3"), "{e}");
     assert!(leaf.is_err());
+}
+
+/// A directed edge list with comments, blank lines, repeats and self-loops.
+fn edge_file(dir: &std::path::Path, weighted: bool) -> std::path::PathBuf {
+    let el = crate::generate::uniform(700, 2500, 9).unwrap();
+    let mut text = String::from("# Nodes: 705 (five isolated at the end)\n% a comment\n");
+    for (i, [u, v]) in el.edges.iter().enumerate() {
+        if i % 97 == 0 {
+            text.push_str("\n# between\n");
+        }
+        if weighted {
+            text.push_str(&format!("{u} {v} {}\n", i % 9 + 1));
+        } else {
+            text.push_str(&format!("{u}\t{v}\n"));
+        }
+        if i % 50 == 0 {
+            let w = if weighted { " 4" } else { "" };
+            text.push_str(&format!("{u} {u}{w}\n{u} {v}{w}\n"));
+        }
+    }
+    let p = dir.join(if weighted { "g.wel" } else { "g.el" });
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+#[test]
+fn edge_list_parts_tile_the_file_and_bfs_follows_edge_directions() {
+    let dir = tempfile::tempdir().unwrap();
+    for weighted in [false, true] {
+        let path = edge_file(dir.path(), weighted);
+        let opts = crate::formats::ReadOptions {
+            ignore_weights: true,
+        };
+        let el = crate::formats::read_edges::<u32>(&path, opts)
+            .unwrap()
+            .edges;
+        let whole = build(
+            &el,
+            BuildOptions {
+                dedup: true,
+                remove_self_loops: true,
+                ..BuildOptions::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(whole.num_vertices(), 705);
+        let root = hub(&whole);
+        let want = crate::oracle::bfs_levels(whole.csr(), root);
+        for world in [1usize, 2, 3, 4] {
+            let p = path.clone();
+            let out = run_ranks(
+                world,
+                &(0..world).collect::<Vec<_>>(),
+                Duration::from_secs(60),
+                move |c| {
+                    let g = edge_list_part(&p, &c)?;
+                    let r = bfs(&g, &c, root)?;
+                    let bad = validate_bfs(&g, &c, root, &r)?;
+                    Ok((g, r, bad))
+                },
+            );
+            let mut depths = Vec::new();
+            for o in out {
+                let (g, r, bad) = o.unwrap();
+                assert_eq!(bad, 0);
+                assert!(!g.symmetric);
+                assert_eq!(g.num_vertices, 705);
+                for i in 0..g.rows() {
+                    let v = g.first + i;
+                    assert_eq!(
+                        g.neighbors(v),
+                        whole.csc().neighbors(v as u32),
+                        "world {world} v {v}"
+                    );
+                }
+                depths.extend(r.depth);
+            }
+            assert_eq!(depths, want, "world {world}");
+        }
+    }
+}
+
+#[test]
+fn a_bad_line_is_named_by_the_rank_that_reads_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::new();
+    for i in 0..400 {
+        text.push_str(&format!("{} {}\n", i, (i * 7) % 400));
+    }
+    text.push_str("12 x\n");
+    let path = dir.path().join("bad.el");
+    std::fs::write(&path, text).unwrap();
+    let p = path.clone();
+    let out = run_ranks(3, &[0, 1, 2], Duration::from_secs(20), move |c| {
+        edge_list_part(&p, &c).map(|_| ())
+    });
+    let errs: Vec<String> = out
+        .iter()
+        .filter_map(|o| o.as_ref().err())
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errs.iter().any(|e| e.contains("bad.el:401:")), "{errs:?}");
+    assert_eq!(errs.len(), 3, "every rank ends: {errs:?}");
+    let gz = dir.path().join("g.el.gz");
+    std::fs::write(&gz, b"0 1\n").unwrap();
+    let e = crate::formats::read_edge_list_part(&gz, 0, 2)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("gzip"), "{e}");
 }

@@ -136,6 +136,56 @@ pub(super) fn parse<W: Weight>(
     })
 }
 
+/// The first line start at or after byte `pos` (a line belongs to the part
+/// whose byte range holds its first byte).
+fn line_start_at(b: &[u8], pos: usize) -> usize {
+    if pos == 0 || pos >= b.len() {
+        return pos.min(b.len());
+    }
+    if b[pos - 1] == b'\n' {
+        return pos;
+    }
+    b[pos..]
+        .iter()
+        .position(|&c| c == b'\n')
+        .map_or(b.len(), |p| pos + p + 1)
+}
+
+/// Part `part` of `parts` of an edge list held in `b`: the lines whose first
+/// byte lies in `len·part/parts .. len·(part+1)/parts`, parsed as [`parse`]
+/// parses them (weights skipped), with the same `file:line` errors, and the
+/// `# Nodes:` count of the header (every part reads the header: it is the
+/// file's first lines).
+pub(super) fn parse_part(
+    b: &[u8],
+    path: &Path,
+    has_weight: bool,
+    part: usize,
+    parts: usize,
+) -> Result<super::EdgeListPart> {
+    let nodes = header_nodes(b).map_err(|e| e.into_error(b, path))?;
+    let parts = parts.max(1);
+    let cut = |k: usize| line_start_at(b, ((b.len() as u128 * k as u128) / parts as u128) as usize);
+    let (start, end) = (cut(part), cut(part + 1));
+    let mine = &b[..end];
+    let chunks = split_lines(mine, start, chunk_target(end - start));
+    let opts = ReadOptions {
+        ignore_weights: true,
+    };
+    let bar = ProgressBar::hidden();
+    let got = par_chunks(&chunks, &bar, |_, r| {
+        chunk::<u32>(mine, r, has_weight, opts)
+    })
+    .map_err(|e| e.into_error(b, path))?;
+    let max_id = got.iter().filter_map(|p| p.max_id).max();
+    let (edges, _) = concat(got, false);
+    Ok(super::EdgeListPart {
+        edges,
+        max_id,
+        header_nodes: nodes,
+    })
+}
+
 pub(super) fn probe(b: &[u8], has_weight: bool) -> Result<ProbeInfo, Bad> {
     let nodes = header_nodes(b)?;
     let p = chunk::<f64>(b, 0..b.len(), has_weight, ReadOptions::default())?;

@@ -262,6 +262,57 @@ pub fn read_edges<W: Weight>(path: &Path, opts: ReadOptions) -> Result<Parsed<W>
     parse_plain(format, &input, path, opts)
 }
 
+/// What [`read_edge_list_part`] read.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EdgeListPart {
+    /// The part's edges, as listed.
+    pub edges: Vec<[u32; 2]>,
+    /// The largest vertex id in them (`None`: no edge).
+    pub max_id: Option<u32>,
+    /// The vertex count of the file's `# Nodes:` header, if any.
+    pub header_nodes: Option<u64>,
+}
+
+/// One part of a plain (not gzip) `.el`/`.wel` file for a run over several
+/// ranks: the lines whose first byte lies in the part's byte range
+/// (`len·part/parts ..`), so that the parts tile the file and each rank
+/// reads only its bytes (weights skipped). Errors name the file and line as
+/// [`read_edges`]'s do.
+pub fn read_edge_list_part(path: &Path, part: usize, parts: usize) -> Result<EdgeListPart> {
+    let (format, gz_name) = Format::from_path(path)?;
+    let has_weight = match format {
+        Format::EdgeList => false,
+        Format::WeightedEdgeList => true,
+        _ => {
+            return Err(Error::format(
+                path,
+                "a run over several ranks reads edge lists (.el, .wel) by byte ranges; convert this file first (`vertex convert`)",
+            ))
+        }
+    };
+    if gz_name {
+        return Err(Error::format(
+            path,
+            "a gzip stream cannot be split by byte ranges: decompress it for a run over several ranks",
+        ));
+    }
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    if file.metadata().map_err(|e| Error::io(path, e))?.len() == 0 {
+        return Ok(EdgeListPart::default());
+    }
+    // SAFETY: as in `compress::load`: a read-only map, alive while this part is
+    // parsed, whose bytes are only parsed (every value range-checked). Not
+    // populated: each rank touches the pages of its own range (and the header).
+    let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io(path, e))?;
+    if compress::is_gzip(&map) {
+        return Err(Error::format(
+            path,
+            "gzip data cannot be split by byte ranges: decompress it for a run over several ranks",
+        ));
+    }
+    edgelist::parse_part(&map, path, has_weight, part, parts)
+}
+
 /// Parses an in-memory file of the given format; gzip data (by magic bytes) is
 /// decompressed first. `name` is used in error messages only.
 pub fn parse_edges<W: Weight>(
