@@ -11,7 +11,7 @@ mod common;
 mod compare;
 mod convert;
 mod demo;
-mod dist_bfs;
+mod dist_run;
 mod gather;
 mod gen;
 mod info;
@@ -119,12 +119,15 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Bench(c)) => bench::run(c),
         Some(Command::Apsp(c)) => apsp::run(c),
         Some(Command::Bfs(a)) => match runtime::dist::RankEnv::from_env()? {
-            Some(env) if env.world > 1 => dist_bfs::dist_bfs_cmd(a, env),
+            Some(env) if env.world > 1 => dist_run::dist_bfs_cmd(a, env),
             _ => run::bfs_cmd(a),
         },
         Some(Command::Launch(a)) => launch::run(a),
         Some(Command::Sssp(a)) => run::sssp_cmd(a),
-        Some(Command::Cc(a)) => run::cc_cmd(a),
+        Some(Command::Cc(a)) => match runtime::dist::RankEnv::from_env()? {
+            Some(env) if env.world > 1 => dist_run::dist_cc_cmd(a.run, env),
+            _ => run::cc_cmd(a),
+        },
         Some(Command::Widest(a)) => run::widest_cmd(a),
         Some(Command::Pr(a)) => gather::pr_cmd(a),
         Some(Command::Kcore(a)) => gather::kcore_cmd(a),

@@ -98,6 +98,44 @@ fn ranks_read_an_edge_list_by_parts_and_follow_its_directions() {
 }
 
 #[test]
+fn ranks_count_the_components_one_process_counts() {
+    let exe = env!("CARGO_BIN_EXE_vertex");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("pieces.el");
+    // Directed pieces: weak components join them whatever the direction.
+    let mut text = String::new();
+    for v in 0..500u32 {
+        if v % 7 != 0 {
+            text.push_str(&format!("{} {v}\n", v + 1));
+        }
+    }
+    std::fs::write(&path, text).unwrap();
+    for g in [path.to_str().unwrap(), "kron:12"] {
+        let one = json(&vertex(&["cc", g, "--backend", "cpu", "--json"]));
+        let many = json(&vertex(&[
+            "launch",
+            "-n",
+            "3",
+            "--",
+            exe,
+            "cc",
+            g,
+            "--json",
+            "--validate",
+        ]));
+        assert_eq!(many["valid"], serde_json::Value::Bool(true), "{many}");
+        assert_eq!(
+            many["components"], one["components"],
+            "{g}: {many} vs {one}"
+        );
+        assert_eq!(
+            many["largest"], one["largest_component"],
+            "{g}: {many} vs {one}"
+        );
+    }
+}
+
+#[test]
 fn a_failing_rank_ends_the_run_with_its_name() {
     let exe = env!("CARGO_BIN_EXE_vertex");
     let t0 = Instant::now();

@@ -19,14 +19,17 @@
 //!   level pulls from the frontier bitmap for the rank's unvisited vertices,
 //!   then the ranks all-gather their slices of the next frontier, as the
 //!   one-process multi-GPU engine does), and Graph500's checks of its result
-//!   on the distributed graph.
+//!   on the distributed graph; [`components`]: label propagation with pointer
+//!   jumping on replicated labels.
 
 mod bfs;
+mod cc;
 mod comm;
 mod env;
 mod part;
 
 pub use bfs::{bfs, validate_bfs, RankBfs};
+pub use cc::{components, validate_components, RankCc};
 pub use comm::Comm;
 pub use env::RankEnv;
 pub use part::{edge_list_part, kronecker_part, RankGraph, RankParts};

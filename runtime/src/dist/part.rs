@@ -121,8 +121,10 @@ pub fn kronecker_part(k: &Kronecker, comm: &Comm) -> Result<RankGraph> {
 /// parses the lines starting in its byte range of the file
 /// ([`crate::formats::read_edge_list_part`]), the ranks agree on the vertex
 /// count (largest id + 1, or the `# Nodes:` header), and the edges go to
-/// their owners as directed edges, as the one-process commands read a file.
-pub fn edge_list_part(path: &std::path::Path, comm: &Comm) -> Result<RankGraph> {
+/// their owners as directed edges, as the one-process commands read a file
+/// (`both_ways`: and reversed too, for programs on the undirected graph,
+/// such as components).
+pub fn edge_list_part(path: &std::path::Path, comm: &Comm, both_ways: bool) -> Result<RankGraph> {
     let crate::formats::EdgeListPart {
         edges,
         max_id,
@@ -133,7 +135,7 @@ pub fn edge_list_part(path: &std::path::Path, comm: &Comm) -> Result<RankGraph> 
     let input = comm.all_reduce_sum(edges.len() as u64)?;
     let n = usize::try_from(n)
         .map_err(|_| Error::InvalidGraph(format!("{}: {n} vertices do not fit", path.display())))?;
-    route(n, input, edges, false, comm)
+    route(n, input, edges, both_ways, comm)
 }
 
 /// Sends each edge `u→v` (and `v→u` when `both_ways`; self-loops dropped) to
