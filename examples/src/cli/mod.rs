@@ -129,7 +129,10 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             _ => run::cc_cmd(a),
         },
         Some(Command::Widest(a)) => run::widest_cmd(a),
-        Some(Command::Pr(a)) => gather::pr_cmd(a),
+        Some(Command::Pr(a)) => match runtime::dist::RankEnv::from_env()? {
+            Some(env) if env.world > 1 => dist_run::dist_pr_cmd(a, env),
+            _ => gather::pr_cmd(a),
+        },
         Some(Command::Kcore(a)) => gather::kcore_cmd(a),
         Some(Command::Bc(a)) => bc::bc_cmd(a),
         Some(Command::PrDelta(a)) => gather::pr_delta_cmd(a),

@@ -136,6 +136,27 @@ fn ranks_count_the_components_one_process_counts() {
 }
 
 #[test]
+fn ranks_run_pagerank_as_one_process_does() {
+    let exe = env!("CARGO_BIN_EXE_vertex");
+    for extra in [&[][..], &["--symmetrize"][..]] {
+        let mut one_args = vec!["pr", "kron:12", "--backend", "cpu", "--json"];
+        one_args.extend_from_slice(extra);
+        let one = json(&vertex(&one_args));
+        let mut args = vec!["launch", "-n", "3", "--", exe, "pr", "kron:12", "--json"];
+        args.extend_from_slice(extra);
+        let many = json(&vertex(&args));
+        assert_eq!(many["rounds"], one["rounds"], "{many} vs {one}");
+        assert_eq!(many["top_vertex"], one["top_vertex"], "{many} vs {one}");
+        let close =
+            |k: &str, l: &str| (many[k].as_f64().unwrap() - one[l].as_f64().unwrap()).abs() < 1e-12;
+        assert!(
+            close("top_rank", "top_rank") && close("sum", "rank_sum"),
+            "{many} vs {one}"
+        );
+    }
+}
+
+#[test]
 fn a_failing_rank_ends_the_run_with_its_name() {
     let exe = env!("CARGO_BIN_EXE_vertex");
     let t0 = Instant::now();

@@ -20,18 +20,21 @@
 //!   then the ranks all-gather their slices of the next frontier, as the
 //!   one-process multi-GPU engine does), and Graph500's checks of its result
 //!   on the distributed graph; [`components`]: label propagation with pointer
-//!   jumping on replicated labels.
+//!   jumping on replicated labels; [`pagerank`]: gapbs's PageRank, pulled,
+//!   contributions all-gathered each round.
 
 mod bfs;
 mod cc;
 mod comm;
 mod env;
+mod pagerank;
 mod part;
 
 pub use bfs::{bfs, validate_bfs, RankBfs};
 pub use cc::{components, validate_components, RankCc};
 pub use comm::Comm;
 pub use env::RankEnv;
+pub use pagerank::{out_degrees, pagerank, RankPageRank};
 pub use part::{edge_list_part, kronecker_part, RankGraph, RankParts};
 
 #[cfg(test)]

@@ -104,7 +104,10 @@ impl RankGraph {
 /// `B·r/W .. B·(r+1)/W` of the generator's `B` edge blocks and routes them
 /// to their owners ([`route`]). The union over ranks is the one-process
 /// graph; no rank holds more than its rows and its own draw.
-pub fn kronecker_part(k: &Kronecker, comm: &Comm) -> Result<RankGraph> {
+///
+/// `both_ways: false` keeps the edges as drawn (directed, loops and repeats
+/// dropped): the graph `vertex pr kron:S` runs on, as gapbs's `pr` does.
+pub fn kronecker_part(k: &Kronecker, comm: &Comm, both_ways: bool) -> Result<RankGraph> {
     let n = k.num_vertices()?;
     let (rank, world) = (comm.rank(), comm.world());
     let blocks = k.num_blocks()?;
@@ -114,7 +117,7 @@ pub fn kronecker_part(k: &Kronecker, comm: &Comm) -> Result<RankGraph> {
         perm.as_deref(),
     )?;
     drop(perm);
-    route(n, k.num_edges()? as u64, drawn, true, comm)
+    route(n, k.num_edges()? as u64, drawn, both_ways, comm)
 }
 
 /// This rank's part of an edge-list file (`.el`/`.wel`, not gzip): it

@@ -105,7 +105,7 @@ fn parts_union_is_the_one_process_graph_and_bfs_matches_the_oracle() {
             Duration::from_secs(60),
             move |c| {
                 let k = Kronecker::graph500(10, 16, 3);
-                let g = kronecker_part(&k, &c)?;
+                let g = kronecker_part(&k, &c, true)?;
                 let r = bfs(&g, &c, root)?;
                 let bad = validate_bfs(&g, &c, root, &r)?;
                 Ok((g, r, bad))
@@ -141,7 +141,7 @@ fn validation_catches_a_wrong_depth() {
     )
     .unwrap());
     let out = run_ranks(2, &[0, 1], Duration::from_secs(60), move |c| {
-        let g = kronecker_part(&Kronecker::graph500(10, 16, 3), &c)?;
+        let g = kronecker_part(&Kronecker::graph500(10, 16, 3), &c, true)?;
         let mut r = bfs(&g, &c, root)?;
         assert!(r.reached > 100);
         if c.rank() == 1 {
@@ -350,10 +350,75 @@ fn components_over_ranks_equal_the_oracle() {
             .csr(),
     );
     let out = run_ranks(3, &[0, 1, 2], Duration::from_secs(60), move |c| {
-        let g = kronecker_part(&Kronecker::graph500(11, 8, 4), &c)?;
+        let g = kronecker_part(&Kronecker::graph500(11, 8, 4), &c, true)?;
         components(&g, &c)
     });
     for o in out {
         assert_eq!(o.unwrap().labels, want);
+    }
+}
+
+#[test]
+fn pagerank_over_ranks_equals_the_oracle() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = edge_file(dir.path(), false);
+    let el = crate::formats::read_edges::<u32>(&path, Default::default())
+        .unwrap()
+        .edges;
+    let simple = BuildOptions {
+        dedup: true,
+        remove_self_loops: true,
+        ..BuildOptions::default()
+    };
+    let directed = build(&el, simple).unwrap();
+    let (want, rounds) = crate::oracle::pagerank(directed.csr(), 0.85, 1e-4, 20);
+    let k = Kronecker::graph500(10, 16, 3);
+    let kron = build(&k.generate().unwrap(), simple).unwrap();
+    let (want_k, rounds_k) = crate::oracle::pagerank(kron.csr(), 0.85, 1e-4, 20);
+    for world in [1usize, 2, 3, 4] {
+        let p = path.clone();
+        let out = run_ranks(
+            world,
+            &(0..world).collect::<Vec<_>>(),
+            Duration::from_secs(60),
+            move |c| {
+                let file = pagerank(&edge_list_part(&p, &c, false)?, &c, 0.85, 1e-4, 20)?;
+                let gen = pagerank(
+                    &kronecker_part(&Kronecker::graph500(10, 16, 3), &c, false)?,
+                    &c,
+                    0.85,
+                    1e-4,
+                    20,
+                )?;
+                Ok((file, gen))
+            },
+        );
+        let (mut got, mut got_k) = (Vec::new(), Vec::new());
+        for o in out {
+            let (file, gen) = o.unwrap();
+            assert_eq!(
+                (file.rounds, gen.rounds),
+                (rounds, rounds_k),
+                "world {world}"
+            );
+            got.extend(file.ranks);
+            got_k.extend(gen.ranks);
+        }
+        let err = |a: &[f64], b: &[f64]| {
+            a.iter()
+                .zip(b)
+                .map(|(x, y)| (x - y).abs())
+                .fold(0.0, f64::max)
+        };
+        assert!(
+            err(&got, &want) < 1e-12,
+            "world {world}: {}",
+            err(&got, &want)
+        );
+        assert!(
+            err(&got_k, &want_k) < 1e-12,
+            "world {world}: {}",
+            err(&got_k, &want_k)
+        );
     }
 }
