@@ -42,7 +42,7 @@ pub fn bfs(g: &RankGraph, comm: &Comm, root: u32) -> Result<RankBfs> {
     let t0 = Instant::now();
     let mut exchange = Duration::ZERO;
     let words = g.parts.words();
-    let mine = g.parts.word_range(comm.rank());
+    let mine = g.parts.word_range(comm.rank()).len();
     let rows = g.rows();
     let mut depth = vec![UNREACHED; rows];
     let mut frontier = vec![0u64; words];
@@ -76,27 +76,11 @@ pub fn bfs(g: &RankGraph, comm: &Comm, root: u32) -> Result<RankBfs> {
                 bits
             })
             .collect();
-        debug_assert_eq!(next.len(), mine.len());
+        debug_assert_eq!(next.len(), mine);
         let t = Instant::now();
-        let bytes: Vec<u8> = next.iter().flat_map(|w| w.to_le_bytes()).collect();
-        let slices = comm.all_gather(&bytes)?;
+        comm.all_gather_into(&next, |r| g.parts.word_range(r), &mut frontier, "frontier")?;
         exchange += t.elapsed();
-        let mut found = 0u64;
-        for (r, s) in slices.iter().enumerate() {
-            let range = g.parts.word_range(r);
-            if s.len() != range.len() * 8 {
-                return Err(Error::InvalidArgument(format!(
-                    "distributed run: rank {r} sent {} bytes of frontier for {} words",
-                    s.len(),
-                    range.len()
-                )));
-            }
-            for (w, c) in range.zip(s.chunks_exact(8)) {
-                let x = u64::from_le_bytes(c.try_into().unwrap_or([0; 8]));
-                frontier[w] = x;
-                found += x.count_ones() as u64;
-            }
-        }
+        let found: u64 = frontier.iter().map(|w| w.count_ones() as u64).sum();
         level += 1;
         if found == 0 {
             break;

@@ -59,25 +59,9 @@ pub fn components(g: &RankGraph, comm: &Comm) -> Result<RankCc> {
             })
             .collect();
         let t = Instant::now();
-        let bytes: Vec<u8> = mine.iter().flat_map(|x| x.to_le_bytes()).collect();
-        let slices = comm.all_gather(&bytes)?;
+        let mut changed =
+            comm.all_gather_into(&mine, |r| g.parts.range(r), &mut labels, "labels")?;
         exchange += t.elapsed();
-        let mut changed = false;
-        for (r, s) in slices.iter().enumerate() {
-            let range = g.parts.range(r);
-            if s.len() != range.len() * 4 {
-                return Err(Error::InvalidArgument(format!(
-                    "distributed run: rank {r} sent {} bytes of labels for {} vertices",
-                    s.len(),
-                    range.len()
-                )));
-            }
-            for (v, c) in range.zip(s.chunks_exact(4)) {
-                let x = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-                changed |= x != labels[v];
-                labels[v] = x;
-            }
-        }
         // Shortcut to a fixed point: l[v] <- l[l[v]].
         loop {
             let l = &labels;

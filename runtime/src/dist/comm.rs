@@ -147,33 +147,69 @@ impl Comm {
         }
     }
 
-    /// The sum of every rank's `x`.
-    pub fn all_reduce_sum(&self, x: u64) -> Result<u64> {
+    /// Every rank's `x`, in rank order.
+    fn all_words(&self, x: u64) -> Result<Vec<u64>> {
         Ok(self
             .all_gather(&x.to_le_bytes())?
             .iter()
             .map(|b| word(b))
-            .sum())
+            .collect())
+    }
+
+    /// The sum of every rank's `x`.
+    pub fn all_reduce_sum(&self, x: u64) -> Result<u64> {
+        Ok(self.all_words(x)?.into_iter().sum())
     }
 
     /// The smallest of every rank's `x`.
     pub fn all_reduce_min(&self, x: u64) -> Result<u64> {
-        Ok(self
-            .all_gather(&x.to_le_bytes())?
-            .iter()
-            .map(|b| word(b))
-            .min()
-            .unwrap_or(x))
+        Ok(self.all_words(x)?.into_iter().min().unwrap_or(x))
     }
 
     /// The largest of every rank's `x`.
     pub fn all_reduce_max(&self, x: u64) -> Result<u64> {
+        Ok(self.all_words(x)?.into_iter().max().unwrap_or(x))
+    }
+
+    /// The sum of every rank's `x`, added in rank order (the same bits on
+    /// every rank, so every rank takes the same decision on it).
+    pub fn all_reduce_sum_f64(&self, x: f64) -> Result<f64> {
         Ok(self
-            .all_gather(&x.to_le_bytes())?
-            .iter()
-            .map(|b| word(b))
-            .max()
-            .unwrap_or(x))
+            .all_words(x.to_bits())?
+            .into_iter()
+            .map(f64::from_bits)
+            .sum())
+    }
+
+    /// Every rank's slice `mine` of a per-vertex (or per-word) array, written
+    /// into `global` at the index ranges `range(r)`; returns whether any entry
+    /// changed. `what` names the array in the error a wrong-sized slice gets.
+    pub fn all_gather_into<T: bytemuck::Pod + PartialEq>(
+        &self,
+        mine: &[T],
+        range: impl Fn(usize) -> std::ops::Range<usize>,
+        global: &mut [T],
+        what: &str,
+    ) -> Result<bool> {
+        let size = std::mem::size_of::<T>();
+        let slices = self.all_gather(bytemuck::cast_slice(mine))?;
+        let mut changed = false;
+        for (r, s) in slices.iter().enumerate() {
+            let range = range(r);
+            if s.len() != range.len() * size || range.end > global.len() {
+                return Err(dist_err(format!(
+                    "rank {r} sent {} bytes of {what} for {} entries",
+                    s.len(),
+                    range.len()
+                )));
+            }
+            for (g, c) in global[range].iter_mut().zip(s.chunks_exact(size)) {
+                let x: T = bytemuck::pod_read_unaligned(c);
+                changed |= *g != x;
+                *g = x;
+            }
+        }
+        Ok(changed)
     }
 
     /// Returns once every rank has called it.

@@ -75,30 +75,14 @@ pub fn pagerank(
     let (mut rounds, mut change) = (0u32, f64::INFINITY);
     while rounds < max_rounds {
         rounds += 1;
-        let mine: Vec<u8> = ranks
+        let mine: Vec<f32> = ranks
             .iter()
             .zip(&deg)
-            .flat_map(|(&r, &d)| {
-                let c = if d > 0 { (r / d as f64) as f32 } else { 0.0 };
-                c.to_le_bytes()
-            })
+            .map(|(&r, &d)| if d > 0 { (r / d as f64) as f32 } else { 0.0 })
             .collect();
         let t = Instant::now();
-        let slices = comm.all_gather(&mine)?;
+        comm.all_gather_into(&mine, |r| g.parts.range(r), &mut contrib, "contributions")?;
         exchange += t.elapsed();
-        for (r, s) in slices.iter().enumerate() {
-            let range = g.parts.range(r);
-            if s.len() != range.len() * 4 {
-                return Err(Error::InvalidArgument(format!(
-                    "distributed run: rank {r} sent {} bytes of contributions for {} vertices",
-                    s.len(),
-                    range.len()
-                )));
-            }
-            for (v, c) in range.zip(s.chunks_exact(4)) {
-                contrib[v] = f32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-            }
-        }
         let c = &contrib;
         let local: f64 = ranks
             .par_iter_mut()
@@ -116,11 +100,7 @@ pub fn pagerank(
             })
             .sum();
         let t = Instant::now();
-        change = comm
-            .all_gather(&local.to_le_bytes())?
-            .iter()
-            .map(|b| f64::from_le_bytes(b[..8].try_into().unwrap_or([0; 8])))
-            .sum();
+        change = comm.all_reduce_sum_f64(local)?;
         exchange += t.elapsed();
         if change < tolerance {
             break;

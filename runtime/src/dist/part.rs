@@ -102,7 +102,7 @@ impl RankGraph {
 /// This rank's part of the Kronecker graph `k` as the CLI builds it
 /// (undirected, no self-loops, no repeated edges): the rank draws blocks
 /// `B·r/W .. B·(r+1)/W` of the generator's `B` edge blocks and routes them
-/// to their owners ([`route`]). The union over ranks is the one-process
+/// to their owners (one all-to-all). The union over ranks is the one-process
 /// graph; no rank holds more than its rows and its own draw.
 ///
 /// `both_ways: false` keeps the edges as drawn (directed, loops and repeats

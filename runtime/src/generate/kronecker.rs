@@ -164,7 +164,7 @@ impl Kronecker {
         })
     }
 
-    /// Number of independently seeded edge blocks ([`BLOCK`] edges each, the
+    /// Number of independently seeded edge blocks (16,384 edges each, the
     /// last one possibly shorter).
     pub fn num_blocks(&self) -> Result<usize> {
         Ok(self.num_edges()?.div_ceil(BLOCK))
