@@ -312,7 +312,9 @@ fn accept_all(env: &RankEnv) -> Result<Vec<TcpStream>> {
             Ok((s, from)) => {
                 let hello = (|| -> std::io::Result<[u64; 3]> {
                     s.set_nonblocking(false)?;
-                    prepare(&s, env.timeout)?;
+                    // A connection that says nothing (not one of ours) may not
+                    // hold up the others for the whole run's deadline.
+                    prepare(&s, env.timeout.min(Duration::from_secs(10)))?;
                     let mut b = [0u8; 24];
                     (&s).read_exact(&mut b)?;
                     let w = |i: usize| word(&b[8 * i..8 * i + 8]);
@@ -337,6 +339,9 @@ fn accept_all(env: &RankEnv) -> Result<Vec<TcpStream>> {
                     .ok_or_else(|| {
                         dist_err(format!("a process at {from} says it is rank {rank}"))
                     })?;
+                prepare(&s, env.timeout).map_err(|e| {
+                    dist_err(format!("rank 0 setting up rank {rank}'s socket: {e}"))
+                })?;
                 if slot.is_some() {
                     return Err(dist_err(format!(
                         "two processes say they are rank {rank} (the second from {from})"
