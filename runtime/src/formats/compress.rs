@@ -56,24 +56,37 @@ pub(crate) fn bytes_bar(len: u64, msg: &str) -> ProgressBar {
     }
 }
 
-/// Reads `path` into memory; gzip data (by magic bytes) is decompressed. A name
-/// ending in `.gz` whose content is not gzip is an error rather than a guess.
-pub(crate) fn load(path: &Path, gz_name: bool) -> Result<Input> {
+/// `path` mapped read-only, and its length (`None`: an empty file, which
+/// cannot be mapped). `populate` reads every page in now (a whole-file parse);
+/// without it only the pages a reader touches are read (one rank's part).
+pub(crate) fn map(path: &Path, populate: bool) -> Result<Option<(Mmap, u64)>> {
     let file = File::open(path).map_err(|e| Error::io(path, e))?;
     let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
     if len == 0 {
-        if gz_name {
-            return Err(Error::format(path, "empty file is not a gzip stream"));
-        }
-        return Ok(Input::Empty);
+        return Ok(None);
+    }
+    let mut opts = memmap2::MmapOptions::new();
+    if populate {
+        opts.populate();
     }
     // SAFETY: `Mmap::map` is unsafe because another process could change the file
     // while it is mapped, changing bytes behind a `&[u8]`. The map is read-only, it
     // lives only while this file is parsed, and the bytes are only parsed (every value
     // is range-checked), never trusted as pointers or lengths; modifying an input file
     // while vertex reads it is unsupported, as for any reader.
-    let map = unsafe { memmap2::MmapOptions::new().populate().map(&file) }
-        .map_err(|e| Error::io(path, e))?;
+    let map = unsafe { opts.map(&file) }.map_err(|e| Error::io(path, e))?;
+    Ok(Some((map, len)))
+}
+
+/// Reads `path` into memory; gzip data (by magic bytes) is decompressed. A name
+/// ending in `.gz` whose content is not gzip is an error rather than a guess.
+pub(crate) fn load(path: &Path, gz_name: bool) -> Result<Input> {
+    let Some((map, len)) = map(path, true)? else {
+        if gz_name {
+            return Err(Error::format(path, "empty file is not a gzip stream"));
+        }
+        return Ok(Input::Empty);
+    };
     if is_gzip(&map) {
         let bar = bytes_bar(len, "inflating");
         let out = gunzip(&map, path, &bar)?;

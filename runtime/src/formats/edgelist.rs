@@ -11,7 +11,8 @@ use std::path::Path;
 use indicatif::ProgressBar;
 
 use super::text::{
-    chunk_target, concat, par_chunks, push_u64, push_weight, split_lines, Bad, Part, Scanner,
+    chunk_target, concat, line_start_at, par_chunks, push_u64, push_weight, split_lines, Bad, Part,
+    Scanner,
 };
 use super::write::write_rows;
 use super::{kind_from_tokens, Parsed, ProbeInfo, ReadOptions};
@@ -109,6 +110,25 @@ fn chunk<W: Weight>(
     Ok(p)
 }
 
+/// The `# Nodes:` header's count and the parsed chunks of the lines in
+/// `lines` (which begins at a line start and ends at one or at the end):
+/// the body of [`parse`] (the whole file) and [`parse_part`] (one rank's).
+fn parse_lines<W: Weight>(
+    b: &[u8],
+    lines: std::ops::Range<usize>,
+    path: &Path,
+    opts: ReadOptions,
+    has_weight: bool,
+    bar: &ProgressBar,
+) -> Result<(Option<u64>, Vec<Part<W>>)> {
+    let nodes = header_nodes(b).map_err(|e| e.into_error(b, path))?;
+    let upto = &b[..lines.end];
+    let chunks = split_lines(upto, lines.start, chunk_target(lines.len()));
+    let parts = par_chunks(&chunks, bar, |_, r| chunk::<W>(upto, r, has_weight, opts))
+        .map_err(|e| e.into_error(b, path))?;
+    Ok((nodes, parts))
+}
+
 pub(super) fn parse<W: Weight>(
     b: &[u8],
     path: &Path,
@@ -116,10 +136,7 @@ pub(super) fn parse<W: Weight>(
     has_weight: bool,
     bar: &ProgressBar,
 ) -> Result<Parsed<W>> {
-    let nodes = header_nodes(b).map_err(|e| e.into_error(b, path))?;
-    let chunks = split_lines(b, 0, chunk_target(b.len()));
-    let parts = par_chunks(&chunks, bar, |_, r| chunk::<W>(b, r, has_weight, opts))
-        .map_err(|e| e.into_error(b, path))?;
+    let (nodes, parts) = parse_lines::<W>(b, 0..b.len(), path, opts, has_weight, bar)?;
     let max_id = parts.iter().filter_map(|p| p.max_id).max();
     let float_like = parts.iter().any(|p| p.float_like);
     let n = max_id.map_or(0, |m| m as u64 + 1).max(nodes.unwrap_or(0));
@@ -136,21 +153,6 @@ pub(super) fn parse<W: Weight>(
     })
 }
 
-/// The first line start at or after byte `pos` (a line belongs to the part
-/// whose byte range holds its first byte).
-fn line_start_at(b: &[u8], pos: usize) -> usize {
-    if pos == 0 || pos >= b.len() {
-        return pos.min(b.len());
-    }
-    if b[pos - 1] == b'\n' {
-        return pos;
-    }
-    b[pos..]
-        .iter()
-        .position(|&c| c == b'\n')
-        .map_or(b.len(), |p| pos + p + 1)
-}
-
 /// Part `part` of `parts` of an edge list held in `b`: the lines whose first
 /// byte lies in `len·part/parts .. len·(part+1)/parts`, parsed as [`parse`]
 /// parses them (weights skipped), with the same `file:line` errors, and the
@@ -163,20 +165,19 @@ pub(super) fn parse_part(
     part: usize,
     parts: usize,
 ) -> Result<super::EdgeListPart> {
-    let nodes = header_nodes(b).map_err(|e| e.into_error(b, path))?;
     let parts = parts.max(1);
     let cut = |k: usize| line_start_at(b, ((b.len() as u128 * k as u128) / parts as u128) as usize);
-    let (start, end) = (cut(part), cut(part + 1));
-    let mine = &b[..end];
-    let chunks = split_lines(mine, start, chunk_target(end - start));
     let opts = ReadOptions {
         ignore_weights: true,
     };
-    let bar = ProgressBar::hidden();
-    let got = par_chunks(&chunks, &bar, |_, r| {
-        chunk::<u32>(mine, r, has_weight, opts)
-    })
-    .map_err(|e| e.into_error(b, path))?;
+    let (nodes, got) = parse_lines::<u32>(
+        b,
+        cut(part)..cut(part + 1),
+        path,
+        opts,
+        has_weight,
+        &ProgressBar::hidden(),
+    )?;
     let max_id = got.iter().filter_map(|p| p.max_id).max();
     let (edges, _) = concat(got, false);
     Ok(super::EdgeListPart {

@@ -296,14 +296,10 @@ pub fn read_edge_list_part(path: &Path, part: usize, parts: usize) -> Result<Edg
             "a gzip stream cannot be split by byte ranges: decompress it for a run over several ranks",
         ));
     }
-    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-    if file.metadata().map_err(|e| Error::io(path, e))?.len() == 0 {
+    // Not populated: each rank touches the pages of its own range (and the header).
+    let Some((map, _)) = compress::map(path, false)? else {
         return Ok(EdgeListPart::default());
-    }
-    // SAFETY: as in `compress::load`: a read-only map, alive while this part is
-    // parsed, whose bytes are only parsed (every value range-checked). Not
-    // populated: each rank touches the pages of its own range (and the header).
-    let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io(path, e))?;
+    };
     if compress::is_gzip(&map) {
         return Err(Error::format(
             path,

@@ -293,6 +293,20 @@ pub(crate) fn one_based(at: usize, id: u64, n: u64, what: &str) -> Result<u32, B
     Ok((id - 1) as u32)
 }
 
+/// The first line start at or after byte `pos` (the end if none).
+pub(crate) fn line_start_at(b: &[u8], pos: usize) -> usize {
+    if pos == 0 || pos >= b.len() {
+        return pos.min(b.len());
+    }
+    if b[pos - 1] == b'\n' {
+        return pos;
+    }
+    b[pos..]
+        .iter()
+        .position(|&c| c == b'\n')
+        .map_or(b.len(), |p| pos + p + 1)
+}
+
 /// Splits `bytes[start..]` into ranges of about `target` bytes that begin at line
 /// starts (every range but the last ends just after a newline).
 pub(crate) fn split_lines(bytes: &[u8], start: usize, target: usize) -> Vec<Range<usize>> {
@@ -301,15 +315,7 @@ pub(crate) fn split_lines(bytes: &[u8], start: usize, target: usize) -> Vec<Rang
     let mut out = Vec::new();
     let mut s = start.min(len);
     while s < len {
-        let mut e = s.saturating_add(target);
-        if e >= len {
-            e = len;
-        } else {
-            e = match bytes[e..].iter().position(|&b| b == b'\n') {
-                Some(p) => e + p + 1,
-                None => len,
-            };
-        }
+        let e = line_start_at(bytes, s.saturating_add(target));
         out.push(s..e);
         s = e;
     }
