@@ -211,14 +211,13 @@ fn power_iteration<W: runtime::graph::Weight + Into<f64>>(
     fn weights<W: runtime::graph::Weight>(c: &Csr<W>, weighted: bool) -> Option<&[W]> {
         c.weights().filter(|_| weighted)
     }
-    let weight = |c: &Csr<W>, e: usize| weights(c, weighted).map_or(1.0, |w| w[e].into());
     // 1/W(u) (0 for a dangling vertex: out-weight 0, as networkx decides).
     let inv: Vec<f64> = (0..n)
         .into_par_iter()
         .map(|u| {
             let s: f64 = match weights(out, weighted) {
                 None => out.degree(u as u32) as f64,
-                Some(_) => out.edge_range(u as u32).map(|e| weight(out, e)).sum(),
+                Some(ws) => ws[out.edge_range(u as u32)].iter().map(|&w| w.into()).sum(),
             };
             if s != 0.0 {
                 1.0 / s

@@ -66,11 +66,11 @@ fn load_part(
 }
 
 /// What every rank refuses before joining: the GPU, and writing results.
-fn check_cpu_only(a: &RunArgs) -> anyhow::Result<()> {
-    if a.backend == Backend::Gpu {
+fn check_cpu_only(backend: Backend, output: Option<&std::path::Path>) -> anyhow::Result<()> {
+    if backend == Backend::Gpu {
         bail!("ranks run the CPU engine; GPU ranks (over NCCL) are not available yet: use --gpus N in one process");
     }
-    if a.output.is_some() {
+    if output.is_some() {
         bail!(
             "-o is not available in a run over several ranks (each rank holds only its vertices)"
         );
@@ -80,17 +80,11 @@ fn check_cpu_only(a: &RunArgs) -> anyhow::Result<()> {
 
 /// The slowest rank's time (the run's), in ms.
 fn slowest_ms(comm: &Comm, t: std::time::Duration) -> anyhow::Result<f64> {
-    let us = comm
-        .all_gather(&(t.as_micros() as u64).to_le_bytes())?
-        .iter()
-        .map(|b| u64::from_le_bytes(b[..8].try_into().unwrap_or([0; 8])))
-        .max()
-        .unwrap_or(0);
-    Ok(us as f64 / 1e3)
+    Ok(comm.all_reduce_max(t.as_micros() as u64)? as f64 / 1e3)
 }
 
 pub fn dist_bfs_cmd(a: RunArgs, env: RankEnv) -> anyhow::Result<()> {
-    check_cpu_only(&a)?;
+    check_cpu_only(a.backend, a.output.as_deref())?;
     let comm = Comm::connect(&env)?;
     let t = std::time::Instant::now();
     // Generated graphs undirected, files as listed: as the one-process bfs.
@@ -176,7 +170,7 @@ struct CcSummary {
 }
 
 pub fn dist_cc_cmd(a: RunArgs, env: RankEnv) -> anyhow::Result<()> {
-    check_cpu_only(&a)?;
+    check_cpu_only(a.backend, a.output.as_deref())?;
     let comm = Comm::connect(&env)?;
     let t = std::time::Instant::now();
     // Weak components of a directed file: every edge both ways, as the
@@ -257,14 +251,7 @@ struct PrSummary {
 
 pub fn dist_pr_cmd(a: GatherArgs, env: RankEnv) -> anyhow::Result<()> {
     use vertex_examples::programs::pagerank::pagerank as pr;
-    if a.common.backend == Backend::Gpu {
-        bail!("ranks run the CPU engine; GPU ranks (over NCCL) are not available yet");
-    }
-    if a.output.is_some() {
-        bail!(
-            "-o is not available in a run over several ranks (each rank holds only its vertices)"
-        );
-    }
+    check_cpu_only(a.common.backend, a.output.as_deref())?;
     if a.schedule != GatherSchedule::Sync {
         bail!("over several ranks PageRank runs in Jacobi rounds (--schedule sync) only");
     }
@@ -283,39 +270,22 @@ pub fn dist_pr_cmd(a: GatherArgs, env: RankEnv) -> anyhow::Result<()> {
         a.tolerance.unwrap_or(pr::TOLERANCE),
         a.max_rounds.unwrap_or(pr::MAX_ROUNDS),
     )?;
-    // The top vertex and the sum, over the ranks.
-    let (best, local_sum) =
-        r.ranks
-            .iter()
-            .enumerate()
-            .fold(((0u64, f64::MIN), 0.0), |((bv, br), s), (i, &x)| {
-                let b = if x > br {
-                    ((g.first + i) as u64, x)
-                } else {
-                    (bv, br)
-                };
-                (b, s + x)
-            });
-    let mut mine = best.0.to_le_bytes().to_vec();
-    mine.extend_from_slice(&best.1.to_le_bytes());
-    mine.extend_from_slice(&local_sum.to_le_bytes());
-    let all = comm.all_gather(&mine)?;
+    // The top vertex (the first of the largest rank) and the sum, over the ranks.
+    let best = (0..r.ranks.len())
+        .max_by(|&i, &j| r.ranks[i].total_cmp(&r.ranks[j]).then(j.cmp(&i)))
+        .map_or([u64::MAX, 0], |i| {
+            [(g.first + i) as u64, r.ranks[i].to_bits()]
+        });
+    let mut tops = vec![[u64::MAX, 0]; env.world];
+    comm.all_gather_into(&[best], |r| r..r + 1, &mut tops, "top ranks")?;
+    let sum = comm.all_reduce_sum_f64(r.ranks.iter().sum())?;
     let time_ms = slowest_ms(&comm, r.time)?;
     if env.rank == 0 {
-        let field =
-            |b: &[u8], k: usize| <[u8; 8]>::try_from(&b[8 * k..8 * k + 8]).unwrap_or([0; 8]);
-        let (mut top, mut sum) = ((0u64, f64::MIN), 0.0);
-        for b in all.iter().filter(|b| b.len() == 24) {
-            let (v, x, s) = (
-                u64::from_le_bytes(field(b, 0)),
-                f64::from_le_bytes(field(b, 1)),
-                f64::from_le_bytes(field(b, 2)),
-            );
-            if x > top.1 {
-                top = (v, x);
-            }
-            sum += s;
-        }
+        let top = tops
+            .iter()
+            .filter(|t| t[0] != u64::MAX)
+            .map(|t| (t[0], f64::from_bits(t[1])))
+            .fold((0u64, f64::MIN), |a, b| if b.1 > a.1 { b } else { a });
         let s = PrSummary {
             program: "pr",
             graph: a.graph.clone(),

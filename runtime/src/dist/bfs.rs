@@ -105,23 +105,8 @@ pub fn bfs(g: &RankGraph, comm: &Comm, root: u32) -> Result<RankBfs> {
 /// (all-gathered: 4 bytes a vertex on each rank, not the graph). Returns the
 /// number of violations over all ranks (0: valid).
 pub fn validate_bfs(g: &RankGraph, comm: &Comm, root: u32, r: &RankBfs) -> Result<u64> {
-    let bytes: Vec<u8> = r.depth.iter().flat_map(|d| d.to_le_bytes()).collect();
-    let all: Vec<u32> = comm
-        .all_gather(&bytes)?
-        .iter()
-        .flat_map(|b| {
-            b.chunks_exact(4)
-                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    if all.len() != g.num_vertices {
-        return Err(Error::InvalidArgument(format!(
-            "distributed run: gathered {} depths for {} vertices",
-            all.len(),
-            g.num_vertices
-        )));
-    }
+    let mut all = vec![UNREACHED; g.num_vertices];
+    comm.all_gather_into(&r.depth, |r| g.parts.range(r), &mut all, "depths")?;
     let bad: u64 = (0..g.rows())
         .into_par_iter()
         .map(|i| {

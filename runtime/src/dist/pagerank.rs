@@ -29,13 +29,13 @@ pub fn out_degrees(g: &RankGraph, comm: &Comm) -> Result<Vec<u32>> {
         return Ok(g.offsets.windows(2).map(|w| (w[1] - w[0]) as u32).collect());
     }
     let mut out: Vec<Vec<u8>> = vec![Vec::new(); comm.world()];
-    for &u in &g.targets {
-        out[g.parts.owner(u)].extend_from_slice(&u.to_le_bytes());
+    for u in &g.targets {
+        out[g.parts.owner(*u)].extend_from_slice(bytemuck::bytes_of(u));
     }
     let mut deg = vec![0u32; g.rows()];
     for buf in comm.all_to_all(out)? {
         for c in buf.chunks_exact(4) {
-            let u = u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as usize;
+            let u = bytemuck::pod_read_unaligned::<u32>(c) as usize;
             let i = u
                 .checked_sub(g.first)
                 .filter(|&i| i < deg.len())

@@ -156,9 +156,7 @@ fn route(
     // Each message entry: (head, tail) — row `head` gets in-neighbour `tail`.
     let mut out: Vec<Vec<u8>> = vec![Vec::new(); world];
     let mut send = |head: u32, tail: u32| {
-        let buf = &mut out[parts.owner(head)];
-        buf.extend_from_slice(&head.to_le_bytes());
-        buf.extend_from_slice(&tail.to_le_bytes());
+        out[parts.owner(head)].extend_from_slice(bytemuck::bytes_of(&[head, tail]));
     };
     let mut first_source = u64::MAX;
     for &[u, v] in &edges {
@@ -179,17 +177,16 @@ fn route(
     let first_source = u32::try_from(comm.all_reduce_min(first_source)?).ok();
     let range = parts.range(rank);
     let rows = range.len();
-    let pairs = |buf: &[u8]| {
-        buf.chunks_exact(8)
-            .map(|c| {
-                let w = |i: usize| u32::from_le_bytes([c[i], c[i + 1], c[i + 2], c[i + 3]]);
-                (w(0), w(4))
-            })
-            .collect::<Vec<_>>()
-    };
-    let received: Vec<Vec<(u32, u32)>> = received.iter().map(|b| pairs(b)).collect();
+    let received: Vec<Vec<[u32; 2]>> = received
+        .iter()
+        .map(|b| {
+            b.chunks_exact(8)
+                .map(bytemuck::pod_read_unaligned)
+                .collect()
+        })
+        .collect();
     let mut degree = vec![0u64; rows + 1];
-    for &(a, _) in received.iter().flatten() {
+    for &[a, _] in received.iter().flatten() {
         let i = (a as usize)
             .checked_sub(range.start)
             .filter(|&i| i < rows)
@@ -206,7 +203,7 @@ fn route(
     }
     let mut fill = degree.clone();
     let mut targets = vec![0u32; degree[rows] as usize];
-    for &(a, b) in received.iter().flatten() {
+    for &[a, b] in received.iter().flatten() {
         let i = a as usize - range.start;
         targets[fill[i] as usize] = b;
         fill[i] += 1;
@@ -225,14 +222,7 @@ fn route(
             .into_par_iter()
             .map(|row| {
                 row.sort_unstable();
-                let mut k = 0;
-                for j in 0..row.len() {
-                    if j == 0 || row[j] != row[k - 1] {
-                        row[k] = row[j];
-                        k += 1;
-                    }
-                }
-                k as u64
+                crate::graph::dedup_row(row, |&t| t) as u64
             })
             .collect()
     };

@@ -427,7 +427,7 @@ fn radix_build<W: Weight>(el: &EdgeList<W>, opts: BuildOptions) -> Result<Csr<W>
 
 /// Moves the first of each run of equal targets to the front; returns the count.
 /// Rows are sorted by (target, weight), so the kept copy has the smallest weight.
-fn dedup_row<R: Copy>(row: &mut [R], target: impl Fn(&R) -> u32) -> usize {
+pub(crate) fn dedup_row<R: Copy>(row: &mut [R], target: impl Fn(&R) -> u32) -> usize {
     if row.is_empty() {
         return 0;
     }

@@ -2,6 +2,7 @@
 
 mod buf;
 mod builder;
+pub(crate) use builder::dedup_row;
 mod csr;
 mod edge_list;
 mod packed;
