@@ -44,7 +44,7 @@ pub enum Backend {
 }
 
 impl Backend {
-    fn name(self) -> &'static str {
+    pub(super) fn name(self) -> &'static str {
         match self {
             Backend::Cpu => "cpu",
             Backend::Gpu => "gpu",
@@ -122,20 +122,23 @@ pub enum NeighborOrder {
 }
 
 #[derive(Serialize)]
-struct Output<'a> {
-    host: HostInfo,
-    device: Option<DeviceInfo>,
-    command_line: String,
+pub(super) struct Output<'a> {
+    pub host: HostInfo,
+    pub device: Option<DeviceInfo>,
+    pub command_line: String,
     /// GPU backends run one untimed BFS first (module JIT, first touch).
-    warmup: bool,
+    pub warmup: bool,
     /// What `bfs_time` covers for this backend.
-    timing: &'static str,
+    pub timing: &'static str,
     /// GPU level kernel and its edges per work item (GPU backends).
-    kernel: Option<String>,
-    max_edge_count: Option<u64>,
-    /// GPU levels per host wait (single-GPU backends).
-    levels_per_sync: Option<u32>,
-    report: &'a Graph500Report,
+    pub kernel: Option<String>,
+    pub max_edge_count: Option<u64>,
+    /// GPU levels per host wait (single-GPU backends and GPU ranks).
+    pub levels_per_sync: Option<u32>,
+    /// Over ranks: rank 0's mean time per BFS in the exchanges (ms).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exchange_ms_mean: Option<f64>,
+    pub report: &'a Graph500Report,
 }
 
 pub fn run(c: BenchCommand) -> anyhow::Result<()> {
@@ -147,6 +150,9 @@ pub fn run(c: BenchCommand) -> anyhow::Result<()> {
 }
 
 fn graph500_cmd(a: Graph500Args) -> anyhow::Result<()> {
+    if let Some(env) = runtime::dist::RankEnv::from_env()?.filter(|e| e.world > 1) {
+        return super::dist_graph500::graph500_ranks(a, env);
+    }
     let cfg = Graph500Config {
         scale: a.scale,
         edgefactor: a.edgefactor,
@@ -264,6 +270,7 @@ fn graph500_cmd(a: Graph500Args) -> anyhow::Result<()> {
             kernel: kname.clone(),
             max_edge_count: mec,
             levels_per_sync: lps,
+            exchange_ms_mean: None,
             report: &report,
         };
         // The default levels per sync keeps the plain name.
@@ -304,7 +311,7 @@ fn graph500_cmd(a: Graph500Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn kernel_name(k: BfsKernel) -> String {
+pub(super) fn kernel_name(k: BfsKernel) -> String {
     format!("{k:?}").to_lowercase()
 }
 
@@ -496,7 +503,7 @@ fn run_multi(
 }
 
 /// Two panels: TEPS per root (with the harmonic mean) and BFS time per root.
-fn chart(r: &Graph500Report, path: &Path) -> anyhow::Result<()> {
+pub(super) fn chart(r: &Graph500Report, path: &Path) -> anyhow::Result<()> {
     let idx = |f: &dyn Fn(&graph500::RootResult) -> f64| {
         r.roots
             .iter()

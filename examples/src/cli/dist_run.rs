@@ -1,16 +1,20 @@
-//! `vertex bfs` and `vertex cc` when they run as one rank of several (under
-//! `vertex launch` or a cluster launcher): each rank generates or reads its
-//! part of the graph and the ranks run the program together
-//! (`runtime::dist`).
+//! `vertex bfs`, `vertex cc` and `vertex pr` when they run as one rank of
+//! several (under `vertex launch` or a cluster launcher): each rank generates
+//! or reads its part of the graph and the ranks run the program together, on
+//! the CPU (`runtime::dist`) or one GPU each (BFS and components:
+//! [`super::dist_gpu`]).
+
+use std::sync::Arc;
 
 use anyhow::{bail, Context};
 use runtime::dist::{
     bfs, components, edge_list_part, kronecker_part, pagerank, validate_bfs, validate_components,
-    Comm, RankEnv, RankGraph,
+    Comm, RankCc, RankEnv, RankGraph,
 };
 use runtime::generate::{GenSpec, Kronecker};
 use serde::Serialize;
 
+use super::dist_gpu::{use_gpus, GpuRank};
 use super::gather::{GatherArgs, GatherSchedule};
 use super::run::{Backend, RunArgs};
 
@@ -18,6 +22,8 @@ use super::run::{Backend, RunArgs};
 struct Summary {
     graph: String,
     ranks: usize,
+    /// `cpu` or `gpu` (one GPU per rank).
+    backend: &'static str,
     vertices: usize,
     input_edges: u64,
     source: u32,
@@ -37,7 +43,7 @@ struct Summary {
 /// ranges (.el/.wel); every edge also reversed when `file_both_ways` (a
 /// file) or `gen_both_ways` (a generated graph), for programs on the
 /// undirected graph.
-fn load_part(
+pub(super) fn load_part(
     graph: &str,
     env: &RankEnv,
     comm: &Comm,
@@ -65,10 +71,15 @@ fn load_part(
     })
 }
 
-/// What every rank refuses before joining: the GPU, and writing results.
-fn check_cpu_only(backend: Backend, output: Option<&std::path::Path>) -> anyhow::Result<()> {
-    if backend == Backend::Gpu {
-        bail!("ranks run the CPU engine; GPU ranks (over NCCL) are not available yet: use --gpus N in one process");
+/// What every rank refuses before joining: writing results, and for `pr`
+/// the GPU.
+fn check_ranks(
+    backend: Backend,
+    gpu_ranks: bool,
+    output: Option<&std::path::Path>,
+) -> anyhow::Result<()> {
+    if backend == Backend::Gpu && !gpu_ranks {
+        bail!("pr over ranks runs on the CPU engine (bfs and cc run on one GPU per rank); drop --backend gpu, or run one process with --gpus N");
     }
     if output.is_some() {
         bail!(
@@ -79,23 +90,46 @@ fn check_cpu_only(backend: Backend, output: Option<&std::path::Path>) -> anyhow:
 }
 
 /// The slowest rank's time (the run's), in ms.
-fn slowest_ms(comm: &Comm, t: std::time::Duration) -> anyhow::Result<f64> {
+pub(super) fn slowest_ms(comm: &Comm, t: std::time::Duration) -> anyhow::Result<f64> {
     Ok(comm.all_reduce_max(t.as_micros() as u64)? as f64 / 1e3)
 }
 
 pub fn dist_bfs_cmd(a: RunArgs, env: RankEnv) -> anyhow::Result<()> {
-    check_cpu_only(a.backend, a.output.as_deref())?;
-    let comm = Comm::connect(&env)?;
+    check_ranks(a.backend, true, a.output.as_deref())?;
+    let comm = Arc::new(Comm::connect(&env)?);
+    let gpus = use_gpus(a.backend, &env, &comm)?;
     let t = std::time::Instant::now();
     // Generated graphs undirected, files as listed: as the one-process bfs.
     let g = load_part(&a.graph, &env, &comm, false, true)?;
+    let rank = gpus
+        .then(|| GpuRank::join(&env, comm.clone(), &g, true))
+        .transpose()?;
     let generate_ms = t.elapsed().as_secs_f64() * 1e3;
     // The first vertex with out-edges, as the one-process command picks.
     let source = match a.source.or(g.first_source) {
         Some(s) => s,
         None => bail!("{}: the graph has no edges", a.graph),
     };
-    let r = bfs(&g, &comm, source)?;
+    if source as usize >= g.num_vertices {
+        bail!(
+            "source vertex {source} is out of range: the graph has {} vertices (ids are 0-based)",
+            g.num_vertices
+        );
+    }
+    let r = match &rank {
+        Some(gr) => {
+            let k = gr
+                .multi
+                .load_program::<vertex_examples::programs::bfs::Program>()?;
+            gr.bfs(
+                &k,
+                source,
+                a.max_edge_count,
+                runtime::gpu::DEFAULT_LEVELS_PER_SYNC,
+            )?
+        }
+        None => bfs(&g, &comm, source)?,
+    };
     // Edges into reached vertices (each undirected edge counted once).
     let into_reached: u64 = (0..g.rows())
         .filter(|&i| r.depth[i] != u32::MAX)
@@ -112,6 +146,7 @@ pub fn dist_bfs_cmd(a: RunArgs, env: RankEnv) -> anyhow::Result<()> {
         let s = Summary {
             graph: a.graph.clone(),
             ranks: env.world,
+            backend: if gpus { "gpu" } else { "cpu" },
             vertices: g.num_vertices,
             input_edges: g.input_edges,
             source,
@@ -128,9 +163,10 @@ pub fn dist_bfs_cmd(a: RunArgs, env: RankEnv) -> anyhow::Result<()> {
             println!("{}", serde_json::to_string(&s)?);
         } else {
             println!(
-                "bfs on {} over {} ranks: {} vertices, {} input edges; source {}: {} reached in {} levels, {:.2} ms ({:.2} ms exchanging on rank 0), {:.3} GTEPS{}",
+                "bfs on {} over {} ranks ({}): {} vertices, {} input edges; source {}: {} reached in {} levels, {:.2} ms ({:.2} ms exchanging on rank 0), {:.3} GTEPS{}",
                 s.graph,
                 s.ranks,
+                if gpus { "one GPU each" } else { "CPU" },
                 s.vertices,
                 s.input_edges,
                 s.source,
@@ -158,6 +194,7 @@ struct CcSummary {
     program: &'static str,
     graph: String,
     ranks: usize,
+    backend: &'static str,
     vertices: usize,
     input_edges: u64,
     components: u64,
@@ -170,14 +207,36 @@ struct CcSummary {
 }
 
 pub fn dist_cc_cmd(a: RunArgs, env: RankEnv) -> anyhow::Result<()> {
-    check_cpu_only(a.backend, a.output.as_deref())?;
-    let comm = Comm::connect(&env)?;
+    check_ranks(a.backend, true, a.output.as_deref())?;
+    let comm = Arc::new(Comm::connect(&env)?);
+    let gpus = use_gpus(a.backend, &env, &comm)?;
     let t = std::time::Instant::now();
     // Weak components of a directed file: every edge both ways, as the
     // one-process command walks in-edges too.
     let g = load_part(&a.graph, &env, &comm, true, true)?;
+    let rank = gpus
+        .then(|| GpuRank::join(&env, comm.clone(), &g, true))
+        .transpose()?;
     let load_ms = t.elapsed().as_secs_f64() * 1e3;
-    let r = components(&g, &comm)?;
+    let r = match &rank {
+        // Label propagation on the GPUs; every rank then holds every label
+        // (as the CPU engine's result), for the checks and the summary.
+        Some(gr) => {
+            let (mine, rounds, time, exchange) = gr.components()?;
+            let mut labels = vec![0u32; g.num_vertices];
+            comm.all_gather_into(&mine, |r| g.parts.range(r), &mut labels, "labels")?;
+            let first = |v: usize| labels[v] as usize == v;
+            let components = (0..g.num_vertices).filter(|&v| first(v)).count() as u64;
+            RankCc {
+                labels,
+                components,
+                rounds,
+                time,
+                exchange,
+            }
+        }
+        None => components(&g, &comm)?,
+    };
     let valid = if a.validate {
         Some(validate_components(&g, &comm, &r.labels)? == 0)
     } else {
@@ -193,6 +252,7 @@ pub fn dist_cc_cmd(a: RunArgs, env: RankEnv) -> anyhow::Result<()> {
             program: "cc",
             graph: a.graph.clone(),
             ranks: env.world,
+            backend: if gpus { "gpu" } else { "cpu" },
             vertices: g.num_vertices,
             input_edges: g.input_edges,
             components: r.components,
@@ -207,9 +267,10 @@ pub fn dist_cc_cmd(a: RunArgs, env: RankEnv) -> anyhow::Result<()> {
             println!("{}", serde_json::to_string(&s)?);
         } else {
             println!(
-                "cc on {} over {} ranks: {} vertices, {} components (largest {}), {} rounds, {:.2} ms ({:.2} ms exchanging on rank 0){}",
+                "cc on {} over {} ranks ({}): {} vertices, {} components (largest {}), {} rounds, {:.2} ms ({:.2} ms exchanging on rank 0){}",
                 s.graph,
                 s.ranks,
+                if gpus { "one GPU each" } else { "CPU" },
                 s.vertices,
                 s.components,
                 s.largest,
@@ -251,7 +312,7 @@ struct PrSummary {
 
 pub fn dist_pr_cmd(a: GatherArgs, env: RankEnv) -> anyhow::Result<()> {
     use vertex_examples::programs::pagerank::pagerank as pr;
-    check_cpu_only(a.common.backend, a.output.as_deref())?;
+    check_ranks(a.common.backend, false, a.output.as_deref())?;
     if a.schedule != GatherSchedule::Sync {
         bail!("over several ranks PageRank runs in Jacobi rounds (--schedule sync) only");
     }

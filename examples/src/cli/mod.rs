@@ -11,6 +11,8 @@ mod common;
 mod compare;
 mod convert;
 mod demo;
+mod dist_gpu;
+mod dist_graph500;
 mod dist_run;
 mod gather;
 mod gen;

@@ -35,7 +35,7 @@ pub use cc::{components, validate_components, RankCc};
 pub use comm::Comm;
 pub use env::RankEnv;
 pub use pagerank::{out_degrees, pagerank, RankPageRank};
-pub use part::{edge_list_part, kronecker_part, RankGraph, RankParts};
+pub use part::{edge_list_part, kronecker_part, kronecker_part_with_tuples, RankGraph, RankParts};
 
 #[cfg(test)]
 mod tests;

@@ -6,7 +6,7 @@ use rayon::prelude::*;
 
 use super::comm::Comm;
 use super::part::RankGraph;
-use crate::error::{Error, Result};
+use crate::error::Result;
 
 /// A rank's result of [`pagerank`].
 #[derive(Clone, Debug)]
@@ -28,27 +28,7 @@ pub fn out_degrees(g: &RankGraph, comm: &Comm) -> Result<Vec<u32>> {
     if g.symmetric {
         return Ok(g.offsets.windows(2).map(|w| (w[1] - w[0]) as u32).collect());
     }
-    let mut out: Vec<Vec<u8>> = vec![Vec::new(); comm.world()];
-    for u in &g.targets {
-        out[g.parts.owner(*u)].extend_from_slice(bytemuck::bytes_of(u));
-    }
-    let mut deg = vec![0u32; g.rows()];
-    for buf in comm.all_to_all(out)? {
-        for c in buf.chunks_exact(4) {
-            let u = bytemuck::pod_read_unaligned::<u32>(c) as usize;
-            let i = u
-                .checked_sub(g.first)
-                .filter(|&i| i < deg.len())
-                .ok_or_else(|| {
-                    Error::InvalidGraph(format!(
-                        "rank {} was sent an out-edge of vertex {u}, which it does not own",
-                        comm.rank()
-                    ))
-                })?;
-            deg[i] += 1;
-        }
-    }
-    Ok(deg)
+    super::part::count_at_owners(&g.parts, comm, g.targets.iter().copied(), "an out-edge")
 }
 
 /// PageRank pulled over the ranks: damping `damping`, base `(1 − d)/n`, each

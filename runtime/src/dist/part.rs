@@ -6,21 +6,27 @@ use super::comm::Comm;
 use crate::error::{Error, Result};
 use crate::generate::Kronecker;
 
-/// Which rank owns which vertices: equal runs of 64-vertex words, so that a
-/// rank's slice of a vertex bitmap is whole words (the frontier exchange
-/// all-gathers those slices as they are).
+/// Which rank owns which vertices: equal runs of `span` 64-vertex words (the
+/// last ranks may own fewer, or none), so that a rank's slice of a vertex
+/// bitmap is whole words (the frontier exchange all-gathers those slices as
+/// they are), and equal slices are what NCCL's all-gather exchanges in place
+/// on GPU ranks.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RankParts {
     n: usize,
     world: usize,
+    /// Words per rank.
+    span: usize,
 }
 
 impl RankParts {
     /// `n` vertices over `world` ranks.
     pub fn new(n: usize, world: usize) -> RankParts {
+        let world = world.max(1);
         RankParts {
             n,
-            world: world.max(1),
+            world,
+            span: n.div_ceil(64).div_ceil(world).max(1),
         }
     }
 
@@ -29,10 +35,20 @@ impl RankParts {
         self.n.div_ceil(64)
     }
 
+    /// Vertices per rank (a multiple of 64; the last ranks may own fewer).
+    pub fn span(&self) -> usize {
+        self.span * 64
+    }
+
+    /// Ranks.
+    pub fn world(&self) -> usize {
+        self.world
+    }
+
     /// Rank `r`'s words of the vertex bitmap.
     pub fn word_range(&self, r: usize) -> std::ops::Range<usize> {
         let w = self.words();
-        w * r / self.world..w * (r + 1) / self.world
+        (self.span * r).min(w)..(self.span * (r + 1)).min(w)
     }
 
     /// Rank `r`'s vertices.
@@ -43,17 +59,7 @@ impl RankParts {
 
     /// The rank owning vertex `v`.
     pub fn owner(&self, v: u32) -> usize {
-        let word = v as usize / 64;
-        // Invert word_range: the largest r with words * r / world <= word.
-        let w = self.words();
-        let mut r = ((word + 1) * self.world).saturating_sub(1) / w.max(1);
-        while r > 0 && self.word_range(r).start > word {
-            r -= 1;
-        }
-        while r + 1 < self.world && self.word_range(r + 1).start <= word {
-            r += 1;
-        }
-        r
+        (v as usize / 64 / self.span).min(self.world - 1)
     }
 }
 
@@ -108,6 +114,28 @@ impl RankGraph {
 /// `both_ways: false` keeps the edges as drawn (directed, loops and repeats
 /// dropped): the graph `vertex pr kron:S` runs on, as gapbs's `pr` does.
 pub fn kronecker_part(k: &Kronecker, comm: &Comm, both_ways: bool) -> Result<RankGraph> {
+    Ok(draw_part(k, comm, both_ways, false)?.0)
+}
+
+/// [`kronecker_part`], and per owned vertex the number of drawn tuples
+/// `(u, v)` with `u` = that vertex (self-loops and repeats included):
+/// Graph500's `nedge` of a search tree is their sum over its vertices. One
+/// more all-to-all, 4 bytes a tuple.
+pub fn kronecker_part_with_tuples(
+    k: &Kronecker,
+    comm: &Comm,
+    both_ways: bool,
+) -> Result<(RankGraph, Vec<u32>)> {
+    let (g, tuples) = draw_part(k, comm, both_ways, true)?;
+    Ok((g, tuples.unwrap_or_default()))
+}
+
+fn draw_part(
+    k: &Kronecker,
+    comm: &Comm,
+    both_ways: bool,
+    count_tuples: bool,
+) -> Result<(RankGraph, Option<Vec<u32>>)> {
     let n = k.num_vertices()?;
     let (rank, world) = (comm.rank(), comm.world());
     let blocks = k.num_blocks()?;
@@ -117,7 +145,53 @@ pub fn kronecker_part(k: &Kronecker, comm: &Comm, both_ways: bool) -> Result<Ran
         perm.as_deref(),
     )?;
     drop(perm);
-    route(n, k.num_edges()? as u64, drawn, both_ways, comm)
+    let tuples = match count_tuples {
+        true => Some(tuples_per_source(n, &drawn, comm)?),
+        false => None,
+    };
+    Ok((
+        route(n, k.num_edges()? as u64, drawn, both_ways, comm)?,
+        tuples,
+    ))
+}
+
+/// Per owned vertex, the tuples of every rank's `drawn` that start there.
+fn tuples_per_source(n: usize, drawn: &[[u32; 2]], comm: &Comm) -> Result<Vec<u32>> {
+    let parts = RankParts::new(n, comm.world());
+    count_at_owners(&parts, comm, drawn.iter().map(|e| e[0]), "a tuple")
+}
+
+/// How many times each owned vertex appears in `ids` over every rank (each
+/// id sent to its owner: one all-to-all, 4 bytes an id). `what` names the
+/// ids in the error a misrouted one gets.
+pub(super) fn count_at_owners(
+    parts: &RankParts,
+    comm: &Comm,
+    ids: impl Iterator<Item = u32>,
+    what: &str,
+) -> Result<Vec<u32>> {
+    let mut out: Vec<Vec<u8>> = vec![Vec::new(); comm.world()];
+    for u in ids {
+        out[parts.owner(u)].extend_from_slice(&u.to_le_bytes());
+    }
+    let range = parts.range(comm.rank());
+    let mut count = vec![0u32; range.len()];
+    for buf in comm.all_to_all(out)? {
+        for c in buf.chunks_exact(4) {
+            let u = bytemuck::pod_read_unaligned::<u32>(c) as usize;
+            let i = u
+                .checked_sub(range.start)
+                .filter(|&i| i < count.len())
+                .ok_or_else(|| {
+                    Error::InvalidGraph(format!(
+                        "rank {} was sent {what} of vertex {u}, which it does not own",
+                        comm.rank()
+                    ))
+                })?;
+            count[i] += 1;
+        }
+    }
+    Ok(count)
 }
 
 /// This rank's part of an edge-list file (`.el`/`.wel`, not gzip): it

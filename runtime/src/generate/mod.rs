@@ -23,7 +23,7 @@ mod weights;
 pub use grid::{grid, Grid};
 pub use kronecker::{kronecker, Kronecker, GRAPH500_INITIATOR, MAX_SCALE};
 pub use mesh::{mesh, Mesh, MIN_MESH_POINTS};
-pub use roots::pick_roots;
+pub use roots::{pick_roots, pick_roots_by_offsets};
 pub use shuffle::{random_permutation, shuffle};
 pub use spec::{parse_weight_range, GenSpec, DEFAULT_EDGEFACTOR, DEFAULT_SEED};
 pub use uniform::uniform;

@@ -66,6 +66,14 @@ pub fn driver_present() -> bool {
 }
 
 impl Gpu {
+    /// Makes this GPU's context current on the calling thread: what a library
+    /// that takes "the current device" (NCCL's `ncclCommInitRank`) sees.
+    pub fn bind(&self) -> Result<()> {
+        self.ctx
+            .bind_to_thread()
+            .map_err(cuda_err("cuCtxSetCurrent"))
+    }
+
     /// Opens device `ordinal` and loads `ptx`.
     pub fn open(ordinal: usize, ptx: &str) -> Result<Gpu> {
         if !driver_present() {

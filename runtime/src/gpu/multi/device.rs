@@ -44,21 +44,44 @@ const _: () = assert!(CTL_FRONTIER == 0 && CTL_EDGES == 1);
 /// Counter words the planned levels sum over the GPUs (`CTL_FRONTIER`, `CTL_EDGES`).
 const SUMMED_WORDS: usize = 2;
 
-/// GPUs `0..G` of this machine with an NCCL communicator over them.
+/// The GPUs this process drives, with an NCCL communicator over all GPUs of
+/// the run: GPUs `0..G` of this machine ([`MultiGpu::open`]), or one GPU as
+/// one rank of several processes ([`MultiGpu::join`]).
 pub struct MultiGpu {
     pub devices: Vec<Device>,
-    comms: Comms,
+    pub(super) comms: Comms,
+    /// Each device's part of the partition (its rank).
+    pub(super) parts_of: Vec<usize>,
+    /// Parts over all processes.
+    pub(super) world: usize,
+    /// The ranks' host link when this process is one rank of several: what
+    /// sums the level counters of host-driven levels over the ranks.
+    pub(super) host: Option<std::sync::Arc<crate::dist::Comm>>,
+}
+
+/// NVLink multicast off (see the module docs) and NCCL's library present.
+pub(super) fn nccl_setup() -> Result<()> {
+    if std::env::var("NCCL_NVLS_ENABLE").as_deref() != Ok("0") {
+        std::env::set_var("NCCL_NVLS_ENABLE", "0");
+    }
+    // SAFETY: only tries to dlopen libnccl; no NCCL call is made.
+    if !unsafe { nccl::sys::is_culib_present() } {
+        return Err(Error::GpuUnavailable(
+            "libnccl.so.2 not found (put NCCL's lib directory on LD_LIBRARY_PATH)".into(),
+        ));
+    }
+    Ok(())
 }
 
 /// A graph partitioned over the GPUs of a [`MultiGpu`] ([`MultiGpu::upload`]).
 pub struct MultiGraph {
-    part: Partition,
-    graphs: Vec<DeviceGraph>,
-    degree_offsets: Vec<DevBuf<u64>>,
+    pub(super) part: Partition,
+    pub(super) graphs: Vec<DeviceGraph>,
+    pub(super) degree_offsets: Vec<DevBuf<u64>>,
     /// The whole graph's offsets (initial frontier size on the host).
-    offsets: Vec<u64>,
-    m: u64,
-    weighted: bool,
+    pub(super) offsets: Vec<u64>,
+    pub(super) m: u64,
+    pub(super) weighted: bool,
     /// Edges each part holds (its out-slice; in-edges of its vertices).
     pub part_edges: Vec<(u64, u64)>,
 }
@@ -67,15 +90,25 @@ impl MultiGraph {
     pub fn partition(&self) -> &Partition {
         &self.part
     }
+
+    /// The whole graph's CSR offsets (out-degrees), which every part holds.
+    pub fn degree_offsets(&self) -> &[u64] {
+        &self.offsets
+    }
 }
 
 /// Result of a multi-GPU run.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct MultiRun<S> {
+    /// The states of this process's vertices, `first..first + states.len()`
+    /// (every vertex in one process; a rank's own vertices over ranks).
     #[serde(skip)]
     pub states: Vec<S>,
+    /// Their parents, when asked for.
     #[serde(skip)]
     pub parents: Option<Vec<u32>>,
+    /// The first vertex of `states`.
+    pub first: u64,
     pub gpus: usize,
     pub levels: Vec<LevelLog>,
     /// Host wall time from the first launch to the last level's counters.
@@ -106,18 +139,21 @@ impl MultiGpu {
         if gpus == 0 {
             return Err(Error::InvalidArgument("at least one GPU is needed".into()));
         }
-        if std::env::var("NCCL_NVLS_ENABLE").as_deref() != Ok("0") {
-            std::env::set_var("NCCL_NVLS_ENABLE", "0");
-        }
-        // SAFETY: only tries to dlopen libnccl; no NCCL call is made.
-        if !unsafe { nccl::sys::is_culib_present() } {
-            return Err(Error::GpuUnavailable(
-                "libnccl.so.2 not found (put NCCL's lib directory on LD_LIBRARY_PATH)".into(),
-            ));
-        }
+        nccl_setup()?;
         let devices = (0..gpus).map(Device::open).collect::<Result<Vec<_>>>()?;
         let comms = Comms::open(gpus)?;
-        Ok(MultiGpu { devices, comms })
+        Ok(MultiGpu {
+            devices,
+            comms,
+            parts_of: (0..gpus).collect(),
+            world: gpus,
+            host: None,
+        })
+    }
+
+    /// The ranks' host link, when this process is one rank of several.
+    pub fn host(&self) -> Option<&crate::dist::Comm> {
+        self.host.as_deref()
     }
 
     /// Partitions `g` over the GPUs and uploads each part (with weights if
@@ -127,6 +163,11 @@ impl MultiGpu {
         g: &Graph<W>,
         weights: bool,
     ) -> Result<MultiGraph> {
+        if self.host.is_some() {
+            return Err(Error::InvalidArgument(
+                "a rank uploads its own part (MultiGpu::upload_rank), not a whole graph".into(),
+            ));
+        }
         let part = Partition::for_graph(g, self.devices.len())?;
         let mut graphs = Vec::with_capacity(self.devices.len());
         let mut degree_offsets = Vec::with_capacity(self.devices.len());
@@ -164,6 +205,12 @@ impl MultiGpu {
         opts.validate()?;
         let gpus = self.devices.len();
         let part = &mg.part;
+        if part.parts != self.world {
+            return Err(Error::InvalidArgument(format!(
+                "a graph cut into {} parts on a run over {} GPUs",
+                part.parts, self.world
+            )));
+        }
         let n = part.n as usize;
         if kernels.len() != gpus || mg.graphs.len() != gpus {
             return Err(Error::InvalidArgument(format!(
@@ -219,7 +266,7 @@ impl MultiGpu {
             )?;
             x.pad_bitmaps(padded)?;
             x.degree_offsets = degree_offsets[p].ptr;
-            let r = part.range(p);
+            let r = part.range(self.parts_of[p]);
             x.owned = (r.start, r.end);
             x.whole_m = mg.m;
             parts.push(x);
@@ -230,6 +277,7 @@ impl MultiGpu {
         let mut exec = MultiGpuExec {
             parts,
             comms: &self.comms,
+            host: self.host.as_deref(),
             part,
             offsets: &mg.offsets,
             states: &states,
@@ -264,12 +312,15 @@ impl MultiGpu {
         let level_times = timing::read(&marks)?;
         let exchange_ms = level_times.iter().map(|l| l.allgather_ms + l.wait_ms).sum();
         let split = TimeSplit::of(&level_times);
-        // Each vertex's answer from its owner.
+        // Each of this process's vertices' answer from its owner (the local
+        // parts are consecutive).
         let zero = <<P as VertexProgram>::State as bytemuck::Zeroable>::zeroed();
-        let mut out = vec![zero; n];
-        let mut out_parents = opts.parents.then(|| vec![0u32; n]);
+        let first = part.range(self.parts_of[0]).start as usize;
+        let end = part.range(self.parts_of[gpus - 1]).end as usize;
+        let mut out = vec![zero; end - first];
+        let mut out_parents = opts.parents.then(|| vec![0u32; end - first]);
         for (p, d) in self.devices.iter().enumerate() {
-            let r = part.range(p);
+            let r = part.range(self.parts_of[p]);
             let (lo, hi) = (r.start as usize, r.end as usize);
             if lo == hi {
                 continue;
@@ -280,11 +331,11 @@ impl MultiGpu {
                 bytemuck::cast_slice_mut(&mut all),
                 "program state",
             )?;
-            out[lo..hi].copy_from_slice(&all[lo..hi]);
+            out[lo - first..hi - first].copy_from_slice(&all[lo..hi]);
             if let (Some(op), Some(pb)) = (out_parents.as_mut(), parents[p].as_ref()) {
                 let mut all = vec![0u32; n];
                 d.gpu.download(pb, &mut all, "parents")?;
-                op[lo..hi].copy_from_slice(&all[lo..hi]);
+                op[lo - first..hi - first].copy_from_slice(&all[lo..hi]);
             }
         }
         let bytes_per_level = 4 * padded as u64
@@ -296,7 +347,8 @@ impl MultiGpu {
         Ok(MultiRun {
             states: out,
             parents: out_parents,
-            gpus,
+            first: first as u64,
+            gpus: self.world,
             levels,
             time_ms,
             exchange_ms,
@@ -314,6 +366,8 @@ impl MultiGpu {
 struct MultiGpuExec<'a, 'd> {
     parts: Vec<DirectionRun<'d, DeviceLauncher<'d>>>,
     comms: &'a Comms,
+    /// Over ranks: what sums the host-driven levels' counters.
+    host: Option<&'a crate::dist::Comm>,
     part: &'a Partition,
     offsets: &'a [u64],
     states: &'a [DevBuf<u8>],
@@ -397,6 +451,26 @@ impl MultiGpuExec<'_, '_> {
         Ok(())
     }
 
+    /// This process's summed counters, summed over the ranks too when there
+    /// are ranks (one host all-gather: host-driven levels only; planned
+    /// levels sum on the GPUs).
+    fn total(&self, mine: FrontierSize) -> Result<FrontierSize> {
+        let Some(host) = self.host else {
+            return Ok(mine);
+        };
+        let all = host.all_gather(bytemuck::cast_slice(&[mine.vertices, mine.edges]))?;
+        all.iter().try_fold(FrontierSize::default(), |a, b| {
+            let w: [u64; 2] = bytemuck::pod_read_unaligned(
+                b.get(..16)
+                    .ok_or_else(|| Error::InvalidGraph("a rank sent a short counter".into()))?,
+            );
+            Ok(FrontierSize {
+                vertices: a.vertices + w[0],
+                edges: a.edges + w[1],
+            })
+        })
+    }
+
     /// Waits for every part's level and reads its counters.
     fn finish(&mut self, marks: Vec<CudaEvent>, swap: bool) -> Result<Vec<[u64; CTL_WORDS]>> {
         self.parts
@@ -430,7 +504,7 @@ impl<S: bytemuck::Pod> DirectionExec<S> for MultiGpuExec<'_, '_> {
             .collect::<Result<Vec<_>>>()?;
         self.exchange(starts, false, None)?;
         let sizes = self.finish(marks, true)?;
-        Ok(sum_sizes(
+        self.total(sum_sizes(
             &sizes
                 .iter()
                 .map(|c| FrontierSize::from_ctl(c))
@@ -448,7 +522,7 @@ impl<S: bytemuck::Pod> DirectionExec<S> for MultiGpuExec<'_, '_> {
             .collect::<Result<Vec<_>>>()?;
         self.exchange(starts, false, None)?;
         let sizes = self.finish(marks, true)?;
-        Ok(sum_sizes(
+        self.total(sum_sizes(
             &sizes
                 .iter()
                 .map(|c| FrontierSize::from_ctl(c))
@@ -465,7 +539,33 @@ impl<S: bytemuck::Pod> DirectionExec<S> for MultiGpuExec<'_, '_> {
             .collect::<Result<Vec<_>>>()?;
         self.exchange(starts, true, None)?;
         let ctls = self.finish(marks, false)?;
-        combine_passes(&ctls.iter().map(|c| Pass::from_ctl(c)).collect::<Vec<_>>())
+        let pass = combine_passes(&ctls.iter().map(|c| Pass::from_ctl(c)).collect::<Vec<_>>())?;
+        match self.host {
+            None => Ok(pass),
+            Some(host) => {
+                let mine = [
+                    pass.selected,
+                    pass.inserted,
+                    pass.min_pending.unwrap_or(u64::MAX),
+                ];
+                let all = host.all_gather(bytemuck::cast_slice(&mine))?;
+                let passes = all
+                    .iter()
+                    .map(|b| {
+                        let w: [u64; 3] =
+                            bytemuck::pod_read_unaligned(b.get(..24).ok_or_else(|| {
+                                Error::InvalidGraph("a rank sent a short pass record".into())
+                            })?);
+                        Ok(Pass {
+                            selected: w[0],
+                            inserted: w[1],
+                            min_pending: (w[2] != u64::MAX).then_some(w[2]),
+                        })
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                combine_passes(&passes)
+            }
+        }
     }
 }
 

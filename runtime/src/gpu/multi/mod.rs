@@ -6,16 +6,19 @@
 //! parts' frontier vertices).
 //!
 //! [`emulate`] runs the same loop over simulated parts on the host (CI); the device
-//! side drives one GPU per part through NCCL (`device`).
+//! side drives one GPU per part through NCCL (`device`), all GPUs of a host from
+//! one process or one GPU per process ([`ranks`]: the path to several hosts).
 
 pub mod device;
 pub mod emulate;
 mod nccl;
 pub mod partition;
+pub mod ranks;
 pub mod timing;
 
-pub use device::{MultiGpu, MultiRun};
+pub use device::{MultiGpu, MultiGraph, MultiRun};
 pub use partition::{part_graph, PartGraph, Partition};
+pub use ranks::{rank_gpu_missing, rank_part_graph};
 pub use timing::{LevelTime, TimeSplit};
 
 use super::direction::{FrontierSize, Pass};

@@ -10,9 +10,12 @@ use cudarc::nccl::sys;
 use crate::error::{Error, Result};
 use crate::gpu::cuda::Gpu;
 
-/// One GPU's NCCL communicator (rank = its index in [`Comms::open`]'s list).
+/// This process's NCCL communicators, one per GPU it drives: all of one
+/// host's GPUs ([`Comms::open`]), or one rank's ([`Comms::join`]).
 pub(super) struct Comms {
     raw: Vec<sys::ncclComm_t>,
+    /// Each communicator's rank (its part of the partition).
+    ranks: Vec<usize>,
 }
 
 fn nccl_err(what: &str) -> impl FnOnce(nr::NcclError) -> Error + '_ {
@@ -43,12 +46,40 @@ impl Comms {
         // device ordinals; NCCL writes one communicator per device.
         unsafe { nr::comm_init_all(raw.as_mut_ptr(), gpus as i32, ordinals.as_ptr()) }
             .map_err(nccl_err("ncclCommInitAll"))?;
-        Ok(Comms { raw })
+        Ok(Comms {
+            raw,
+            ranks: (0..gpus).collect(),
+        })
     }
 
-    /// Enqueues, as one NCCL group, on each rank `p`'s stream (`gpus[p]`): the
-    /// in-place exchanges `gathers[p]` and, if `sum` is given, an in-place sum
-    /// over the ranks of the `sum.1` u64 words at device address `sum[p]`.
+    /// A new NCCL id, to be handed to every rank ([`Comms::join`]).
+    pub(super) fn unique_id() -> Result<[u8; 128]> {
+        let id = nr::get_uniqueid().map_err(nccl_err("ncclGetUniqueId"))?;
+        Ok(id.internal.map(|c| c as u8))
+    }
+
+    /// Rank `rank` of `world` joining the communicator of `id` on the GPU
+    /// current on this thread (`ncclCommInitRank`; returns once every rank
+    /// has joined).
+    pub(super) fn join(id: &[u8; 128], rank: usize, world: usize) -> Result<Comms> {
+        let id = sys::ncclUniqueId {
+            internal: id.map(|b| b as core::ffi::c_char),
+        };
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: `raw` receives one communicator; `id` is the 128-byte id
+        // rank 0 drew, `rank < world`.
+        unsafe { nr::comm_init_rank(&mut raw, world as i32, id, rank as i32) }
+            .map_err(nccl_err("ncclCommInitRank"))?;
+        Ok(Comms {
+            raw: vec![raw],
+            ranks: vec![rank],
+        })
+    }
+
+    /// Enqueues, as one NCCL group, on each local communicator `p`'s stream
+    /// (`gpus[p]`): the in-place exchanges `gathers[p]` and, if `sum` is
+    /// given, an in-place sum over the ranks of the `sum.1` u64 words at
+    /// device address `sum[p]`.
     pub(super) fn exchange(
         &self,
         gpus: &[&Gpu],
@@ -65,16 +96,17 @@ impl Comms {
         nr::group_start().map_err(nccl_err("ncclGroupStart"))?;
         let mut out = Ok(());
         for (p, ((&comm, gpu), gs)) in self.raw.iter().zip(gpus).zip(gathers).enumerate() {
+            let rank = self.ranks[p];
             let stream = gpu.stream.cu_stream() as sys::cudaStream_t;
             for g in gs {
                 let r = match g.equal {
                     true => {
                         let count = g.slices.first().map_or(0, |s| s.1) as usize;
-                        let send = g.buf + (p * count * g.elem_size) as u64;
+                        let send = g.buf + (rank * count * g.elem_size) as u64;
                         // SAFETY: `buf` holds `ranks · count` elements on this
                         // rank's device (the padded bitmap or state array), and
-                        // the send slice is rank p's part of it: NCCL's in-place
-                        // all-gather.
+                        // the send slice is this rank's part of it: NCCL's
+                        // in-place all-gather.
                         unsafe {
                             nr::all_gather(
                                 send as *const _,

@@ -55,6 +55,23 @@ impl Partition {
         })
     }
 
+    /// Equal ranges of `span` vertices (a multiple of 32 with `span · parts ≥
+    /// n`): the vertex ranges of ranks ([`crate::dist::RankParts`]), which
+    /// their GPUs must keep.
+    pub fn with_span(n: u64, parts: usize, span: u64) -> Result<Partition> {
+        if parts == 0 || span % 32 != 0 || span.saturating_mul(parts as u64) < n {
+            return Err(Error::InvalidArgument(format!(
+                "{parts} ranges of {span} vertices do not cut {n} vertices into whole 32-vertex words"
+            )));
+        }
+        Ok(Partition {
+            parts,
+            n,
+            bounds: (0..=parts as u64).map(|p| (p * span).min(n)).collect(),
+            span: Some(span),
+        })
+    }
+
     /// Ranges of about equal cost `in-edges + vertices` (`in_offsets`: the
     /// offsets of the in-edge CSR, `n + 1`), cut at multiples of 32.
     pub fn balanced(in_offsets: &[u64], parts: usize) -> Result<Partition> {

@@ -1,0 +1,120 @@
+//! GPU ranks for the commands that run over several ranks: one GPU per rank
+//! (its `LOCAL_RANK`), the one-process multi-GPU engine's kernels and NCCL
+//! exchange, each rank holding only its part (`runtime::gpu::multi::ranks`).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::bail;
+use runtime::dist::{Comm, RankBfs, RankEnv, RankGraph};
+use runtime::gpu::multi::{rank_gpu_missing, MultiGpu, MultiGraph};
+use runtime::gpu::{BfsKernel, ProgramOptions};
+use vertex_examples::programs::{bfs, cc};
+
+use super::common::Backend;
+
+/// Whether the ranks run on GPUs: `gpu` yes (a rank that cannot fails
+/// naming why), `cpu` no, `auto` when every rank can (they decide together,
+/// so that all run the same engine; rank 0 says which).
+pub(super) fn use_gpus(backend: Backend, env: &RankEnv, comm: &Comm) -> anyhow::Result<bool> {
+    let missing = rank_gpu_missing();
+    Ok(match backend {
+        Backend::Cpu => false,
+        Backend::Gpu => match missing {
+            Some(why) => bail!("--backend gpu: rank {} cannot use a GPU: {why}", env.rank),
+            None => true,
+        },
+        Backend::Auto => {
+            let all = comm.all_reduce_min(u64::from(missing.is_none()))? == 1;
+            if env.rank == 0 {
+                eprintln!(
+                    "auto: {}",
+                    match (all, &missing) {
+                        (true, _) => "one GPU per rank (NCCL between them)".to_string(),
+                        (false, Some(why)) => format!("the CPU engine (rank 0: {why})"),
+                        (false, None) => "the CPU engine (a rank has no usable GPU)".to_string(),
+                    }
+                );
+            }
+            all
+        }
+    })
+}
+
+/// This rank's GPU joined to the others' and its part uploaded.
+pub(super) struct GpuRank {
+    pub multi: MultiGpu,
+    pub graph: MultiGraph,
+}
+
+impl GpuRank {
+    /// Joins the ranks' GPUs (`comm` hands out NCCL's id) and uploads `g`
+    /// (in-neighbours hubs first if `hubs_first`).
+    pub fn join(
+        env: &RankEnv,
+        comm: Arc<Comm>,
+        g: &RankGraph,
+        hubs_first: bool,
+    ) -> anyhow::Result<GpuRank> {
+        let multi = MultiGpu::join(env, comm)?;
+        let graph = multi.upload_rank(g, hubs_first)?;
+        Ok(GpuRank { multi, graph })
+    }
+
+    /// BFS from `source` with the direction kernels (`levels_per_sync`
+    /// levels between host waits): this rank's depths, and its exchange time.
+    pub fn bfs(
+        &self,
+        k: &[runtime::gpu::program::ProgramKernels],
+        source: u32,
+        max_edge_count: Option<u64>,
+        levels_per_sync: u32,
+    ) -> anyhow::Result<RankBfs> {
+        let opts = ProgramOptions {
+            kernel: BfsKernel::Direction,
+            max_edge_count,
+            levels_per_sync,
+            ..ProgramOptions::default()
+        };
+        let r = self
+            .multi
+            .run_program::<bfs::Program>(k, &self.graph, source, &opts)?;
+        let comm = self.host()?;
+        let deepest = r.states.iter().filter(|&&d| d != u32::MAX).max();
+        let levels = comm.all_reduce_max(deepest.map_or(0, |&d| u64::from(d) + 1))? as u32;
+        let reached =
+            comm.all_reduce_sum(r.states.iter().filter(|&&d| d != u32::MAX).count() as u64)?;
+        Ok(RankBfs {
+            depth: r.states,
+            levels,
+            reached,
+            time: Duration::from_secs_f64(r.time_ms / 1e3),
+            exchange: Duration::from_secs_f64(r.exchange_ms / 1e3),
+        })
+    }
+
+    /// Components by label propagation (`cc`'s program): this rank's labels,
+    /// rounds run, time and exchange time.
+    pub fn components(&self) -> anyhow::Result<(Vec<u32>, u32, Duration, Duration)> {
+        let k = self.multi.load_program::<cc::Program>()?;
+        let opts = ProgramOptions {
+            kernel: BfsKernel::Direction,
+            ..ProgramOptions::default()
+        };
+        let r = self
+            .multi
+            .run_program::<cc::Program>(&k, &self.graph, 0, &opts)?;
+        Ok((
+            r.states,
+            r.levels.len() as u32,
+            Duration::from_secs_f64(r.time_ms / 1e3),
+            Duration::from_secs_f64(r.exchange_ms / 1e3),
+        ))
+    }
+
+    pub fn host(&self) -> anyhow::Result<&Comm> {
+        self.multi
+            .host()
+            .ok_or_else(|| anyhow::anyhow!("a GPU rank without its host link"))
+    }
+}

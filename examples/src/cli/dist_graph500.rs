@@ -1,0 +1,248 @@
+//! `vertex bench graph500` over ranks (under `vertex launch -n N` or a
+//! cluster launcher): each rank draws its share of the Kronecker edge blocks
+//! and keeps its vertices' rows, the ranks search from the roots the
+//! one-process run picks (same seed, same degrees), on one GPU each or on
+//! their CPUs, and check every result together by Graph500's rules on the
+//! depths. Rank 0 writes the report (`num_mpi_processes` = the ranks).
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context};
+use runtime::dist::{
+    bfs, kronecker_part_with_tuples, out_degrees, validate_bfs, Comm, RankBfs, RankEnv,
+};
+use runtime::generate::{pick_roots_by_offsets, Kronecker};
+use runtime::gpu::BfsKernel;
+use vertex_bench::graph500::{root_stats, Graph500Config, Graph500Report, RootResult};
+use vertex_bench::host::HostInfo;
+use vertex_examples::programs::bfs as bfs_program;
+
+use super::bench::{chart, kernel_name, Backend, Graph500Args, NeighborOrder, Output, Validator};
+use super::dist_gpu::GpuRank;
+use super::dist_run::slowest_ms;
+
+const GPU_RANKS_TIMING: &str = "the slowest rank's host wall time of its part of the traversal (direction kernels on its GPU, NCCL all-gather per level); depths, no parent tree";
+const CPU_RANKS_TIMING: &str =
+    "the slowest rank's wall time of the bottom-up level loop over ranks (TCP exchange)";
+
+pub fn graph500_ranks(a: Graph500Args, env: RankEnv) -> anyhow::Result<()> {
+    if a.gpus != 1 {
+        bail!(
+            "--gpus {}: over ranks each rank drives one GPU (its LOCAL_RANK); start more ranks instead",
+            a.gpus
+        );
+    }
+    if a.validator == Validator::Gpu {
+        bail!("--validator gpu: over ranks the ranks check every result together (Graph500's rules on the depths); drop the option");
+    }
+    let gpu = a.backend != Backend::Cpu;
+    if gpu && a.kernel != [BfsKernel::Direction] {
+        bail!("--kernel: GPU ranks run the direction kernels only");
+    }
+    if a.levels_per_sync.is_empty() || a.levels_per_sync.iter().any(|&l| !(1..=64).contains(&l)) {
+        bail!("--levels-per-sync takes values in 1..=64");
+    }
+    if gpu {
+        if let Some(why) = runtime::gpu::multi::rank_gpu_missing() {
+            bail!(
+                "--backend {}: rank {} cannot use a GPU: {why}",
+                a.backend.name(),
+                env.rank
+            );
+        }
+    }
+    let lead = env.rank == 0;
+    if lead {
+        std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
+        eprintln!(
+            "graph500: scale {} edgefactor {} over {} ranks ({})",
+            a.scale,
+            a.edgefactor,
+            env.world,
+            if gpu { "one GPU each" } else { "CPU" }
+        );
+    }
+    let comm = Arc::new(Comm::connect(&env)?);
+    let cfg = Graph500Config {
+        scale: a.scale,
+        edgefactor: a.edgefactor,
+        roots: a.roots,
+        seed: a.seed,
+        hubs_first: a.neighbor_order == NeighborOrder::Degree,
+    };
+    let k = Kronecker::graph500(a.scale, a.edgefactor, a.seed);
+    let t = Instant::now();
+    let (g, tuples) = kronecker_part_with_tuples(&k, &comm, true)
+        .with_context(|| format!("rank {}: generating its part", env.rank))?;
+    let generation_time = slowest_ms(&comm, t.elapsed())? / 1e3;
+    let t = Instant::now();
+    let rank = gpu
+        .then(|| GpuRank::join(&env, comm.clone(), &g, cfg.hubs_first))
+        .transpose()?;
+    // Every vertex's degree (the roots are drawn among degree > 0, as the
+    // one-process run draws them).
+    let offsets = match &rank {
+        Some(r) => r.graph.degree_offsets().to_vec(),
+        None => {
+            let mine = out_degrees(&g, &comm)?;
+            let mut all = vec![0u32; g.num_vertices];
+            comm.all_gather_into(&mine, |r| g.parts.range(r), &mut all, "degrees")?;
+            std::iter::once(0)
+                .chain(all.iter().scan(0u64, |acc, &d| {
+                    *acc += u64::from(d);
+                    Some(*acc)
+                }))
+                .collect()
+        }
+    };
+    let construction_time = slowest_ms(&comm, t.elapsed())? / 1e3;
+    let roots = pick_roots_by_offsets(&offsets, a.roots, a.seed);
+    if roots.is_empty() {
+        bail!("the graph has no vertex with degree > 0");
+    }
+    let csr_entries = comm.all_reduce_sum(g.targets.len() as u64)?;
+    if lead {
+        eprintln!(
+            "  {} vertices, {csr_entries} CSR entries; generation {generation_time:.3} s, {} {construction_time:.3} s",
+            g.num_vertices,
+            if gpu { "degrees and upload" } else { "degrees" }
+        );
+    }
+    let kernels = match &rank {
+        Some(r) => Some(r.multi.load_program::<bfs_program::Program>()?),
+        None => None,
+    };
+    let search = |root: u32, lps: u32| -> anyhow::Result<RankBfs> {
+        match (&rank, &kernels) {
+            (Some(r), Some(k)) => r.bfs(k, root, a.max_edge_count, lps),
+            _ => Ok(bfs(&g, &comm, root)?),
+        }
+    };
+    // One untimed search first on GPUs (module JIT, first touch).
+    if gpu {
+        search(roots[0], a.levels_per_sync[0])?;
+    }
+    let lpss: Vec<Option<u32>> = match gpu {
+        true => a.levels_per_sync.iter().map(|&l| Some(l)).collect(),
+        false => vec![None],
+    };
+    let mut invalid = Vec::new();
+    for lps in lpss {
+        let pb = lead.then(|| runtime::progress::bar(roots.len() as u64, "BFS roots"));
+        let started = Instant::now();
+        let (mut call_time, mut validation_time, mut exchange) = (0.0, 0.0, Duration::ZERO);
+        let mut results = Vec::with_capacity(roots.len());
+        let mut failures = Vec::new();
+        for &root in &roots {
+            let t = Instant::now();
+            let r = search(root, lps.unwrap_or(1))?;
+            call_time += t.elapsed().as_secs_f64();
+            exchange += r.exchange;
+            let seconds = slowest_ms(&comm, r.time)? / 1e3;
+            let t = Instant::now();
+            let bad = validate_bfs(&g, &comm, root, &r)?;
+            validation_time += t.elapsed().as_secs_f64();
+            let mine: u64 = r
+                .depth
+                .iter()
+                .zip(&tuples)
+                .filter(|(&d, _)| d != u32::MAX)
+                .map(|(_, &c)| u64::from(c))
+                .sum();
+            let nedge = comm.all_reduce_sum(mine)?;
+            let error = (bad > 0).then(|| format!("{bad} violations of Graph500's rules"));
+            if let Some(e) = &error {
+                failures.push((root, e.clone()));
+            }
+            results.push(RootResult {
+                root,
+                seconds,
+                device_seconds: None,
+                nedge,
+                reached: r.reached,
+                teps: if seconds > 0.0 {
+                    nedge as f64 / seconds
+                } else {
+                    0.0
+                },
+                validation_error: error,
+            });
+            if let Some(pb) = &pb {
+                pb.inc(1);
+            }
+        }
+        if let Some(pb) = pb {
+            pb.finish_and_clear();
+        }
+        let (bfs_time, nedge, teps) = root_stats(&results);
+        let report = Graph500Report {
+            config: cfg.clone(),
+            backend: format!("{}-ranks{}", if gpu { "gpu" } else { "cpu" }, env.world),
+            vertices: g.num_vertices as u64,
+            csr_entries,
+            input_edges: a.edgefactor << a.scale,
+            generation_time,
+            construction_time,
+            roots: results,
+            bfs_time,
+            nedge,
+            teps,
+            validation_time,
+            validator: "ranks (depths)".into(),
+            call_time,
+            roots_time: started.elapsed().as_secs_f64(),
+            valid: failures.is_empty(),
+            processes: env.world,
+            failures,
+        };
+        if !report.valid {
+            invalid.push(format!(
+                "{} of {} searches failed Graph500's checks",
+                report.failures.len(),
+                report.roots.len()
+            ));
+        }
+        if !lead {
+            continue;
+        }
+        print!("{}", report.output_block());
+        let kernel = gpu.then(|| kernel_name(BfsKernel::Direction));
+        let out = Output {
+            host: HostInfo::read(),
+            device: rank.as_ref().map(|r| r.multi.devices[0].info().clone()),
+            command_line: std::env::args().collect::<Vec<_>>().join(" "),
+            warmup: gpu,
+            timing: if gpu {
+                GPU_RANKS_TIMING
+            } else {
+                CPU_RANKS_TIMING
+            },
+            kernel,
+            max_edge_count: a.max_edge_count,
+            levels_per_sync: lps,
+            exchange_ms_mean: Some(exchange.as_secs_f64() * 1e3 / roots.len() as f64),
+            report: &report,
+        };
+        let sync_tag = match lps {
+            Some(l) if l != runtime::gpu::DEFAULT_LEVELS_PER_SYNC => format!("-sync{l}"),
+            _ => String::new(),
+        };
+        let stem = format!(
+            "graph500-{}-ranks{}{sync_tag}-s{}",
+            if gpu { "gpu" } else { "cpu" },
+            env.world,
+            a.scale
+        );
+        let json = a.out.join(format!("{stem}.json"));
+        std::fs::write(&json, serde_json::to_string_pretty(&out)?)
+            .with_context(|| format!("writing {}", json.display()))?;
+        let svg = a.out.join(format!("{stem}.svg"));
+        chart(&report, &svg)?;
+        eprintln!("wrote {} and {}", json.display(), svg.display());
+    }
+    if !invalid.is_empty() {
+        bail!("{}", invalid.join("; "));
+    }
+    Ok(())
+}
