@@ -67,7 +67,8 @@ fi
 xz -T2 -6 bundle/vertex bundle/vertex-gpu-bench bundle/vertex-apsp-bench bundle/my-vertex-programs
 cp "$PTX" bundle/kernels.ptx
 mkdir -p bundle/cuda && cp bench/cuda/*.cu bundle/cuda/
-cp scripts/gpu-run.sh scripts/ncu_summary.py scripts/odd-graphs.py scripts/tail-graph.py bundle/
+cp scripts/gpu-run.sh scripts/ncu_summary.py scripts/odd-graphs.py scripts/tail-graph.py \
+    scripts/ranks-compare.py bundle/
 { git rev-parse --short HEAD 2>/dev/null || echo unknown; } >bundle/GIT_REV
 if ! git diff --quiet HEAD 2>/dev/null; then echo "+dirty" >>bundle/GIT_REV; fi
 tr -d '\n' <bundle/GIT_REV >bundle/GIT_REV.tmp && mv bundle/GIT_REV.tmp bundle/GIT_REV

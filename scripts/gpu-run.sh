@@ -49,6 +49,15 @@
 #             at S, G at S+1), levels per sync $MULTI_LPS (default "1,8"), per-level time
 #             split; then compute-sanitizer memcheck of `vertex bfs|sssp kron:14 --gpus G
 #             --validate`; a compact summary at the end (multi-summary.txt)
+#   ranks     one process per GPU (issue 52), G = the machine's GPUs: `vertex launch -n G
+#             -- vertex bfs|cc GRAPH --backend gpu --validate` on kron:$RANKS_CHECK_SCALE
+#             (default 20), a 300² grid and odd-graphs.py's directed files (a small
+#             component, a hub with 200,000 leaves and a path, id gaps), each against the
+#             one-process run (BFS on G GPUs: vertices reached; Afforest: components);
+#             then Graph500 at scales $RANKS_SCALES
+#             (default "22 24"), $RANKS_ROOTS roots (default 16): 1 GPU, one process on G
+#             GPUs, G ranks, side by side (scripts/ranks-compare.py: same roots, reached
+#             and nedge, TEPS and time ratios); JSON/SVG in $OUTDIR/ranks
 #   gunrock   builds the Gunrock kit, runs its BFS on kron$GUNROCK_SCALE (default 22),
 #             validates a few of its runs, then ours on the same file and sources
 #   apsp      blocked/naive GPU Floyd-Warshall: seed 002 sweep, N = 8192/16384 vs add+min peak
@@ -278,6 +287,57 @@ for step in "${steps[@]}"; do
                     --validator "${G500_VALIDATOR:-host}" --out "$OUTDIR" 2>&1 | tee -a "$OUTDIR/graph500.log"
                 rc=$(( rc | ${PIPESTATUS[0]} ))
             done
+            ;;
+        ranks)
+            G=$(nvidia-smi -L | wc -l)
+            mkdir -p "$OUTDIR/ranks"
+            {
+                bad=0
+                V=$B/vertex
+                "$V" gen grid --width 300 --height 300 -o /tmp/ranks-grid.el >/dev/null
+                python3 "$B/odd-graphs.py" /tmp/ranks-odd >/dev/null
+                for graph in "kron:${RANKS_CHECK_SCALE:-20}" /tmp/ranks-grid.el /tmp/ranks-odd/dir_small.el \
+                    /tmp/ranks-odd/star_path.wel /tmp/ranks-odd/dir_gaps.wel; do
+                    for prog in bfs cc; do
+                        # One process: BFS on the G GPUs, components (Afforest) on one.
+                        if [ $prog = bfs ]; then multi="--gpus $G"; else multi=""; fi
+                        echo "--- $prog $graph: one process ($multi), then $G ranks"
+                        one=$("$V" $prog "$graph" --backend gpu $multi --json 2>/dev/null)
+                        rk=$("$V" launch -n "$G" -- "$V" $prog "$graph" --backend gpu --validate --json 2>/dev/null | grep "^{" | tail -1)
+                        python3 -c '
+import json, sys
+one, rk = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+prog = sys.argv[3]
+if prog == "bfs":
+    a = (one["reached"], one["rounds"]); b = (rk["reached"], rk["levels"])
+    ok = one["reached"] == rk["reached"] and rk["valid"]
+else:
+    a = one.get("components"); b = rk["components"]
+    ok = a == b and rk["valid"]
+print("   one process %s, ranks %s (%.2f ms vs %.2f ms), valid %s: %s" % (a, b,
+      one["time_s"] * 1e3, rk["time_ms"], rk["valid"], "ok" if ok else "BAD"))
+sys.exit(0 if ok else 1)' "$one" "$rk" "$prog" || { bad=1; echo "   one: ${one:0:300}"; echo "   ranks: ${rk:0:300}"; }
+                    done
+                done
+                pack
+                for s in ${RANKS_SCALES:-22 24}; do
+                    R=${RANKS_ROOTS:-16}
+                    echo "--- graph500 scale $s, $R roots: 1 GPU, one process on $G GPUs, $G ranks"
+                    "$V" bench graph500 --scale "$s" --roots "$R" --backend gpu-dsl --kernel direction \
+                        --out "$OUTDIR/ranks" 2>&1 | grep -E "harmonic_mean|error|wrote" || bad=1
+                    "$V" bench graph500 --scale "$s" --roots "$R" --backend gpu --gpus "$G" \
+                        --out "$OUTDIR/ranks" 2>&1 | grep -E "harmonic_mean|error|wrote" || bad=1
+                    "$V" launch -n "$G" -- "$V" bench graph500 --scale "$s" --roots "$R" --backend gpu \
+                        --out "$OUTDIR/ranks" 2>&1 | grep -E "harmonic_mean|error|wrote|rank" || bad=1
+                    python3 "$B/ranks-compare.py" "$OUTDIR/ranks/graph500-gpu-x$G-direction-s$s.json" \
+                        "$OUTDIR/ranks/graph500-gpu-ranks$G-s$s.json" \
+                        "$OUTDIR/ranks/graph500-gpu-dsl-direction-s$s.json" || bad=1
+                    pack
+                done
+                [ "$bad" = 0 ]
+            } 2>&1 | tee "$OUTDIR/ranks.log"
+            rc=${PIPESTATUS[0]}
+            pack
             ;;
         multi)
             G=$(nvidia-smi -L | wc -l)

@@ -48,15 +48,15 @@ pub(super) struct GpuRank {
 }
 
 impl GpuRank {
-    /// Joins the ranks' GPUs (`comm` hands out NCCL's id) and uploads `g`
-    /// (in-neighbours hubs first if `hubs_first`).
-    pub fn join(
-        env: &RankEnv,
-        comm: Arc<Comm>,
-        g: &RankGraph,
-        hubs_first: bool,
-    ) -> anyhow::Result<GpuRank> {
-        let multi = MultiGpu::join(env, comm)?;
+    /// This rank's GPU joined to the others' (`comm` hands out NCCL's id):
+    /// before the graph is loaded, so that a rank without a GPU fails first.
+    pub fn join(env: &RankEnv, comm: Arc<Comm>) -> anyhow::Result<MultiGpu> {
+        Ok(MultiGpu::join(env, comm)?)
+    }
+
+    /// `g` uploaded to the joined GPU (in-neighbours hubs first if
+    /// `hubs_first`).
+    pub fn new(multi: MultiGpu, g: &RankGraph, hubs_first: bool) -> anyhow::Result<GpuRank> {
         let graph = multi.upload_rank(g, hubs_first)?;
         Ok(GpuRank { multi, graph })
     }

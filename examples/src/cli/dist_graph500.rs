@@ -71,14 +71,16 @@ pub fn graph500_ranks(a: Graph500Args, env: RankEnv) -> anyhow::Result<()> {
         seed: a.seed,
         hubs_first: a.neighbor_order == NeighborOrder::Degree,
     };
+    // The GPUs join before generating, so a rank without one fails first.
+    let joined = gpu.then(|| GpuRank::join(&env, comm.clone())).transpose()?;
     let k = Kronecker::graph500(a.scale, a.edgefactor, a.seed);
     let t = Instant::now();
     let (g, tuples) = kronecker_part_with_tuples(&k, &comm, true)
         .with_context(|| format!("rank {}: generating its part", env.rank))?;
     let generation_time = slowest_ms(&comm, t.elapsed())? / 1e3;
     let t = Instant::now();
-    let rank = gpu
-        .then(|| GpuRank::join(&env, comm.clone(), &g, cfg.hubs_first))
+    let rank = joined
+        .map(|m| GpuRank::new(m, &g, cfg.hubs_first))
         .transpose()?;
     // Every vertex's degree (the roots are drawn among degree > 0, as the
     // one-process run draws them).

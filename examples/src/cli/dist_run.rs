@@ -98,12 +98,13 @@ pub fn dist_bfs_cmd(a: RunArgs, env: RankEnv) -> anyhow::Result<()> {
     check_ranks(a.backend, true, a.output.as_deref())?;
     let comm = Arc::new(Comm::connect(&env)?);
     let gpus = use_gpus(a.backend, &env, &comm)?;
+    let joined = gpus
+        .then(|| GpuRank::join(&env, comm.clone()))
+        .transpose()?;
     let t = std::time::Instant::now();
     // Generated graphs undirected, files as listed: as the one-process bfs.
     let g = load_part(&a.graph, &env, &comm, false, true)?;
-    let rank = gpus
-        .then(|| GpuRank::join(&env, comm.clone(), &g, true))
-        .transpose()?;
+    let rank = joined.map(|m| GpuRank::new(m, &g, true)).transpose()?;
     let generate_ms = t.elapsed().as_secs_f64() * 1e3;
     // The first vertex with out-edges, as the one-process command picks.
     let source = match a.source.or(g.first_source) {
@@ -210,13 +211,14 @@ pub fn dist_cc_cmd(a: RunArgs, env: RankEnv) -> anyhow::Result<()> {
     check_ranks(a.backend, true, a.output.as_deref())?;
     let comm = Arc::new(Comm::connect(&env)?);
     let gpus = use_gpus(a.backend, &env, &comm)?;
+    let joined = gpus
+        .then(|| GpuRank::join(&env, comm.clone()))
+        .transpose()?;
     let t = std::time::Instant::now();
     // Weak components of a directed file: every edge both ways, as the
     // one-process command walks in-edges too.
     let g = load_part(&a.graph, &env, &comm, true, true)?;
-    let rank = gpus
-        .then(|| GpuRank::join(&env, comm.clone(), &g, true))
-        .transpose()?;
+    let rank = joined.map(|m| GpuRank::new(m, &g, true)).transpose()?;
     let load_ms = t.elapsed().as_secs_f64() * 1e3;
     let r = match &rank {
         // Label propagation on the GPUs; every rank then holds every label

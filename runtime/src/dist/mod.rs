@@ -29,6 +29,7 @@ mod comm;
 mod env;
 mod pagerank;
 mod part;
+pub(crate) mod rows;
 
 pub use bfs::{bfs, validate_bfs, RankBfs};
 pub use cc::{components, validate_components, RankCc};

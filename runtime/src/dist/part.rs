@@ -2,7 +2,10 @@
 
 use rayon::prelude::*;
 
+use std::sync::atomic::{AtomicU32, Ordering};
+
 use super::comm::Comm;
+use super::rows::{bucket_rows, scatter};
 use crate::error::{Error, Result};
 use crate::generate::Kronecker;
 
@@ -158,7 +161,8 @@ fn draw_part(
 /// Per owned vertex, the tuples of every rank's `drawn` that start there.
 fn tuples_per_source(n: usize, drawn: &[[u32; 2]], comm: &Comm) -> Result<Vec<u32>> {
     let parts = RankParts::new(n, comm.world());
-    count_at_owners(&parts, comm, drawn.iter().map(|e| e[0]), "a tuple")
+    let heads: Vec<u32> = drawn.par_iter().map(|e| e[0]).collect();
+    count_at_owners(&parts, comm, &heads, "a tuple")
 }
 
 /// How many times each owned vertex appears in `ids` over every rank (each
@@ -167,31 +171,35 @@ fn tuples_per_source(n: usize, drawn: &[[u32; 2]], comm: &Comm) -> Result<Vec<u3
 pub(super) fn count_at_owners(
     parts: &RankParts,
     comm: &Comm,
-    ids: impl Iterator<Item = u32>,
+    ids: &[u32],
     what: &str,
 ) -> Result<Vec<u32>> {
-    let mut out: Vec<Vec<u8>> = vec![Vec::new(); comm.world()];
-    for u in ids {
-        out[parts.owner(u)].extend_from_slice(&u.to_le_bytes());
-    }
+    let out = scatter::<u32>(comm.world(), ids.len(), |i, send| {
+        send(parts.owner(ids[i]), ids[i])
+    });
     let range = parts.range(comm.rank());
-    let mut count = vec![0u32; range.len()];
-    for buf in comm.all_to_all(out)? {
-        for c in buf.chunks_exact(4) {
-            let u = bytemuck::pod_read_unaligned::<u32>(c) as usize;
-            let i = u
-                .checked_sub(range.start)
-                .filter(|&i| i < count.len())
-                .ok_or_else(|| {
-                    Error::InvalidGraph(format!(
-                        "rank {} was sent {what} of vertex {u}, which it does not own",
-                        comm.rank()
-                    ))
-                })?;
-            count[i] += 1;
-        }
+    let received = comm.all_to_all(out)?;
+    let ids = || {
+        received
+            .par_iter()
+            .flat_map(|b| b.par_chunks_exact(4))
+            .map(bytemuck::pod_read_unaligned::<u32>)
+    };
+    if let Some(u) = ids().find_any(|u| !range.contains(&(*u as usize))) {
+        return Err(Error::InvalidGraph(format!(
+            "rank {} was sent {what} of vertex {u}, which it does not own",
+            comm.rank()
+        )));
     }
-    Ok(count)
+    let count: Vec<AtomicU32> = range
+        .clone()
+        .into_par_iter()
+        .map(|_| AtomicU32::new(0))
+        .collect();
+    ids().for_each(|u| {
+        count[u as usize - range.start].fetch_add(1, Ordering::Relaxed);
+    });
+    Ok(count.into_iter().map(AtomicU32::into_inner).collect())
 }
 
 /// This rank's part of an edge-list file (`.el`/`.wel`, not gzip): it
@@ -227,90 +235,46 @@ fn route(
 ) -> Result<RankGraph> {
     let (rank, world) = (comm.rank(), comm.world());
     let parts = RankParts::new(n, world);
+    // The default source: the smallest vertex with an out-edge (a self-loop
+    // counts only on a file's directed graph, which keeps it).
+    let first_source = edges
+        .par_iter()
+        .map(|&[u, v]| match (u == v, both_ways) {
+            (true, true) => u64::MAX,
+            (true, false) | (false, false) => u64::from(u),
+            (false, true) => u64::from(u.min(v)),
+        })
+        .min()
+        .unwrap_or(u64::MAX);
     // Each message entry: (head, tail) — row `head` gets in-neighbour `tail`.
-    let mut out: Vec<Vec<u8>> = vec![Vec::new(); world];
-    let mut send = |head: u32, tail: u32| {
-        out[parts.owner(head)].extend_from_slice(bytemuck::bytes_of(&[head, tail]));
-    };
-    let mut first_source = u64::MAX;
-    for &[u, v] in &edges {
-        if u == v {
-            if !both_ways {
-                first_source = first_source.min(u as u64);
+    let out = scatter::<[u32; 2]>(world, edges.len(), |i, send| {
+        let [u, v] = edges[i];
+        if u != v {
+            send(parts.owner(v), [v, u]);
+            if both_ways {
+                send(parts.owner(u), [u, v]);
             }
-            continue;
         }
-        first_source = first_source.min(if both_ways { u.min(v) } else { u } as u64);
-        send(v, u);
-        if both_ways {
-            send(u, v);
-        }
-    }
+    });
     drop(edges);
     let received = comm.all_to_all(out)?;
     let first_source = u32::try_from(comm.all_reduce_min(first_source)?).ok();
     let range = parts.range(rank);
-    let rows = range.len();
-    let received: Vec<Vec<[u32; 2]>> = received
-        .iter()
-        .map(|b| {
-            b.chunks_exact(8)
-                .map(bytemuck::pod_read_unaligned)
-                .collect()
-        })
-        .collect();
-    let mut degree = vec![0u64; rows + 1];
-    for &[a, _] in received.iter().flatten() {
-        let i = (a as usize)
-            .checked_sub(range.start)
-            .filter(|&i| i < rows)
-            .ok_or_else(|| {
-                Error::InvalidGraph(format!(
-                    "rank {rank} received an edge of vertex {a}, owned by rank {}",
-                    parts.owner(a)
-                ))
-            })?;
-        degree[i + 1] += 1;
-    }
-    for i in 0..rows {
-        degree[i + 1] += degree[i];
-    }
-    let mut fill = degree.clone();
-    let mut targets = vec![0u32; degree[rows] as usize];
-    for &[a, b] in received.iter().flatten() {
-        let i = a as usize - range.start;
-        targets[fill[i] as usize] = b;
-        fill[i] += 1;
-    }
-    drop(received);
-    // Sort and deduplicate each row, then close the gaps.
-    let kept: Vec<u64> = {
-        let mut rows_of: Vec<&mut [u32]> = Vec::with_capacity(rows);
-        let mut rest = targets.as_mut_slice();
-        for i in 0..rows {
-            let (row, tail) = rest.split_at_mut((degree[i + 1] - degree[i]) as usize);
-            rows_of.push(row);
-            rest = tail;
-        }
-        rows_of
-            .into_par_iter()
-            .map(|row| {
-                row.sort_unstable();
-                crate::graph::dedup_row(row, |&t| t) as u64
-            })
-            .collect()
+    let entries = || {
+        received
+            .par_iter()
+            .flat_map(|b| b.par_chunks_exact(8))
+            .map(bytemuck::pod_read_unaligned::<[u32; 2]>)
     };
-    let mut offsets = Vec::with_capacity(rows + 1);
-    offsets.push(0u64);
-    let mut write = 0usize;
-    for (i, k) in kept.iter().enumerate() {
-        let start = degree[i] as usize;
-        targets.copy_within(start..start + *k as usize, write);
-        write += *k as usize;
-        offsets.push(write as u64);
+    if let Some([a, _]) = entries().find_any(|[a, _]| !range.contains(&(*a as usize))) {
+        return Err(Error::InvalidGraph(format!(
+            "rank {rank} received an edge of vertex {a}, owned by rank {}",
+            parts.owner(a)
+        )));
     }
-    targets.truncate(write);
-    targets.shrink_to_fit();
+    let first = range.start as u32;
+    let (offsets, targets) =
+        bucket_rows(range.len(), || entries().map(|[a, b]| (a - first, b)), true);
     Ok(RankGraph {
         num_vertices: n,
         input_edges,

@@ -13,7 +13,6 @@
 //! NCCL (4 bytes a vertex; no rank holds another's edges).
 
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use cudarc::nccl::sys::ncclDataType_t;
@@ -180,56 +179,23 @@ pub fn rank_part_graph(g: &RankGraph, hubs: Option<&[u64]>) -> Result<PartGraph<
             g.targets.len()
         )));
     }
-    if let Some(&t) = g.targets.iter().find(|&&t| t as usize >= n) {
+    if let Some(&t) = g.targets.par_iter().find_any(|&&t| t as usize >= n) {
         return Err(Error::InvalidGraph(format!(
             "an in-neighbour {t} out of range ({n} vertices)"
         )));
     }
-    // Count each source's edges into this rank, then place them.
-    let counts: Vec<AtomicU64> = (0..n).into_par_iter().map(|_| AtomicU64::new(0)).collect();
-    g.targets.par_iter().for_each(|&u| {
-        counts[u as usize].fetch_add(1, Ordering::Relaxed);
-    });
-    let mut offsets = Vec::with_capacity(n + 1);
-    offsets.push(0u64);
-    let mut acc = 0u64;
-    for c in &counts {
-        acc += c.load(Ordering::Relaxed);
-        offsets.push(acc);
-    }
-    let cursor: Vec<AtomicU64> = offsets[..n].iter().map(|&o| AtomicU64::new(o)).collect();
-    drop(counts);
-    let placed: Vec<AtomicU32> = (0..g.targets.len())
-        .into_par_iter()
-        .map(|_| AtomicU32::new(0))
-        .collect();
-    (0..rows).into_par_iter().for_each(|i| {
-        let v = (g.first + i) as u32;
-        for &u in g.neighbors(g.first + i) {
-            let at = cursor[u as usize].fetch_add(1, Ordering::Relaxed);
-            placed[at as usize].store(v, Ordering::Relaxed);
-        }
-    });
-    drop(cursor);
-    let mut targets: Vec<u32> = placed.into_par_iter().map(AtomicU32::into_inner).collect();
-    // Sorted rows, as the one-process part's (a deterministic layout), in
-    // blocks of sources.
-    const BLOCK: usize = 4096;
-    let mut rest = targets.as_mut_slice();
-    let mut blocks = Vec::with_capacity(n.div_ceil(BLOCK));
-    for b in (0..n).step_by(BLOCK) {
-        let end = (b + BLOCK).min(n);
-        let (head, tail) = rest.split_at_mut((offsets[end] - offsets[b]) as usize);
-        blocks.push((b, end, head));
-        rest = tail;
-    }
-    blocks.into_par_iter().for_each(|(b, end, block)| {
-        for u in b..end {
-            let lo = (offsets[u] - offsets[b]) as usize;
-            let hi = (offsets[u + 1] - offsets[b]) as usize;
-            block[lo..hi].sort_unstable();
-        }
-    });
+    // The transpose of the rows: source u's edges into this rank.
+    let first = g.first;
+    let (offsets, targets) = crate::dist::rows::bucket_rows(
+        n,
+        || {
+            (0..rows).into_par_iter().flat_map_iter(move |i| {
+                let v = (first + i) as u32;
+                g.neighbors(first + i).iter().map(move |&u| (u, v))
+            })
+        },
+        false,
+    );
     let out = Csr::from_parts_unchecked(offsets, targets, None);
     let (lo, hi) = (g.first, g.first + rows);
     let total = g.targets.len() as u64;
@@ -249,22 +215,7 @@ pub fn rank_part_graph(g: &RankGraph, hubs: Option<&[u64]>) -> Result<PartGraph<
             )));
         }
         let key = |t: &u32| (std::cmp::Reverse(o[*t as usize + 1] - o[*t as usize]), *t);
-        let mut rest = in_targets.as_mut_slice();
-        let mut blocks = Vec::with_capacity(rows.div_ceil(BLOCK));
-        for b in (0..rows).step_by(BLOCK) {
-            let end = (b + BLOCK).min(rows);
-            let len = (g.offsets[end] - g.offsets[b]) as usize;
-            let (head, tail) = rest.split_at_mut(len);
-            blocks.push((b, end, head));
-            rest = tail;
-        }
-        blocks.into_par_iter().for_each(|(b, end, block)| {
-            for i in b..end {
-                let lo = (g.offsets[i] - g.offsets[b]) as usize;
-                let hi = (g.offsets[i + 1] - g.offsets[b]) as usize;
-                block[lo..hi].sort_unstable_by_key(key);
-            }
-        });
+        crate::dist::rows::sort_rows_by_key(&g.offsets, &mut in_targets, key);
     }
     let incoming = Csr::from_parts_unchecked(in_offsets, in_targets, None);
     Ok(PartGraph { out, incoming })
