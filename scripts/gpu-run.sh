@@ -50,11 +50,12 @@
 #             split; then compute-sanitizer memcheck of `vertex bfs|sssp kron:14 --gpus G
 #             --validate`; a compact summary at the end (multi-summary.txt)
 #   ranks     one process per GPU (issue 52), G = the machine's GPUs: `vertex launch -n G
-#             -- vertex bfs|cc GRAPH --backend gpu --validate` on kron:$RANKS_CHECK_SCALE
+#             -- vertex bfs|cc|sssp GRAPH --backend gpu --validate` on kron:$RANKS_CHECK_SCALE
 #             (default 20), a 300² grid and odd-graphs.py's directed files (a small
 #             component, a hub with 200,000 leaves and a path, id gaps), each against the
-#             one-process run (BFS on G GPUs: vertices reached; Afforest: components);
-#             then Graph500 at scales $RANKS_SCALES
+#             one-process run (BFS and SSSP on G GPUs: vertices reached, farthest
+#             distance; Afforest: components); SSSP and label-propagation components on
+#             kron:$RANKS_PROG_SCALE (default 22) timed on 1 GPU, G GPUs, G ranks; then Graph500 at scales $RANKS_SCALES
 #             (default "22 24"), $RANKS_ROOTS roots (default 16): 1 GPU, one process on G
 #             GPUs, G ranks, side by side (scripts/ranks-compare.py: same roots, reached
 #             and nedge, TEPS and time ratios); JSON/SVG in $OUTDIR/ranks
@@ -298,12 +299,18 @@ for step in "${steps[@]}"; do
                 python3 "$B/odd-graphs.py" /tmp/ranks-odd >/dev/null
                 for graph in "kron:${RANKS_CHECK_SCALE:-20}" /tmp/ranks-grid.el /tmp/ranks-odd/dir_small.el \
                     /tmp/ranks-odd/star_path.wel /tmp/ranks-odd/dir_gaps.wel; do
-                    for prog in bfs cc; do
-                        # One process: BFS on the G GPUs, components (Afforest) on one.
-                        if [ $prog = bfs ]; then multi="--gpus $G"; else multi=""; fi
+                    for prog in bfs cc sssp; do
+                        # One process: BFS and SSSP on the G GPUs, components (Afforest)
+                        # on one; SSSP with the weights the ranks give every edge.
+                        case $prog in
+                            bfs) multi="--gpus $G" ;;
+                            cc) multi="" ;;
+                            sssp) multi="--gpus $G --weights 1..255" ;;
+                        esac
                         echo "--- $prog $graph: one process ($multi), then $G ranks"
                         one=$("$V" $prog "$graph" --backend gpu $multi --json 2>/dev/null)
-                        rk=$("$V" launch -n "$G" -- "$V" $prog "$graph" --backend gpu --validate --json 2>/dev/null | grep "^{" | tail -1)
+                        w=""; [ $prog = sssp ] && w="--weights 1..255"
+                        rk=$("$V" launch -n "$G" -- "$V" $prog "$graph" --backend gpu $w --validate --json 2>/dev/null | grep "^{" | tail -1)
                         python3 -c '
 import json, sys
 one, rk = json.loads(sys.argv[1]), json.loads(sys.argv[2])
@@ -311,6 +318,9 @@ prog = sys.argv[3]
 if prog == "bfs":
     a = (one["reached"], one["rounds"]); b = (rk["reached"], rk["levels"])
     ok = one["reached"] == rk["reached"] and rk["valid"]
+elif prog == "sssp":
+    a = (one["reached"], one["max_value"]); b = (rk["reached"], rk["max_distance"])
+    ok = a == b and rk["valid"]
 else:
     a = one.get("components"); b = rk["components"]
     ok = a == b and rk["valid"]
@@ -318,6 +328,17 @@ print("   one process %s, ranks %s (%.2f ms vs %.2f ms), valid %s: %s" % (a, b,
       one["time_s"] * 1e3, rk["time_ms"], rk["valid"], "ok" if ok else "BAD"))
 sys.exit(0 if ok else 1)' "$one" "$rk" "$prog" || { bad=1; echo "   one: ${one:0:300}"; echo "   ranks: ${rk:0:300}"; }
                     done
+                done
+                pack
+                # SSSP and components: 1 GPU, one process on G GPUs, G ranks (time of
+                # the search; label propagation for components on every side).
+                PG=kron:${RANKS_PROG_SCALE:-22}
+                for prog in sssp cc; do
+                    extra=""; [ $prog = cc ] && extra="--algorithm label"
+                    t1=$("$V" $prog "$PG" --backend gpu $extra --json 2>/dev/null | python3 -c 'import json,sys; print("%.2f" % (json.load(sys.stdin)["time_s"] * 1e3))')
+                    tg=$("$V" $prog "$PG" --backend gpu --gpus "$G" $extra --json 2>/dev/null | python3 -c 'import json,sys; print("%.2f" % (json.load(sys.stdin)["time_s"] * 1e3))')
+                    tr=$("$V" launch -n "$G" -- "$V" $prog "$PG" --backend gpu --json 2>/dev/null | grep "^{" | tail -1 | python3 -c 'import json,sys; print("%.2f" % json.load(sys.stdin)["time_ms"])')
+                    echo "--- $prog $PG: 1 GPU $t1 ms, one process on $G GPUs $tg ms, $G ranks $tr ms"
                 done
                 pack
                 for s in ${RANKS_SCALES:-22 24}; do

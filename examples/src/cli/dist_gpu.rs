@@ -7,8 +7,9 @@ use std::time::Duration;
 
 use anyhow::bail;
 use runtime::dist::{Comm, RankBfs, RankEnv, RankGraph};
-use runtime::gpu::multi::{rank_gpu_missing, MultiGpu, MultiGraph};
+use runtime::gpu::multi::{rank_gpu_missing, EdgeWeight, MultiGpu, MultiGraph};
 use runtime::gpu::{BfsKernel, ProgramOptions};
+use vertex_examples::programs::sssp::sssp;
 use vertex_examples::programs::{bfs, cc};
 
 use super::common::Backend;
@@ -55,9 +56,14 @@ impl GpuRank {
     }
 
     /// `g` uploaded to the joined GPU (in-neighbours hubs first if
-    /// `hubs_first`).
-    pub fn new(multi: MultiGpu, g: &RankGraph, hubs_first: bool) -> anyhow::Result<GpuRank> {
-        let graph = multi.upload_rank(g, hubs_first)?;
+    /// `hubs_first`; weighted by `weight` for weighted programs).
+    pub fn new(
+        multi: MultiGpu,
+        g: &RankGraph,
+        hubs_first: bool,
+        weight: Option<&EdgeWeight>,
+    ) -> anyhow::Result<GpuRank> {
+        let graph = multi.upload_rank(g, hubs_first, weight)?;
         Ok(GpuRank { multi, graph })
     }
 
@@ -104,6 +110,33 @@ impl GpuRank {
         let r = self
             .multi
             .run_program::<cc::Program>(&k, &self.graph, 0, &opts)?;
+        Ok((
+            r.states,
+            r.levels.len() as u32,
+            Duration::from_secs_f64(r.time_ms / 1e3),
+            Duration::from_secs_f64(r.exchange_ms / 1e3),
+        ))
+    }
+
+    /// Shortest distances from `source` (`sssp`'s program, 64-bit
+    /// distances): near-far buckets of width `delta` when given, else
+    /// frontier levels. This rank's distances, levels run, time, exchange.
+    pub fn sssp(
+        &self,
+        source: u32,
+        delta: Option<u64>,
+        max_edge_count: Option<u64>,
+    ) -> anyhow::Result<(Vec<u64>, u32, Duration, Duration)> {
+        let k = self.multi.load_program::<sssp::Program>()?;
+        let opts = ProgramOptions {
+            kernel: BfsKernel::Direction,
+            delta,
+            max_edge_count,
+            ..ProgramOptions::default()
+        };
+        let r = self
+            .multi
+            .run_program::<sssp::Program>(&k, &self.graph, source, &opts)?;
         Ok((
             r.states,
             r.levels.len() as u32,

@@ -80,7 +80,7 @@ pub fn graph500_ranks(a: Graph500Args, env: RankEnv) -> anyhow::Result<()> {
     let generation_time = slowest_ms(&comm, t.elapsed())? / 1e3;
     let t = Instant::now();
     let rank = joined
-        .map(|m| GpuRank::new(m, &g, cfg.hubs_first))
+        .map(|m| GpuRank::new(m, &g, cfg.hubs_first, None))
         .transpose()?;
     // Every vertex's degree (the roots are drawn among degree > 0, as the
     // one-process run draws them).

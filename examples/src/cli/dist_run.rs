@@ -104,7 +104,9 @@ pub fn dist_bfs_cmd(a: RunArgs, env: RankEnv) -> anyhow::Result<()> {
     let t = std::time::Instant::now();
     // Generated graphs undirected, files as listed: as the one-process bfs.
     let g = load_part(&a.graph, &env, &comm, false, true)?;
-    let rank = joined.map(|m| GpuRank::new(m, &g, true)).transpose()?;
+    let rank = joined
+        .map(|m| GpuRank::new(m, &g, true, None))
+        .transpose()?;
     let generate_ms = t.elapsed().as_secs_f64() * 1e3;
     // The first vertex with out-edges, as the one-process command picks.
     let source = match a.source.or(g.first_source) {
@@ -218,7 +220,9 @@ pub fn dist_cc_cmd(a: RunArgs, env: RankEnv) -> anyhow::Result<()> {
     // Weak components of a directed file: every edge both ways, as the
     // one-process command walks in-edges too.
     let g = load_part(&a.graph, &env, &comm, true, true)?;
-    let rank = joined.map(|m| GpuRank::new(m, &g, true)).transpose()?;
+    let rank = joined
+        .map(|m| GpuRank::new(m, &g, true, None))
+        .transpose()?;
     let load_ms = t.elapsed().as_secs_f64() * 1e3;
     let r = match &rank {
         // Label propagation on the GPUs; every rank then holds every label
@@ -372,6 +376,132 @@ pub fn dist_pr_cmd(a: GatherArgs, env: RankEnv) -> anyhow::Result<()> {
                 s.graph, s.ranks, s.vertices, s.rounds, s.change, s.top_vertex, s.top_rank, s.time_ms, s.exchange_ms
             );
         }
+    }
+    Ok(())
+}
+
+#[derive(Serialize)]
+struct SsspSummary {
+    program: &'static str,
+    graph: String,
+    ranks: usize,
+    backend: &'static str,
+    vertices: usize,
+    input_edges: u64,
+    source: u32,
+    /// Random weights LO..=HI, keyed by the edge (as one process assigns them).
+    weights: (u64, u64),
+    delta: Option<u64>,
+    reached: u64,
+    max_distance: Option<u64>,
+    levels: u32,
+    time_ms: f64,
+    exchange_ms: f64,
+    load_ms: f64,
+    valid: Option<bool>,
+}
+
+/// `vertex sssp` over ranks: one GPU each (the CPU rank engine has no SSSP),
+/// random weights keyed by the edge, so each rank weighs its own edges as
+/// the one-process command weighs them.
+pub fn dist_sssp_cmd(a: RunArgs, env: RankEnv) -> anyhow::Result<()> {
+    check_ranks(a.backend, true, a.output.as_deref())?;
+    if a.backend == Backend::Cpu {
+        bail!("sssp over ranks runs on one GPU per rank (--backend gpu); the CPU rank engine has bfs, cc and pr");
+    }
+    let file_weighted =
+        GenSpec::parse(&a.graph).is_none() && runtime::load::weight_kind_of(&a.graph)?.is_some();
+    let (lo, hi) = match a.weights {
+        Some(r) => r,
+        None if file_weighted => bail!(
+            "{}: ranks read a file's edges but not yet its weights: give --weights LO..HI, or run one process",
+            a.graph
+        ),
+        None => (1, 255),
+    };
+    if hi > u64::from(u32::MAX) || lo > hi {
+        bail!("--weights {lo}..{hi}: 32-bit weights with LO <= HI");
+    }
+    let delta = match a.delta.as_deref() {
+        None => None,
+        Some(d) => Some(d.parse::<u64>().ok().filter(|&d| d > 0).with_context(|| {
+            format!("--delta {d}: over ranks a positive integer (`auto` reads the whole graph)")
+        })?),
+    };
+    let comm = Arc::new(Comm::connect(&env)?);
+    if !use_gpus(a.backend, &env, &comm)? {
+        bail!("sssp over ranks runs on one GPU per rank, and a rank has none");
+    }
+    let joined = GpuRank::join(&env, comm.clone())?;
+    let t = std::time::Instant::now();
+    let g = load_part(&a.graph, &env, &comm, false, true)?;
+    let weight = move |u: u32, v: u32| runtime::generate::edge_weight(u, v, lo, hi, 1, true);
+    let weight32 = move |u: u32, v: u32| weight(u, v) as u32;
+    let rank = GpuRank::new(joined, &g, false, Some(&weight32))?;
+    let load_ms = t.elapsed().as_secs_f64() * 1e3;
+    let source = match a.source.or(g.first_source) {
+        Some(s) => s,
+        None => bail!("{}: the graph has no edges", a.graph),
+    };
+    if source as usize >= g.num_vertices {
+        bail!(
+            "source vertex {source} is out of range: the graph has {} vertices (ids are 0-based)",
+            g.num_vertices
+        );
+    }
+    let (dist, levels, time, exchange) = rank.sssp(source, delta, a.max_edge_count)?;
+    let finite = dist.iter().filter(|&&d| d != runtime::dist::UNREACHED_DIST);
+    let reached = comm.all_reduce_sum(finite.clone().count() as u64)?;
+    let max_distance = comm.all_reduce_max(finite.copied().max().map_or(0, |d| d + 1))?;
+    let valid = if a.validate {
+        Some(runtime::dist::validate_sssp(&g, &comm, source, &dist, weight)? == 0)
+    } else {
+        None
+    };
+    let time_ms = slowest_ms(&comm, time)?;
+    if env.rank == 0 {
+        let s = SsspSummary {
+            program: "sssp",
+            graph: a.graph.clone(),
+            ranks: env.world,
+            backend: "gpu",
+            vertices: g.num_vertices,
+            input_edges: g.input_edges,
+            source,
+            weights: (lo, hi),
+            delta,
+            reached,
+            max_distance: max_distance.checked_sub(1),
+            levels,
+            time_ms,
+            exchange_ms: exchange.as_secs_f64() * 1e3,
+            load_ms,
+            valid,
+        };
+        if a.json {
+            println!("{}", serde_json::to_string(&s)?);
+        } else {
+            println!(
+                "sssp on {} over {} ranks (one GPU each), weights {lo}..{hi}: {} vertices; source {}: {} reached, farthest at {}, {} levels, {:.2} ms ({:.2} ms exchanging on rank 0){}",
+                s.graph,
+                s.ranks,
+                s.vertices,
+                s.source,
+                s.reached,
+                s.max_distance.map_or("-".into(), |d| d.to_string()),
+                s.levels,
+                s.time_ms,
+                s.exchange_ms,
+                match valid {
+                    Some(true) => "; valid (shortest-path checks)",
+                    Some(false) => "; INVALID",
+                    None => "",
+                }
+            );
+        }
+    }
+    if valid == Some(false) {
+        bail!("the distributed SSSP result failed its checks");
     }
     Ok(())
 }

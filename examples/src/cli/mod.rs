@@ -125,7 +125,10 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             _ => run::bfs_cmd(a),
         },
         Some(Command::Launch(a)) => launch::run(a),
-        Some(Command::Sssp(a)) => run::sssp_cmd(a),
+        Some(Command::Sssp(a)) => match runtime::dist::RankEnv::from_env()? {
+            Some(env) if env.world > 1 => dist_run::dist_sssp_cmd(a, env),
+            _ => run::sssp_cmd(a),
+        },
         Some(Command::Cc(a)) => match runtime::dist::RankEnv::from_env()? {
             Some(env) if env.world > 1 => dist_run::dist_cc_cmd(a.run, env),
             _ => run::cc_cmd(a),

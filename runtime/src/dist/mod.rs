@@ -30,6 +30,7 @@ mod env;
 mod pagerank;
 mod part;
 pub(crate) mod rows;
+mod sssp;
 
 pub use bfs::{bfs, validate_bfs, RankBfs};
 pub use cc::{components, validate_components, RankCc};
@@ -37,6 +38,7 @@ pub use comm::Comm;
 pub use env::RankEnv;
 pub use pagerank::{out_degrees, pagerank, RankPageRank};
 pub use part::{edge_list_part, kronecker_part, kronecker_part_with_tuples, RankGraph, RankParts};
+pub use sssp::{validate_sssp, UNREACHED_DIST};
 
 #[cfg(test)]
 mod tests;

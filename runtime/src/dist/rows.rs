@@ -144,6 +144,31 @@ pub(crate) fn sort_rows_by_key<K: Ord>(
         });
 }
 
+/// `f(row, value)` for every value of every row (rows at `offsets`), in
+/// parallel blocks of rows: a per-edge array beside a CSR's targets.
+pub(crate) fn map_rows<T: Send>(
+    offsets: &[u64],
+    values: &[u32],
+    f: impl Fn(usize, u32) -> T + Sync,
+) -> Vec<T> {
+    let rows = offsets.len() - 1;
+    let pieces: Vec<Vec<T>> = (0..rows.div_ceil(BLOCK))
+        .into_par_iter()
+        .map(|b| {
+            let (lo, hi) = (b * BLOCK, ((b + 1) * BLOCK).min(rows));
+            (lo..hi)
+                .flat_map(|r| {
+                    values[offsets[r] as usize..offsets[r + 1] as usize]
+                        .iter()
+                        .map(move |&x| (r, x))
+                })
+                .map(|(r, x)| f(r, x))
+                .collect()
+        })
+        .collect();
+    pieces.into_iter().flatten().collect()
+}
+
 /// `values` cut at the row blocks of `offsets`: (first row, end row, slice).
 fn blocks<'a>(offsets: &[u64], values: &'a mut [u32]) -> Vec<(usize, usize, &'a mut [u32])> {
     let rows = offsets.len() - 1;

@@ -467,7 +467,7 @@ fn gpu_rank_parts_equal_the_one_process_parts() {
                     g.first as u64..(g.first + g.rows()) as u64
                 );
                 let want = part_graph(&whole, &part, rank).unwrap();
-                let got = rank_part_graph(&g, None).unwrap();
+                let got = rank_part_graph(&g, None, None).unwrap();
                 for (a, b) in [(&got.out, &want.out), (&got.incoming, &want.incoming)] {
                     assert_eq!(
                         a.offsets(),
@@ -484,7 +484,7 @@ fn gpu_rank_parts_equal_the_one_process_parts() {
                 if !file {
                     let hubs = whole.clone().hubs_first();
                     let want = part_graph(&hubs, &part, rank).unwrap();
-                    let got = rank_part_graph(&g, Some(whole.csr().offsets())).unwrap();
+                    let got = rank_part_graph(&g, Some(whole.csr().offsets()), None).unwrap();
                     assert_eq!(got.incoming.targets(), want.incoming.targets());
                 }
             }
@@ -494,4 +494,57 @@ fn gpu_rank_parts_equal_the_one_process_parts() {
     assert!(Partition::with_span(100, 2, 48).is_err());
     assert!(Partition::with_span(100, 2, 32).is_err());
     assert!(Partition::with_span(100, 2, 64).is_ok());
+}
+
+/// Weighted GPU parts carry the one-process weights (pair-keyed random
+/// weights, as the CLI assigns them), and the distributed SSSP checks accept
+/// Dijkstra's distances and catch a wrong one, at 1-3 ranks.
+#[test]
+fn weighted_rank_parts_and_sssp_checks() {
+    use crate::generate::{edge_weight, weights_for_edges};
+    use crate::gpu::multi::{part_graph, rank_part_graph, Partition};
+    let k = Kronecker::graph500(9, 8, 5);
+    let mut el = k.generate().unwrap();
+    el.weights = Some(weights_for_edges::<u32>(&el.edges, 1, 255, 1, true));
+    let whole = build(&el, BuildOptions::undirected()).unwrap();
+    let root = hub(&whole);
+    let want = crate::oracle::dijkstra(whole.csr(), root);
+    assert!(want.iter().filter(|&&d| d != u64::MAX).count() > 200);
+    for world in 1..=3usize {
+        let want = want.clone();
+        let out = run_ranks(
+            world,
+            &(0..world).collect::<Vec<_>>(),
+            Duration::from_secs(60),
+            move |c| {
+                let g = kronecker_part(&Kronecker::graph500(9, 8, 5), &c, true)?;
+                let w = |u: u32, v: u32| edge_weight(u, v, 1, 255, 1, true);
+                let mine = &want[g.parts.range(c.rank())];
+                let good = validate_sssp(&g, &c, root, mine, w)?;
+                let mut wrong = mine.to_vec();
+                if let Some(d) = wrong.iter_mut().find(|d| **d != u64::MAX && **d > 0) {
+                    *d += 1;
+                }
+                let bad = validate_sssp(&g, &c, root, &wrong, w)?;
+                Ok((g, good, bad))
+            },
+        );
+        for (rank, o) in out.into_iter().enumerate() {
+            let (g, good, bad) = o.unwrap();
+            assert_eq!(good, 0, "world {world}");
+            assert!(bad > 0, "world {world}");
+            let part =
+                Partition::with_span(whole.num_vertices() as u64, world, g.parts.span() as u64)
+                    .unwrap();
+            let w = |u: u32, v: u32| edge_weight(u, v, 1, 255, 1, true) as u32;
+            let got = rank_part_graph(&g, None, Some(&w)).unwrap();
+            let want = part_graph(&whole, &part, rank).unwrap();
+            assert_eq!(got.out.targets(), want.out.targets());
+            assert_eq!(
+                got.out.weights(),
+                want.out.weights(),
+                "world {world} rank {rank}"
+            );
+        }
+    }
 }

@@ -18,7 +18,7 @@ pub mod timing;
 
 pub use device::{MultiGpu, MultiGraph, MultiRun};
 pub use partition::{part_graph, PartGraph, Partition};
-pub use ranks::{rank_gpu_missing, rank_part_graph};
+pub use ranks::{rank_gpu_missing, rank_part_graph, EdgeWeight};
 pub use timing::{LevelTime, TimeSplit};
 
 use super::direction::{FrontierSize, Pass};

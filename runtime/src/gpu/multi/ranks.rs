@@ -20,6 +20,7 @@ use cudarc::nccl::sys::ncclDataType_t;
 use super::device::{MultiGpu, MultiGraph};
 use super::nccl::{Comms, Gather};
 use super::partition::{PartGraph, Partition};
+use crate::dist::rows::map_rows;
 use crate::dist::{Comm, RankEnv, RankGraph};
 use crate::error::{Error, Result};
 use crate::gpu::device::Device;
@@ -78,12 +79,19 @@ impl MultiGpu {
         })
     }
 
-    /// Uploads this rank's part of a graph (unweighted), its vertex range
-    /// being the one `g` was built for. `hubs_first`: each vertex's
-    /// in-neighbours in decreasing whole-graph degree (as
-    /// [`crate::graph::Csr::hubs_first`] orders a one-process graph), so that
-    /// bottom-up levels mostly stop at the first one they test.
-    pub fn upload_rank(&self, g: &RankGraph, hubs_first: bool) -> Result<MultiGraph> {
+    /// Uploads this rank's part of a graph, its vertex range being the one
+    /// `g` was built for. `hubs_first`: each vertex's in-neighbours in
+    /// decreasing whole-graph degree (as [`crate::graph::Csr::hubs_first`]
+    /// orders a one-process graph), so that bottom-up levels mostly stop at
+    /// the first one they test. `weight(u, v)`: the weight of edge `u→v`, for
+    /// weighted programs (a function of the edge, such as
+    /// [`crate::generate::edge_weight`], so that no rank needs another's).
+    pub fn upload_rank(
+        &self,
+        g: &RankGraph,
+        hubs_first: bool,
+        weight: Option<&EdgeWeight>,
+    ) -> Result<MultiGraph> {
         let host = self.host.as_ref().ok_or_else(|| {
             Error::InvalidArgument(
                 "upload_rank is for a rank (MultiGpu::join); one process uploads the whole graph"
@@ -110,9 +118,9 @@ impl MultiGpu {
         }
         let d = &self.devices[0];
         let offsets = self.whole_offsets(g, &part)?;
-        let pg = rank_part_graph(g, hubs_first.then_some(offsets.as_slice()))?;
+        let pg = rank_part_graph(g, hubs_first.then_some(offsets.as_slice()), weight)?;
         let part_edges = (pg.out.num_edges(), pg.incoming.num_edges());
-        let graph = d.upload_part(&pg, false)?;
+        let graph = d.upload_part(&pg, weight.is_some())?;
         drop(pg);
         let degree_offsets = d.gpu.upload(&offsets, "graph offsets")?;
         let m = host.all_reduce_sum(g.targets.len() as u64)?;
@@ -122,7 +130,7 @@ impl MultiGpu {
             degree_offsets: vec![degree_offsets],
             offsets,
             m,
-            weighted: false,
+            weighted: weight.is_some(),
             part_edges: vec![part_edges],
         })
     }
@@ -161,13 +169,20 @@ impl MultiGpu {
     }
 }
 
+/// The weight of edge `u→v`, computed where the edge is.
+pub type EdgeWeight = dyn Fn(u32, u32) -> u32 + Sync;
+
 /// A rank's part as the multi-GPU engine holds it ([`PartGraph`]): `out`,
 /// the edges into the rank's vertices by source over all `n` sources (the
 /// transpose of its rows, each row sorted), and `incoming`, its rows over
 /// all `n` vertices (the other vertices' rows empty), by id, or hubs first
 /// when the whole graph's offsets are given (`hubs`: decreasing degree, then
-/// id).
-pub fn rank_part_graph(g: &RankGraph, hubs: Option<&[u64]>) -> Result<PartGraph<u32>> {
+/// id); the out-slice weighted by `weight` when given.
+pub fn rank_part_graph(
+    g: &RankGraph,
+    hubs: Option<&[u64]>,
+    weight: Option<&EdgeWeight>,
+) -> Result<PartGraph<u32>> {
     let n = g.num_vertices;
     let rows = g.rows();
     if g.first + rows > n || g.offsets.last().copied() != Some(g.targets.len() as u64) {
@@ -196,7 +211,8 @@ pub fn rank_part_graph(g: &RankGraph, hubs: Option<&[u64]>) -> Result<PartGraph<
         },
         false,
     );
-    let out = Csr::from_parts_unchecked(offsets, targets, None);
+    let weights = weight.map(|w| map_rows(&offsets, &targets, |u, v| w(u as u32, v)));
+    let out = Csr::from_parts_unchecked(offsets, targets, weights);
     let (lo, hi) = (g.first, g.first + rows);
     let total = g.targets.len() as u64;
     let in_offsets: Vec<u64> = (0..=n)
