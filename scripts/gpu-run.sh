@@ -58,7 +58,8 @@
 #             kron:$RANKS_PROG_SCALE (default 22) timed on 1 GPU, G GPUs, G ranks; then Graph500 at scales $RANKS_SCALES
 #             (default "22 24"), $RANKS_ROOTS roots (default 16): 1 GPU, one process on G
 #             GPUs, G ranks, side by side (scripts/ranks-compare.py: same roots, reached
-#             and nedge, TEPS and time ratios); JSON/SVG in $OUTDIR/ranks
+#             and nedge, TEPS and time ratios), $RANKS_TRIALS times (default 1); JSON/SVG in
+#             $OUTDIR/ranks (trial k > 1: ranks/tk). RANKS_ONLY_G500=1 runs that part alone
 #   gunrock   builds the Gunrock kit, runs its BFS on kron$GUNROCK_SCALE (default 22),
 #             validates a few of its runs, then ours on the same file and sources
 #   apsp      blocked/naive GPU Floyd-Warshall: seed 002 sweep, N = 8192/16384 vs add+min peak
@@ -295,10 +296,12 @@ for step in "${steps[@]}"; do
             {
                 bad=0
                 V=$B/vertex
+                # RANKS_ONLY_G500=1: the Graph500 part alone.
+                [ -n "${RANKS_ONLY_G500:-}" ] && RANKS_CHECKS="" || RANKS_CHECKS=1
                 "$V" gen grid --width 300 --height 300 -o /tmp/ranks-grid.el >/dev/null
                 python3 "$B/odd-graphs.py" /tmp/ranks-odd >/dev/null
-                for graph in "kron:${RANKS_CHECK_SCALE:-20}" /tmp/ranks-grid.el /tmp/ranks-odd/dir_small.el \
-                    /tmp/ranks-odd/star_path.wel /tmp/ranks-odd/dir_gaps.wel; do
+                for graph in ${RANKS_CHECKS:+"kron:${RANKS_CHECK_SCALE:-20}" /tmp/ranks-grid.el \
+                    /tmp/ranks-odd/dir_small.el /tmp/ranks-odd/star_path.wel /tmp/ranks-odd/dir_gaps.wel}; do
                     for prog in bfs cc sssp; do
                         # One process: BFS and SSSP on the G GPUs, components (Afforest)
                         # on one; SSSP with the weights the ranks give every edge.
@@ -333,7 +336,7 @@ sys.exit(0 if ok else 1)' "$one" "$rk" "$prog" || { bad=1; echo "   one: ${one:0
                 # SSSP and components: 1 GPU, one process on G GPUs, G ranks (time of
                 # the search; label propagation for components on every side).
                 PG=kron:${RANKS_PROG_SCALE:-22}
-                for prog in sssp cc; do
+                for prog in ${RANKS_CHECKS:+sssp cc}; do
                     extra=""; [ $prog = cc ] && extra="--algorithm label"
                     t1=$("$V" $prog "$PG" --backend gpu $extra --json 2>/dev/null | python3 -c 'import json,sys; print("%.2f" % (json.load(sys.stdin)["time_s"] * 1e3))')
                     tg=$("$V" $prog "$PG" --backend gpu --gpus "$G" $extra --json 2>/dev/null | python3 -c 'import json,sys; print("%.2f" % (json.load(sys.stdin)["time_s"] * 1e3))')
@@ -343,17 +346,22 @@ sys.exit(0 if ok else 1)' "$one" "$rk" "$prog" || { bad=1; echo "   one: ${one:0
                 pack
                 for s in ${RANKS_SCALES:-22 24}; do
                     R=${RANKS_ROOTS:-16}
-                    echo "--- graph500 scale $s, $R roots: 1 GPU, one process on $G GPUs, $G ranks"
-                    "$V" bench graph500 --scale "$s" --roots "$R" --backend gpu-dsl --kernel direction \
-                        --out "$OUTDIR/ranks" 2>&1 | grep -E "harmonic_mean|error|wrote" || bad=1
-                    "$V" bench graph500 --scale "$s" --roots "$R" --backend gpu --gpus "$G" \
-                        --out "$OUTDIR/ranks" 2>&1 | grep -E "harmonic_mean|error|wrote" || bad=1
-                    "$V" launch -n "$G" -- "$V" bench graph500 --scale "$s" --roots "$R" --backend gpu \
-                        --out "$OUTDIR/ranks" 2>&1 | grep -E "harmonic_mean|error|wrote|rank" || bad=1
-                    python3 "$B/ranks-compare.py" "$OUTDIR/ranks/graph500-gpu-x$G-direction-s$s.json" \
-                        "$OUTDIR/ranks/graph500-gpu-ranks$G-s$s.json" \
-                        "$OUTDIR/ranks/graph500-gpu-dsl-direction-s$s.json" || bad=1
-                    pack
+                    for t in $(seq "${RANKS_TRIALS:-1}"); do
+                        # Trial 1 writes to ranks/, trial k to ranks/tk/.
+                        O="$OUTDIR/ranks"; [ "$t" -gt 1 ] && O="$OUTDIR/ranks/t$t"
+                        mkdir -p "$O"
+                        echo "--- graph500 scale $s, $R roots, trial $t: 1 GPU, one process on $G GPUs, $G ranks"
+                        "$V" bench graph500 --scale "$s" --roots "$R" --backend gpu-dsl --kernel direction \
+                            --out "$O" 2>&1 | grep -E "harmonic_mean|error" || bad=1
+                        "$V" bench graph500 --scale "$s" --roots "$R" --backend gpu --gpus "$G" \
+                            --out "$O" 2>&1 | grep -E "harmonic_mean|error" || bad=1
+                        "$V" launch -n "$G" -- "$V" bench graph500 --scale "$s" --roots "$R" --backend gpu \
+                            --out "$O" 2>&1 | grep -E "harmonic_mean|error|vertices" || bad=1
+                        python3 "$B/ranks-compare.py" "$O/graph500-gpu-x$G-direction-s$s.json" \
+                            "$O/graph500-gpu-ranks$G-s$s.json" \
+                            "$O/graph500-gpu-dsl-direction-s$s.json" || bad=1
+                        pack
+                    done
                 done
                 [ "$bad" = 0 ]
             } 2>&1 | tee "$OUTDIR/ranks.log"

@@ -39,6 +39,13 @@ def main():
           "time %.3f"
           % (s, len(rk["roots"]), one["backend"], h1 / 1e9, m1 * 1e3, rk["processes"],
              h2 / 1e9, m2 * 1e3, rk_d.get("exchange_ms_mean") or 0.0, h2 / h1, m2 / m1))
+    split = rk_d.get("rank0_split_mean")
+    if split:
+        sp, host = split
+        print("  rank 0 per search: levels %.3f ms (kernels max %.3f / min %.3f, all-gather %.3f, "
+              "wait %.3f, host gaps %.3f), outside the levels %.3f ms"
+              % (sp["level_ms"], sp["kernel_max_ms"], sp["kernel_min_ms"], sp["allgather_ms"],
+                 sp["wait_ms"], sp["host_gap_ms"], host))
     if len(sys.argv) > 3:
         _, single = load(sys.argv[3])
         h0 = single["teps"]["harmonic_mean"]

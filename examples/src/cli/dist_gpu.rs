@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use anyhow::bail;
 use runtime::dist::{Comm, RankBfs, RankEnv, RankGraph};
-use runtime::gpu::multi::{rank_gpu_missing, EdgeWeight, MultiGpu, MultiGraph};
+use runtime::gpu::multi::{rank_gpu_missing, EdgeWeight, MultiGpu, MultiGraph, TimeSplit};
 use runtime::gpu::{BfsKernel, ProgramOptions};
 use vertex_examples::programs::sssp::sssp;
 use vertex_examples::programs::{bfs, cc};
@@ -68,14 +68,15 @@ impl GpuRank {
     }
 
     /// BFS from `source` with the direction kernels (`levels_per_sync`
-    /// levels between host waits): this rank's depths, and its exchange time.
+    /// levels between host waits): this rank's depths and exchange time, and
+    /// where its time went (per-level split on its GPU, host time outside).
     pub fn bfs(
         &self,
         k: &[runtime::gpu::program::ProgramKernels],
         source: u32,
         max_edge_count: Option<u64>,
         levels_per_sync: u32,
-    ) -> anyhow::Result<RankBfs> {
+    ) -> anyhow::Result<(RankBfs, TimeSplit, f64)> {
         let opts = ProgramOptions {
             kernel: BfsKernel::Direction,
             max_edge_count,
@@ -90,13 +91,14 @@ impl GpuRank {
         let levels = comm.all_reduce_max(deepest.map_or(0, |&d| u64::from(d) + 1))? as u32;
         let reached =
             comm.all_reduce_sum(r.states.iter().filter(|&&d| d != u32::MAX).count() as u64)?;
-        Ok(RankBfs {
+        let rb = RankBfs {
             depth: r.states,
             levels,
             reached,
             time: Duration::from_secs_f64(r.time_ms / 1e3),
             exchange: Duration::from_secs_f64(r.exchange_ms / 1e3),
-        })
+        };
+        Ok((rb, r.split, r.host_ms))
     }
 
     /// Components by label propagation (`cc`'s program): this rank's labels,

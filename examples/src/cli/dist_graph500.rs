@@ -13,6 +13,7 @@ use runtime::dist::{
     bfs, kronecker_part_with_tuples, out_degrees, validate_bfs, Comm, RankBfs, RankEnv,
 };
 use runtime::generate::{pick_roots_by_offsets, Kronecker};
+use runtime::gpu::multi::TimeSplit;
 use runtime::gpu::BfsKernel;
 use vertex_bench::graph500::{root_stats, Graph500Config, Graph500Report, RootResult};
 use vertex_bench::host::HostInfo;
@@ -115,10 +116,13 @@ pub fn graph500_ranks(a: Graph500Args, env: RankEnv) -> anyhow::Result<()> {
         Some(r) => Some(r.multi.load_program::<bfs_program::Program>()?),
         None => None,
     };
-    let search = |root: u32, lps: u32| -> anyhow::Result<RankBfs> {
+    let search = |root: u32, lps: u32| -> anyhow::Result<(RankBfs, Option<(TimeSplit, f64)>)> {
         match (&rank, &kernels) {
-            (Some(r), Some(k)) => r.bfs(k, root, a.max_edge_count, lps),
-            _ => Ok(bfs(&g, &comm, root)?),
+            (Some(r), Some(k)) => {
+                let (b, split, host) = r.bfs(k, root, a.max_edge_count, lps)?;
+                Ok((b, Some((split, host))))
+            }
+            _ => Ok((bfs(&g, &comm, root)?, None)),
         }
     };
     // One untimed search first on GPUs (module JIT, first touch).
@@ -135,10 +139,12 @@ pub fn graph500_ranks(a: Graph500Args, env: RankEnv) -> anyhow::Result<()> {
         let started = Instant::now();
         let (mut call_time, mut validation_time, mut exchange) = (0.0, 0.0, Duration::ZERO);
         let mut results = Vec::with_capacity(roots.len());
+        let mut splits = Vec::with_capacity(roots.len());
         let mut failures = Vec::new();
         for &root in &roots {
             let t = Instant::now();
-            let r = search(root, lps.unwrap_or(1))?;
+            let (r, split) = search(root, lps.unwrap_or(1))?;
+            splits.extend(split);
             call_time += t.elapsed().as_secs_f64();
             exchange += r.exchange;
             let seconds = slowest_ms(&comm, r.time)? / 1e3;
@@ -224,6 +230,7 @@ pub fn graph500_ranks(a: Graph500Args, env: RankEnv) -> anyhow::Result<()> {
             max_edge_count: a.max_edge_count,
             levels_per_sync: lps,
             exchange_ms_mean: Some(exchange.as_secs_f64() * 1e3 / roots.len() as f64),
+            rank0_split_mean: mean_split(&splits),
             report: &report,
         };
         let sync_tag = match lps {
@@ -247,4 +254,24 @@ pub fn graph500_ranks(a: Graph500Args, env: RankEnv) -> anyhow::Result<()> {
         bail!("{}", invalid.join("; "));
     }
     Ok(())
+}
+
+/// Rank 0's mean per search of the per-level split, and of its host time
+/// outside the levels (ms).
+fn mean_split(splits: &[(TimeSplit, f64)]) -> Option<(TimeSplit, f64)> {
+    let k = splits.len() as f64;
+    (k > 0.0).then(|| {
+        let mut m = TimeSplit::default();
+        let mut host = 0.0;
+        for (s, h) in splits {
+            m.kernel_max_ms += s.kernel_max_ms / k;
+            m.kernel_min_ms += s.kernel_min_ms / k;
+            m.allgather_ms += s.allgather_ms / k;
+            m.wait_ms += s.wait_ms / k;
+            m.level_ms += s.level_ms / k;
+            m.host_gap_ms += s.host_gap_ms / k;
+            host += h / k;
+        }
+        (m, host)
+    })
 }

@@ -130,6 +130,7 @@ pub fn dist_bfs_cmd(a: RunArgs, env: RankEnv) -> anyhow::Result<()> {
                 a.max_edge_count,
                 runtime::gpu::DEFAULT_LEVELS_PER_SYNC,
             )?
+            .0
         }
         None => bfs(&g, &comm, source)?,
     };
