@@ -199,3 +199,45 @@ fn ranks_refuse_what_they_cannot_split() {
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("RANK=7 is out of range"));
 }
+
+#[test]
+fn ranks_read_a_vgr_snapshot_by_rows() {
+    let exe = env!("CARGO_BIN_EXE_vertex");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("k.vgr");
+    let p = path.to_str().unwrap();
+    let gen = vertex(&["gen", "kron", "--scale", "11", "-o", p]);
+    assert!(
+        gen.status.success(),
+        "{}",
+        String::from_utf8_lossy(&gen.stderr)
+    );
+    let one = json(&vertex(&["bfs", p, "--backend", "cpu", "--json"]));
+    let many = json(&vertex(&[
+        "launch",
+        "-n",
+        "3",
+        "--",
+        exe,
+        "bfs",
+        p,
+        "--json",
+        "--validate",
+    ]));
+    assert_eq!(many["valid"], serde_json::Value::Bool(true), "{many}");
+    assert_eq!(many["source"], one["source"], "{many} vs {one}");
+    assert_eq!(many["reached"], one["reached"], "{many} vs {one}");
+    let one = json(&vertex(&["cc", p, "--backend", "cpu", "--json"]));
+    let many = json(&vertex(&[
+        "launch",
+        "-n",
+        "2",
+        "--",
+        exe,
+        "cc",
+        p,
+        "--json",
+        "--validate",
+    ]));
+    assert_eq!(many["components"], one["components"], "{many} vs {one}");
+}

@@ -223,6 +223,64 @@ pub fn edge_list_part(path: &std::path::Path, comm: &Comm, both_ways: bool) -> R
     route(n, input, edges, both_ways, comm)
 }
 
+/// This rank's part of a `.vgr` snapshot of the whole graph, read by rows
+/// ([`crate::formats::vgr::read_rows`]: only its pages are touched). On a
+/// symmetric snapshot a vertex's row is its in-neighbours: the rank reads its
+/// own rows and nothing travels. On a directed one it reads the out-rows of
+/// its vertices and sends each edge to the owner of its head, as for an edge
+/// list (`both_ways`: reversed too). Rows are kept sorted, without repeats
+/// or self-loops; the default source is the one-process command's (the first
+/// vertex with a stored edge).
+pub fn vgr_part(path: &std::path::Path, comm: &Comm, both_ways: bool) -> Result<RankGraph> {
+    let h = crate::formats::vgr::read_header(path)?;
+    let n = h.num_vertices as usize;
+    let parts = RankParts::new(n, comm.world());
+    let range = parts.range(comm.rank());
+    let rows = crate::formats::vgr::read_rows(path, range.clone())?;
+    let mine = rows
+        .offsets
+        .windows(2)
+        .position(|w| w[1] > w[0])
+        .map_or(u64::MAX, |i| (range.start + i) as u64);
+    if !h.symmetric {
+        let edges: Vec<[u32; 2]> = (0..range.len())
+            .into_par_iter()
+            .flat_map_iter(|i| {
+                let u = (range.start + i) as u32;
+                let r = rows.offsets[i] as usize..rows.offsets[i + 1] as usize;
+                rows.targets[r].iter().map(move |&v| [u, v])
+            })
+            .collect();
+        return route(n, h.num_edges, edges, both_ways, comm);
+    }
+    let first_source = u32::try_from(comm.all_reduce_min(mine)?).ok();
+    let first = range.start as u32;
+    let (offsets, targets) = bucket_rows(
+        range.len(),
+        || {
+            (0..range.len()).into_par_iter().flat_map_iter(|i| {
+                let r = rows.offsets[i] as usize..rows.offsets[i + 1] as usize;
+                let v = first + i as u32;
+                rows.targets[r]
+                    .iter()
+                    .filter(move |&&u| u != v)
+                    .map(move |&u| (i as u32, u))
+            })
+        },
+        true,
+    );
+    Ok(RankGraph {
+        num_vertices: n,
+        input_edges: h.num_edges,
+        symmetric: true,
+        parts,
+        first: range.start,
+        first_source,
+        offsets,
+        targets,
+    })
+}
+
 /// Sends each edge `u→v` (and `v→u` when `both_ways`; self-loops dropped) to
 /// the owner of its head, in one all-to-all, and builds the rows received:
 /// sorted in-neighbours without repeats.

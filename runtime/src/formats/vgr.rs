@@ -225,6 +225,77 @@ pub fn load<W: Weight>(path: &Path, opts: VgrLoadOptions) -> Result<Graph<W>> {
     Ok(Graph::new(csr, h.symmetric))
 }
 
+/// Rows of a `.vgr` file read by one rank of several ([`read_rows`]).
+#[derive(Clone, Debug)]
+pub struct VgrRows {
+    pub header: VgrHeader,
+    /// Offsets of the rows read, from 0 (`rows + 1` entries).
+    pub offsets: Vec<u64>,
+    pub targets: Vec<u32>,
+}
+
+/// Rows `rows` of a `.vgr` file (their offsets and targets, weights left
+/// out), read through a map that touches only their pages and the header's:
+/// what each rank of a distributed run reads of a snapshot of the whole
+/// graph. The file's length is checked against its header and the rows'
+/// offsets and targets against the file, but the whole-file checksum is not
+/// (that would read every byte on every rank).
+pub fn read_rows(path: &Path, rows: std::ops::Range<usize>) -> Result<VgrRows> {
+    let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    // SAFETY: read-only mapping; as in `load`, our writer replaces files by
+    // rename, never rewriting a mapped inode in place.
+    let map = unsafe { Mmap::map(&file) }.map_err(|e| Error::io(path, e))?;
+    let h = VgrHeader::decode(&map, path)?;
+    let expected = h
+        .file_len()
+        .ok_or_else(|| Error::format(path, "header sizes overflow"))?;
+    if map.len() as u64 != expected {
+        return Err(Error::format(
+            path,
+            format!(
+                "file is {} bytes but its header ({} vertices, {} edges) needs {expected} (truncated or corrupt)",
+                map.len(),
+                h.num_vertices,
+                h.num_edges
+            ),
+        ));
+    }
+    let n = h.num_vertices as usize;
+    if rows.start > rows.end || rows.end > n {
+        return Err(Error::InvalidArgument(format!(
+            "rows {rows:?} of a graph of {n} vertices ({})",
+            path.display()
+        )));
+    }
+    let word = |at: usize| u64::from_le_bytes(map[at..at + 8].try_into().expect("8 bytes"));
+    let offsets: Vec<u64> = (rows.start..=rows.end)
+        .map(|v| word(HEADER + 8 * v))
+        .collect();
+    let (lo, hi) = (offsets[0], offsets[offsets.len() - 1]);
+    if offsets.windows(2).any(|w| w[0] > w[1]) || hi > h.num_edges {
+        return Err(Error::format(
+            path,
+            format!("offsets of rows {rows:?} decrease or pass the edge count (file corrupt)"),
+        ));
+    }
+    let at = h.targets_offset() as usize + 4 * lo as usize;
+    let targets: Vec<u32> = map[at..at + 4 * (hi - lo) as usize]
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+        .collect();
+    if let Some(t) = targets.iter().find(|&&t| t as usize >= n) {
+        return Err(Error::format(
+            path,
+            format!("edge target {t} out of range in rows {rows:?} ({n} vertices; file corrupt)"),
+        ));
+    }
+    Ok(VgrRows {
+        header: h,
+        offsets: offsets.iter().map(|o| o - lo).collect(),
+        targets,
+    })
+}
+
 /// Writes `g` atomically (temporary file + fsync + rename).
 pub fn save<W: Weight>(g: &Graph<W>, path: &Path) -> Result<()> {
     let csr = g.csr();
