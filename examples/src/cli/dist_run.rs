@@ -406,14 +406,11 @@ struct SsspSummary {
     valid: Option<bool>,
 }
 
-/// `vertex sssp` over ranks: one GPU each (the CPU rank engine has no SSSP),
-/// random weights keyed by the edge, so each rank weighs its own edges as
-/// the one-process command weighs them.
+/// `vertex sssp` over ranks, on one GPU each or the CPU engine (frontier
+/// Bellman–Ford), with random weights keyed by the edge, so each rank weighs
+/// its own edges as the one-process command weighs them.
 pub fn dist_sssp_cmd(a: RunArgs, env: RankEnv) -> anyhow::Result<()> {
     check_ranks(a.backend, true, a.output.as_deref())?;
-    if a.backend == Backend::Cpu {
-        bail!("sssp over ranks runs on one GPU per rank (--backend gpu); the CPU rank engine has bfs, cc and pr");
-    }
     let file_weighted =
         GenSpec::parse(&a.graph).is_none() && runtime::load::weight_kind_of(&a.graph)?.is_some();
     let (lo, hi) = match a.weights {
@@ -434,15 +431,20 @@ pub fn dist_sssp_cmd(a: RunArgs, env: RankEnv) -> anyhow::Result<()> {
         })?),
     };
     let comm = Arc::new(Comm::connect(&env)?);
-    if !use_gpus(a.backend, &env, &comm)? {
-        bail!("sssp over ranks runs on one GPU per rank, and a rank has none");
+    let gpus = use_gpus(a.backend, &env, &comm)?;
+    if !gpus && delta.is_some() {
+        bail!("--delta: the CPU rank engine runs frontier Bellman–Ford rounds (near-far buckets are the GPU ranks')");
     }
-    let joined = GpuRank::join(&env, comm.clone())?;
+    let joined = gpus
+        .then(|| GpuRank::join(&env, comm.clone()))
+        .transpose()?;
     let t = std::time::Instant::now();
     let g = load_part(&a.graph, &env, &comm, false, true)?;
     let weight = move |u: u32, v: u32| runtime::generate::edge_weight(u, v, lo, hi, 1, true);
     let weight32 = move |u: u32, v: u32| weight(u, v) as u32;
-    let rank = GpuRank::new(joined, &g, false, Some(&weight32))?;
+    let rank = joined
+        .map(|m| GpuRank::new(m, &g, false, Some(&weight32)))
+        .transpose()?;
     let load_ms = t.elapsed().as_secs_f64() * 1e3;
     let source = match a.source.or(g.first_source) {
         Some(s) => s,
@@ -454,7 +456,13 @@ pub fn dist_sssp_cmd(a: RunArgs, env: RankEnv) -> anyhow::Result<()> {
             g.num_vertices
         );
     }
-    let (dist, levels, time, exchange) = rank.sssp(source, delta, a.max_edge_count)?;
+    let (dist, levels, time, exchange) = match &rank {
+        Some(r) => r.sssp(source, delta, a.max_edge_count)?,
+        None => {
+            let r = runtime::dist::sssp(&g, &comm, source, weight)?;
+            (r.dist, r.rounds, r.time, r.exchange)
+        }
+    };
     let finite = dist.iter().filter(|&&d| d != runtime::dist::UNREACHED_DIST);
     let reached = comm.all_reduce_sum(finite.clone().count() as u64)?;
     let max_distance = comm.all_reduce_max(finite.copied().max().map_or(0, |d| d + 1))?;
@@ -469,7 +477,7 @@ pub fn dist_sssp_cmd(a: RunArgs, env: RankEnv) -> anyhow::Result<()> {
             program: "sssp",
             graph: a.graph.clone(),
             ranks: env.world,
-            backend: "gpu",
+            backend: if gpus { "gpu" } else { "cpu" },
             vertices: g.num_vertices,
             input_edges: g.input_edges,
             source,
@@ -487,9 +495,10 @@ pub fn dist_sssp_cmd(a: RunArgs, env: RankEnv) -> anyhow::Result<()> {
             println!("{}", serde_json::to_string(&s)?);
         } else {
             println!(
-                "sssp on {} over {} ranks (one GPU each), weights {lo}..{hi}: {} vertices; source {}: {} reached, farthest at {}, {} levels, {:.2} ms ({:.2} ms exchanging on rank 0){}",
+                "sssp on {} over {} ranks ({}), weights {lo}..{hi}: {} vertices; source {}: {} reached, farthest at {}, {} rounds, {:.2} ms ({:.2} ms exchanging on rank 0){}",
                 s.graph,
                 s.ranks,
+                if gpus { "one GPU each" } else { "CPU" },
                 s.vertices,
                 s.source,
                 s.reached,

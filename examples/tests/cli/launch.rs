@@ -241,3 +241,25 @@ fn ranks_read_a_vgr_snapshot_by_rows() {
     ]));
     assert_eq!(many["components"], one["components"], "{many} vs {one}");
 }
+
+#[test]
+fn ranks_find_the_shortest_distances_one_process_finds() {
+    let exe = env!("CARGO_BIN_EXE_vertex");
+    let one = json(&vertex(&["sssp", "kron:11", "--backend", "cpu", "--json"]));
+    let many = json(&vertex(&[
+        "launch",
+        "-n",
+        "3",
+        "--",
+        exe,
+        "sssp",
+        "kron:11",
+        "--json",
+        "--validate",
+    ]));
+    assert_eq!(many["valid"], serde_json::Value::Bool(true), "{many}");
+    assert_eq!(many["backend"], "cpu", "{many}");
+    assert_eq!(many["source"], one["source"], "{many} vs {one}");
+    assert_eq!(many["reached"], one["reached"], "{many} vs {one}");
+    assert_eq!(many["max_distance"], one["max_value"], "{many} vs {one}");
+}

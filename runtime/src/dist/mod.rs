@@ -41,7 +41,7 @@ pub use pagerank::{out_degrees, pagerank, RankPageRank};
 pub use part::{
     edge_list_part, kronecker_part, kronecker_part_with_tuples, vgr_part, RankGraph, RankParts,
 };
-pub use sssp::{validate_sssp, UNREACHED_DIST};
+pub use sssp::{sssp, validate_sssp, RankSssp, UNREACHED_DIST};
 
 #[cfg(test)]
 mod tests;

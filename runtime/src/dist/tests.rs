@@ -511,7 +511,7 @@ fn weighted_rank_parts_and_sssp_checks() {
     let want = crate::oracle::dijkstra(whole.csr(), root);
     assert!(want.iter().filter(|&&d| d != u64::MAX).count() > 200);
     for world in 1..=3usize {
-        let want = want.clone();
+        let dists = want.clone();
         let out = run_ranks(
             world,
             &(0..world).collect::<Vec<_>>(),
@@ -519,20 +519,23 @@ fn weighted_rank_parts_and_sssp_checks() {
             move |c| {
                 let g = kronecker_part(&Kronecker::graph500(9, 8, 5), &c, true)?;
                 let w = |u: u32, v: u32| edge_weight(u, v, 1, 255, 1, true);
-                let mine = &want[g.parts.range(c.rank())];
+                let mine = &dists[g.parts.range(c.rank())];
                 let good = validate_sssp(&g, &c, root, mine, w)?;
                 let mut wrong = mine.to_vec();
                 if let Some(d) = wrong.iter_mut().find(|d| **d != u64::MAX && **d > 0) {
                     *d += 1;
                 }
                 let bad = validate_sssp(&g, &c, root, &wrong, w)?;
-                Ok((g, good, bad))
+                let found = sssp(&g, &c, root, w)?;
+                Ok((g, good, bad, found))
             },
         );
+        let mut found = Vec::new();
         for (rank, o) in out.into_iter().enumerate() {
-            let (g, good, bad) = o.unwrap();
+            let (g, good, bad, r) = o.unwrap();
             assert_eq!(good, 0, "world {world}");
             assert!(bad > 0, "world {world}");
+            found.extend(r.dist);
             let part =
                 Partition::with_span(whole.num_vertices() as u64, world, g.parts.span() as u64)
                     .unwrap();
@@ -546,6 +549,49 @@ fn weighted_rank_parts_and_sssp_checks() {
                 "world {world} rank {rank}"
             );
         }
+        assert_eq!(found, want, "sssp over {world} ranks");
+    }
+}
+
+/// SSSP over CPU ranks on a directed file (repeats, self-loops, isolated
+/// vertices) equals Dijkstra at 1-4 ranks; a source out of range is an error.
+#[test]
+fn sssp_over_ranks_follows_edge_directions() {
+    use crate::generate::{edge_weight, weights_for_edges};
+    let dir = tempfile::tempdir().unwrap();
+    let path = edge_file(dir.path(), false);
+    let mut el = crate::formats::read_edges::<u32>(&path, Default::default())
+        .unwrap()
+        .edges;
+    el.weights = Some(weights_for_edges::<u32>(&el.edges, 1, 40, 1, true));
+    let whole = build(
+        &el,
+        BuildOptions {
+            dedup: true,
+            remove_self_loops: true,
+            ..BuildOptions::default()
+        },
+    )
+    .unwrap();
+    let root = hub(&whole);
+    let want = crate::oracle::dijkstra(whole.csr(), root);
+    for world in 1..=4usize {
+        let p = path.clone();
+        let out = run_ranks(
+            world,
+            &(0..world).collect::<Vec<_>>(),
+            Duration::from_secs(60),
+            move |c| {
+                let g = edge_list_part(&p, &c, false)?;
+                let w = |u: u32, v: u32| edge_weight(u, v, 1, 40, 1, true);
+                let r = sssp(&g, &c, root, w)?;
+                assert_eq!(validate_sssp(&g, &c, root, &r.dist, w)?, 0);
+                assert!(sssp(&g, &c, 705, w).is_err());
+                Ok(r.dist)
+            },
+        );
+        let got: Vec<u64> = out.into_iter().flat_map(|o| o.unwrap()).collect();
+        assert_eq!(got, want, "world {world}");
     }
 }
 
