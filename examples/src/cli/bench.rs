@@ -107,6 +107,19 @@ pub struct Graph500Args {
     pub json: bool,
 }
 
+impl Graph500Args {
+    /// The benchmark's configuration these options ask for.
+    pub(super) fn config(&self) -> Graph500Config {
+        Graph500Config {
+            scale: self.scale,
+            edgefactor: self.edgefactor,
+            roots: self.roots,
+            seed: self.seed,
+            hubs_first: self.neighbor_order == NeighborOrder::Degree,
+        }
+    }
+}
+
 /// `--validator`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Validator {
@@ -157,13 +170,7 @@ fn graph500_cmd(a: Graph500Args) -> anyhow::Result<()> {
     if let Some(env) = runtime::dist::RankEnv::from_env()?.filter(|e| e.world > 1) {
         return super::dist_graph500::graph500_ranks(a, env);
     }
-    let cfg = Graph500Config {
-        scale: a.scale,
-        edgefactor: a.edgefactor,
-        roots: a.roots,
-        seed: a.seed,
-        hubs_first: a.neighbor_order == NeighborOrder::Degree,
-    };
+    let cfg = a.config();
     if a.validator == Validator::Gpu && (a.backend == Backend::Cpu || a.gpus > 1) {
         bail!("--validator gpu needs --backend gpu or gpu-dsl on one GPU");
     }

@@ -15,11 +15,11 @@ use runtime::dist::{
 use runtime::generate::{pick_roots_by_offsets, Kronecker};
 use runtime::gpu::multi::TimeSplit;
 use runtime::gpu::BfsKernel;
-use vertex_bench::graph500::{root_stats, Graph500Config, Graph500Report, RootResult};
+use vertex_bench::graph500::{root_stats, Graph500Report, RootResult};
 use vertex_bench::host::HostInfo;
 use vertex_examples::programs::bfs as bfs_program;
 
-use super::bench::{chart, kernel_name, Backend, Graph500Args, NeighborOrder, Output, Validator};
+use super::bench::{chart, kernel_name, Backend, Graph500Args, Output, Validator};
 use super::dist_gpu::GpuRank;
 use super::dist_run::slowest_ms;
 
@@ -65,13 +65,7 @@ pub fn graph500_ranks(a: Graph500Args, env: RankEnv) -> anyhow::Result<()> {
         );
     }
     let comm = Arc::new(Comm::connect(&env)?);
-    let cfg = Graph500Config {
-        scale: a.scale,
-        edgefactor: a.edgefactor,
-        roots: a.roots,
-        seed: a.seed,
-        hubs_first: a.neighbor_order == NeighborOrder::Degree,
-    };
+    let cfg = a.config();
     // The GPUs join before generating, so a rank without one fails first.
     let joined = gpu.then(|| GpuRank::join(&env, comm.clone())).transpose()?;
     let k = Kronecker::graph500(a.scale, a.edgefactor, a.seed);

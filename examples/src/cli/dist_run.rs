@@ -93,6 +93,34 @@ fn check_ranks(
     Ok(())
 }
 
+/// The source asked for, else the first vertex with out-edges (as the
+/// one-process commands pick it); out of range is an error.
+fn pick_source(asked: Option<u32>, g: &RankGraph, graph: &str) -> anyhow::Result<u32> {
+    let Some(source) = asked.or(g.first_source) else {
+        bail!("{graph}: the graph has no edges");
+    };
+    if source as usize >= g.num_vertices {
+        bail!(
+            "source vertex {source} is out of range: the graph has {} vertices (ids are 0-based)",
+            g.num_vertices
+        );
+    }
+    Ok(source)
+}
+
+/// Rank 0's summary on stdout: one JSON object with `--json`, else `text`.
+fn print_summary<S: Serialize>(
+    json: bool,
+    s: &S,
+    text: impl FnOnce(&S) -> String,
+) -> anyhow::Result<()> {
+    match json {
+        true => println!("{}", serde_json::to_string(s)?),
+        false => println!("{}", text(s)),
+    }
+    Ok(())
+}
+
 /// The slowest rank's time (the run's), in ms.
 pub(super) fn slowest_ms(comm: &Comm, t: std::time::Duration) -> anyhow::Result<f64> {
     Ok(comm.all_reduce_max(t.as_micros() as u64)? as f64 / 1e3)
@@ -112,17 +140,7 @@ pub fn dist_bfs_cmd(a: RunArgs, env: RankEnv) -> anyhow::Result<()> {
         .map(|m| GpuRank::new(m, &g, true, None))
         .transpose()?;
     let generate_ms = t.elapsed().as_secs_f64() * 1e3;
-    // The first vertex with out-edges, as the one-process command picks.
-    let source = match a.source.or(g.first_source) {
-        Some(s) => s,
-        None => bail!("{}: the graph has no edges", a.graph),
-    };
-    if source as usize >= g.num_vertices {
-        bail!(
-            "source vertex {source} is out of range: the graph has {} vertices (ids are 0-based)",
-            g.num_vertices
-        );
-    }
+    let source = pick_source(a.source, &g, &a.graph)?;
     let r = match &rank {
         Some(gr) => {
             let k = gr
@@ -167,10 +185,8 @@ pub fn dist_bfs_cmd(a: RunArgs, env: RankEnv) -> anyhow::Result<()> {
             generate_ms,
             valid,
         };
-        if a.json {
-            println!("{}", serde_json::to_string(&s)?);
-        } else {
-            println!(
+        print_summary(a.json, &s, |s| {
+            format!(
                 "bfs on {} over {} ranks ({}): {} vertices, {} input edges; source {}: {} reached in {} levels, {:.2} ms ({:.2} ms exchanging on rank 0), {:.3} GTEPS{}",
                 s.graph,
                 s.ranks,
@@ -188,8 +204,8 @@ pub fn dist_bfs_cmd(a: RunArgs, env: RankEnv) -> anyhow::Result<()> {
                     Some(false) => "; INVALID",
                     None => "",
                 }
-            );
-        }
+            )
+        })?;
     }
     if valid == Some(false) {
         bail!("the distributed BFS result failed Graph500's checks");
@@ -274,10 +290,8 @@ pub fn dist_cc_cmd(a: RunArgs, env: RankEnv) -> anyhow::Result<()> {
             load_ms,
             valid,
         };
-        if a.json {
-            println!("{}", serde_json::to_string(&s)?);
-        } else {
-            println!(
+        print_summary(a.json, &s, |s| {
+            format!(
                 "cc on {} over {} ranks ({}): {} vertices, {} components (largest {}), {} rounds, {:.2} ms ({:.2} ms exchanging on rank 0){}",
                 s.graph,
                 s.ranks,
@@ -293,8 +307,8 @@ pub fn dist_cc_cmd(a: RunArgs, env: RankEnv) -> anyhow::Result<()> {
                     Some(false) => "; INVALID",
                     None => "",
                 }
-            );
-        }
+            )
+        })?;
     }
     if valid == Some(false) {
         bail!("the distributed components failed their checks");
@@ -373,14 +387,12 @@ pub fn dist_pr_cmd(a: GatherArgs, env: RankEnv) -> anyhow::Result<()> {
             exchange_ms: r.exchange.as_secs_f64() * 1e3,
             load_ms,
         };
-        if a.common.json {
-            println!("{}", serde_json::to_string(&s)?);
-        } else {
-            println!(
+        print_summary(a.common.json, &s, |s| {
+            format!(
                 "pr on {} over {} ranks: {} vertices, {} rounds (last L1 change {:.3e}), top vertex {} ({:.3e}), {:.2} ms ({:.2} ms exchanging on rank 0)",
                 s.graph, s.ranks, s.vertices, s.rounds, s.change, s.top_vertex, s.top_rank, s.time_ms, s.exchange_ms
-            );
-        }
+            )
+        })?;
     }
     Ok(())
 }
@@ -446,16 +458,7 @@ pub fn dist_sssp_cmd(a: RunArgs, env: RankEnv) -> anyhow::Result<()> {
         .map(|m| GpuRank::new(m, &g, false, Some(&weight32)))
         .transpose()?;
     let load_ms = t.elapsed().as_secs_f64() * 1e3;
-    let source = match a.source.or(g.first_source) {
-        Some(s) => s,
-        None => bail!("{}: the graph has no edges", a.graph),
-    };
-    if source as usize >= g.num_vertices {
-        bail!(
-            "source vertex {source} is out of range: the graph has {} vertices (ids are 0-based)",
-            g.num_vertices
-        );
-    }
+    let source = pick_source(a.source, &g, &a.graph)?;
     let (dist, levels, time, exchange) = match &rank {
         Some(r) => r.sssp(source, delta, a.max_edge_count)?,
         None => {
@@ -491,10 +494,8 @@ pub fn dist_sssp_cmd(a: RunArgs, env: RankEnv) -> anyhow::Result<()> {
             load_ms,
             valid,
         };
-        if a.json {
-            println!("{}", serde_json::to_string(&s)?);
-        } else {
-            println!(
+        print_summary(a.json, &s, |s| {
+            format!(
                 "sssp on {} over {} ranks ({}), weights {lo}..{hi}: {} vertices; source {}: {} reached, farthest at {}, {} rounds, {:.2} ms ({:.2} ms exchanging on rank 0){}",
                 s.graph,
                 s.ranks,
@@ -511,8 +512,8 @@ pub fn dist_sssp_cmd(a: RunArgs, env: RankEnv) -> anyhow::Result<()> {
                     Some(false) => "; INVALID",
                     None => "",
                 }
-            );
-        }
+            )
+        })?;
     }
     if valid == Some(false) {
         bail!("the distributed SSSP result failed its checks");

@@ -48,6 +48,40 @@ fn run_ranks<T: Send + 'static>(
         .collect()
 }
 
+/// The graph the one-process commands build from a file's edges: directed,
+/// repeats and self-loops dropped.
+fn simple(el: &crate::graph::EdgeList<u32>) -> crate::graph::Graph<u32> {
+    let opts = BuildOptions {
+        dedup: true,
+        remove_self_loops: true,
+        ..BuildOptions::default()
+    };
+    build(el, opts).unwrap()
+}
+
+/// BFS from `root` over `world` ranks, each loading its part with `load`;
+/// every rank's result validated. Each rank's part and depths, in rank order.
+fn bfs_over_ranks(
+    world: usize,
+    root: u32,
+    load: impl Fn(&Comm) -> crate::Result<RankGraph> + Send + Sync + Clone + 'static,
+) -> Vec<(RankGraph, RankBfs)> {
+    run_ranks(
+        world,
+        &(0..world).collect::<Vec<_>>(),
+        Duration::from_secs(60),
+        move |c| {
+            let g = load(&c)?;
+            let r = bfs(&g, &c, root)?;
+            assert_eq!(validate_bfs(&g, &c, root, &r)?, 0, "world {world}");
+            Ok((g, r))
+        },
+    )
+    .into_iter()
+    .map(|o| o.unwrap())
+    .collect()
+}
+
 /// The vertex of largest degree (a Kronecker graph's low ids may be isolated).
 fn hub(g: &crate::graph::Graph<u32>) -> u32 {
     (0..g.num_vertices() as u32)
@@ -99,22 +133,11 @@ fn parts_union_is_the_one_process_graph_and_bfs_matches_the_oracle() {
     let want = crate::oracle::bfs_levels(whole.csr(), root);
     assert!(want.iter().filter(|&&d| d != u32::MAX).count() > 500);
     for world in [1usize, 2, 3, 4] {
-        let out = run_ranks(
-            world,
-            &(0..world).collect::<Vec<_>>(),
-            Duration::from_secs(60),
-            move |c| {
-                let k = Kronecker::graph500(10, 16, 3);
-                let g = kronecker_part(&k, &c, true)?;
-                let r = bfs(&g, &c, root)?;
-                let bad = validate_bfs(&g, &c, root, &r)?;
-                Ok((g, r, bad))
-            },
-        );
+        let out = bfs_over_ranks(world, root, |c| {
+            kronecker_part(&Kronecker::graph500(10, 16, 3), c, true)
+        });
         let mut depths = Vec::new();
-        for o in out {
-            let (g, r, bad) = o.unwrap();
-            assert_eq!(bad, 0, "world {world}");
+        for (g, r) in out {
             for i in 0..g.rows() {
                 let v = g.first + i;
                 assert_eq!(
@@ -227,35 +250,15 @@ fn edge_list_parts_tile_the_file_and_bfs_follows_edge_directions() {
         let el = crate::formats::read_edges::<u32>(&path, opts)
             .unwrap()
             .edges;
-        let whole = build(
-            &el,
-            BuildOptions {
-                dedup: true,
-                remove_self_loops: true,
-                ..BuildOptions::default()
-            },
-        )
-        .unwrap();
+        let whole = simple(&el);
         assert_eq!(whole.num_vertices(), 705);
         let root = hub(&whole);
         let want = crate::oracle::bfs_levels(whole.csr(), root);
         for world in [1usize, 2, 3, 4] {
             let p = path.clone();
-            let out = run_ranks(
-                world,
-                &(0..world).collect::<Vec<_>>(),
-                Duration::from_secs(60),
-                move |c| {
-                    let g = edge_list_part(&p, &c, false)?;
-                    let r = bfs(&g, &c, root)?;
-                    let bad = validate_bfs(&g, &c, root, &r)?;
-                    Ok((g, r, bad))
-                },
-            );
+            let out = bfs_over_ranks(world, root, move |c| edge_list_part(&p, c, false));
             let mut depths = Vec::new();
-            for o in out {
-                let (g, r, bad) = o.unwrap();
-                assert_eq!(bad, 0);
+            for (g, r) in out {
                 assert!(!g.symmetric);
                 assert_eq!(g.num_vertices, 705);
                 for i in 0..g.rows() {
@@ -365,15 +368,10 @@ fn pagerank_over_ranks_equals_the_oracle() {
     let el = crate::formats::read_edges::<u32>(&path, Default::default())
         .unwrap()
         .edges;
-    let simple = BuildOptions {
-        dedup: true,
-        remove_self_loops: true,
-        ..BuildOptions::default()
-    };
-    let directed = build(&el, simple).unwrap();
+    let directed = simple(&el);
     let (want, rounds) = crate::oracle::pagerank(directed.csr(), 0.85, 1e-4, 20);
     let k = Kronecker::graph500(10, 16, 3);
-    let kron = build(&k.generate().unwrap(), simple).unwrap();
+    let kron = simple(&k.generate().unwrap());
     let (want_k, rounds_k) = crate::oracle::pagerank(kron.csr(), 0.85, 1e-4, 20);
     for world in [1usize, 2, 3, 4] {
         let p = path.clone();
@@ -435,15 +433,7 @@ fn gpu_rank_parts_equal_the_one_process_parts() {
     let el = crate::formats::read_edges::<u32>(&path, Default::default())
         .unwrap()
         .edges;
-    let directed = build(
-        &el,
-        BuildOptions {
-            dedup: true,
-            remove_self_loops: true,
-            ..BuildOptions::default()
-        },
-    )
-    .unwrap();
+    let directed = simple(&el);
     let k = Kronecker::graph500(9, 8, 5);
     let undirected = build(&k.generate().unwrap(), BuildOptions::undirected()).unwrap();
     for (file, whole) in [(false, undirected), (true, directed)] {
@@ -564,15 +554,7 @@ fn sssp_over_ranks_follows_edge_directions() {
         .unwrap()
         .edges;
     el.weights = Some(weights_for_edges::<u32>(&el.edges, 1, 40, 1, true));
-    let whole = build(
-        &el,
-        BuildOptions {
-            dedup: true,
-            remove_self_loops: true,
-            ..BuildOptions::default()
-        },
-    )
-    .unwrap();
+    let whole = simple(&el);
     let root = hub(&whole);
     let want = crate::oracle::dijkstra(whole.csr(), root);
     for world in 1..=4usize {
@@ -614,21 +596,9 @@ fn vgr_snapshots_are_read_by_rows() {
         let want = crate::oracle::bfs_levels(whole.csr(), root);
         for world in 1..=4usize {
             let p = path.clone();
-            let out = run_ranks(
-                world,
-                &(0..world).collect::<Vec<_>>(),
-                Duration::from_secs(60),
-                move |c| {
-                    let g = vgr_part(&p, &c, false)?;
-                    let r = bfs(&g, &c, root)?;
-                    let bad = validate_bfs(&g, &c, root, &r)?;
-                    Ok((g, r, bad))
-                },
-            );
+            let out = bfs_over_ranks(world, root, move |c| vgr_part(&p, c, false));
             let mut depths = Vec::new();
-            for o in out {
-                let (g, r, bad) = o.unwrap();
-                assert_eq!(bad, 0);
+            for (g, r) in out {
                 assert_eq!(g.num_vertices, whole.num_vertices());
                 for i in 0..g.rows() {
                     let v = g.first + i;

@@ -172,10 +172,8 @@ pub fn read_header(path: &Path) -> Result<VgrHeader> {
     VgrHeader::decode(&buf, path)
 }
 
-/// Maps a `.vgr` file; the returned graph's arrays point into the mapping.
-///
-/// `W` must match the stored weight type (an unweighted file loads as any `W`).
-pub fn load<W: Weight>(path: &Path, opts: VgrLoadOptions) -> Result<Graph<W>> {
+/// Maps a `.vgr` file and checks its header and its length against it.
+fn map_checked(path: &Path) -> Result<(Mmap, VgrHeader)> {
     let file = File::open(path).map_err(|e| Error::io(path, e))?;
     // SAFETY: the mapping is read-only. Another process truncating or rewriting the
     // file while it is mapped could change what we read; our own writer never does
@@ -197,6 +195,14 @@ pub fn load<W: Weight>(path: &Path, opts: VgrLoadOptions) -> Result<Graph<W>> {
             ),
         ));
     }
+    Ok((map, h))
+}
+
+/// Maps a `.vgr` file; the returned graph's arrays point into the mapping.
+///
+/// `W` must match the stored weight type (an unweighted file loads as any `W`).
+pub fn load<W: Weight>(path: &Path, opts: VgrLoadOptions) -> Result<Graph<W>> {
+    let (map, h) = map_checked(path)?;
     if let Some(k) = h.weight_kind {
         if k != W::KIND {
             return Err(Error::format(
@@ -241,25 +247,7 @@ pub struct VgrRows {
 /// offsets and targets against the file, but the whole-file checksum is not
 /// (that would read every byte on every rank).
 pub fn read_rows(path: &Path, rows: std::ops::Range<usize>) -> Result<VgrRows> {
-    let file = File::open(path).map_err(|e| Error::io(path, e))?;
-    // SAFETY: read-only mapping; as in `load`, our writer replaces files by
-    // rename, never rewriting a mapped inode in place.
-    let map = unsafe { Mmap::map(&file) }.map_err(|e| Error::io(path, e))?;
-    let h = VgrHeader::decode(&map, path)?;
-    let expected = h
-        .file_len()
-        .ok_or_else(|| Error::format(path, "header sizes overflow"))?;
-    if map.len() as u64 != expected {
-        return Err(Error::format(
-            path,
-            format!(
-                "file is {} bytes but its header ({} vertices, {} edges) needs {expected} (truncated or corrupt)",
-                map.len(),
-                h.num_vertices,
-                h.num_edges
-            ),
-        ));
-    }
+    let (map, h) = map_checked(path)?;
     let n = h.num_vertices as usize;
     if rows.start > rows.end || rows.end > n {
         return Err(Error::InvalidArgument(format!(
