@@ -51,7 +51,8 @@
 #             --validate`; a compact summary at the end (multi-summary.txt)
 #   ranks     one process per GPU (issue 52), G = the machine's GPUs: `vertex launch -n G
 #             -- vertex bfs|cc|sssp GRAPH --backend gpu --validate` on kron:$RANKS_CHECK_SCALE
-#             (default 20), a 300² grid and odd-graphs.py's directed files (a small
+#             (default 20), a 300² grid (.el), Kronecker 18 (.vgr, read by rows) and
+#             odd-graphs.py's directed files (a small
 #             component, a hub with 200,000 leaves and a path, id gaps), each against the
 #             one-process run (BFS and SSSP on G GPUs: vertices reached, farthest
 #             distance; Afforest: components); SSSP and label-propagation components on
@@ -59,7 +60,8 @@
 #             (default "22 24"), $RANKS_ROOTS roots (default 16): 1 GPU, one process on G
 #             GPUs, G ranks, side by side (scripts/ranks-compare.py: same roots, reached
 #             and nedge, TEPS and time ratios), $RANKS_TRIALS times (default 1); JSON/SVG in
-#             $OUTDIR/ranks (trial k > 1: ranks/tk). RANKS_ONLY_G500=1 runs that part alone
+#             $OUTDIR/ranks (trial k > 1: ranks/tk). RANKS_ONLY_G500=1 runs that part alone,
+#             RANKS_SCALES="" skips it
 #   gunrock   builds the Gunrock kit, runs its BFS on kron$GUNROCK_SCALE (default 22),
 #             validates a few of its runs, then ours on the same file and sources
 #   apsp      blocked/naive GPU Floyd-Warshall: seed 002 sweep, N = 8192/16384 vs add+min peak
@@ -299,8 +301,9 @@ for step in "${steps[@]}"; do
                 # RANKS_ONLY_G500=1: the Graph500 part alone.
                 [ -n "${RANKS_ONLY_G500:-}" ] && RANKS_CHECKS="" || RANKS_CHECKS=1
                 "$V" gen grid --width 300 --height 300 -o /tmp/ranks-grid.el >/dev/null
+                "$V" gen kron --scale 18 -o /tmp/ranks-k18.vgr >/dev/null
                 python3 "$B/odd-graphs.py" /tmp/ranks-odd >/dev/null
-                for graph in ${RANKS_CHECKS:+"kron:${RANKS_CHECK_SCALE:-20}" /tmp/ranks-grid.el \
+                for graph in ${RANKS_CHECKS:+"kron:${RANKS_CHECK_SCALE:-20}" /tmp/ranks-grid.el /tmp/ranks-k18.vgr \
                     /tmp/ranks-odd/dir_small.el /tmp/ranks-odd/star_path.wel /tmp/ranks-odd/dir_gaps.wel}; do
                     for prog in bfs cc sssp; do
                         # One process: BFS and SSSP on the G GPUs, components (Afforest)
@@ -344,7 +347,7 @@ sys.exit(0 if ok else 1)' "$one" "$rk" "$prog" || { bad=1; echo "   one: ${one:0
                     echo "--- $prog $PG: 1 GPU $t1 ms, one process on $G GPUs $tg ms, $G ranks $tr ms"
                 done
                 pack
-                for s in ${RANKS_SCALES:-22 24}; do
+                for s in ${RANKS_SCALES-22 24}; do
                     R=${RANKS_ROOTS:-16}
                     for t in $(seq "${RANKS_TRIALS:-1}"); do
                         # Trial 1 writes to ranks/, trial k to ranks/tk/.
