@@ -39,13 +39,14 @@ def main():
           "time %.3f"
           % (s, len(rk["roots"]), one["backend"], h1 / 1e9, m1 * 1e3, rk["processes"],
              h2 / 1e9, m2 * 1e3, rk_d.get("exchange_ms_mean") or 0.0, h2 / h1, m2 / m1))
-    split = rk_d.get("rank0_split_mean")
-    if split:
-        sp, host = split
-        print("  rank 0 per search: levels %.3f ms (kernels max %.3f / min %.3f, all-gather %.3f, "
-              "wait %.3f, host gaps %.3f), outside the levels %.3f ms"
-              % (sp["level_ms"], sp["kernel_max_ms"], sp["kernel_min_ms"], sp["allgather_ms"],
-                 sp["wait_ms"], sp["host_gap_ms"], host))
+    # Each rank's split (older reports: rank 0's alone).
+    splits = rk_d.get("rank_split_mean") or (
+        [rk_d["rank0_split_mean"]] if rk_d.get("rank0_split_mean") else [])
+    for rank, (sp, host) in enumerate(splits):
+        print("  rank %d per search: levels %.3f ms (kernels %.3f, all-gather and waiting %.3f, "
+              "host gaps %.3f), outside the levels %.3f ms"
+              % (rank, sp["level_ms"], sp["kernel_max_ms"], sp["allgather_ms"],
+                 sp["host_gap_ms"], host))
     if len(sys.argv) > 3:
         _, single = load(sys.argv[3])
         h0 = single["teps"]["harmonic_mean"]

@@ -151,10 +151,11 @@ pub(super) struct Output<'a> {
     /// Over ranks: rank 0's mean time per BFS in the exchanges (ms).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exchange_ms_mean: Option<f64>,
-    /// GPU ranks: rank 0's mean per BFS of its per-level time split and of
-    /// its host time outside the levels (ms).
+    /// GPU ranks: each rank's mean per BFS of its per-level time split and
+    /// of its host time outside the levels (ms), in rank order (a rank's
+    /// all-gather includes waiting for the others).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub rank0_split_mean: Option<(runtime::gpu::multi::TimeSplit, f64)>,
+    pub rank_split_mean: Option<Vec<(runtime::gpu::multi::TimeSplit, f64)>>,
     pub report: &'a Graph500Report,
 }
 
@@ -282,7 +283,7 @@ fn graph500_cmd(a: Graph500Args) -> anyhow::Result<()> {
             max_edge_count: mec,
             levels_per_sync: lps,
             exchange_ms_mean: None,
-            rank0_split_mean: None,
+            rank_split_mean: None,
             report: &report,
         };
         // The default levels per sync keeps the plain name.

@@ -178,6 +178,43 @@ pub fn graph500_ranks(a: Graph500Args, env: RankEnv) -> anyhow::Result<()> {
             pb.finish_and_clear();
         }
         let (bfs_time, nedge, teps) = root_stats(&results);
+        // Every rank's mean split (GPU ranks): which rank a slow run waits for.
+        let rank_splits = match mean_split(&splits) {
+            Some((sp, host)) => {
+                let mine = [
+                    sp.kernel_max_ms,
+                    sp.kernel_min_ms,
+                    sp.allgather_ms,
+                    sp.wait_ms,
+                    sp.level_ms,
+                    sp.host_gap_ms,
+                    host,
+                ];
+                let bytes: Vec<u8> = mine.iter().flat_map(|x| x.to_le_bytes()).collect();
+                let all = comm.all_gather(&bytes)?;
+                all.iter()
+                    .map(|b| {
+                        if b.len() != 56 {
+                            bail!("a rank sent a time split of {} bytes", b.len());
+                        }
+                        let w: Vec<f64> = b
+                            .chunks_exact(8)
+                            .map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes")))
+                            .collect();
+                        let split = TimeSplit {
+                            kernel_max_ms: w[0],
+                            kernel_min_ms: w[1],
+                            allgather_ms: w[2],
+                            wait_ms: w[3],
+                            level_ms: w[4],
+                            host_gap_ms: w[5],
+                        };
+                        Ok((split, w[6]))
+                    })
+                    .collect::<anyhow::Result<Vec<_>>>()?
+            }
+            None => Vec::new(),
+        };
         let report = Graph500Report {
             config: cfg.clone(),
             backend: format!("{}-ranks{}", if gpu { "gpu" } else { "cpu" }, env.world),
@@ -224,7 +261,7 @@ pub fn graph500_ranks(a: Graph500Args, env: RankEnv) -> anyhow::Result<()> {
             max_edge_count: a.max_edge_count,
             levels_per_sync: lps,
             exchange_ms_mean: Some(exchange.as_secs_f64() * 1e3 / roots.len() as f64),
-            rank0_split_mean: mean_split(&splits),
+            rank_split_mean: (!rank_splits.is_empty()).then_some(rank_splits),
             report: &report,
         };
         let sync_tag = match lps {
@@ -250,8 +287,8 @@ pub fn graph500_ranks(a: Graph500Args, env: RankEnv) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Rank 0's mean per search of the per-level split, and of its host time
-/// outside the levels (ms).
+/// This rank's mean per search of the per-level split, and of its host
+/// time outside the levels (ms).
 fn mean_split(splits: &[(TimeSplit, f64)]) -> Option<(TimeSplit, f64)> {
     let k = splits.len() as f64;
     (k > 0.0).then(|| {

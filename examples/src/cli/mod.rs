@@ -61,11 +61,14 @@ pub enum Command {
     Apsp(apsp::ApspCommand),
     /// Breadth-first search: hop count from the source. Under `vertex launch`
     /// (or RANK/WORLD_SIZE from another launcher) each rank generates its part
-    /// of a kron:S graph and the ranks search it together.
+    /// of a kron:S graph (or reads its part of an .el/.wel/.vgr file) and the
+    /// ranks search it together, on one GPU each with --backend gpu.
     Bfs(run::RunArgs),
     /// Start N ranks of a distributed run on this host: `vertex launch -n 4 --
     /// vertex bfs kron:20 --validate` (each process gets RANK, WORLD_SIZE,
     /// LOCAL_RANK, MASTER_ADDR, MASTER_PORT as a cluster launcher sets them).
+    /// Ranks run bfs, cc, sssp, pr and `bench graph500`; with --backend gpu
+    /// each rank drives GPU LOCAL_RANK and the GPUs talk over NCCL.
     Launch(launch::LaunchArgs),
     /// Single-source shortest paths (integer or float weights). Integer weights must be non-negative; a file with a fractional or negative weight written as a float (e.g. -2.0) runs on float weights, which take negative weights (a graph with a negative cycle is refused, whether the source reaches it or not).
     Sssp(run::RunArgs),
