@@ -387,6 +387,31 @@ def rows_multi(f):
     return out
 
 
+def rows_ranks(f):
+    """Graph500 over GPU ranks (one process per GPU) against the same graph and
+    roots in one process on as many GPUs: the TEPS ratio per scale."""
+    out = []
+    for path in f.files("graph500-gpu-ranks*.json"):
+        doc = load(path)
+        rep = doc.get("report") or {}
+        scale = (rep.get("config") or {}).get("scale")
+        ranks = rep.get("processes")
+        one_path = os.path.join(f.dir, f"graph500-gpu-x{ranks}-direction-s{scale}.json")
+        if not os.path.exists(one_path):
+            continue
+        one = load(one_path).get("report") or {}
+        t_rk = (rep.get("teps") or {}).get("harmonic_mean")
+        t_one = (one.get("teps") or {}).get("harmonic_mean")
+        if not (t_rk and t_one):
+            continue
+        valid = rep.get("valid") and one.get("valid")
+        out.append((f"Graph500 scale {scale}, {ranks} ranks / one process on {ranks} GPUs",
+                    f"{fmt(t_rk / t_one)}× ({fmt(t_rk / 1e9, 1)} vs {fmt(t_one / 1e9, 1)} GTEPS)"
+                    + ("" if valid else " · **invalid searches**"),
+                    f.run(path, doc, gpu_machine(doc))))
+    return out
+
+
 # The order of the table; the link names the folder.
 def rows_bc(f):
     """BC with several sources per run (gap-format files): the rows of rows_gap,
@@ -435,6 +460,7 @@ BENCHMARKS = [
     ("gpu-sssp", "GPU SSSP kernels", rows_gpu_sssp),
     ("gunrock", "GPU BFS vs Gunrock", rows_gunrock),
     ("multi-gpu", "Multi-GPU BFS", rows_multi),
+    ("multi-ranks", "GPU ranks (one process per GPU)", rows_ranks),
     ("pagerank-sync-async", "PageRank sync vs data-driven", rows_pagerank),
     ("apsp-cpu", "APSP, CPU", rows_apsp_cpu),
     ("apsp-gpu", "APSP, GPU", rows_apsp_gpu),
