@@ -1,11 +1,13 @@
-//! Ranks joined over TCP through rank 0.
+//! Ranks joined over TCP.
 //!
-//! A star, not a mesh: rank 0 listens at `MASTER_ADDR:MASTER_PORT`, every
-//! other rank connects to it, and each collective is a gather to rank 0 and
-//! a scatter back. Simple to get right (one connection per rank, one order
-//! of reads and writes) and enough for the control plane and the CPU
-//! engine's frontier slices; bulk GPU traffic goes over NCCL, whose unique
-//! id this rendezvous hands out.
+//! Rank 0 listens at `MASTER_ADDR:MASTER_PORT` and every other rank
+//! connects to it (the rendezvous, which also hands out NCCL's unique id to
+//! GPU ranks). Then every pair of ranks gets a link of its own (a mesh: each
+//! rank but 0 listens on the address it reached rank 0 from, rank 0 passes
+//! the addresses around, and each connects to the ranks below it), so that
+//! all-gathers and all-to-alls go straight from rank to rank rather than all
+//! through rank 0: a rank sends to every peer at once (a thread each) while
+//! it receives from them in rank order.
 //!
 //! Failure: every socket read and write has the run's deadline, and a rank
 //! that exits (or panics) closes its socket, so a read from it fails at
@@ -29,6 +31,8 @@ pub struct Comm {
     world: usize,
     timeout: Duration,
     links: Links,
+    /// `mesh[r]`: the link to rank `r` (`None` for this rank; empty alone).
+    mesh: Vec<Option<TcpStream>>,
 }
 
 enum Links {
@@ -52,6 +56,7 @@ impl Comm {
             world: 1,
             timeout: Duration::from_secs(1),
             links: Links::Solo,
+            mesh: Vec::new(),
         }
     }
 
@@ -71,11 +76,190 @@ impl Comm {
                 root: connect_root(env)?,
             }
         };
-        Ok(Comm {
+        let mut comm = Comm {
             rank: env.rank,
             world: env.world,
             timeout: env.timeout,
             links,
+            mesh: Vec::new(),
+        };
+        comm.mesh = comm.join_mesh(env)?;
+        Ok(comm)
+    }
+
+    /// The links between every pair of ranks: rank 0's are the rendezvous
+    /// connections; the others listen, exchange their addresses through rank
+    /// 0, connect to every rank below them and accept every rank above.
+    fn join_mesh(&self, env: &RankEnv) -> Result<Vec<Option<TcpStream>>> {
+        let mut mesh: Vec<Option<TcpStream>> = (0..self.world).map(|_| None).collect();
+        let clone = |s: &TcpStream, r: usize| {
+            s.try_clone()
+                .map_err(|e| dist_err(format!("rank {}: link to rank {r}: {e}", self.rank)))
+        };
+        let listener = match &self.links {
+            Links::Solo => return Ok(Vec::new()),
+            Links::Root { peers } => {
+                for (i, p) in peers.iter().enumerate() {
+                    mesh[i + 1] = Some(clone(p, i + 1)?);
+                }
+                None
+            }
+            Links::Leaf { root } => {
+                mesh[0] = Some(clone(root, 0)?);
+                let at = root
+                    .local_addr()
+                    .and_then(|a| TcpListener::bind((a.ip(), 0)))
+                    .map_err(|e| dist_err(format!("rank {} cannot listen: {e}", self.rank)))?;
+                Some(at)
+            }
+        };
+        let addr = match &listener {
+            Some(l) => l
+                .local_addr()
+                .map_err(|e| dist_err(format!("rank {} listener: {e}", self.rank)))?
+                .to_string(),
+            None => String::new(),
+        };
+        let addrs = self.all_gather_star(addr.as_bytes())?;
+        let Some(listener) = listener else {
+            return Ok(mesh);
+        };
+        let deadline = Instant::now() + env.timeout;
+        for (q, a) in addrs.iter().enumerate().take(self.rank).skip(1) {
+            let a = std::str::from_utf8(a)
+                .ok()
+                .and_then(|a| a.parse::<std::net::SocketAddr>().ok())
+                .ok_or_else(|| dist_err(format!("rank {q} sent no address to connect to")))?;
+            let s = loop {
+                match TcpStream::connect_timeout(&a, Duration::from_secs(1)) {
+                    Ok(s) => break s,
+                    Err(e) if Instant::now() >= deadline => {
+                        return Err(dist_err(format!(
+                            "rank {} could not reach rank {q} at {a}: {e}",
+                            self.rank
+                        )))
+                    }
+                    Err(_) => std::thread::sleep(Duration::from_millis(20)),
+                }
+            };
+            let mut hello = MAGIC.to_le_bytes().to_vec();
+            hello.extend_from_slice(&(self.rank as u64).to_le_bytes());
+            prepare(&s, env.timeout)
+                .and_then(|_| (&s).write_all(&hello))
+                .map_err(|e| self.io_err(q, "greeting", e))?;
+            mesh[q] = Some(s);
+        }
+        listener
+            .set_nonblocking(true)
+            .map_err(|e| dist_err(format!("rank {} listener: {e}", self.rank)))?;
+        while mesh.iter().skip(self.rank + 1).any(Option::is_none) {
+            match listener.accept() {
+                Ok((s, from)) => {
+                    let hello = (|| -> std::io::Result<[u64; 2]> {
+                        s.set_nonblocking(false)?;
+                        prepare(&s, env.timeout.min(Duration::from_secs(10)))?;
+                        let mut b = [0u8; 16];
+                        (&s).read_exact(&mut b)?;
+                        Ok([word(&b[..8]), word(&b[8..])])
+                    })();
+                    let Ok([magic, r]) = hello else { continue };
+                    let r = r as usize;
+                    if magic != MAGIC || r <= self.rank || r >= self.world {
+                        return Err(dist_err(format!(
+                            "rank {}: a process at {from} greeted as rank {r}",
+                            self.rank
+                        )));
+                    }
+                    if mesh[r].is_some() {
+                        return Err(dist_err(format!(
+                            "rank {}: two processes greeted as rank {r}",
+                            self.rank
+                        )));
+                    }
+                    prepare(&s, env.timeout).map_err(|e| self.io_err(r, "linking", e))?;
+                    mesh[r] = Some(s);
+                }
+                Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                    if Instant::now() >= deadline {
+                        let missing: Vec<String> = (self.rank + 1..self.world)
+                            .filter(|&r| mesh[r].is_none())
+                            .map(|r| r.to_string())
+                            .collect();
+                        return Err(dist_err(format!(
+                            "rank {} waited {} s for rank(s) {} to link",
+                            self.rank,
+                            env.timeout.as_secs(),
+                            missing.join(", ")
+                        )));
+                    }
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+                Err(e) => return Err(dist_err(format!("rank {} accepting links: {e}", self.rank))),
+            }
+        }
+        Ok(mesh)
+    }
+
+    /// Sends `to(d)` to every other rank `d` (a thread each) while receiving
+    /// what each sent here, in rank order; this rank's own entry is `own`.
+    /// The senders always finish (a peer that fails drops its links, which
+    /// ends a write to it at once), so what this rank sent reaches the peers
+    /// that are alive even when it fails itself: their error then names the
+    /// rank that really went away, not this one.
+    fn mesh_exchange<'a>(
+        &self,
+        own: Vec<u8>,
+        to: impl Fn(usize) -> &'a [u8] + Sync,
+    ) -> Result<Vec<Vec<u8>>> {
+        let links: Vec<(usize, &TcpStream)> = (0..self.world)
+            .filter(|&d| d != self.rank)
+            .map(|d| {
+                self.mesh
+                    .get(d)
+                    .and_then(Option::as_ref)
+                    .map(|s| (d, s))
+                    .ok_or_else(|| dist_err(format!("rank {}: no link to rank {d}", self.rank)))
+            })
+            .collect::<Result<_>>()?;
+        let to = &to;
+        std::thread::scope(|scope| {
+            let senders: Vec<_> = links
+                .iter()
+                .map(|&(d, s)| scope.spawn(move || self.send(s, d, to(d))))
+                .collect();
+            let mut got = Vec::with_capacity(self.world);
+            let mut own = Some(own);
+            let mut failed = None;
+            for src in 0..self.world {
+                if src == self.rank {
+                    got.push(own.take().unwrap_or_default());
+                    continue;
+                }
+                let link = links.iter().find(|l| l.0 == src).map(|l| l.1);
+                match link.map(|s| self.recv(s, src)) {
+                    Some(Ok(b)) => got.push(b),
+                    Some(Err(e)) => {
+                        failed = Some(e);
+                        break;
+                    }
+                    None => {
+                        failed = Some(dist_err(format!("rank {}: no link to {src}", self.rank)));
+                        break;
+                    }
+                }
+            }
+            for h in senders {
+                let sent = h
+                    .join()
+                    .unwrap_or_else(|_| Err(dist_err("a sending thread panicked".into())));
+                if let (Err(e), None) = (sent, &failed) {
+                    failed = Some(e);
+                }
+            }
+            match failed {
+                Some(e) => Err(e),
+                None => Ok(got),
+            }
         })
     }
 
@@ -91,6 +275,14 @@ impl Comm {
 
     /// Every rank's `mine`, in rank order, on every rank.
     pub fn all_gather(&self, mine: &[u8]) -> Result<Vec<Vec<u8>>> {
+        match self.mesh.is_empty() {
+            true => self.all_gather_star(mine),
+            false => self.mesh_exchange(mine.to_vec(), |_| mine),
+        }
+    }
+
+    /// [`Comm::all_gather`] through rank 0 (before the mesh is up).
+    fn all_gather_star(&self, mine: &[u8]) -> Result<Vec<Vec<u8>>> {
         match &self.links {
             Links::Solo => Ok(vec![mine.to_vec()]),
             Links::Root { peers } => {
@@ -119,32 +311,12 @@ impl Comm {
                 self.world
             )));
         }
-        match &self.links {
-            Links::Solo => Ok(out),
-            Links::Root { peers } => {
-                // rows[s][d]: from rank s to rank d.
-                let mut rows = vec![out];
-                for (i, p) in peers.iter().enumerate() {
-                    rows.push(self.recv_all(p, i + 1)?);
-                }
-                let mut columns: Vec<Vec<Vec<u8>>> = vec![Vec::new(); self.world];
-                for row in rows {
-                    for (d, buf) in row.into_iter().enumerate() {
-                        columns[d].push(buf);
-                    }
-                }
-                let mut columns = columns.into_iter();
-                let mine = columns.next().unwrap_or_default();
-                for (i, (p, col)) in peers.iter().zip(columns).enumerate() {
-                    self.send_all(p, i + 1, &col)?;
-                }
-                Ok(mine)
-            }
-            Links::Leaf { root } => {
-                self.send_all(root, 0, &out)?;
-                self.recv_all(root, 0)
-            }
+        if self.mesh.is_empty() {
+            return Ok(out); // one rank
         }
+        let mut out = out;
+        let own = std::mem::take(&mut out[self.rank]);
+        self.mesh_exchange(own, |d| &out[d])
     }
 
     /// Every rank's `x`, in rank order.
