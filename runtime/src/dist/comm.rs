@@ -162,9 +162,10 @@ impl Comm {
                         (&s).read_exact(&mut b)?;
                         Ok([word(&b[..8]), word(&b[8..])])
                     })();
-                    let Ok([magic, r]) = hello else { continue };
+                    // Not one of ours (or gone): keep waiting, as rank 0 does.
+                    let Ok([MAGIC, r]) = hello else { continue };
                     let r = r as usize;
-                    if magic != MAGIC || r <= self.rank || r >= self.world {
+                    if r <= self.rank || r >= self.world {
                         return Err(dist_err(format!(
                             "rank {}: a process at {from} greeted as rank {r}",
                             self.rank
