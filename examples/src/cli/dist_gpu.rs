@@ -2,13 +2,13 @@
 //! (its `LOCAL_RANK`), the one-process multi-GPU engine's kernels and NCCL
 //! exchange, each rank holding only its part (`runtime::gpu::multi::ranks`).
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::bail;
 use runtime::dist::{Comm, RankBfs, RankEnv, RankGraph};
 use runtime::gpu::multi::{rank_gpu_missing, EdgeWeight, MultiGpu, MultiGraph, TimeSplit};
-use runtime::gpu::{BfsKernel, ProgramOptions};
+use runtime::gpu::{BfsKernel, GpuProgram, ProgramOptions};
+use runtime::program::VertexProgram;
 use vertex_examples::programs::sssp::sssp;
 use vertex_examples::programs::{bfs, cc};
 
@@ -42,6 +42,10 @@ pub(super) fn use_gpus(backend: Backend, env: &RankEnv, comm: &Comm) -> anyhow::
     })
 }
 
+/// A run's result on one rank: its vertices' states, the levels run, the
+/// run's time and, of it, the exchanges.
+pub(super) type RankRun<S> = (Vec<S>, u32, Duration, Duration);
+
 /// This rank's GPU joined to the others' and its part uploaded.
 pub(super) struct GpuRank {
     pub multi: MultiGpu,
@@ -49,12 +53,6 @@ pub(super) struct GpuRank {
 }
 
 impl GpuRank {
-    /// This rank's GPU joined to the others' (`comm` hands out NCCL's id):
-    /// before the graph is loaded, so that a rank without a GPU fails first.
-    pub fn join(env: &RankEnv, comm: Arc<Comm>) -> anyhow::Result<MultiGpu> {
-        Ok(MultiGpu::join(env, comm)?)
-    }
-
     /// `g` uploaded to the joined GPU (in-neighbours hubs first if
     /// `hubs_first`; weighted by `weight` for weighted programs).
     pub fn new(
@@ -103,21 +101,8 @@ impl GpuRank {
 
     /// Components by label propagation (`cc`'s program): this rank's labels,
     /// rounds run, time and exchange time.
-    pub fn components(&self) -> anyhow::Result<(Vec<u32>, u32, Duration, Duration)> {
-        let k = self.multi.load_program::<cc::Program>()?;
-        let opts = ProgramOptions {
-            kernel: BfsKernel::Direction,
-            ..ProgramOptions::default()
-        };
-        let r = self
-            .multi
-            .run_program::<cc::Program>(&k, &self.graph, 0, &opts)?;
-        Ok((
-            r.states,
-            r.levels.len() as u32,
-            Duration::from_secs_f64(r.time_ms / 1e3),
-            Duration::from_secs_f64(r.exchange_ms / 1e3),
-        ))
+    pub fn components(&self) -> anyhow::Result<RankRun<u32>> {
+        self.run_once::<cc::Program>(0, ProgramOptions::default())
     }
 
     /// Shortest distances from `source` (`sssp`'s program, 64-bit
@@ -128,17 +113,30 @@ impl GpuRank {
         source: u32,
         delta: Option<u64>,
         max_edge_count: Option<u64>,
-    ) -> anyhow::Result<(Vec<u64>, u32, Duration, Duration)> {
-        let k = self.multi.load_program::<sssp::Program>()?;
+    ) -> anyhow::Result<RankRun<u64>> {
         let opts = ProgramOptions {
-            kernel: BfsKernel::Direction,
             delta,
             max_edge_count,
             ..ProgramOptions::default()
         };
+        self.run_once::<sssp::Program>(source, opts)
+    }
+
+    /// `P` from `source` once (its kernels loaded for the run) with the
+    /// direction kernels, `opts` otherwise.
+    fn run_once<P: GpuProgram>(
+        &self,
+        source: u32,
+        opts: ProgramOptions,
+    ) -> anyhow::Result<RankRun<<P as VertexProgram>::State>> {
+        let k = self.multi.load_program::<P>()?;
+        let opts = ProgramOptions {
+            kernel: BfsKernel::Direction,
+            ..opts
+        };
         let r = self
             .multi
-            .run_program::<sssp::Program>(&k, &self.graph, source, &opts)?;
+            .run_program::<P>(&k, &self.graph, source, &opts)?;
         Ok((
             r.states,
             r.levels.len() as u32,

@@ -13,7 +13,7 @@ use runtime::dist::{
     bfs, kronecker_part_with_tuples, out_degrees, validate_bfs, Comm, RankBfs, RankEnv,
 };
 use runtime::generate::{pick_roots_by_offsets, Kronecker};
-use runtime::gpu::multi::TimeSplit;
+use runtime::gpu::multi::{MultiGpu, TimeSplit};
 use runtime::gpu::BfsKernel;
 use vertex_bench::graph500::{root_stats, Graph500Report, RootResult};
 use vertex_bench::host::HostInfo;
@@ -67,7 +67,9 @@ pub fn graph500_ranks(a: Graph500Args, env: RankEnv) -> anyhow::Result<()> {
     let comm = Arc::new(Comm::connect(&env)?);
     let cfg = a.config();
     // The GPUs join before generating, so a rank without one fails first.
-    let joined = gpu.then(|| GpuRank::join(&env, comm.clone())).transpose()?;
+    let joined = gpu
+        .then(|| MultiGpu::join(&env, comm.clone()))
+        .transpose()?;
     let k = Kronecker::graph500(a.scale, a.edgefactor, a.seed);
     let t = Instant::now();
     let (g, tuples) = kronecker_part_with_tuples(&k, &comm, true)
@@ -190,17 +192,9 @@ pub fn graph500_ranks(a: Graph500Args, env: RankEnv) -> anyhow::Result<()> {
                     sp.host_gap_ms,
                     host,
                 ];
-                let bytes: Vec<u8> = mine.iter().flat_map(|x| x.to_le_bytes()).collect();
-                let all = comm.all_gather(&bytes)?;
-                all.iter()
-                    .map(|b| {
-                        if b.len() != 56 {
-                            bail!("a rank sent a time split of {} bytes", b.len());
-                        }
-                        let w: Vec<f64> = b
-                            .chunks_exact(8)
-                            .map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes")))
-                            .collect();
+                comm.all_gather_array(mine)?
+                    .into_iter()
+                    .map(|w| {
                         let split = TimeSplit {
                             kernel_max_ms: w[0],
                             kernel_min_ms: w[1],
@@ -209,9 +203,9 @@ pub fn graph500_ranks(a: Graph500Args, env: RankEnv) -> anyhow::Result<()> {
                             level_ms: w[4],
                             host_gap_ms: w[5],
                         };
-                        Ok((split, w[6]))
+                        (split, w[6])
                     })
-                    .collect::<anyhow::Result<Vec<_>>>()?
+                    .collect()
             }
             None => Vec::new(),
         };

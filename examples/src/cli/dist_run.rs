@@ -17,6 +17,7 @@ use serde::Serialize;
 use super::dist_gpu::{use_gpus, GpuRank};
 use super::gather::{GatherArgs, GatherSchedule};
 use super::run::{Backend, RunArgs};
+use runtime::gpu::multi::MultiGpu;
 
 #[derive(Serialize)]
 struct Summary {
@@ -75,6 +76,27 @@ pub(super) fn load_part(
     })
 }
 
+/// This rank's part of `graph` (`both_ways`: `load_part`'s file and
+/// generator flags) and, when the ranks run on GPUs, its GPU: joined to the
+/// others' before loading (a rank without one fails first), the part then
+/// uploaded by `upload`. And the time loading and uploading took, in ms.
+fn load_ranked(
+    graph: &str,
+    env: &RankEnv,
+    comm: &Arc<Comm>,
+    gpus: bool,
+    both_ways: (bool, bool),
+    upload: impl FnOnce(MultiGpu, &RankGraph) -> anyhow::Result<GpuRank>,
+) -> anyhow::Result<(RankGraph, Option<GpuRank>, f64)> {
+    let joined = gpus
+        .then(|| MultiGpu::join(env, comm.clone()))
+        .transpose()?;
+    let t = std::time::Instant::now();
+    let g = load_part(graph, env, comm, both_ways.0, both_ways.1)?;
+    let rank = joined.map(|m| upload(m, &g)).transpose()?;
+    Ok((g, rank, t.elapsed().as_secs_f64() * 1e3))
+}
+
 /// What every rank refuses before joining: writing results, and for `pr`
 /// the GPU.
 fn check_ranks(
@@ -130,16 +152,11 @@ pub fn dist_bfs_cmd(a: RunArgs, env: RankEnv) -> anyhow::Result<()> {
     check_ranks(a.backend, true, a.output.as_deref())?;
     let comm = Arc::new(Comm::connect(&env)?);
     let gpus = use_gpus(a.backend, &env, &comm)?;
-    let joined = gpus
-        .then(|| GpuRank::join(&env, comm.clone()))
-        .transpose()?;
-    let t = std::time::Instant::now();
     // Generated graphs undirected, files as listed: as the one-process bfs.
-    let g = load_part(&a.graph, &env, &comm, false, true)?;
-    let rank = joined
-        .map(|m| GpuRank::new(m, &g, true, None))
-        .transpose()?;
-    let generate_ms = t.elapsed().as_secs_f64() * 1e3;
+    let (g, rank, generate_ms) =
+        load_ranked(&a.graph, &env, &comm, gpus, (false, true), |m, g| {
+            GpuRank::new(m, g, true, None)
+        })?;
     let source = pick_source(a.source, &g, &a.graph)?;
     let r = match &rank {
         Some(gr) => {
@@ -234,17 +251,11 @@ pub fn dist_cc_cmd(a: RunArgs, env: RankEnv) -> anyhow::Result<()> {
     check_ranks(a.backend, true, a.output.as_deref())?;
     let comm = Arc::new(Comm::connect(&env)?);
     let gpus = use_gpus(a.backend, &env, &comm)?;
-    let joined = gpus
-        .then(|| GpuRank::join(&env, comm.clone()))
-        .transpose()?;
-    let t = std::time::Instant::now();
     // Weak components of a directed file: every edge both ways, as the
     // one-process command walks in-edges too.
-    let g = load_part(&a.graph, &env, &comm, true, true)?;
-    let rank = joined
-        .map(|m| GpuRank::new(m, &g, true, None))
-        .transpose()?;
-    let load_ms = t.elapsed().as_secs_f64() * 1e3;
+    let (g, rank, load_ms) = load_ranked(&a.graph, &env, &comm, gpus, (true, true), |m, g| {
+        GpuRank::new(m, g, true, None)
+    })?;
     let r = match &rank {
         // Label propagation on the GPUs; every rank then holds every label
         // (as the CPU engine's result), for the checks and the summary.
@@ -447,17 +458,11 @@ pub fn dist_sssp_cmd(a: RunArgs, env: RankEnv) -> anyhow::Result<()> {
     if !gpus && delta.is_some() {
         bail!("--delta: the CPU rank engine runs frontier Bellman–Ford rounds (near-far buckets are the GPU ranks')");
     }
-    let joined = gpus
-        .then(|| GpuRank::join(&env, comm.clone()))
-        .transpose()?;
-    let t = std::time::Instant::now();
-    let g = load_part(&a.graph, &env, &comm, false, true)?;
     let weight = move |u: u32, v: u32| runtime::generate::edge_weight(u, v, lo, hi, 1, true);
     let weight32 = move |u: u32, v: u32| weight(u, v) as u32;
-    let rank = joined
-        .map(|m| GpuRank::new(m, &g, false, Some(&weight32)))
-        .transpose()?;
-    let load_ms = t.elapsed().as_secs_f64() * 1e3;
+    let (g, rank, load_ms) = load_ranked(&a.graph, &env, &comm, gpus, (false, true), |m, g| {
+        GpuRank::new(m, g, false, Some(&weight32))
+    })?;
     let source = pick_source(a.source, &g, &a.graph)?;
     let (dist, levels, time, exchange) = match &rank {
         Some(r) => r.sssp(source, delta, a.max_edge_count)?,

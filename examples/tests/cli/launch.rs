@@ -12,6 +12,16 @@ fn vertex(args: &[&str]) -> Output {
         .expect("the vertex binary runs")
 }
 
+/// Rank 0's JSON of `vertex launch -n N -- vertex ARGS --json --validate`.
+fn ranks(n: usize, args: &[&str]) -> serde_json::Value {
+    let exe = env!("CARGO_BIN_EXE_vertex");
+    let n = n.to_string();
+    let mut all = vec!["launch", "-n", &n, "--", exe];
+    all.extend_from_slice(args);
+    all.extend(["--json", "--validate"]);
+    json(&vertex(&all))
+}
+
 fn json(out: &Output) -> serde_json::Value {
     assert!(
         out.status.success(),
@@ -52,7 +62,6 @@ fn ranks_find_what_one_process_finds() {
 
 #[test]
 fn ranks_read_an_edge_list_by_parts_and_follow_its_directions() {
-    let exe = env!("CARGO_BIN_EXE_vertex");
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("chain.el");
     // A directed chain 0→1→…→299 plus shortcuts forward only, and a comment.
@@ -75,19 +84,7 @@ fn ranks_read_an_edge_list_by_parts_and_follow_its_directions() {
             "cpu",
             "--json",
         ]));
-        let many = json(&vertex(&[
-            "launch",
-            "-n",
-            "3",
-            "--",
-            exe,
-            "bfs",
-            p,
-            "-s",
-            source,
-            "--json",
-            "--validate",
-        ]));
+        let many = ranks(3, &["bfs", p, "-s", source]);
         assert_eq!(many["valid"], serde_json::Value::Bool(true), "{many}");
         assert_eq!(many["reached"], one["reached"], "{many} vs {one}");
         assert_eq!(
@@ -99,7 +96,6 @@ fn ranks_read_an_edge_list_by_parts_and_follow_its_directions() {
 
 #[test]
 fn ranks_count_the_components_one_process_counts() {
-    let exe = env!("CARGO_BIN_EXE_vertex");
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("pieces.el");
     // Directed pieces: weak components join them whatever the direction.
@@ -112,17 +108,7 @@ fn ranks_count_the_components_one_process_counts() {
     std::fs::write(&path, text).unwrap();
     for g in [path.to_str().unwrap(), "kron:12"] {
         let one = json(&vertex(&["cc", g, "--backend", "cpu", "--json"]));
-        let many = json(&vertex(&[
-            "launch",
-            "-n",
-            "3",
-            "--",
-            exe,
-            "cc",
-            g,
-            "--json",
-            "--validate",
-        ]));
+        let many = ranks(3, &["cc", g]);
         assert_eq!(many["valid"], serde_json::Value::Bool(true), "{many}");
         assert_eq!(
             many["components"], one["components"],
@@ -202,7 +188,6 @@ fn ranks_refuse_what_they_cannot_split() {
 
 #[test]
 fn ranks_read_a_vgr_snapshot_by_rows() {
-    let exe = env!("CARGO_BIN_EXE_vertex");
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("k.vgr");
     let p = path.to_str().unwrap();
@@ -213,50 +198,19 @@ fn ranks_read_a_vgr_snapshot_by_rows() {
         String::from_utf8_lossy(&gen.stderr)
     );
     let one = json(&vertex(&["bfs", p, "--backend", "cpu", "--json"]));
-    let many = json(&vertex(&[
-        "launch",
-        "-n",
-        "3",
-        "--",
-        exe,
-        "bfs",
-        p,
-        "--json",
-        "--validate",
-    ]));
+    let many = ranks(3, &["bfs", p]);
     assert_eq!(many["valid"], serde_json::Value::Bool(true), "{many}");
     assert_eq!(many["source"], one["source"], "{many} vs {one}");
     assert_eq!(many["reached"], one["reached"], "{many} vs {one}");
     let one = json(&vertex(&["cc", p, "--backend", "cpu", "--json"]));
-    let many = json(&vertex(&[
-        "launch",
-        "-n",
-        "2",
-        "--",
-        exe,
-        "cc",
-        p,
-        "--json",
-        "--validate",
-    ]));
+    let many = ranks(2, &["cc", p]);
     assert_eq!(many["components"], one["components"], "{many} vs {one}");
 }
 
 #[test]
 fn ranks_find_the_shortest_distances_one_process_finds() {
-    let exe = env!("CARGO_BIN_EXE_vertex");
     let one = json(&vertex(&["sssp", "kron:11", "--backend", "cpu", "--json"]));
-    let many = json(&vertex(&[
-        "launch",
-        "-n",
-        "3",
-        "--",
-        exe,
-        "sssp",
-        "kron:11",
-        "--json",
-        "--validate",
-    ]));
+    let many = ranks(3, &["sssp", "kron:11"]);
     assert_eq!(many["valid"], serde_json::Value::Bool(true), "{many}");
     assert_eq!(many["backend"], "cpu", "{many}");
     assert_eq!(many["source"], one["source"], "{many} vs {one}");

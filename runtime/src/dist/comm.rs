@@ -130,18 +130,12 @@ impl Comm {
                 .ok()
                 .and_then(|a| a.parse::<std::net::SocketAddr>().ok())
                 .ok_or_else(|| dist_err(format!("rank {q} sent no address to connect to")))?;
-            let s = loop {
-                match TcpStream::connect_timeout(&a, Duration::from_secs(1)) {
-                    Ok(s) => break s,
-                    Err(e) if Instant::now() >= deadline => {
-                        return Err(dist_err(format!(
-                            "rank {} could not reach rank {q} at {a}: {e}",
-                            self.rank
-                        )))
-                    }
-                    Err(_) => std::thread::sleep(Duration::from_millis(20)),
-                }
-            };
+            let s = connect_until(&[a], deadline).map_err(|e| {
+                dist_err(format!(
+                    "rank {} could not reach rank {q} at {a}: {e}",
+                    self.rank
+                ))
+            })?;
             let mut hello = MAGIC.to_le_bytes().to_vec();
             hello.extend_from_slice(&(self.rank as u64).to_le_bytes());
             prepare(&s, env.timeout)
@@ -149,55 +143,44 @@ impl Comm {
                 .map_err(|e| self.io_err(q, "greeting", e))?;
             mesh[q] = Some(s);
         }
-        listener
-            .set_nonblocking(true)
-            .map_err(|e| dist_err(format!("rank {} listener: {e}", self.rank)))?;
-        while mesh.iter().skip(self.rank + 1).any(Option::is_none) {
-            match listener.accept() {
-                Ok((s, from)) => {
-                    let hello = (|| -> std::io::Result<[u64; 2]> {
-                        s.set_nonblocking(false)?;
-                        prepare(&s, env.timeout.min(Duration::from_secs(10)))?;
-                        let mut b = [0u8; 16];
-                        (&s).read_exact(&mut b)?;
-                        Ok([word(&b[..8]), word(&b[8..])])
-                    })();
-                    // Not one of ours (or gone): keep waiting, as rank 0 does.
-                    let Ok([MAGIC, r]) = hello else { continue };
-                    let r = r as usize;
-                    if r <= self.rank || r >= self.world {
-                        return Err(dist_err(format!(
-                            "rank {}: a process at {from} greeted as rank {r}",
-                            self.rank
-                        )));
-                    }
-                    if mesh[r].is_some() {
-                        return Err(dist_err(format!(
-                            "rank {}: two processes greeted as rank {r}",
-                            self.rank
-                        )));
-                    }
-                    prepare(&s, env.timeout).map_err(|e| self.io_err(r, "linking", e))?;
-                    mesh[r] = Some(s);
+        let me = self.rank;
+        accept_greeted::<_, 2>(
+            &listener,
+            &mut mesh,
+            deadline,
+            env.timeout,
+            |mesh| mesh.iter().skip(me + 1).all(Option::is_some),
+            |mesh, s, from, [_, r]| {
+                let r = r as usize;
+                if r <= me || r >= self.world {
+                    return Err(dist_err(format!(
+                        "rank {me}: a process at {from} greeted as rank {r}"
+                    )));
                 }
-                Err(e) if e.kind() == ErrorKind::WouldBlock => {
-                    if Instant::now() >= deadline {
-                        let missing: Vec<String> = (self.rank + 1..self.world)
-                            .filter(|&r| mesh[r].is_none())
-                            .map(|r| r.to_string())
-                            .collect();
-                        return Err(dist_err(format!(
-                            "rank {} waited {} s for rank(s) {} to link",
-                            self.rank,
-                            env.timeout.as_secs(),
-                            missing.join(", ")
-                        )));
-                    }
-                    std::thread::sleep(Duration::from_millis(2));
+                if mesh[r].is_some() {
+                    return Err(dist_err(format!(
+                        "rank {me}: two processes greeted as rank {r}"
+                    )));
                 }
-                Err(e) => return Err(dist_err(format!("rank {} accepting links: {e}", self.rank))),
-            }
-        }
+                prepare(&s, env.timeout).map_err(|e| self.io_err(r, "linking", e))?;
+                mesh[r] = Some(s);
+                Ok(())
+            },
+            |mesh, e| match e {
+                Some(e) => dist_err(format!("rank {me} accepting links: {e}")),
+                None => {
+                    let missing: Vec<String> = (me + 1..self.world)
+                        .filter(|&r| mesh[r].is_none())
+                        .map(|r| r.to_string())
+                        .collect();
+                    dist_err(format!(
+                        "rank {me} waited {} s for rank(s) {} to link",
+                        env.timeout.as_secs(),
+                        missing.join(", ")
+                    ))
+                }
+            },
+        )?;
         Ok(mesh)
     }
 
@@ -323,10 +306,34 @@ impl Comm {
     /// Every rank's `x`, in rank order.
     fn all_words(&self, x: u64) -> Result<Vec<u64>> {
         Ok(self
-            .all_gather(&x.to_le_bytes())?
-            .iter()
-            .map(|b| word(b))
+            .all_gather_array([x])?
+            .into_iter()
+            .map(|[w]| w)
             .collect())
+    }
+
+    /// Every rank's `mine` (a fixed record of plain values: counters,
+    /// timings), in rank order; a rank that sent another size is an error
+    /// naming it.
+    pub fn all_gather_array<T: bytemuck::Pod, const N: usize>(
+        &self,
+        mine: [T; N],
+    ) -> Result<Vec<[T; N]>> {
+        let one = std::mem::size_of::<T>();
+        let size = one * N;
+        self.all_gather(bytemuck::cast_slice(&mine))?
+            .iter()
+            .enumerate()
+            .map(|(r, b)| match b.len() == size {
+                true => Ok(std::array::from_fn(|i| {
+                    bytemuck::pod_read_unaligned(&b[i * one..(i + 1) * one])
+                })),
+                false => Err(dist_err(format!(
+                    "rank {r} sent a record of {} bytes, {size} expected",
+                    b.len()
+                ))),
+            })
+            .collect()
     }
 
     /// The sum of every rank's `x`.
@@ -466,6 +473,53 @@ fn prepare(s: &TcpStream, timeout: Duration) -> std::io::Result<()> {
     s.set_write_timeout(Some(timeout))
 }
 
+/// Accepts connections on `listener` until `done(state)`. Each must greet
+/// within 10 s (and the run's timeout) with `N` little-endian words, the
+/// first [`MAGIC`]; one that does not is not ours and is dropped, the wait
+/// goes on. `take` keeps a greeted connection in `state` (or refuses the
+/// run); `fail` makes the error when accepting fails (`Some`) or `until`
+/// passes first (`None`: it names who never came).
+fn accept_greeted<S, const N: usize>(
+    listener: &TcpListener,
+    state: &mut S,
+    until: Instant,
+    timeout: Duration,
+    done: impl Fn(&S) -> bool,
+    mut take: impl FnMut(&mut S, TcpStream, std::net::SocketAddr, [u64; N]) -> Result<()>,
+    fail: impl Fn(&S, Option<std::io::Error>) -> Error,
+) -> Result<()> {
+    listener
+        .set_nonblocking(true)
+        .map_err(|e| fail(state, Some(e)))?;
+    while !done(state) {
+        match listener.accept() {
+            Ok((s, from)) => {
+                let hello = (|| -> std::io::Result<[u64; N]> {
+                    s.set_nonblocking(false)?;
+                    // A connection that says nothing (not one of ours) may not
+                    // hold up the others for the whole run's deadline.
+                    prepare(&s, timeout.min(Duration::from_secs(10)))?;
+                    let mut b = vec![0u8; 8 * N];
+                    (&s).read_exact(&mut b)?;
+                    Ok(std::array::from_fn(|i| word(&b[8 * i..8 * i + 8])))
+                })();
+                match hello {
+                    Ok(words) if words[0] == MAGIC => take(state, s, from, words)?,
+                    _ => continue, // not one of ours, or gone: keep waiting
+                }
+            }
+            Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                if Instant::now() >= until {
+                    return Err(fail(state, None));
+                }
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            Err(e) => return Err(fail(state, Some(e))),
+        }
+    }
+    Ok(())
+}
+
 /// Rank 0: every other rank's hello (magic, rank, world), checked, then an
 /// acknowledgement to each.
 fn accept_all(env: &RankEnv) -> Result<Vec<TcpStream>> {
@@ -475,73 +529,52 @@ fn accept_all(env: &RankEnv) -> Result<Vec<TcpStream>> {
             env.master
         ))
     })?;
-    listener
-        .set_nonblocking(true)
-        .map_err(|e| dist_err(format!("rank 0 listener: {e}")))?;
-    let deadline = Instant::now() + env.timeout;
     let mut peers: Vec<Option<TcpStream>> = (1..env.world).map(|_| None).collect();
-    while peers.iter().any(Option::is_none) {
-        match listener.accept() {
-            Ok((s, from)) => {
-                let hello = (|| -> std::io::Result<[u64; 3]> {
-                    s.set_nonblocking(false)?;
-                    // A connection that says nothing (not one of ours) may not
-                    // hold up the others for the whole run's deadline.
-                    prepare(&s, env.timeout.min(Duration::from_secs(10)))?;
-                    let mut b = [0u8; 24];
-                    (&s).read_exact(&mut b)?;
-                    let w = |i: usize| word(&b[8 * i..8 * i + 8]);
-                    Ok([w(0), w(1), w(2)])
-                })();
-                let [magic, rank, world] = match hello {
-                    Ok(h) => h,
-                    Err(_) => continue, // not one of ours, or gone: keep waiting
-                };
-                if magic != MAGIC {
-                    continue;
-                }
-                if world != env.world as u64 {
-                    return Err(dist_err(format!(
-                        "rank {rank} (from {from}) says WORLD_SIZE={world}, rank 0 has {}",
-                        env.world
-                    )));
-                }
-                let slot = (rank as usize)
-                    .checked_sub(1)
-                    .and_then(|i| peers.get_mut(i))
-                    .ok_or_else(|| {
-                        dist_err(format!("a process at {from} says it is rank {rank}"))
-                    })?;
-                prepare(&s, env.timeout).map_err(|e| {
-                    dist_err(format!("rank 0 setting up rank {rank}'s socket: {e}"))
-                })?;
-                if slot.is_some() {
-                    return Err(dist_err(format!(
-                        "two processes say they are rank {rank} (the second from {from})"
-                    )));
-                }
-                *slot = Some(s);
+    accept_greeted::<_, 3>(
+        &listener,
+        &mut peers,
+        Instant::now() + env.timeout,
+        env.timeout,
+        |peers| peers.iter().all(Option::is_some),
+        |peers, s, from, [_, rank, world]| {
+            if world != env.world as u64 {
+                return Err(dist_err(format!(
+                    "rank {rank} (from {from}) says WORLD_SIZE={world}, rank 0 has {}",
+                    env.world
+                )));
             }
-            Err(e) if e.kind() == ErrorKind::WouldBlock => {
-                if Instant::now() >= deadline {
-                    let missing: Vec<String> = peers
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, p)| p.is_none())
-                        .map(|(i, _)| (i + 1).to_string())
-                        .collect();
-                    return Err(dist_err(format!(
-                        "rank 0 waited {} s at {} and rank(s) {} never connected",
-                        env.timeout.as_secs(),
-                        env.master,
-                        missing.join(", ")
-                    )));
-                }
-                std::thread::sleep(Duration::from_millis(5));
+            let slot = (rank as usize)
+                .checked_sub(1)
+                .and_then(|i| peers.get_mut(i))
+                .ok_or_else(|| dist_err(format!("a process at {from} says it is rank {rank}")))?;
+            prepare(&s, env.timeout)
+                .map_err(|e| dist_err(format!("rank 0 setting up rank {rank}'s socket: {e}")))?;
+            if slot.is_some() {
+                return Err(dist_err(format!(
+                    "two processes say they are rank {rank} (the second from {from})"
+                )));
             }
-            Err(e) => return Err(dist_err(format!("rank 0 accepting connections: {e}"))),
-        }
-    }
+            *slot = Some(s);
+            Ok(())
+        },
+        |peers, e| match e {
+            Some(e) => dist_err(format!("rank 0 accepting connections: {e}")),
+            None => {
+                let missing: Vec<String> = peers
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, p)| p.is_none())
+                    .map(|(i, _)| (i + 1).to_string())
+                    .collect();
+                dist_err(format!(
+                    "rank 0 waited {} s at {} and rank(s) {} never connected",
+                    env.timeout.as_secs(),
+                    env.master,
+                    missing.join(", ")
+                ))
+            }
+        },
+    )?;
     let peers: Vec<TcpStream> = peers.into_iter().flatten().collect();
     for (i, s) in peers.iter().enumerate() {
         (&*s)
@@ -549,6 +582,24 @@ fn accept_all(env: &RankEnv) -> Result<Vec<TcpStream>> {
             .map_err(|e| dist_err(format!("rank 0 acknowledging rank {}: {e}", i + 1)))?;
     }
     Ok(peers)
+}
+
+/// A connection to the first of `addrs` that accepts one, tried again every
+/// 20 ms (a listener may not be up yet) until `until`; then the last error.
+fn connect_until(addrs: &[std::net::SocketAddr], until: Instant) -> std::io::Result<TcpStream> {
+    loop {
+        let mut last = std::io::Error::new(ErrorKind::NotFound, "no address to connect to");
+        for a in addrs {
+            match TcpStream::connect_timeout(a, Duration::from_secs(1)) {
+                Ok(s) => return Ok(s),
+                Err(e) => last = e,
+            }
+        }
+        if Instant::now() >= until {
+            return Err(last);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 /// Any other rank: connects to rank 0 (retrying until it listens), says
@@ -560,23 +611,14 @@ fn connect_root(env: &RankEnv) -> Result<TcpStream> {
         .to_socket_addrs()
         .map_err(|e| dist_err(format!("MASTER_ADDR:MASTER_PORT {}: {e}", env.master)))?
         .collect();
-    let s = loop {
-        let tried = addrs
-            .iter()
-            .find_map(|a| TcpStream::connect_timeout(a, Duration::from_secs(1)).ok());
-        if let Some(s) = tried {
-            break s;
-        }
-        if Instant::now() >= deadline {
-            return Err(dist_err(format!(
-                "rank {} could not reach rank 0 at {} within {} s",
-                env.rank,
-                env.master,
-                env.timeout.as_secs()
-            )));
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let s = connect_until(&addrs, deadline).map_err(|_| {
+        dist_err(format!(
+            "rank {} could not reach rank 0 at {} within {} s",
+            env.rank,
+            env.master,
+            env.timeout.as_secs()
+        ))
+    })?;
     let fail = |e: std::io::Error| {
         dist_err(format!(
             "rank {} joining rank 0 at {}: {e}",

@@ -28,7 +28,13 @@ pub fn out_degrees(g: &RankGraph, comm: &Comm) -> Result<Vec<u32>> {
     if g.symmetric {
         return Ok(g.offsets.windows(2).map(|w| (w[1] - w[0]) as u32).collect());
     }
-    super::part::count_at_owners(&g.parts, comm, &g.targets, "an out-edge")
+    super::part::count_at_owners(
+        &g.parts,
+        comm,
+        g.targets.len(),
+        |i| g.targets[i],
+        "an out-edge",
+    )
 }
 
 /// PageRank pulled over the ranks: damping `damping`, base `(1 − d)/n`, each

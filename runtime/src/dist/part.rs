@@ -161,21 +161,22 @@ fn draw_part(
 /// Per owned vertex, the tuples of every rank's `drawn` that start there.
 fn tuples_per_source(n: usize, drawn: &[[u32; 2]], comm: &Comm) -> Result<Vec<u32>> {
     let parts = RankParts::new(n, comm.world());
-    let heads: Vec<u32> = drawn.par_iter().map(|e| e[0]).collect();
-    count_at_owners(&parts, comm, &heads, "a tuple")
+    count_at_owners(&parts, comm, drawn.len(), |i| drawn[i][0], "a tuple")
 }
 
-/// How many times each owned vertex appears in `ids` over every rank (each
-/// id sent to its owner: one all-to-all, 4 bytes an id). `what` names the
-/// ids in the error a misrouted one gets.
+/// How many times each owned vertex appears among the ids `id(0..len)` of
+/// every rank (each id sent to its owner: one all-to-all, 4 bytes an id).
+/// `what` names the ids in the error a misrouted one gets.
 pub(super) fn count_at_owners(
     parts: &RankParts,
     comm: &Comm,
-    ids: &[u32],
+    len: usize,
+    id: impl Fn(usize) -> u32 + Sync,
     what: &str,
 ) -> Result<Vec<u32>> {
-    let out = scatter::<u32>(comm.world(), ids.len(), |i, send| {
-        send(parts.owner(ids[i]), ids[i])
+    let out = scatter::<u32>(comm.world(), len, |i, send| {
+        let u = id(i);
+        send(parts.owner(u), u)
     });
     let range = parts.range(comm.rank());
     let received = comm.all_to_all(out)?;
@@ -237,11 +238,6 @@ pub fn vgr_part(path: &std::path::Path, comm: &Comm, both_ways: bool) -> Result<
     let parts = RankParts::new(n, comm.world());
     let range = parts.range(comm.rank());
     let rows = crate::formats::vgr::read_rows(path, range.clone())?;
-    let mine = rows
-        .offsets
-        .windows(2)
-        .position(|w| w[1] > w[0])
-        .map_or(u64::MAX, |i| (range.start + i) as u64);
     if !h.symmetric {
         let edges: Vec<[u32; 2]> = (0..range.len())
             .into_par_iter()
@@ -253,6 +249,11 @@ pub fn vgr_part(path: &std::path::Path, comm: &Comm, both_ways: bool) -> Result<
             .collect();
         return route(n, h.num_edges, edges, both_ways, comm);
     }
+    let mine = rows
+        .offsets
+        .windows(2)
+        .position(|w| w[1] > w[0])
+        .map_or(u64::MAX, |i| (range.start + i) as u64);
     let first_source = u32::try_from(comm.all_reduce_min(mine)?).ok();
     let first = range.start as u32;
     let (offsets, targets) = bucket_rows(

@@ -48,6 +48,13 @@ fn run_ranks<T: Send + 'static>(
         .collect()
 }
 
+/// The edges of a file as listed (weights kept).
+fn edges_of(path: &std::path::Path) -> crate::graph::EdgeList<u32> {
+    crate::formats::read_edges::<u32>(path, Default::default())
+        .unwrap()
+        .edges
+}
+
 /// The graph the one-process commands build from a file's edges: directed,
 /// repeats and self-loops dropped.
 fn simple(el: &crate::graph::EdgeList<u32>) -> crate::graph::Graph<u32> {
@@ -319,9 +326,7 @@ fn components_over_ranks_equal_the_oracle() {
     }
     let path = dir.path().join("pieces.el");
     std::fs::write(&path, text).unwrap();
-    let el = crate::formats::read_edges::<u32>(&path, Default::default())
-        .unwrap()
-        .edges;
+    let el = edges_of(&path);
     let whole = build(&el, BuildOptions::undirected()).unwrap();
     let want = crate::oracle::components(whole.csr());
     for world in [1usize, 2, 3, 4] {
@@ -365,9 +370,7 @@ fn components_over_ranks_equal_the_oracle() {
 fn pagerank_over_ranks_equals_the_oracle() {
     let dir = tempfile::tempdir().unwrap();
     let path = edge_file(dir.path(), false);
-    let el = crate::formats::read_edges::<u32>(&path, Default::default())
-        .unwrap()
-        .edges;
+    let el = edges_of(&path);
     let directed = simple(&el);
     let (want, rounds) = crate::oracle::pagerank(directed.csr(), 0.85, 1e-4, 20);
     let k = Kronecker::graph500(10, 16, 3);
@@ -430,9 +433,7 @@ fn gpu_rank_parts_equal_the_one_process_parts() {
     use crate::gpu::multi::{part_graph, rank_part_graph, Partition};
     let dir = tempfile::tempdir().unwrap();
     let path = edge_file(dir.path(), false);
-    let el = crate::formats::read_edges::<u32>(&path, Default::default())
-        .unwrap()
-        .edges;
+    let el = edges_of(&path);
     let directed = simple(&el);
     let k = Kronecker::graph500(9, 8, 5);
     let undirected = build(&k.generate().unwrap(), BuildOptions::undirected()).unwrap();
@@ -550,9 +551,7 @@ fn sssp_over_ranks_follows_edge_directions() {
     use crate::generate::{edge_weight, weights_for_edges};
     let dir = tempfile::tempdir().unwrap();
     let path = edge_file(dir.path(), false);
-    let mut el = crate::formats::read_edges::<u32>(&path, Default::default())
-        .unwrap()
-        .edges;
+    let mut el = edges_of(&path);
     el.weights = Some(weights_for_edges::<u32>(&el.edges, 1, 40, 1, true));
     let whole = simple(&el);
     let root = hub(&whole);

@@ -458,17 +458,13 @@ impl MultiGpuExec<'_, '_> {
         let Some(host) = self.host else {
             return Ok(mine);
         };
-        let all = host.all_gather(bytemuck::cast_slice(&[mine.vertices, mine.edges]))?;
-        all.iter().try_fold(FrontierSize::default(), |a, b| {
-            let w: [u64; 2] = bytemuck::pod_read_unaligned(
-                b.get(..16)
-                    .ok_or_else(|| Error::InvalidGraph("a rank sent a short counter".into()))?,
-            );
-            Ok(FrontierSize {
-                vertices: a.vertices + w[0],
-                edges: a.edges + w[1],
-            })
-        })
+        let all = host.all_gather_array([mine.vertices, mine.edges])?;
+        Ok(all
+            .iter()
+            .fold(FrontierSize::default(), |a, [v, e]| FrontierSize {
+                vertices: a.vertices + v,
+                edges: a.edges + e,
+            }))
     }
 
     /// Waits for every part's level and reads its counters.
@@ -548,21 +544,15 @@ impl<S: bytemuck::Pod> DirectionExec<S> for MultiGpuExec<'_, '_> {
                     pass.inserted,
                     pass.min_pending.unwrap_or(u64::MAX),
                 ];
-                let all = host.all_gather(bytemuck::cast_slice(&mine))?;
-                let passes = all
-                    .iter()
-                    .map(|b| {
-                        let w: [u64; 3] =
-                            bytemuck::pod_read_unaligned(b.get(..24).ok_or_else(|| {
-                                Error::InvalidGraph("a rank sent a short pass record".into())
-                            })?);
-                        Ok(Pass {
-                            selected: w[0],
-                            inserted: w[1],
-                            min_pending: (w[2] != u64::MAX).then_some(w[2]),
-                        })
+                let passes: Vec<Pass> = host
+                    .all_gather_array(mine)?
+                    .into_iter()
+                    .map(|[selected, inserted, min]| Pass {
+                        selected,
+                        inserted,
+                        min_pending: (min != u64::MAX).then_some(min),
                     })
-                    .collect::<Result<Vec<_>>>()?;
+                    .collect();
                 combine_passes(&passes)
             }
         }
