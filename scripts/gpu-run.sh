@@ -98,6 +98,12 @@
 #             both OpenMP settings (unset; close/passive; the best is the ratio's
 #             denominator); 4 roots, 3 trials; both cut at 530 s together (each graph's
 #             JSON/SVG is written to $OUTDIR/cpuvs when done)
+#   kernels   every GPU kernel of bfs and sssp (auto, direction, balanced, resident,
+#             tiles) timed on $KERNEL_GRAPHS (default: meshes 65536/262144/1M, grids
+#             340² and 1000², kron:22, urand:22; each converted to a .vgr once), from the
+#             first vertex and from vertex n/2, best of $KERNEL_TRIALS (default 3) runs;
+#             a line per (program, graph, source, kernel) and `auto`'s pick with its
+#             reason: what `--kernel auto` is calibrated against (kernels.txt)
 #   gather    gather/apply programs on the GPU (pr, pr-delta, kcore) vs the oracles, and
 #             compute-sanitizer memcheck + racecheck on their kernels
 #   prgpu     GPU PageRank on Kronecker $PR_SCALES (default "22 24") and the 1000² grid:
@@ -860,6 +866,32 @@ sys.exit(0 if ok else 1)' "$one" "$rk" "$prog" || { bad=1; echo "   one: ${one:0
                     --out "$dest/tc" --work /tmp/gapwork || bad=1
                 [ "$bad" = 0 ]
             } 2>&1 | tee "$OUTDIR/tc.log"
+            rc=${PIPESTATUS[0]}
+            ;;
+        kernels)
+            {
+                dir=/tmp/kgraphs
+                mkdir -p "$dir"
+                for g in ${KERNEL_GRAPHS:-mesh:65536 mesh:262144 mesh:1000000 grid:340x340 grid:1000x1000 kron:22 urand:22}; do
+                    f=$dir/$(tr ':' '_' <<<"$g").vgr
+                    [ -e "$f" ] || "$B/vertex" convert "$g" "$f" >/dev/null || { echo "convert $g failed"; continue; }
+                    n=$("$B/vertex" info "$f" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["stats"]["vertices"])')
+                    for p in bfs sssp; do
+                        for s in first $((n / 2)); do
+                            sa=(); [ "$s" != first ] && sa=(-s "$s")
+                            for k in auto direction balanced resident tiles; do
+                                best=""; note=""
+                                for _ in $(seq "${KERNEL_TRIALS:-3}"); do
+                                    out=$(timeout 60 "$B/vertex" "$p" "$f" "${sa[@]}" --backend gpu --kernel "$k" --json 2>/dev/null) || { best=FAIL; break; }
+                                    read -r ms note < <(python3 -c 'import json,sys; d=json.loads(sys.argv[1]); print("%.3f" % (d["time_s"]*1e3), (d.get("kernel_note") or "-").replace(" ", "_"))' "$out")
+                                    if [ -z "$best" ] || python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) < float(sys.argv[2]) else 1)' "$ms" "$best"; then best=$ms; fi
+                                done
+                                printf "%-5s %-16s %-8s %-10s %10s %s\n" "$p" "$g" "$s" "$k" "$best" "$([ "$k" = auto ] && echo "$note")"
+                            done
+                        done
+                    done
+                done
+            } 2>&1 | tee "$OUTDIR/kernels.txt"
             rc=${PIPESTATUS[0]}
             ;;
         benchgap)
