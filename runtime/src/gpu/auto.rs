@@ -3,7 +3,9 @@
 //!
 //! What decides (measured on the H100, `74e218a:docs/results/h100/`):
 //! * a **high-diameter** graph (the bounded BFS [`probe`] walks its 24
-//!   levels and the frontier is still going: grids, roads, meshes) that fits
+//!   levels and the frontier is still going: grids, roads, meshes; or its
+//!   ball's growth says a whole search takes [`HIGH_DIAMETER_LEVELS`] levels,
+//!   [`HIGH_DIAMETER_LEVELS_PRIORITY`] with a priority: mid-sized meshes) that fits
 //!   the multiprocessors' shared memory: the **tiles** kernel. Each block
 //!   relaxes its own range of vertices in shared memory, level by level (or
 //!   bucket by bucket, Δ from [`tiles_delta`]), and hands candidates for
@@ -11,7 +13,10 @@
 //!   grid 1000² from the corner (`74e218a:docs/results/h100/rings/`): BFS 7.5 ms
 //!   against the resident kernel's 9.5, SSSP 10.7 against 16.0 for the
 //!   previous tiles; every program gets it, BFS-like ones included since
-//!   the rings. Graphs with a row over [`TILES_MAX_DEGREE`] edges do not.
+//!   the rings. Graphs with a row over [`TILES_MAX_DEGREE`] edges do not, nor
+//!   do programs with a priority on graphs whose ids are not local
+//!   ([`TILES_MIN_LOCALITY`]: tiles' buckets then trade most of their work
+//!   through the rings).
 //! * a high-diameter graph too big for shared memory, or with such a row:
 //!   the **resident** kernel. Thousands of small levels cost a launch and a
 //!   host round trip each under the level kernels; one persistent launch pays
@@ -36,6 +41,7 @@ use super::options::BfsKernel;
 use super::program_api::{gpu_delta, uniform_frontier, GpuProgram, ProgramOptions};
 use crate::graph::Graph;
 use crate::program::VertexProgram;
+use crate::shape::diameter::id_locality;
 use crate::shape::{probe, Probe};
 
 /// The kernel `auto` picked, the bucket width it brings, and why.
@@ -150,6 +156,13 @@ pub fn choose<P: GpuProgram>(g: &Graph<<P as VertexProgram>::Weight>, source: u3
             .unwrap_or(0)
     };
     let p = probe(g, from);
+    let high = p.high_diameter
+        || p.estimated_levels
+            >= if <P as VertexProgram>::HAS_PRIORITY {
+                HIGH_DIAMETER_LEVELS_PRIORITY
+            } else {
+                HIGH_DIAMETER_LEVELS
+            };
     let fits = super::tiles::fits::<P>(
         g.num_vertices() as u64,
         super::tiles::H100_MULTIPROCESSORS,
@@ -158,16 +171,17 @@ pub fn choose<P: GpuProgram>(g: &Graph<<P as VertexProgram>::Weight>, source: u3
     // A tile relaxes a row on one thread or one warp; the resident kernel has an entry
     // that shares hubs out over a block.
     let hubless = || g.max_out_degree() <= TILES_MAX_DEGREE;
-    if p.high_diameter && fits && hubless() {
+    // Buckets across tiles whose edges mostly leave them cost more in messages
+    // than the resident kernel's global buckets.
+    let local = || !<P as VertexProgram>::HAS_PRIORITY || id_locality(g) >= TILES_MIN_LOCALITY;
+    if high && fits && hubless() && local() {
         let delta = tiles_delta::<P>(g, source);
         return KernelChoice {
             kernel: BfsKernel::Tiles,
             delta,
             reason: format!(
-                "high diameter ({} levels reached only {} vertices), {}, small enough \
-                 for shared memory: asynchronous tiles{}",
-                p.levels,
-                p.reached,
+                "high diameter ({}), {}, small enough for shared memory: asynchronous tiles{}",
+                diameter_note(&p),
                 if <P as VertexProgram>::HAS_PRIORITY {
                     "a priority"
                 } else if !P::NEEDS_SOURCE {
@@ -187,16 +201,19 @@ pub fn choose<P: GpuProgram>(g: &Graph<<P as VertexProgram>::Weight>, source: u3
             handover: None,
         };
     }
-    if p.high_diameter {
+    if high {
         let delta = resident_delta::<P>(g, source);
         return KernelChoice {
             kernel: BfsKernel::Resident,
             delta,
             reason: format!(
-                "high diameter ({} levels reached only {} vertices): one resident launch, \
-                 frontier queues{}",
-                p.levels,
-                p.reached,
+                "high diameter ({}){}: one resident launch, frontier queues{}",
+                diameter_note(&p),
+                if fits && hubless() && !local() {
+                    ", ids not local enough for tiles' buckets"
+                } else {
+                    ""
+                },
                 if delta.is_some() {
                     ", device-side buckets"
                 } else {
@@ -223,6 +240,42 @@ pub fn choose<P: GpuProgram>(g: &Graph<<P as VertexProgram>::Weight>, source: u3
         ),
         probe: Some(p),
         handover: handover_for(kernel),
+    }
+}
+
+/// Estimated BFS levels ([`Probe::estimated_levels`]) from which `auto` takes
+/// a graph for high-diameter: the persistent kernels then beat the level
+/// kernels' launch and host round trip per level. H200, 2026-11-29
+/// (`gpu-run.sh kernels`): a 65,536-point Delaunay mesh (~110 levels, which
+/// the bounded probe alone called low-diameter) ran BFS in 0.98 ms with tiles
+/// and 2.19 ms with direction-optimizing levels; Kronecker 22 and urand 22
+/// estimate 4–6 levels.
+pub const HIGH_DIAMETER_LEVELS: u32 = 64;
+
+/// [`HIGH_DIAMETER_LEVELS`] for programs with a priority (SSSP): their level
+/// kernels run near-far rounds, fewer launches per level than a BFS pays, so
+/// the persistent kernels win later. H200, 65,536-point mesh (~107 levels
+/// estimated): SSSP 3.8 ms with edge-chunk levels, 4.4 resident, 4.2 tiles;
+/// 262,144 points (~200 levels): 11.0 edge chunks, 8.8 resident.
+pub const HIGH_DIAMETER_LEVELS_PRIORITY: u32 = 150;
+
+/// [`id_locality`] from which programs with a priority get the tiled kernel:
+/// its Δ-buckets are per tile, so on a graph whose edges mostly cross tiles
+/// the resident kernel's global buckets win. H200, SSSP, meshes with ids in
+/// random order (locality 0.03): tiles 25.9 ms against resident 17.2 on 1 M
+/// points, 16.4 against 8.8 on 262,144; row-major grids (locality 1.0):
+/// tiles 6.2 ms against resident 28.6 on 1000².
+pub const TILES_MIN_LOCALITY: f64 = 0.5;
+
+/// How the probe saw the diameter, for the choice's reason.
+fn diameter_note(p: &Probe) -> String {
+    if p.high_diameter {
+        format!("{} levels reached only {} vertices", p.levels, p.reached)
+    } else {
+        format!(
+            "about {} levels, from a probe of {} reaching {} vertices",
+            p.estimated_levels, p.levels, p.reached
+        )
     }
 }
 

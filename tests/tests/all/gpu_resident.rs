@@ -255,6 +255,41 @@ fn auto_picks_resident_or_tiles_on_grids_and_chains_only() {
     }
 }
 
+#[test]
+fn auto_on_meshes_and_scattered_ids() {
+    // A 65,536-point mesh: ~110 BFS levels, more than the bounded probe walks
+    // before its edge budget ends; the level estimate sends BFS to tiles, and
+    // SSSP (persistent kernels only from ~150 levels) to edge chunks.
+    let mesh = generated("mesh:65536", true);
+    let c = auto::choose::<bfs::Program>(&mesh, 0);
+    assert_eq!(c.kernel, BfsKernel::Tiles, "{}", c.reason);
+    let c = auto::choose::<sssp::sssp::Program>(&mesh, 0);
+    assert_eq!(c.kernel, BfsKernel::Balanced, "{}", c.reason);
+    // A grid with its ids scattered: still high-diameter, but tiles' buckets
+    // would trade most edges through the rings, so SSSP gets the resident kernel.
+    let grid = generated("grid:200x200", true);
+    let perm = runtime::generate::random_permutation(grid.num_vertices(), 5, 0);
+    let el = EdgeList::<u32> {
+        num_vertices: grid.num_vertices(),
+        edges: (0..grid.num_vertices() as u32)
+            .flat_map(|v| {
+                let perm = &perm;
+                grid.csr()
+                    .neighbors(v)
+                    .iter()
+                    .map(move |&t| [perm[v as usize], perm[t as usize]])
+            })
+            .collect(),
+        weights: None,
+    };
+    let scattered = build(&el, BuildOptions::undirected()).unwrap();
+    let s = perm[0];
+    let c = auto::choose::<sssp::sssp::Program>(&scattered, s);
+    assert_eq!(c.kernel, BfsKernel::Resident, "{}", c.reason);
+    let c = auto::choose::<bfs::Program>(&scattered, s);
+    assert_eq!(c.kernel, BfsKernel::Tiles, "{}", c.reason);
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(32))]
     #[test]
