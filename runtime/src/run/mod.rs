@@ -343,7 +343,12 @@ impl<'g, P: Runnable> Run<'g, P> {
 /// Many sources at once, for programs that can ([`Batchable`]: push programs
 /// with a source and an idempotent combine; gather/apply programs that read
 /// `ctx.source`, level sweeps aside).
-impl<P: Batchable> Run<'_, P> {
+// The bound is on each method, not on the impl, and the lane state is a type
+// parameter, not `<P as Batchable>::LaneState` in the signature: that way an
+// unmet bound reports `Batchable`'s own message (E0277); an unmet bound on the
+// impl, or a projection through it, reports only that the method exists with
+// bounds not satisfied (E0599).
+impl<P: Runnable> Run<'_, P> {
     /// Runs from every source of [`Run::sources`] in batches of up to 64;
     /// `each` gets each batch's states ([`LaneStates`]: `sources[i]`'s state at
     /// `v` is `get(v, i)`), so an all-sources run need not hold `n²` values.
@@ -373,10 +378,13 @@ impl<P: Batchable> Run<'_, P> {
     ///     Ok(far)
     /// }
     /// ```
-    pub fn go_batched(
+    pub fn go_batched<S>(
         self,
-        each: impl FnMut(LaneStates<'_, P::LaneState>) -> Result<()> + Send,
-    ) -> Result<Report> {
+        each: impl FnMut(LaneStates<'_, S>) -> Result<()> + Send,
+    ) -> Result<Report>
+    where
+        P: Batchable<LaneState = S>,
+    {
         let sources = self.batch_sources()?;
         crate::cpu::msbfs::check_sources(&sources, self.graph.num_vertices())?;
         P::go_batched(self.graph, &self.plan, &sources, each)
@@ -385,7 +393,10 @@ impl<P: Batchable> Run<'_, P> {
     /// [`Self::go_batched`] keeping every source's states: `values[i]` is
     /// `sources[i]`'s state per vertex (`n` values per source: for all sources
     /// of a large graph, use `go_batched` and reduce each batch instead).
-    pub fn go_many(self) -> Result<Outcome<Vec<Vec<P::LaneState>>>> {
+    pub fn go_many<S: Copy + Send>(self) -> Result<Outcome<Vec<Vec<S>>>>
+    where
+        P: Batchable<LaneState = S>,
+    {
         let mut values = Vec::new();
         let report = self.go_batched(|b| {
             values.extend((0..b.lanes()).map(|l| b.column(l)));
