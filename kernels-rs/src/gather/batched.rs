@@ -251,7 +251,10 @@ impl<'a, P: GatherProgram> Lanes<'a, P> {
 /// parity-0 lane words, counted per lane in `count` (zeroed by the host).
 ///
 /// # Safety
-/// As [`Lanes::of`]; `global` holds the reduction's identity per lane.
+/// `desc` points at a descriptor whose non-zero addresses are live arrays with
+/// the lengths its fields document (a CSR and CSC of one graph), which this
+/// launch accesses only as the kernels here do; `global` holds the reduction's
+/// identity per lane.
 #[inline(always)]
 pub unsafe fn init<P: GatherProgram>(t: ThreadCtx, desc: *const LaneDesc) {
     // SAFETY: caller's contract.

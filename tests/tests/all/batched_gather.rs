@@ -68,15 +68,12 @@ fn close_paths(a: &[bc_paths::Paths], b: &[bc_paths::Paths], what: &str) {
 
 /// One single-source CPU run of `P` from each of `sources` (told to pull when
 /// `pull`).
-fn singles<P: GatherProgram>(
+fn singles<P: GatherProgram<Weight = ()>>(
     g: &Graph<u32>,
     sources: &[u32],
     opts: &GatherOptions,
     pull: bool,
-) -> Vec<Vec<P::State>>
-where
-    P: GatherProgram<Weight = ()>,
-{
+) -> Vec<Vec<P::State>> {
     sources
         .iter()
         .map(|&s| {

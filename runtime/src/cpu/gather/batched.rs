@@ -10,7 +10,7 @@
 //! * **dense programs**: every live lane of every vertex is gathered (in-edge
 //!   order, as the single engine's pull: float sums add in the same order) and
 //!   applied each round; a lane stops by its own round's reduction and change
-//!   count ([`Resolved::dense_stop`]) and is then frozen (its states are not
+//!   count (the single run's `dense_stop`) and is then frozen (its states are not
 //!   touched again). Messages are emitted in a pass of their own at the start of
 //!   each round, with the lane's round and reduction (the single engine's
 //!   non-fused rounds; the fused ones emit the same messages);
@@ -50,7 +50,7 @@ use crate::graph::{Graph, Weight};
 /// lanes'); round limits and tolerance apply to every lane.
 ///
 /// Errors: an empty source list or one out of range, a program that cannot run
-/// batched ([`check_batchable`]), Gauss–Seidel rounds, or a lane that reached the
+/// batched (one that reads no `ctx.source`, or a level sweep), Gauss–Seidel rounds, or a lane that reached the
 /// round bound of a frontier-driven program without a limit (as a single run).
 pub fn run<P: GatherProgram, W: Weight>(
     g: &Graph<W>,

@@ -4,7 +4,7 @@
 //! together. [`emulate_batched`] runs the same kernel bodies on the host, which
 //! is how CI checks them.
 //!
-//! The host's part per round is the single-source runner's ([`super::drive`]),
+//! The host's part per round is the single-source runner's (`drive` in [`super`]),
 //! lane by lane: it reads the lanes' tallies (per-lane activation counts, or the
 //! per-chunk sums of [`kernels_rs::gather::batched::reduce`], folded here in chunk
 //! order), stops each lane by the program's rules, and tells the next launches
