@@ -6,7 +6,10 @@
 //! batched score is checked against the single run's (relative 1e-9: the GPU
 //! sums in its own order) and the GPU's against the CPU's. Writes
 //! `ppr-<label>.json`; exits non-zero when a check fails, so it is also the
-//! device check of the batched gather kernels (`gpu-run.sh gathermany`).
+//! device check of the batched gather kernels (`gpu-run.sh gathermany`). For
+//! that, each backend also runs Brandes's forward phase ([`bc_paths`]: a
+//! frontier-driven program with `accepts`) batched and checks it against the
+//! single runs (depths equal, path counts to 1e-9).
 
 use std::path::PathBuf;
 
@@ -17,6 +20,7 @@ use runtime::load::{load_graph, LoadOptions};
 use runtime::run::{run, Backend as RunBackend};
 use serde::Serialize;
 use vertex_bench::host::HostInfo;
+use vertex_examples::programs::bc::bc_paths;
 use vertex_examples::programs::ppr;
 
 use super::bench_cpu::median;
@@ -55,6 +59,9 @@ struct Pair {
     speedup: f64,
     /// Largest relative difference of a batched score from its single run's.
     max_rel_diff: f64,
+    /// Brandes's forward phase batched: depths equal to the single runs' and
+    /// path counts within the tolerance.
+    paths_verified: bool,
     verified: bool,
 }
 
@@ -154,6 +161,28 @@ fn singles(
     Ok((all, total))
 }
 
+/// Brandes's forward phase from `roots`, batched, against single runs on
+/// `backend`: whether depths agree and path counts are within [`TOLERANCE`].
+fn check_paths(g: &Graph<u32>, roots: &[u32], backend: RunBackend) -> anyhow::Result<bool> {
+    let many = run::<bc_paths::Program>(g)
+        .sources(roots.iter().copied())
+        .backend(backend)
+        .go_many()?
+        .values;
+    let mut ok = true;
+    for (states, &r) in many.iter().zip(roots) {
+        let one = run::<bc_paths::Program>(g)
+            .source(r)
+            .backend(backend)
+            .go()?
+            .values;
+        let depths = |s: &[bc_paths::Paths]| s.iter().map(|p| p.depth).collect::<Vec<_>>();
+        let sigma = |s: &[bc_paths::Paths]| vec![s.iter().map(|p| p.sigma).collect::<Vec<_>>()];
+        ok &= depths(states) == depths(&one) && rel_diff(&sigma(states), &sigma(&one)) <= TOLERANCE;
+    }
+    Ok(ok)
+}
+
 /// Batched vs single on `backend`; the batched scores.
 fn measure(
     g: &Graph<u32>,
@@ -165,17 +194,20 @@ fn measure(
     let (scores, batched_ms) = batched(g, roots, backend, trials)?;
     let (single, single_ms) = singles(g, roots, backend, trials)?;
     let max_rel_diff = rel_diff(&scores, &single);
+    let paths_verified = check_paths(g, roots, backend)?;
     let p = Pair {
         batched_ms,
         single_ms,
         speedup: single_ms / batched_ms.max(1e-9),
         max_rel_diff,
-        verified: max_rel_diff <= TOLERANCE,
+        paths_verified,
+        verified: max_rel_diff <= TOLERANCE && paths_verified,
     };
     eprintln!(
-        "  {}: batched {batched_ms:.2} ms, single {single_ms:.2} ms ({:.1}x), max rel diff {max_rel_diff:.1e}{}",
+        "  {}: batched {batched_ms:.2} ms, single {single_ms:.2} ms ({:.1}x), max rel diff {max_rel_diff:.1e}, bc paths {}{}",
         backend.name(),
         p.speedup,
+        if paths_verified { "ok" } else { "WRONG" },
         if p.verified { "" } else { " WRONG" }
     );
     Ok((p, scores))

@@ -283,12 +283,11 @@ impl<P: GatherProgram> Lanes<'_, P> {
         let k = sources.len();
         let n = self.n;
         let state = self.init(sources);
-        let msg: Cells<P::Msg> = Cells::collect(
-            (0..n * k)
-                .into_par_iter()
-                .with_min_len(GRAIN)
-                .map(|i| P::emit(self.ctx(i / k, 0, 0.0, sources[i % k]), state.get(i))),
-        );
+        // Only frontier vertices' messages are read, each emitted in its round:
+        // the rest hold a copy of one message (the single engine's fill; `emit`
+        // is not called on states no frontier holds).
+        let fill = P::emit(self.ctx(0, 0, 0.0, sources[0]), state.get(0));
+        let msg: Cells<P::Msg> = Cells::new(vec![fill; n * k]);
         let mut global = [P::REDUCE.identity(); LANES];
         let all = lane_mask(k);
         // Lanes of each vertex in the frontier, and per lane the frontier's size.
