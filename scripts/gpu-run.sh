@@ -25,6 +25,13 @@
 #             compute-sanitizer memcheck + racecheck; then all pairs of $APSP_GRAPH
 #             (default grid:316x316) batched on GPU and CPU vs CPU Johnson, each under
 #             `timeout $APSP_TIMEOUT` (default 150 s). BATCHED_PART=check|time runs one half
+#   gathermany  batched gather/apply programs (issue 48): `vertex bench ppr` (personalized
+#             PageRank from 70 sources, two batches, one batched run vs single runs, and
+#             Brandes's forward phase batched; every score checked, GPU vs CPU too) on
+#             Kronecker, grid, uniform and a directed file, compute-sanitizer memcheck +
+#             racecheck of the batched gather kernels, then the timing on
+#             $GATHERMANY_GRAPHS (default kron:18 grid:500x500) under `timeout
+#             $GATHERMANY_TIMEOUT` (default 300 s)
 #   tc        triangle counting and lcc on the GPU --validate'd on grid, Kronecker,
 #             uniform and mesh, sanitizers, then `bench gap --kernels tc` against
 #             gapbs on $TC_GRAPHS (default grid:1000x1000 mesh:1000000)
@@ -836,6 +843,31 @@ sys.exit(0 if ok else 1)' "$one" "$rk" "$prog" || { bad=1; echo "   one: ${one:0
                 fi
                 [ "$bad" = 0 ]
             } 2>&1 | tee "$OUTDIR/batched.log"
+            rc=${PIPESTATUS[0]}
+            ;;
+        gathermany)
+            # Gather/apply programs that read a source, from many sources at once:
+            # the batched kernels (a lane per source, one in-edge walk for all)
+            # checked against single runs on four shapes, sanitizers, then timings.
+            {
+                bad=0
+                dest=${OUT:-$OUTDIR}
+                "$B/vertex" convert kron:14 /tmp/k14.el >/dev/null && awk '$1 > $2' /tmp/k14.el >/tmp/k14-once.el || bad=1
+                timeout 300 "$B/vertex" bench ppr kron:14 grid:100x100 uniform:20000:160000 /tmp/k14-once.el \
+                    --sources 70 --trials 1 --out /tmp/gm --label check && echo "gathermany check ok" \
+                    || { echo "BAD gathermany check"; bad=1; }
+                if [ -n "$SAN" ]; then
+                    for tool in memcheck racecheck; do
+                        timeout 180 "$SAN" --tool "$tool" --error-exitcode 3 "$B/vertex" bench ppr kron:8 grid:12x12 \
+                            --sources 70 --trials 1 --out /tmp/san-gm >/dev/null || { echo "BAD $tool gathermany"; bad=1; }
+                        echo "$tool done"
+                    done
+                fi
+                # shellcheck disable=SC2086
+                timeout "${GATHERMANY_TIMEOUT:-300}" "$B/vertex" bench ppr ${GATHERMANY_GRAPHS:-kron:18 grid:500x500} \
+                    --sources 64 --trials 1 --out "$dest/many-sources" --label h200 || bad=1
+                [ "$bad" = 0 ]
+            } 2>&1 | tee "$OUTDIR/gathermany.log"
             rc=${PIPESTATUS[0]}
             ;;
         tc)

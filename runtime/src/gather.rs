@@ -224,6 +224,35 @@ impl GatherOptions {
     }
 }
 
+/// Whether `P` can run from many sources at once with `opts` (batched runs,
+/// [`crate::cpu::gather::batched`], [`crate::gpu::gather::batched`]), or why
+/// not: every lane needs its own source (`P` reads `ctx.source`), a level
+/// sweep's schedule comes from its states (one per source, so one schedule per
+/// lane), and lanes run synchronous Jacobi rounds side by side (Gauss–Seidel
+/// rounds depend on the order threads run in). `#[vertex_program]` implements
+/// `Batchable` only for programs that pass the first two, so this is the run's
+/// own check of what the type system cannot see.
+pub(crate) fn check_batchable<P: GatherProgram>(opts: &GatherOptions) -> Result<()> {
+    if !P::NEEDS_SOURCE {
+        return Err(Error::InvalidArgument(format!(
+            "program `{}` reads no `ctx.source`: a batched run gives every lane its own source, and this program would give the same states for each",
+            P::NAME
+        )));
+    }
+    if P::LEVELS {
+        return Err(Error::InvalidArgument(format!(
+            "program `{}` is a level sweep: its schedule is built from its initial states, one per source; run it once per source",
+            P::NAME
+        )));
+    }
+    if opts.source.is_some() {
+        return Err(Error::InvalidArgument(
+            "a batched run takes its sources as lanes, not `source`".into(),
+        ));
+    }
+    opts.rounds_only("batched runs are synchronous Jacobi rounds, lane by lane")
+}
+
 /// Push a round when the frontier's out-edges are under `m / PUSH_SHARE`.
 pub const PUSH_SHARE: u64 = 20;
 

@@ -99,20 +99,42 @@ pub trait VertexProgram: Copy + Send + Sync + 'static {
     }
 }
 
-/// A push program that can run from many sources at once (`go_batched`,
-/// `go_many` of the one run call): every lane needs its own source, and a round
-/// may deliver a value to a vertex more than once, which only an idempotent
-/// combine forgives. `#[vertex_program]` implements it for the programs whose
-/// `init` reads the source and whose combine is `min`, `max`, `or`, `and` or a
-/// custom combine declared `idempotent`; asking a batched run of any other
-/// program is a compile error naming it.
+/// A program that can run from many sources at once (`go_batched`, `go_many` of
+/// the one run call): up to 64 sources a batch, each source a lane of every
+/// vertex, so one read of an edge serves every lane.
+///
+/// `#[vertex_program]` implements it where batching gives each lane the run its
+/// source alone would:
+/// * push programs whose `init` reads the source and whose combine is `min`,
+///   `max`, `or`, `and` or a custom combine declared `idempotent` (a round may
+///   deliver a value to a vertex more than once, which only an idempotent
+///   combine forgives);
+/// * gather/apply programs that read `ctx.source` and are not level sweeps
+///   (a sweep's schedule is built from its initial states, one per source);
+///   they run synchronous rounds, every lane stopping by its own rules.
+///
+/// Asking a batched run of any other program is a compile error naming it.
 #[diagnostic::on_unimplemented(
     message = "program `{Self}` cannot run from many sources at once (batched)",
     label = "not batchable",
-    note = "a batched run needs a program whose `init` reads `source` (every lane starts from its own source) and whose combine is idempotent (min, max, or, and, or `idempotent` custom): with `sum`, a value delivered twice in a round counts twice",
-    note = "run it once per source with `.source(s).go()` instead"
+    note = "a batched push program needs an `init` that reads `source` (every lane starts from its own source) and an idempotent combine (min, max, or, and, or `idempotent` custom): with `sum`, a value delivered twice in a round counts twice",
+    note = "a batched gather/apply program needs to read `ctx.source` and not be a level sweep (`fn level`: its schedule comes from one source's states)",
+    note = "run it once per source with `.source(s).go()` (or `.sources(..).go_each()`) instead"
 )]
-pub trait Batchable: VertexProgram {}
+pub trait Batchable: crate::run::Runnable {
+    /// A lane's state at a vertex: the program's `State`.
+    type LaneState: Copy + Send + Sync + 'static;
+    /// Runs the batches from `sources` as `plan` says, handing each batch's
+    /// states to `each` (what [`crate::run::Run::go_batched`] calls; the kind's
+    /// module in [`crate::run`] does the work).
+    fn go_batched(
+        graph: &crate::graph::Graph<Self::Weight>,
+        plan: &crate::run::Plan,
+        sources: &[u32],
+        each: impl FnMut(crate::gpu::batched::LaneStates<'_, Self::LaneState>) -> crate::error::Result<()>
+            + Send,
+    ) -> crate::error::Result<crate::run::Report>;
+}
 
 /// A state type with an atomic cell, so arrivals can be combined in place.
 pub trait AtomicState:

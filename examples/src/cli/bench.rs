@@ -30,6 +30,10 @@ pub enum BenchCommand {
     /// runs, on the GPU and the CPU (every batched result checked), and exact
     /// closeness on the GPU.
     Sources(super::bench_sources::SourcesArgs),
+    /// Many sources at once for a gather/apply program: personalized PageRank
+    /// from K sources as one batched run vs K single-source runs, on the CPU
+    /// and the GPU (every batched score checked).
+    Ppr(super::bench_ppr::PprArgs),
 }
 
 /// The engine under test.
@@ -164,6 +168,7 @@ pub fn run(c: BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Graph500(a) => graph500_cmd(a),
         BenchCommand::Gap(a) => super::bench_gap::run(a),
         BenchCommand::Sources(a) => super::bench_sources::run_sources(a),
+        BenchCommand::Ppr(a) => super::bench_ppr::run_ppr(a),
     }
 }
 

@@ -5,6 +5,7 @@ mod bc;
 mod bench;
 mod bench_cpu;
 mod bench_gap;
+mod bench_ppr;
 mod bench_sources;
 mod closeness;
 mod common;

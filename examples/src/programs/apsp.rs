@@ -152,7 +152,7 @@ mod host {
         type P: runtime::gpu::GpuProgram
             + runtime::run::Runnable<Weight = Self>
             + runtime::program::VertexProgram<State = Self, Weight = Self>
-            + runtime::program::Batchable;
+            + runtime::program::Batchable<LaneState = Self>;
     }
 
     impl MinPlusProgram for i32 {

@@ -8,6 +8,7 @@ pub mod kcore;
 pub mod lcc;
 pub mod pagerank;
 pub mod pagerank_delta;
+pub mod ppr;
 pub mod reliability;
 pub mod semirings;
 pub mod sssp;

@@ -51,11 +51,14 @@
 //! [`Round::push`] (edge-chunk balanced over the CSC or the CSR, seed 000's `SV`),
 //! and [`Round::apply`], which also reduces per warp; [`Round::sweep`] runs one
 //! level of a level sweep. [`gather_kernels!`](crate::gather_kernels) makes the
-//! PTX entry points; the host emulator calls the same methods.
+//! PTX entry points; the host emulator calls the same methods. [`batched`] runs a
+//! program that reads its source from up to 64 sources at once (a lane per
+//! source at every vertex), with [`gather_batched_kernels!`](crate::gather_batched_kernels).
 
 use crate::warp::Warp;
 use crate::word::StateWord;
 
+pub mod batched;
 mod raw;
 mod round;
 

@@ -273,7 +273,7 @@ where
     P: crate::gpu::GpuProgram
         + crate::run::Runnable<Weight = T>
         + crate::program::VertexProgram<State = T, Weight = T>
-        + crate::program::Batchable,
+        + crate::program::Batchable<LaneState = T>,
     T: MinPlusElem,
     MinPlus<T>: GpuSemiring<T = T>,
     W: Elem,

@@ -20,6 +20,8 @@
 //!
 //! * Level sweeps run one round per level of a schedule built once
 //!   ([`crate::gather::Sweep`]; the rounds are in this module's `sweep` child).
+//! * Programs that read a source run from up to 64 sources at once in
+//!   [`batched`]: one walk of a vertex's in-edges serves every source's lane.
 //!
 //! Invariant: between rounds every accumulator holds the identity (apply resets the
 //! ones it read), so push rounds never clear the whole array.
@@ -39,6 +41,7 @@ use crate::gather::{
 };
 use crate::graph::{Graph, Weight};
 
+pub mod batched;
 mod dense;
 mod sweep;
 

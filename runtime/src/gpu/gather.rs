@@ -17,6 +17,9 @@
 //! implementation is `GatherRun` (the `run` child module) over the device's or
 //! the emulator's `Launcher`, used by [`Device::run_gather`] and by [`emulate`]
 //! (the `host` child module).
+//!
+//! Programs that read their source also run from up to 64 sources at once
+//! ([`batched`]: a lane per source at every vertex).
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -536,6 +539,7 @@ fn states_from_bytes<P: GatherProgram>(bytes: &[u8]) -> Vec<P::State> {
         .collect()
 }
 
+pub mod batched;
 mod host;
 mod run;
 

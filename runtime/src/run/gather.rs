@@ -10,6 +10,7 @@ use super::{pick_source, place, refuse, Backend, Kind, Outcome, Placed, Plan, Re
 use crate::cpu::gather_async::AsyncOrder;
 use crate::error::Result;
 use crate::gather::{GatherOptions, GatherProgram, GatherReport};
+use crate::gpu::gather::batched::GatherBatchKernels;
 use crate::gpu::gather::{GatherGpuOptions, GatherKernels};
 use crate::graph::Graph;
 use crate::program::Schedule;
@@ -70,24 +71,11 @@ where
         }
         Placed::Gpu(why) => {
             report.backend_reason = why;
-            let gopts = GatherGpuOptions {
-                max_edge_count: plan
-                    .max_edge_count
-                    .unwrap_or(GatherGpuOptions::default().max_edge_count),
-                ..GatherGpuOptions::default()
-            };
+            let gopts = gpu_options(plan);
             let weighted = <P as GatherProgram>::WEIGHTED;
             let (run, name) = super::device_cache::with(plan.device, |slot| {
                 let k = slot.kernels::<P, GatherKernels>(|d| d.load_gather::<P>())?;
-                let key = GraphKey {
-                    graph: g.id(),
-                    what: if weighted {
-                        "gather, weighted"
-                    } else {
-                        "gather"
-                    },
-                    edges_per_thread: gopts.max_edge_count,
-                };
+                let key = gather_key(g, &gopts, weighted);
                 let up = slot.graph(key, |d| d.upload_gather(g, &gopts, weighted))?;
                 let r = slot
                     .device()
@@ -110,4 +98,96 @@ fn fill(report: &mut Report, r: &GatherReport) {
     report.edges = r.edges_gathered;
     report.threads = r.threads;
     report.time = r.time;
+}
+
+/// [`super::Run::go_batched`] of a gather/apply program that reads its source
+/// (what the macro's `Batchable` impl calls): batches of up to 64 sources, each
+/// source a lane of every vertex, synchronous rounds in which one walk of a
+/// vertex's in-edges serves every lane; each lane stops by the program's rules
+/// (tolerance on its own reduction, round limit, quiescence) and ends with the
+/// states a run from its source alone gives. On the CPU
+/// ([`crate::cpu::gather::batched`]) or the GPU ([`crate::gpu::gather::batched`])
+/// as the plan says; `auto` places it as a single run.
+pub fn go_batched<P>(
+    g: &Graph<<P as Runnable>::Weight>,
+    plan: &Plan,
+    sources: &[u32],
+    each: impl FnMut(crate::gpu::batched::LaneStates<'_, <P as GatherProgram>::State>) -> Result<()>
+        + Send,
+) -> Result<Report>
+where
+    P: GatherProgram + Runnable,
+{
+    let name = <P as GatherProgram>::NAME;
+    refuse(
+        "kernel / delta / schedule",
+        plan.kernel.is_some() || plan.delta.is_some() || plan.schedule.is_some(),
+        &format!(
+            "program `{name}` runs batched in synchronous rounds (one kind of kernel, no buckets, no other schedule)"
+        ),
+    )?;
+    let opts = GatherOptions {
+        max_rounds: plan.max_rounds,
+        tolerance: plan.tolerance,
+        threads: plan.threads,
+        ..GatherOptions::default()
+    };
+    let mut report = Report::empty(name, Kind::Gather);
+    let stats = match place::<P>(plan)? {
+        Placed::Cpu(why) => {
+            report.backend_reason = why;
+            report.backend = Backend::Cpu;
+            report.threads = crate::cpu::threads_for(plan.threads);
+            crate::cpu::gather::batched::run::<P, <P as Runnable>::Weight>(g, &opts, sources, each)?
+        }
+        Placed::Gpu(why) => {
+            report.backend_reason = why;
+            let gopts = gpu_options(plan);
+            let weighted = <P as GatherProgram>::WEIGHTED;
+            let (stats, name) = super::device_cache::with(plan.device, |slot| {
+                let k = slot.kernels::<P, GatherBatchKernels>(|d| d.load_gather_batched::<P>())?;
+                let up = slot.graph(gather_key(g, &gopts, weighted), |d| {
+                    d.upload_gather(g, &gopts, weighted)
+                })?;
+                let stats = slot
+                    .device()
+                    .run_gather_batched::<P, <P as Runnable>::Weight>(
+                        &k, g, &up, &opts, sources, each,
+                    )?;
+                Ok((stats, slot.device().info().name.clone()))
+            })?;
+            report.backend = Backend::Gpu;
+            report.device = Some(name);
+            stats
+        }
+    };
+    super::batched_report(&mut report, sources.len(), &stats);
+    Ok(report)
+}
+
+/// The GPU launch settings a plan asks for.
+fn gpu_options(plan: &Plan) -> GatherGpuOptions {
+    GatherGpuOptions {
+        max_edge_count: plan
+            .max_edge_count
+            .unwrap_or(GatherGpuOptions::default().max_edge_count),
+        ..GatherGpuOptions::default()
+    }
+}
+
+/// The device cache's key of `g` uploaded for gather runs.
+fn gather_key<W: crate::graph::Weight>(
+    g: &Graph<W>,
+    gopts: &GatherGpuOptions,
+    weighted: bool,
+) -> GraphKey {
+    GraphKey {
+        graph: g.id(),
+        what: if weighted {
+            "gather, weighted"
+        } else {
+            "gather"
+        },
+        edges_per_thread: gopts.max_edge_count,
+    }
 }

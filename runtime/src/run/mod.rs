@@ -31,9 +31,10 @@ pub mod push;
 use std::time::Duration;
 
 use crate::error::{Error, Result};
+use crate::gpu::batched::{BatchedStats, LaneStates};
 use crate::gpu::BfsKernel;
 use crate::graph::{Graph, Weight};
-use crate::program::Schedule;
+use crate::program::{Batchable, Schedule};
 
 pub use columns::Columns;
 pub use intersect::Intersected;
@@ -337,6 +338,80 @@ impl<'g, P: Runnable> Run<'g, P> {
             })
             .collect()
     }
+}
+
+/// Many sources at once, for programs that can ([`Batchable`]: push programs
+/// with a source and an idempotent combine; gather/apply programs that read
+/// `ctx.source`, level sweeps aside).
+// The bound is on each method, not on the impl, and the lane state is a type
+// parameter, not `<P as Batchable>::LaneState` in the signature: that way an
+// unmet bound reports `Batchable`'s own message (E0277); an unmet bound on the
+// impl, or a projection through it, reports only that the method exists with
+// bounds not satisfied (E0599).
+impl<P: Runnable> Run<'_, P> {
+    /// Runs from every source of [`Run::sources`] in batches of up to 64;
+    /// `each` gets each batch's states ([`LaneStates`]: `sources[i]`'s state at
+    /// `v` is `get(v, i)`), so an all-sources run need not hold `n²` values.
+    /// Sources may repeat; an empty list or one out of range is an error before
+    /// any batch runs. The report's rounds and edges are summed over the
+    /// batches (edges count one per live source per edge read).
+    ///
+    /// ```
+    /// use runtime::gpu::batched::LaneStates;
+    /// use runtime::program::Batchable;
+    /// use runtime::run::run;
+    ///
+    /// /// Each source's eccentricity under a BFS-like program `P` (hop counts,
+    /// /// `u32::MAX` = not reached), 64 sources per edge sweep.
+    /// fn eccentricities<P>(g: &runtime::graph::Graph<u32>, sources: &[u32]) -> runtime::Result<Vec<u32>>
+    /// where
+    ///     P: Batchable<Weight = u32, LaneState = u32>,
+    /// {
+    ///     let mut far = Vec::new();
+    ///     run::<P>(g).sources(sources.iter().copied()).go_batched(|b: LaneStates<'_, u32>| {
+    ///         for lane in 0..b.lanes() {
+    ///             let reached = b.column(lane).into_iter().filter(|&d| d != u32::MAX);
+    ///             far.push(reached.max().unwrap_or(0));
+    ///         }
+    ///         Ok(())
+    ///     })?;
+    ///     Ok(far)
+    /// }
+    /// ```
+    pub fn go_batched<S>(
+        self,
+        each: impl FnMut(LaneStates<'_, S>) -> Result<()> + Send,
+    ) -> Result<Report>
+    where
+        P: Batchable<LaneState = S>,
+    {
+        let sources = self.batch_sources()?;
+        crate::cpu::msbfs::check_sources(&sources, self.graph.num_vertices())?;
+        P::go_batched(self.graph, &self.plan, &sources, each)
+    }
+
+    /// [`Self::go_batched`] keeping every source's states: `values[i]` is
+    /// `sources[i]`'s state per vertex (`n` values per source: for all sources
+    /// of a large graph, use `go_batched` and reduce each batch instead).
+    pub fn go_many<S: Copy + Send>(self) -> Result<Outcome<Vec<Vec<S>>>>
+    where
+        P: Batchable<LaneState = S>,
+    {
+        let mut values = Vec::new();
+        let report = self.go_batched(|b| {
+            values.extend((0..b.lanes()).map(|l| b.column(l)));
+            Ok(())
+        })?;
+        Ok(Outcome { values, report })
+    }
+}
+
+/// A batched run's totals in its report.
+pub(crate) fn batched_report(report: &mut Report, sources: usize, stats: &BatchedStats) {
+    report.strategy = format!("batched ({sources} sources, {} batches)", stats.batches);
+    report.rounds = stats.rounds;
+    report.edges = stats.edges;
+    report.time = Duration::from_secs_f64(stats.time_ms * 1e-3);
 }
 
 impl Report {

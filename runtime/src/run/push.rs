@@ -138,107 +138,52 @@ fn gpu<P: GpuProgram>(
     Ok(r.states)
 }
 
-/// Many sources at once (push programs that start from a source and combine
-/// idempotently: BFS, SSSP, widest path, reachability, ...): 64 sources a
-/// batch, each edge read once for every source live at its vertex, on the CPU
-/// or the GPU as the plan says.
-impl<P> super::Run<'_, P>
+/// [`super::Run::go_batched`] of a push program (what the macro's `Batchable`
+/// impl calls): programs that start from a source and combine idempotently
+/// (BFS, SSSP, widest path, reachability, ...), 64 sources a batch, each edge
+/// read once for every source live at its vertex, on the CPU or the GPU as the
+/// plan says. The report's rounds and edges are summed over the batches (edges
+/// count one per live source per edge read).
+pub fn go_batched<P>(
+    g: &Graph<<P as VertexProgram>::Weight>,
+    plan: &Plan,
+    sources: &[u32],
+    each: impl FnMut(LaneStates<'_, <P as VertexProgram>::State>) -> Result<()> + Send,
+) -> Result<Report>
 where
     P: GpuProgram + Runnable<Weight = <P as VertexProgram>::Weight>,
 {
-    /// Runs from every source of [`super::Run::sources`] in batches of up to 64;
-    /// `each` gets each batch's states ([`LaneStates`]: `sources[i]`'s state at
-    /// `v` is `get(v, i)`), so an all-sources run need not hold `n²` values.
-    /// The report's rounds and edges are summed over the batches (edges count
-    /// one per live source per edge read).
-    ///
-    /// ```
-    /// use runtime::gpu::batched::LaneStates;
-    /// use runtime::gpu::GpuProgram;
-    /// use runtime::program::{Batchable, VertexProgram};
-    /// use runtime::run::{run, Runnable};
-    ///
-    /// /// Each source's eccentricity under a BFS-like program `P` (hop counts,
-    /// /// `u32::MAX` = not reached), 64 sources per edge sweep.
-    /// fn eccentricities<P>(g: &runtime::graph::Graph<u32>, sources: &[u32]) -> runtime::Result<Vec<u32>>
-    /// where
-    ///     P: GpuProgram + VertexProgram<Weight = u32, State = u32> + Runnable<Weight = u32> + Batchable,
-    /// {
-    ///     let mut far = Vec::new();
-    ///     run::<P>(g).sources(sources.iter().copied()).go_batched(|b: LaneStates<'_, u32>| {
-    ///         for lane in 0..b.lanes() {
-    ///             let reached = b.column(lane).into_iter().filter(|&d| d != u32::MAX);
-    ///             far.push(reached.max().unwrap_or(0));
-    ///         }
-    ///         Ok(())
-    ///     })?;
-    ///     Ok(far)
-    /// }
-    /// ```
-    pub fn go_batched(
-        self,
-        each: impl FnMut(LaneStates<'_, <P as VertexProgram>::State>) -> Result<()> + Send,
-    ) -> Result<Report>
-    where
-        P: crate::program::Batchable,
-    {
-        let sources = self.batch_sources()?;
-        let plan = &self.plan;
-        refuse(
-            "max_rounds / tolerance / kernel / delta",
-            plan.max_rounds.is_some()
-                || plan.tolerance.is_some()
-                || plan.kernel.is_some()
-                || plan.delta.is_some()
-                || plan.schedule.is_some(),
-            "settings of single-source runs; batched runs have their own rounds",
-        )?;
-        crate::gpu::batched::check_batchable::<P>()?;
-        let g = self.graph;
-        let mut report = Report::empty(<P as VertexProgram>::NAME, Kind::Push);
-        let stats = match place::<P>(plan)? {
-            Placed::Cpu(why) => {
-                report.backend_reason = why;
-                report.backend = Backend::Cpu;
-                let stats = crate::cpu::batched::run::<P>(g, &sources, plan.threads, each)?;
-                report.threads = crate::cpu::threads_for(plan.threads);
-                stats
-            }
-            Placed::Gpu(why) => {
-                report.backend_reason = why;
-                let (stats, name) = device_cache::with(plan.device, |slot| {
-                    let (k, dg) = program_and_graph::<P>(slot, g)?;
-                    let stats = slot.device().run_batched::<P>(&k, &dg, &sources, each)?;
-                    Ok((stats, slot.device().info().name.clone()))
-                })?;
-                report.backend = Backend::Gpu;
-                report.device = Some(name);
-                stats
-            }
-        };
-        report.strategy = format!(
-            "batched ({} sources, {} batches)",
-            sources.len(),
-            stats.batches
-        );
-        report.rounds = stats.rounds;
-        report.edges = stats.edges;
-        report.time = Duration::from_secs_f64(stats.time_ms * 1e-3);
-        Ok(report)
-    }
-
-    /// [`Self::go_batched`] keeping every source's states: `values[i]` is
-    /// `sources[i]`'s state per vertex (`n` values per source: for all sources
-    /// of a large graph, use `go_batched` and reduce each batch instead).
-    pub fn go_many(self) -> Result<Outcome<Vec<Vec<<P as VertexProgram>::State>>>>
-    where
-        P: crate::program::Batchable,
-    {
-        let mut values = Vec::new();
-        let report = self.go_batched(|b| {
-            values.extend((0..b.lanes()).map(|l| b.column(l)));
-            Ok(())
-        })?;
-        Ok(Outcome { values, report })
-    }
+    refuse(
+        "max_rounds / tolerance / kernel / delta",
+        plan.max_rounds.is_some()
+            || plan.tolerance.is_some()
+            || plan.kernel.is_some()
+            || plan.delta.is_some()
+            || plan.schedule.is_some(),
+        "settings of single-source runs; batched runs have their own rounds",
+    )?;
+    crate::gpu::batched::check_batchable::<P>()?;
+    let mut report = Report::empty(<P as VertexProgram>::NAME, Kind::Push);
+    let stats = match place::<P>(plan)? {
+        Placed::Cpu(why) => {
+            report.backend_reason = why;
+            report.backend = Backend::Cpu;
+            let stats = crate::cpu::batched::run::<P>(g, sources, plan.threads, each)?;
+            report.threads = crate::cpu::threads_for(plan.threads);
+            stats
+        }
+        Placed::Gpu(why) => {
+            report.backend_reason = why;
+            let (stats, name) = device_cache::with(plan.device, |slot| {
+                let (k, dg) = program_and_graph::<P>(slot, g)?;
+                let stats = slot.device().run_batched::<P>(&k, &dg, sources, each)?;
+                Ok((stats, slot.device().info().name.clone()))
+            })?;
+            report.backend = Backend::Gpu;
+            report.device = Some(name);
+            stats
+        }
+    };
+    super::batched_report(&mut report, sources.len(), &stats);
+    Ok(report)
 }

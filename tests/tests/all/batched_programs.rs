@@ -33,7 +33,7 @@ where
     P: GpuProgram
         + Runnable<Weight = u32, Output = Vec<<P as VertexProgram>::State>>
         + VertexProgram<Weight = u32>
-        + runtime::program::Batchable,
+        + runtime::program::Batchable<LaneState = <P as VertexProgram>::State>,
 {
     let single: Vec<Vec<<P as VertexProgram>::State>> = sources
         .iter()

@@ -5,6 +5,7 @@
 
 mod apsp;
 mod batched;
+mod batched_gather;
 mod batched_programs;
 mod bc;
 mod cc;

@@ -63,10 +63,7 @@ pub fn program_impl(p: &Program, c: &Checked) -> TokenStream {
     // Batched runs need a source per lane and an idempotent combine (see
     // `Batchable`); the rest get no impl, so asking for one fails to compile.
     let batchable = if needs_source && idempotent {
-        quote! {
-            #[cfg(not(target_arch = "nvptx64"))]
-            impl ::vertex_dsl::program::Batchable for Program {}
-        }
+        super::batchable_impl(quote!(#state), "push")
     } else {
         quote!()
     };

@@ -1,7 +1,9 @@
 //! Expansion of a gather/apply program: one `GatherProgram` impl (the trait lives
 //! in kernels-rs, so the same impl serves the host engines and the GPU kernels) and,
 //! for the crate's nvptx64 build, the kernel entry points
-//! `vx_<module>_ga_{init,emit,pull,push,apply,refresh,sweep}`.
+//! `vx_<module>_ga_{init,emit,pull,push,apply,refresh,sweep}`; programs that read
+//! their source (level sweeps aside) also get `Batchable` and the batched
+//! kernels `vx_<module>_gb_{init,emit,step,reduce}`.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -184,6 +186,22 @@ pub fn expand(p: &Program, c: &GatherChecked) -> TokenStream {
         quote!(<Self as #gp>::WEIGHTED),
     );
     let columns = super::columns::state_columns(p, state);
+    // Programs that read their source run batched (a lane per source), level
+    // sweeps aside (their schedule comes from one source's states): those get
+    // `Batchable` and the batched kernels; the rest neither.
+    let batchable = c.reads_source && !c.level;
+    let (batchable_impl, batched_kernels) = if batchable {
+        let names: Vec<_> = ["init", "emit", "step", "reduce"]
+            .iter()
+            .map(|s| format_ident!("vx_{}_gb_{}", name, s))
+            .collect();
+        (
+            super::batchable_impl(quote!(#state), "gather"),
+            quote!(#k::gather_batched_kernels!(Program => #(#names),*);),
+        )
+    } else {
+        (quote!(), quote!())
+    };
     quote! {
         #(#attrs)*
         #vis mod #ident {
@@ -199,6 +217,7 @@ pub fn expand(p: &Program, c: &GatherChecked) -> TokenStream {
             pub struct Program;
 
             #runnable
+            #batchable_impl
 
             impl #g::GatherProgram for Program {
                 type State = #state;
@@ -278,6 +297,7 @@ pub fn expand(p: &Program, c: &GatherChecked) -> TokenStream {
             }
 
             #k::gather_kernels!(Program => #(#names),*);
+            #batched_kernels
         }
     }
 }

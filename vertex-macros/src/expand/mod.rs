@@ -101,3 +101,27 @@ fn runnable_impl(
         }
     }
 }
+
+/// The program's `runtime::program::Batchable` impl (host only), for programs
+/// that can run from many sources at once: `engine` names the kind's module in
+/// `runtime::run` whose `go_batched` does the work. Programs that cannot batch
+/// get no impl, so asking for a batched run of one fails to compile with the
+/// trait's message.
+fn batchable_impl(state: TokenStream, engine: &str) -> TokenStream {
+    let engine = quote::format_ident!("{}", engine);
+    let rt = quote!(::vertex_dsl::runtime);
+    quote! {
+        #[cfg(not(target_arch = "nvptx64"))]
+        impl #rt::program::Batchable for Program {
+            type LaneState = #state;
+            fn go_batched(
+                graph: &#rt::graph::Graph<<Self as #rt::run::Runnable>::Weight>,
+                plan: &#rt::run::Plan,
+                sources: &[u32],
+                each: impl FnMut(#rt::gpu::batched::LaneStates<'_, #state>) -> #rt::Result<()> + Send,
+            ) -> #rt::Result<#rt::run::Report> {
+                #rt::run::#engine::go_batched::<Self>(graph, plan, sources, each)
+            }
+        }
+    }
+}
