@@ -20,8 +20,9 @@
 #             bench under `timeout $SOURCES_TIMEOUT` (default 240 s)
 #   closeness exact closeness on one GPU (issue 48): `vertex closeness G --sources all
 #             --backend gpu --validate` (one CPU BFS per vertex) on grid:200x200,
-#             mesh:40000, kron:14 and a directed file, balls (the default) and
-#             --batching given, harmonic too on the grid; then exact closeness of
+#             mesh:40000, kron:14 and a directed file, --batching auto (the default: balls
+#             of nearby sources on all but small worlds), balls and given, harmonic too on
+#             the grid; then exact closeness of
 #             $CLOSENESS_GRAPHS (default grid:1000x1000 mesh:1000000 kron:20) timed, each
 #             under `timeout $CLOSENESS_TIMEOUT` (default 500 s), a JSON line per run in
 #             closeness-runs.jsonl (time_s, kernel_s, reordered). CLOSENESS_GIVEN=G1,G2
@@ -783,7 +784,7 @@ sys.exit(0 if ok else 1)' "$one" "$rk" "$prog" || { bad=1; echo "   one: ${one:0
                 "$B/vertex" convert kron:14 /tmp/k14.el >/dev/null && \
                     awk '$1 > $2' /tmp/k14.el >/tmp/k14-once.el || bad=1
                 for g in grid:200x200 mesh:40000 kron:14 /tmp/k14-once.el; do
-                    for order in balls given; do
+                    for order in auto balls given; do
                         timeout 300 "$B/vertex" closeness "$g" --sources all --backend gpu --batching "$order" \
                             --validate --json >/dev/null \
                             && echo "closeness $g $order ok" || { echo "BAD closeness $g $order"; bad=1; }

@@ -38,7 +38,7 @@ pub fn centrality<W: Weight>(
     measure: Measure,
     threads: Option<usize>,
 ) -> Result<Vec<f64>> {
-    centrality_with(g, vertices, measure, threads, Batching::Balls)
+    centrality_with(g, vertices, measure, threads, Batching::Auto)
 }
 
 /// [`centrality`] with the sources cut into batches as `batching` says: the
@@ -293,7 +293,10 @@ mod tests {
                     &oracle(&g, &few, m),
                 );
                 // The GPU kernels (emulated) reduce the same totals on the device.
-                close(&centrality_emulated(&g, &all, m, Batching::Balls).unwrap(), &want);
+                close(
+                    &centrality_emulated(&g, &all, m, Batching::Auto).unwrap(),
+                    &want,
+                );
             }
         }
     }
@@ -338,6 +341,8 @@ mod tests {
             ("grid:30x20", load("grid:30x20")),
             ("mesh:700", load("mesh:700")),
             ("directed parts", directed_parts()),
+            // A small world: balls only when asked for.
+            ("kron:9", load("kron:9")),
         ];
         for (name, g) in &graphs {
             let n = g.num_vertices() as u32;
@@ -345,20 +350,20 @@ mod tests {
             // Repeats, and an order of the caller's own.
             let mixed: Vec<u32> = (0..n).rev().step_by(3).chain([5, 5, 0, n - 1, 5]).collect();
             for vertices in [&all, &mixed] {
-                assert!(
+                assert_eq!(
                     crate::ball_batches::BallBatches::new(g, vertices).reordered(),
+                    !crate::shape::small_world(g),
                     "{name}"
                 );
                 for m in [Measure::Closeness, Measure::Harmonic] {
-                    let given = centrality_with(g, vertices, m, Some(2), Batching::Given).unwrap();
-                    let balls = centrality_with(g, vertices, m, Some(2), Batching::Balls).unwrap();
+                    let run = |b| centrality_with(g, vertices, m, Some(2), b).unwrap();
                     let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-                    assert_eq!(bits(&given), bits(&balls), "{name} {m:?}");
-                    close(&balls, &oracle(g, vertices, m));
-                    close(
-                        &centrality_emulated(g, vertices, m, Batching::Balls).unwrap(),
-                        &balls,
-                    );
+                    let given = run(Batching::Given);
+                    for b in [Batching::Auto, Batching::Balls] {
+                        assert_eq!(bits(&run(b)), bits(&given), "{name} {m:?} {b:?}");
+                        close(&centrality_emulated(g, vertices, m, b).unwrap(), &given);
+                    }
+                    close(&given, &oracle(g, vertices, m));
                 }
             }
         }
@@ -386,13 +391,13 @@ mod tests {
         // Vertex 0 by 3 (1): (1/1)·(1/4). Vertex 1 by 0 (1), 3 (2): (2/3)·(2/4).
         close(&c, &[0.25, 1.0 / 3.0, 0.75 * 0.75, 0.0, 0.0]);
         close(
-            &centrality_emulated(&g, &all, Measure::Closeness, Batching::Balls).unwrap(),
+            &centrality_emulated(&g, &all, Measure::Closeness, Batching::Auto).unwrap(),
             &c,
         );
         let h = centrality(&g, &all, Measure::Harmonic, None).unwrap();
         close(&h, &[1.0, 1.5, 2.5, 0.0, 0.0]);
         close(
-            &centrality_emulated(&g, &all, Measure::Harmonic, Batching::Balls).unwrap(),
+            &centrality_emulated(&g, &all, Measure::Harmonic, Batching::Auto).unwrap(),
             &h,
         );
     }

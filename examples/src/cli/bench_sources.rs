@@ -222,7 +222,7 @@ fn gpu_row(
             g,
             &all,
             measure,
-            runtime::ball_batches::Batching::Balls,
+            runtime::ball_batches::Batching::Auto,
             |_| {},
         )?;
         let seconds = ms / 1e3;

@@ -49,11 +49,12 @@ pub struct ClosenessArgs {
     /// (one sequential BFS per scored vertex), `--json`: as every kernel command.
     #[command(flatten)]
     pub common: KernelArgs,
-    /// How the scored vertices are cut into batches of 64: `balls` of nearby
-    /// vertices on graphs that are not small worlds (grids, roads, meshes:
-    /// several times fewer vertex expansions), or `given` (id order, or the
-    /// random pick's): for comparisons. The scores are the same.
-    #[arg(long, value_enum, default_value_t = BatchOrder::Balls)]
+    /// How the scored vertices are cut into batches of 64: `auto`, balls of
+    /// nearby vertices on graphs that are not small worlds (grids, roads,
+    /// meshes: several times fewer vertex expansions) and the order given
+    /// elsewhere; `balls` on any graph, or `given` (id order, or the random
+    /// pick's), for comparisons. The scores are the same.
+    #[arg(long, value_enum, default_value_t = BatchOrder::Auto)]
     pub batching: BatchOrder,
     /// Also count the batches' vertex expansions (level-list entries) with
     /// the CPU's batched BFS, batched as `--batching` says: the work the batch
@@ -68,6 +69,7 @@ pub struct ClosenessArgs {
 /// `--batching`.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BatchOrder {
+    Auto,
     Balls,
     Given,
 }
@@ -75,6 +77,7 @@ pub enum BatchOrder {
 impl From<BatchOrder> for Batching {
     fn from(b: BatchOrder) -> Self {
         match b {
+            BatchOrder::Auto => Batching::Auto,
             BatchOrder::Balls => Batching::Balls,
             BatchOrder::Given => Batching::Given,
         }
