@@ -18,6 +18,16 @@
 #             $SOURCES_CLOSENESS (default kron:20 added) and `vertex bench gap --kernels
 #             bc --bc-together` with $BC_ROOTS (default 4) sources on $BC_GRAPHS; each
 #             bench under `timeout $SOURCES_TIMEOUT` (default 240 s)
+#   closeness exact closeness on one GPU (issue 48): `vertex closeness G --sources all
+#             --backend gpu --validate` (one CPU BFS per vertex) on grid:200x200,
+#             mesh:40000, kron:14 and a directed file, --batching auto (the default: balls
+#             of nearby sources on all but small worlds), balls and given, harmonic too on
+#             the grid; then exact closeness of
+#             $CLOSENESS_GRAPHS (default grid:1000x1000 mesh:1000000 kron:20) timed, each
+#             under `timeout $CLOSENESS_TIMEOUT` (default 500 s), a JSON line per run in
+#             closeness-runs.jsonl (time_s, kernel_s, reordered). CLOSENESS_GIVEN=G1,G2
+#             also times those graphs with --batching given (the id-order batches: the
+#             before; grid:1000x1000 that way is hours, give it a small grid)
 #   batched   the generic many-sources kernels (any push program, `go_batched`) and
 #             all-pairs by batched runs: `vertex apsp --algorithm batched` on the GPU
 #             against FW (unweighted and weighted, summaries and rows), `bench sources`
@@ -779,6 +789,35 @@ sys.exit(0 if ok else 1)' "$one" "$rk" "$prog" || { bad=1; echo "   one: ${one:0
                     --trials "${BC_TRIALS:-3}" --label "bc-${BC_ROOTS:-4}" --out "$dest/bc" --work /tmp/gapwork || bad=1
                 [ "$bad" = 0 ]
             } 2>&1 | tee "$OUTDIR/sources.log"
+            rc=${PIPESTATUS[0]}
+            ;;
+        closeness)
+            {
+                bad=0
+                "$B/vertex" convert kron:14 /tmp/k14.el >/dev/null && \
+                    awk '$1 > $2' /tmp/k14.el >/tmp/k14-once.el || bad=1
+                for g in grid:200x200 mesh:40000 kron:14 /tmp/k14-once.el; do
+                    for order in auto balls given; do
+                        timeout 300 "$B/vertex" closeness "$g" --sources all --backend gpu --batching "$order" \
+                            --validate --json >/dev/null \
+                            && echo "closeness $g $order ok" || { echo "BAD closeness $g $order"; bad=1; }
+                    done
+                done
+                timeout 300 "$B/vertex" closeness grid:200x200 --sources all --backend gpu --harmonic --validate \
+                    --json >/dev/null && echo "harmonic grid ok" || { echo "BAD harmonic grid"; bad=1; }
+                runs="$OUTDIR/closeness-runs.jsonl"
+                for g in ${CLOSENESS_GRAPHS:-grid:1000x1000 mesh:1000000 kron:20}; do
+                    echo "--- closeness $g --sources all --backend gpu"
+                    timeout "${CLOSENESS_TIMEOUT:-500}" "$B/vertex" closeness "$g" --sources all --backend gpu \
+                        --json | tee -a "$runs" || { echo "BAD or cut off: closeness $g"; bad=1; }
+                done
+                for g in $(echo "${CLOSENESS_GIVEN:-}" | tr , ' '); do
+                    echo "--- closeness $g --sources all --backend gpu --batching given"
+                    timeout "${CLOSENESS_TIMEOUT:-500}" "$B/vertex" closeness "$g" --sources all --backend gpu \
+                        --batching given --json | tee -a "$runs" || { echo "BAD or cut off: closeness $g given"; bad=1; }
+                done
+                [ "$bad" = 0 ]
+            } 2>&1 | tee "$OUTDIR/closeness.log"
             rc=${PIPESTATUS[0]}
             ;;
         batched)

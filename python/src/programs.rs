@@ -319,8 +319,12 @@ fn closeness<'py>(
     harmonic: bool,
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyArray1<f64>>> {
-    use runtime::closeness::{centrality, Measure};
+    use runtime::ball_batches::{BallBatches, Batching};
+    use runtime::closeness::{centrality_with, Measure};
     let topo = g.topo().py_err()?;
+    // Balls over the whole list, once (not per slice: each would pay the
+    // ordering's sweep over the graph for two batches' worth of sources).
+    let balls = BallBatches::new(topo, &vertices);
     let m = if harmonic {
         Measure::Harmonic
     } else {
@@ -328,11 +332,14 @@ fn closeness<'py>(
     };
     let mut scores = Vec::with_capacity(vertices.len());
     let slice = runtime::cpu::msbfs::LANES * runtime::cpu::threads_for(threads).max(1);
-    for part in vertices.chunks(slice) {
-        scores.extend(py.detach(|| centrality(topo, part, m, threads)).py_err()?);
+    for part in balls.sources.chunks(slice) {
+        scores.extend(
+            py.detach(|| centrality_with(topo, part, m, threads, Batching::Given))
+                .py_err()?,
+        );
         py.check_signals()?;
     }
-    Ok(scores.into_pyarray(py))
+    Ok(balls.back(scores).into_pyarray(py))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

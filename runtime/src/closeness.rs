@@ -14,6 +14,7 @@
 
 use rayon::prelude::*;
 
+use crate::ball_batches::{BallBatches, Batching};
 use crate::cpu::msbfs::{self, LANES};
 use crate::error::Result;
 use crate::graph::{Graph, Weight};
@@ -37,6 +38,19 @@ pub fn centrality<W: Weight>(
     measure: Measure,
     threads: Option<usize>,
 ) -> Result<Vec<f64>> {
+    centrality_with(g, vertices, measure, threads, Batching::Auto)
+}
+
+/// [`centrality`] with the sources cut into batches as `batching` says: the
+/// scores are the same either way (each lane's totals add the same counts
+/// level by level), only the work differs (see [`crate::ball_batches`]).
+pub fn centrality_with<W: Weight>(
+    g: &Graph<W>,
+    vertices: &[u32],
+    measure: Measure,
+    threads: Option<usize>,
+    batching: Batching,
+) -> Result<Vec<f64>> {
     let n = g.num_vertices();
     for &v in vertices {
         crate::program::check_source(v, n)?;
@@ -44,7 +58,8 @@ pub fn centrality<W: Weight>(
     let csr = searched(g);
     let (scores, _) = crate::cpu::in_pool(threads, || -> Result<Vec<f64>> {
         if !crate::shape::small_world(g) {
-            return side_by_side(csr, vertices, measure, n);
+            let balls = BallBatches::with(g, vertices, batching);
+            return Ok(balls.back(side_by_side(csr, &balls.sources, measure, n)?));
         }
         let batches: Vec<Result<Vec<f64>>> = vertices
             .chunks(LANES)
@@ -109,13 +124,16 @@ pub fn centrality_gpu<W: Weight>(
     g: &Graph<W>,
     vertices: &[u32],
     measure: Measure,
+    batching: Batching,
     progress: impl FnMut(usize),
 ) -> Result<(Vec<f64>, f64)> {
     // The searched graph with its in-edges, so large levels can go bottom-up.
     let transposed = (!g.is_symmetric()).then(|| g.transposed());
     let dg = dev.upload_traversal(transposed.as_ref().unwrap_or(g), false)?;
-    let run = dev.msbfs_sums(k, &dg, vertices, progress)?;
-    Ok((from_sums(measure, &run.sums, g.num_vertices()), run.time_ms))
+    let balls = BallBatches::with(g, vertices, batching);
+    let run = dev.msbfs_sums(k, &dg, &balls.sources, progress)?;
+    let scores = from_sums(measure, &run.sums, g.num_vertices());
+    Ok((balls.back(scores), run.time_ms))
 }
 
 /// [`centrality_gpu`] with the GPU kernels under the host emulator (tests).
@@ -123,11 +141,13 @@ pub fn centrality_emulated<W: Weight>(
     g: &Graph<W>,
     vertices: &[u32],
     measure: Measure,
+    batching: Batching,
 ) -> Result<Vec<f64>> {
     let transposed = (!g.is_symmetric()).then(|| g.transposed());
     let searched = transposed.as_ref().unwrap_or(g);
-    let run = crate::gpu::msbfs::emulate_sums(searched, vertices, crate::gpu::msbfs::ALPHA)?;
-    Ok(from_sums(measure, &run.sums, g.num_vertices()))
+    let balls = BallBatches::with(g, vertices, batching);
+    let run = crate::gpu::msbfs::emulate_sums(searched, &balls.sources, crate::gpu::msbfs::ALPHA)?;
+    Ok(balls.back(from_sums(measure, &run.sums, g.num_vertices())))
 }
 
 /// Per lane: the vertices of this level it reached, and what they add (the
@@ -244,7 +264,7 @@ pub fn oracle<W: Weight>(g: &Graph<W>, vertices: &[u32], measure: Measure) -> Ve
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::{build, BuildOptions, EdgeList};
+    use crate::graph::{build, BuildOptions, EdgeList, Graph};
 
     fn close(a: &[f64], b: &[f64]) {
         assert_eq!(a.len(), b.len());
@@ -273,9 +293,86 @@ mod tests {
                     &oracle(&g, &few, m),
                 );
                 // The GPU kernels (emulated) reduce the same totals on the device.
-                close(&centrality_emulated(&g, &all, m).unwrap(), &want);
+                close(
+                    &centrality_emulated(&g, &all, m, Batching::Auto).unwrap(),
+                    &want,
+                );
             }
         }
+    }
+
+    /// A directed graph with a few components, isolated vertices and
+    /// one-way edges: the `u < v` half of a grid's edges, another grid beside
+    /// it, 7 vertices with no edge.
+    fn directed_parts() -> Graph<u32> {
+        let a = crate::load::load_graph::<u32>("grid:15x12", &Default::default())
+            .unwrap()
+            .graph;
+        let n = a.num_vertices() as u32;
+        let mut edges = Vec::new();
+        for v in 0..n {
+            for &u in a.csr().neighbors(v) {
+                if v < u {
+                    edges.push([v, u]);
+                }
+                // A second copy, both ways, after the first.
+                edges.push([n + v, n + u]);
+            }
+        }
+        let el = EdgeList::<u32> {
+            num_vertices: 2 * n as usize + 7,
+            edges,
+            weights: None,
+        };
+        let opts = BuildOptions {
+            symmetrize: false,
+            ..Default::default()
+        };
+        build(&el, opts).unwrap()
+    }
+
+    /// Balls and the order given give the same scores, in the caller's order:
+    /// bit for bit on the CPU (each lane adds the same counts level by level),
+    /// and the emulated GPU kernels agree with them (their f64 sums of inverse
+    /// distances add up in any order: to 1e-12).
+    #[test]
+    fn ball_batches_change_no_score() {
+        let graphs = [
+            ("grid:30x20", load("grid:30x20")),
+            ("mesh:700", load("mesh:700")),
+            ("directed parts", directed_parts()),
+            // A small world: balls only when asked for.
+            ("kron:9", load("kron:9")),
+        ];
+        for (name, g) in &graphs {
+            let n = g.num_vertices() as u32;
+            let all: Vec<u32> = (0..n).collect();
+            // Repeats, and an order of the caller's own.
+            let mixed: Vec<u32> = (0..n).rev().step_by(3).chain([5, 5, 0, n - 1, 5]).collect();
+            for vertices in [&all, &mixed] {
+                assert_eq!(
+                    crate::ball_batches::BallBatches::new(g, vertices).reordered(),
+                    !crate::shape::small_world(g),
+                    "{name}"
+                );
+                for m in [Measure::Closeness, Measure::Harmonic] {
+                    let run = |b| centrality_with(g, vertices, m, Some(2), b).unwrap();
+                    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                    let given = run(Batching::Given);
+                    for b in [Batching::Auto, Batching::Balls] {
+                        assert_eq!(bits(&run(b)), bits(&given), "{name} {m:?} {b:?}");
+                        close(&centrality_emulated(g, vertices, m, b).unwrap(), &given);
+                    }
+                    close(&given, &oracle(g, vertices, m));
+                }
+            }
+        }
+    }
+
+    fn load(spec: &str) -> Graph<u32> {
+        crate::load::load_graph::<u32>(spec, &Default::default())
+            .unwrap()
+            .graph
     }
 
     /// networkx's definitions worked by hand on a directed graph of 5 vertices
@@ -294,13 +391,13 @@ mod tests {
         // Vertex 0 by 3 (1): (1/1)·(1/4). Vertex 1 by 0 (1), 3 (2): (2/3)·(2/4).
         close(&c, &[0.25, 1.0 / 3.0, 0.75 * 0.75, 0.0, 0.0]);
         close(
-            &centrality_emulated(&g, &all, Measure::Closeness).unwrap(),
+            &centrality_emulated(&g, &all, Measure::Closeness, Batching::Auto).unwrap(),
             &c,
         );
         let h = centrality(&g, &all, Measure::Harmonic, None).unwrap();
         close(&h, &[1.0, 1.5, 2.5, 0.0, 0.0]);
         close(
-            &centrality_emulated(&g, &all, Measure::Harmonic).unwrap(),
+            &centrality_emulated(&g, &all, Measure::Harmonic, Batching::Auto).unwrap(),
             &h,
         );
     }

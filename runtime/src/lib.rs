@@ -10,6 +10,7 @@
 
 pub(crate) mod alloc;
 pub mod apsp;
+pub mod ball_batches;
 pub mod cc;
 pub mod closeness;
 pub mod cpu;

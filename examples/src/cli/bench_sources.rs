@@ -216,7 +216,15 @@ fn gpu_row(
     let closeness = if a.closeness.iter().any(|c| c == spec) {
         let all: Vec<u32> = (0..g.num_vertices() as u32).collect();
         let measure = runtime::closeness::Measure::Closeness;
-        let (_, ms) = runtime::closeness::centrality_gpu(dev, k, g, &all, measure, |_| {})?;
+        let (_, ms) = runtime::closeness::centrality_gpu(
+            dev,
+            k,
+            g,
+            &all,
+            measure,
+            runtime::ball_batches::Batching::Auto,
+            |_| {},
+        )?;
         let seconds = ms / 1e3;
         Some(Closeness {
             vertices: all.len(),

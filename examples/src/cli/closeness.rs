@@ -13,7 +13,8 @@ use std::time::Instant;
 
 use anyhow::bail;
 use clap::Args;
-use runtime::closeness::{centrality, centrality_gpu, oracle, Measure};
+use runtime::ball_batches::{BallBatches, Batching};
+use runtime::closeness::{centrality_gpu, centrality_with, oracle, Measure};
 use runtime::load::{load_graph, LoadOptions};
 use serde::Serialize;
 
@@ -48,9 +49,39 @@ pub struct ClosenessArgs {
     /// (one sequential BFS per scored vertex), `--json`: as every kernel command.
     #[command(flatten)]
     pub common: KernelArgs,
+    /// How the scored vertices are cut into batches of 64: `auto`, balls of
+    /// nearby vertices on graphs that are not small worlds (grids, roads,
+    /// meshes: several times fewer vertex expansions) and the order given
+    /// elsewhere; `balls` on any graph, or `given` (id order, or the random
+    /// pick's), for comparisons. The scores are the same.
+    #[arg(long, value_enum, default_value_t = BatchOrder::Auto)]
+    pub batching: BatchOrder,
+    /// Also count the batches' vertex expansions (level-list entries) with
+    /// the CPU's batched BFS, batched as `--batching` says: the work the batch
+    /// order costs (a second run's time).
+    #[arg(long)]
+    pub count_expansions: bool,
     /// Write `vertex score` per scored vertex; `-o -` writes them to stdout.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
+}
+
+/// `--batching`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BatchOrder {
+    Auto,
+    Balls,
+    Given,
+}
+
+impl From<BatchOrder> for Batching {
+    fn from(b: BatchOrder) -> Self {
+        match b {
+            BatchOrder::Auto => Batching::Auto,
+            BatchOrder::Balls => Batching::Balls,
+            BatchOrder::Given => Batching::Given,
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -67,6 +98,12 @@ struct Summary<'a> {
     backend: &'static str,
     backend_note: Option<String>,
     batches: usize,
+    /// `--batching`, and whether the sources were reordered into balls.
+    batching: Batching,
+    reordered: bool,
+    /// Level-list entries of all batches (`--count-expansions`), and per batch.
+    expansions: Option<u64>,
+    expansions_per_batch: Option<f64>,
     /// GPU kernel time (the graph's upload excluded), when the GPU ran.
     kernel_s: Option<f64>,
     load_s: f64,
@@ -117,6 +154,7 @@ pub fn closeness_cmd(a: ClosenessArgs) -> anyhow::Result<()> {
             ),
         ),
     };
+    let batching = Batching::from(a.batching);
     let measure = if a.harmonic {
         Measure::Harmonic
     } else {
@@ -132,13 +170,28 @@ pub fn closeness_cmd(a: ClosenessArgs) -> anyhow::Result<()> {
     let (scores, kernel_s) = match &gpu {
         Some((dev, k)) => {
             let pb = runtime::progress::bar(vertices.len() as u64, "closeness");
-            let (s, ms) = centrality_gpu(dev, k, g, &vertices, measure, |d| pb.inc(d as u64))?;
+            let (s, ms) = centrality_gpu(dev, k, g, &vertices, measure, batching, |d| {
+                pb.inc(d as u64)
+            })?;
             pb.finish_and_clear();
             (s, Some(ms / 1e3))
         }
-        None => (centrality(g, &vertices, measure, a.common.threads)?, None),
+        None => (
+            centrality_with(g, &vertices, measure, a.common.threads, batching)?,
+            None,
+        ),
     };
     let time_s = secs(t1.elapsed());
+    let balls = BallBatches::with(g, &vertices, batching);
+    let expansions = if a.count_expansions {
+        let searched = if g.is_symmetric() { g.csr() } else { g.csc() };
+        let (count, _) = runtime::cpu::in_pool(a.common.threads, || {
+            runtime::ball_batches::expansions(searched, &balls.sources)
+        })?;
+        Some(count?)
+    } else {
+        None
+    };
     let validated = a.common.validate.then(|| {
         let want = oracle(g, &vertices, measure);
         want.iter()
@@ -182,6 +235,11 @@ pub fn closeness_cmd(a: ClosenessArgs) -> anyhow::Result<()> {
         backend_note,
         kernel_s,
         batches: vertices.len().div_ceil(runtime::cpu::msbfs::LANES),
+        batching,
+        reordered: balls.reordered(),
+        expansions,
+        expansions_per_batch: expansions
+            .map(|e| e as f64 / vertices.len().div_ceil(runtime::cpu::msbfs::LANES).max(1) as f64),
         load_s,
         time_s,
         top,
@@ -212,6 +270,22 @@ pub fn closeness_cmd(a: ClosenessArgs) -> anyhow::Result<()> {
             s.batches,
             s.load_s
         );
+        say!(
+            h,
+            "  batching  {}",
+            if s.reordered {
+                "balls of nearby sources"
+            } else {
+                "as given"
+            }
+        );
+        if let (Some(e), Some(per)) = (s.expansions, s.expansions_per_batch) {
+            say!(
+                h,
+                "  expanded  {e} vertices ({per:.0} a batch, {:.1} per vertex a batch)",
+                per / s.vertices.max(1) as f64
+            );
+        }
         if let Some((v, x)) = s.top {
             say!(h, "  highest   vertex {v}: {x:.6}   mean {:.6}", s.mean);
         }

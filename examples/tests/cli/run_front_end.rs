@@ -130,6 +130,35 @@ fn closeness_is_exact_by_default_and_samples_on_request() {
     assert_eq!(j["scored"], 70, "{j}");
     assert_eq!(j["batches"], 2, "{j}");
     assert_eq!(j["validated"], true, "{j}");
+    // Balls or the order given: the same scores, in the same order (`-o`),
+    // with fewer expansions in balls.
+    let dir = std::env::temp_dir().join(format!("vertex-closeness-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut files = Vec::new();
+    let mut expanded = Vec::new();
+    for order in ["auto", "balls", "given"] {
+        let f = dir.join(format!("{order}.txt"));
+        let path = f.to_str().unwrap();
+        let j = run(&[
+            "grid:30x20",
+            "--sources",
+            "all",
+            "--batching",
+            order,
+            "--count-expansions",
+            "--validate",
+            "--json",
+            "-o",
+            path,
+        ]);
+        assert_eq!(j["validated"], true, "{j}");
+        assert_eq!(j["reordered"], order != "given", "{j}");
+        expanded.push(j["expansions"].as_u64().unwrap());
+        files.push(std::fs::read_to_string(&f).unwrap());
+    }
+    assert!(files.iter().all(|f| *f == files[0]));
+    assert!(expanded[0] * 2 < expanded[2], "{expanded:?}");
+    std::fs::remove_dir_all(&dir).ok();
     let out = Command::new(env!("CARGO_BIN_EXE_vertex"))
         .args(["closeness", "kron:8", "--sources", "x"])
         .output()

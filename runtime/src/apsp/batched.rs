@@ -44,68 +44,6 @@ pub struct BatchedApsp {
     pub kernel_ms: f64,
 }
 
-/// Visits a ball may make before it takes whatever ids come next.
-const BALL_VISITS: usize = 64 * LANES;
-
-/// Every vertex once, in runs of [`LANES`] that are balls: each grown by a
-/// breadth-first search from the lowest vertex not yet taken, collecting the
-/// vertices not yet taken nearest to it.
-///
-/// Why: a batch does one level-list entry per vertex and distinct depth among
-/// its lanes. Sources far apart (the ids 0..64 of a grid's row, or random
-/// picks) reach most vertices at 64 different depths, so a batch does up to 64
-/// times the entries of one search; a ball of 64 neighbours reaches them at a
-/// few depths (its diameter's worth), so its lanes share nearly every entry.
-pub fn ball_order<W: Elem>(g: &Csr<W>) -> Vec<u32> {
-    let n = g.num_vertices();
-    let mut taken = vec![false; n];
-    let mut stamp = vec![u32::MAX; n];
-    let mut order = Vec::with_capacity(n);
-    let mut queue = std::collections::VecDeque::new();
-    let mut lowest = 0usize;
-    let mut ball = 0u32;
-    while order.len() < n {
-        while taken[lowest] {
-            lowest += 1;
-        }
-        let start = order.len();
-        queue.clear();
-        queue.push_back(lowest as u32);
-        stamp[lowest] = ball;
-        let mut visits = 0;
-        while let Some(v) = queue.pop_front() {
-            if !taken[v as usize] {
-                taken[v as usize] = true;
-                order.push(v);
-                if order.len() - start == LANES {
-                    break;
-                }
-            }
-            visits += 1;
-            if visits > BALL_VISITS {
-                break;
-            }
-            for &u in g.neighbors(v) {
-                if stamp[u as usize] != ball {
-                    stamp[u as usize] = ball;
-                    queue.push_back(u);
-                }
-            }
-        }
-        // A ball cut short (its component or its visits ran out): the next ids.
-        let mut i = lowest;
-        while order.len() - start < LANES && order.len() < n {
-            if !taken[i] {
-                taken[i] = true;
-                order.push(i as u32);
-            }
-            i += 1;
-        }
-        ball += 1;
-    }
-    order
-}
-
 /// One CPU batch's summary and, when rows are written, its rows.
 type BatchPart<T> = (SummaryAcc<MinPlus<T>>, Vec<T>);
 
@@ -136,7 +74,7 @@ where
     // batches of nearby sources share more levels.
     let sources: Vec<u32> = match out {
         Some(_) => (0..n as u32).collect(),
-        None => ball_order(g),
+        None => crate::ball_batches::ball_order(g, None),
     };
     let bar = progress::bar(n as u64, "all-pairs sources");
     let mut acc = SummaryAcc::<MinPlus<T>>::new(n);
@@ -389,38 +327,4 @@ where
         output,
         kernel_ms,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Every vertex once; on a grid, a ball's vertices lie close together.
-    #[test]
-    fn ball_order_is_a_permutation_of_compact_runs() {
-        let g = crate::load::load_graph::<u32>("grid:40x30", &Default::default())
-            .unwrap()
-            .graph;
-        let order = ball_order(g.csr());
-        let mut sorted = order.clone();
-        sorted.sort_unstable();
-        assert_eq!(sorted, (0..1200).collect::<Vec<u32>>());
-        // The first ball: 64 vertices within a few hops of vertex 0.
-        let d = crate::oracle::bfs_levels(g.csr(), 0);
-        assert!(order[..64].iter().all(|&v| d[v as usize] <= 11));
-        // A directed graph with isolated vertices and unreachable parts.
-        let el = crate::graph::EdgeList::<u32> {
-            num_vertices: 70,
-            edges: vec![[0, 1], [1, 2], [5, 4], [69, 3]],
-            weights: None,
-        };
-        let opts = crate::graph::BuildOptions {
-            symmetrize: false,
-            ..Default::default()
-        };
-        let g = crate::graph::build(&el, opts).unwrap();
-        let mut o = ball_order(g.csr());
-        o.sort_unstable();
-        assert_eq!(o, (0..70).collect::<Vec<u32>>());
-    }
 }

@@ -2,12 +2,13 @@
 //! batch of a group, so the launches and control reads of a high-diameter
 //! graph's thousands of levels are paid once per group, not per batch.
 
-use kernels_rs::msbfs::{BatchDesc, CTL_DEPTH, CTL_OVERFLOW, LANES};
+use kernels_rs::msbfs::{BatchDesc, CTL_DEPTH, CTL_LANES, CTL_OVERFLOW, CTL_WORDS, LANES};
 
 use super::{
     batches, Batches, GraphArgs, CHUNK, CHUNKS_GROUP, EXPAND_GROUP, GROUP_BUDGET, KERNELS,
     MAX_GROUP, MAX_WINDOW, SEED_GROUP, SETTLE_GROUP,
 };
+use crate::cpu::msbfs::lane_mask;
 use crate::error::Result;
 use crate::gpu::launcher::{Arg, Grid, Kernel, Launcher};
 
@@ -19,6 +20,11 @@ use crate::gpu::launcher::{Arg, Grid, Kernel, Launcher};
 struct Group<'a, L: Launcher> {
     batches: Vec<Batches<'a, L>>,
     descs: L::Buf<u64>,
+    /// The control words of every batch, [`CTL_WORDS`] each, one batch after
+    /// another: a window's check reads them in one copy and a start writes
+    /// them in one (one read per batch made a 1,000² grid's ~2,000 levels cost
+    /// 32 round trips per window of 32 levels, every group).
+    ctls: L::Buf<u64>,
 }
 
 /// Bytes of one batch's buffers over `n` vertices and `m` edges (level lists at
@@ -38,11 +44,19 @@ impl<'a, L: Launcher> Group<'a, L> {
         alpha: u64,
         size: usize,
     ) -> Result<Self> {
-        let batches = (0..size)
+        let mut batches = (0..size)
             .map(|_| Batches::new(l, k, block, graph, lanes, false, alpha))
             .collect::<Result<Vec<_>>>()?;
         let descs = l.zeros::<u64>(size * BatchDesc::WORDS, "group descriptors")?;
-        Ok(Group { batches, descs })
+        let ctls = l.zeros::<u64>(size * CTL_WORDS, "group control")?;
+        for (i, b) in batches.iter_mut().enumerate() {
+            b.share_ctl(L::addr(&ctls) + (i * CTL_WORDS * 8) as u64)?;
+        }
+        Ok(Group {
+            batches,
+            descs,
+            ctls,
+        })
     }
 
     fn launch(&self, i: usize, grid: Grid, groups: usize, extra: &[Arg]) -> Result<()> {
@@ -65,11 +79,15 @@ impl<'a, L: Launcher> Group<'a, L> {
         'restart: loop {
             let mut first = 0usize;
             let mut words = Vec::with_capacity(count * BatchDesc::WORDS);
-            for (b, s) in self.batches.iter_mut().zip(sets) {
+            // Zeros but the lanes each batch holds (an overflow flag cleared).
+            let mut ctl = vec![0u64; count * CTL_WORDS];
+            for (i, (b, s)) in self.batches.iter_mut().zip(sets).enumerate() {
                 first = first.max(b.prepare(s)?);
                 words.extend_from_slice(&b.desc.to_words());
+                ctl[i * CTL_WORDS + CTL_LANES] = lane_mask(s.len());
             }
             l.write(&mut self.descs, &words, "group descriptors")?;
+            l.write(&mut self.ctls, &ctl, "group control")?;
             self.launch(SEED_GROUP, Grid::Cover(first as u64), count, &[])?;
             let all = Grid::Resident(n.max(1));
             let mut depth = 0u32;
@@ -82,15 +100,14 @@ impl<'a, L: Launcher> Group<'a, L> {
                     self.launch(SETTLE_GROUP, all, count, &d)?;
                     depth += 1;
                 }
-                let mut ctls = Vec::with_capacity(count);
+                let words = l.read_prefix(&self.ctls, count * CTL_WORDS, "group control")?;
+                let ctls: Vec<&[u64]> = words.chunks(CTL_WORDS).collect();
                 let mut grown = false;
-                for b in &mut self.batches[..count] {
-                    let ctl = l.read(&b.ctl, "batch control")?;
+                for (b, ctl) in self.batches.iter_mut().zip(&ctls) {
                     if ctl[CTL_OVERFLOW] != 0 {
                         b.grow()?;
                         grown = true;
                     }
-                    ctls.push(ctl);
                 }
                 if grown {
                     continue 'restart;

@@ -249,6 +249,10 @@ struct Batches<'a, L: Launcher> {
     levels: u32,
     /// Levels run bottom-up, over every batch so far.
     bottom_up_levels: u64,
+    /// Whether the kernels use control words a [`group`] holds for all its
+    /// batches (`desc.ctl` points there, and the group writes and reads
+    /// them), not `ctl`.
+    shared_ctl: bool,
 }
 
 impl<'a, L: Launcher> Batches<'a, L> {
@@ -344,7 +348,20 @@ impl<'a, L: Launcher> Batches<'a, L> {
             sums,
             levels: 0,
             bottom_up_levels: 0,
+            shared_ctl: false,
         })
+    }
+
+    /// Points the kernels at control words at `addr` (a group's, see
+    /// [`Self::shared_ctl`]) instead of this batch's own.
+    fn share_ctl(&mut self, addr: u64) -> Result<()> {
+        self.shared_ctl = true;
+        self.desc.ctl = addr;
+        self.l.write(
+            &mut self.desc_buf,
+            &self.desc.to_words(),
+            "batch descriptor",
+        )
     }
 
     fn n(&self) -> u64 {
@@ -423,7 +440,9 @@ impl<'a, L: Launcher> Batches<'a, L> {
         // A group restarted after an overflow left lanes here.
         l.clear(&mut self.next, "next lanes")?;
         l.clear(&mut self.level_off, "level offsets")?;
-        l.clear(&mut self.ctl, "batch control")?;
+        if !self.shared_ctl {
+            l.clear(&mut self.ctl, "batch control")?;
+        }
         for b in &mut self.lvl {
             l.clear(b, "level lanes")?;
         }
@@ -436,8 +455,10 @@ impl<'a, L: Launcher> Batches<'a, L> {
         l.write(&mut self.order, &vertices, "level 0")?;
         l.write(&mut self.masks, &lanes, "level 0")?;
         l.write(&mut self.level_off, &[0, first.len() as u64], "level 0")?;
-        let all = lane_mask(sources.len());
-        l.write_at(&mut self.ctl, CTL_LANES, &[all], "batch control")?;
+        if !self.shared_ctl {
+            let all = lane_mask(sources.len());
+            l.write_at(&mut self.ctl, CTL_LANES, &[all], "batch control")?;
+        }
         Ok(first.len())
     }
 
