@@ -42,6 +42,11 @@ if ! grep -q msbfs_pull bundle/vertex; then
     echo "gpu-bundle: the msbfs kernels are missing from the PTX" >&2
     exit 1
 fi
+# The batched gather kernels (a gather program that reads its source: `gathermany`).
+if ! grep -q vx_ppr_gb_step bundle/vertex; then
+    echo "gpu-bundle: the batched gather kernels are missing from the PTX" >&2
+    exit 1
+fi
 # The closure kernels: built-in min-plus (vertex) and the semiring programs' (the bench).
 if ! grep -q minplus_f64_path3 bundle/vertex || ! grep -q vx_reliable_fw_path3 bundle/vertex-apsp-bench; then
     echo "gpu-bundle: the closure kernels are missing from the PTX" >&2

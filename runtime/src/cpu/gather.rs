@@ -178,6 +178,17 @@ impl<T: Copy> Cells<T> {
         // SAFETY: see the `Sync` impl: this task is `i`'s only writer.
         unsafe { *self.0[i].get() = v }
     }
+    /// Entries `lo..lo + len` as a plain slice (a batch's lanes of one vertex).
+    ///
+    /// # Safety
+    /// No task writes those entries while the slice is alive.
+    #[inline(always)]
+    unsafe fn row(&self, lo: usize, len: usize) -> &[T] {
+        let cells = &self.0[lo..lo + len];
+        // SAFETY: `UnsafeCell<T>` has `T`'s layout; the caller rules out writes
+        // for the slice's life.
+        unsafe { std::slice::from_raw_parts(cells.as_ptr() as *const T, len) }
+    }
     fn into_vec(self) -> Vec<T> {
         self.0.into_iter().map(UnsafeCell::into_inner).collect()
     }
