@@ -61,10 +61,22 @@ pub struct ClosenessArgs {
     /// order costs (a second run's time).
     #[arg(long)]
     pub count_expansions: bool,
+    /// Stop after about this many seconds: the vertices are scored a slice of
+    /// 2,048 at a time (32 batches, one GPU group), balls first as
+    /// `--batching` orders them, and the run ends after the slice that passes
+    /// the limit, reporting the vertices scored and the time all of them would
+    /// take at that pace (`projected_s`). How to learn what an exact run of a
+    /// large graph costs before paying for it.
+    #[arg(long, value_name = "SECONDS")]
+    pub time_limit: Option<f64>,
     /// Write `vertex score` per scored vertex; `-o -` writes them to stdout.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
 }
+
+/// Vertices a `--time-limit` run scores between two looks at the clock: one
+/// GPU group of 32 batches.
+const SLICE: usize = 32 * runtime::cpu::msbfs::LANES;
 
 /// `--batching`.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -106,6 +118,11 @@ struct Summary<'a> {
     expansions_per_batch: Option<f64>,
     /// GPU kernel time (the graph's upload excluded), when the GPU ran.
     kernel_s: Option<f64>,
+    /// `--time-limit` ended the run before every asked-for vertex was scored.
+    stopped_early: bool,
+    /// `--time-limit`: the time every asked-for vertex would take at the pace
+    /// of the slices run.
+    projected_s: Option<f64>,
     load_s: f64,
     time_s: f64,
     /// The highest score and its vertex.
@@ -128,7 +145,12 @@ pub fn closeness_cmd(a: ClosenessArgs) -> anyhow::Result<()> {
     let g = &loaded.graph;
     let n = g.num_vertices();
     let cost = (n as f64 / 64.0).ceil() * g.num_edges() as f64;
-    let (vertices, exact, why) = match a.sources.as_deref() {
+    if let Some(t) = a.time_limit {
+        if !(t.is_finite() && t > 0.0) {
+            bail!("--time-limit {t}: expected a positive number of seconds");
+        }
+    }
+    let (vertices, mut exact, mut why) = match a.sources.as_deref() {
         Some("all") => ((0..n as u32).collect::<Vec<_>>(), true, "--sources all".into()),
         Some(k) => {
             let Ok(k) = k.parse::<usize>() else {
@@ -167,22 +189,66 @@ pub fn closeness_cmd(a: ClosenessArgs) -> anyhow::Result<()> {
     })?;
     super::common::warn_threads_on_gpu(a.common.threads, gpu.is_some());
     let t1 = Instant::now();
-    let (scores, kernel_s) = match &gpu {
-        Some((dev, k)) => {
-            let pb = runtime::progress::bar(vertices.len() as u64, "closeness");
-            let (s, ms) = centrality_gpu(dev, k, g, &vertices, measure, batching, |d| {
-                pb.inc(d as u64)
-            })?;
-            pb.finish_and_clear();
-            (s, Some(ms / 1e3))
+    let asked = vertices.len();
+    // Under a time limit, slices of the batch order run one after another;
+    // otherwise one call takes them all.
+    let (vertices, batching, sliced_in_balls) = match a.time_limit {
+        Some(_) => {
+            let b = BallBatches::with(g, &vertices, batching);
+            let reordered = b.reordered();
+            (b.sources, Batching::Given, reordered)
         }
-        None => (
-            centrality_with(g, &vertices, measure, a.common.threads, batching)?,
-            None,
-        ),
+        None => (vertices, batching, false),
     };
+    let slice = if a.time_limit.is_some() {
+        SLICE
+    } else {
+        vertices.len().max(1)
+    };
+    let pb = runtime::progress::bar(asked as u64, "closeness");
+    let mut scores = Vec::with_capacity(asked);
+    let mut kernel_ms = gpu.as_ref().map(|_| 0.0);
+    for part in vertices.chunks(slice) {
+        match &gpu {
+            Some((dev, k)) => {
+                let (s, ms) =
+                    centrality_gpu(dev, k, g, part, measure, batching, |d| pb.inc(d as u64))?;
+                scores.extend(s);
+                kernel_ms = kernel_ms.map(|t| t + ms);
+            }
+            None => {
+                scores.extend(centrality_with(
+                    g,
+                    part,
+                    measure,
+                    a.common.threads,
+                    batching,
+                )?);
+                pb.inc(part.len() as u64);
+            }
+        }
+        if a.time_limit
+            .is_some_and(|t| t1.elapsed().as_secs_f64() >= t)
+        {
+            break;
+        }
+    }
+    pb.finish_and_clear();
+    let kernel_s = kernel_ms.map(|ms| ms / 1e3);
     let time_s = secs(t1.elapsed());
-    let balls = BallBatches::with(g, &vertices, batching);
+    let stopped_early = scores.len() < asked;
+    let vertices = &vertices[..scores.len()];
+    let projected_s = a
+        .time_limit
+        .map(|_| time_s * asked as f64 / scores.len().max(1) as f64);
+    if stopped_early {
+        exact = false;
+        why = format!(
+            "{why}, stopped by --time-limit after {} of {asked}",
+            scores.len()
+        );
+    }
+    let balls = BallBatches::with(g, vertices, batching);
     let expansions = if a.count_expansions {
         let searched = if g.is_symmetric() { g.csr() } else { g.csc() };
         let (count, _) = runtime::cpu::in_pool(a.common.threads, || {
@@ -193,7 +259,7 @@ pub fn closeness_cmd(a: ClosenessArgs) -> anyhow::Result<()> {
         None
     };
     let validated = a.common.validate.then(|| {
-        let want = oracle(g, &vertices, measure);
+        let want = oracle(g, vertices, measure);
         want.iter()
             .zip(&scores)
             .all(|(w, x)| (w - x).abs() <= 1e-12 * w.abs().max(1.0))
@@ -234,9 +300,11 @@ pub fn closeness_cmd(a: ClosenessArgs) -> anyhow::Result<()> {
         backend: if gpu.is_some() { "gpu" } else { "cpu" },
         backend_note,
         kernel_s,
+        stopped_early,
+        projected_s,
         batches: vertices.len().div_ceil(runtime::cpu::msbfs::LANES),
         batching,
-        reordered: balls.reordered(),
+        reordered: balls.reordered() || sliced_in_balls,
         expansions,
         expansions_per_batch: expansions
             .map(|e| e as f64 / vertices.len().div_ceil(runtime::cpu::msbfs::LANES).max(1) as f64),
@@ -270,6 +338,13 @@ pub fn closeness_cmd(a: ClosenessArgs) -> anyhow::Result<()> {
             s.batches,
             s.load_s
         );
+        if let Some(p) = s.projected_s {
+            say!(
+                h,
+                "  projected {p:.1} s for all {asked} vertices at this pace{}",
+                if s.stopped_early { "" } else { " (all scored)" }
+            );
+        }
         say!(
             h,
             "  batching  {}",

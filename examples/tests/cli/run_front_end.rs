@@ -158,6 +158,45 @@ fn closeness_is_exact_by_default_and_samples_on_request() {
     }
     assert!(files.iter().all(|f| *f == files[0]));
     assert!(expanded[0] * 2 < expanded[2], "{expanded:?}");
+    // A time limit that the first slice passes: 2,048 of the 4,096 scored,
+    // checked, and the whole run's time projected; a generous one scores all.
+    let j = run(&[
+        "grid:64x64",
+        "--sources",
+        "all",
+        "--backend",
+        "cpu",
+        "--time-limit",
+        "1e-9",
+        "--validate",
+        "--json",
+    ]);
+    assert_eq!(j["scored"], 2048, "{j}");
+    assert_eq!(
+        (&j["exact"], &j["stopped_early"]),
+        (&false.into(), &true.into()),
+        "{j}"
+    );
+    assert_eq!(j["validated"], true, "{j}");
+    assert!(j["projected_s"].as_f64().unwrap() >= j["time_s"].as_f64().unwrap() * 1.9);
+    let j = run(&[
+        "grid:30x20",
+        "--backend",
+        "cpu",
+        "--time-limit",
+        "600",
+        "--json",
+    ]);
+    assert_eq!(
+        (&j["scored"], &j["exact"]),
+        (&600.into(), &true.into()),
+        "{j}"
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_vertex"))
+        .args(["closeness", "kron:8", "--time-limit", "-1"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("positive number of seconds"));
     std::fs::remove_dir_all(&dir).ok();
     let out = Command::new(env!("CARGO_BIN_EXE_vertex"))
         .args(["closeness", "kron:8", "--sources", "x"])
