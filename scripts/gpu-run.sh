@@ -27,7 +27,10 @@
 #             under `timeout $CLOSENESS_TIMEOUT` (default 500 s), a JSON line per run in
 #             closeness-runs.jsonl (time_s, kernel_s, reordered). CLOSENESS_GIVEN=G1,G2
 #             also times those graphs with --batching given (the id-order batches: the
-#             before; grid:1000x1000 that way is hours, give it a small grid)
+#             before; grid:1000x1000 that way is hours, give it a small grid), and
+#             CLOSENESS_BALLS (default kron:20) with --batching balls (balls on a small
+#             world, where auto keeps the id order: on kron:16 they cut the CPU's
+#             expansions from 1.95 to 1.25 per vertex a batch; is the GPU faster too?)
 #   batched   the generic many-sources kernels (any push program, `go_batched`) and
 #             all-pairs by batched runs: `vertex apsp --algorithm batched` on the GPU
 #             against FW (unweighted and weighted, summaries and rows), `bench sources`
@@ -797,6 +800,11 @@ sys.exit(0 if ok else 1)' "$one" "$rk" "$prog" || { bad=1; echo "   one: ${one:0
                     echo "--- closeness $g --sources all --backend gpu"
                     timeout "${CLOSENESS_TIMEOUT:-500}" "$B/vertex" closeness "$g" --sources all --backend gpu \
                         --json | tee -a "$runs" || { echo "BAD or cut off: closeness $g"; bad=1; }
+                done
+                for g in $(echo "${CLOSENESS_BALLS-kron:20}" | tr , ' '); do
+                    echo "--- closeness $g --sources all --backend gpu --batching balls"
+                    timeout "${CLOSENESS_TIMEOUT:-500}" "$B/vertex" closeness "$g" --sources all --backend gpu \
+                        --batching balls --json | tee -a "$runs" || { echo "BAD or cut off: closeness $g balls"; bad=1; }
                 done
                 for g in $(echo "${CLOSENESS_GIVEN:-}" | tr , ' '); do
                     echo "--- closeness $g --sources all --backend gpu --batching given"

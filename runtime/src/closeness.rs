@@ -56,12 +56,13 @@ pub fn centrality_with<W: Weight>(
         crate::program::check_source(v, n)?;
     }
     let csr = searched(g);
+    let balls = BallBatches::with(g, vertices, batching);
     let (scores, _) = crate::cpu::in_pool(threads, || -> Result<Vec<f64>> {
         if !crate::shape::small_world(g) {
-            let balls = BallBatches::with(g, vertices, batching);
-            return Ok(balls.back(side_by_side(csr, &balls.sources, measure, n)?));
+            return side_by_side(csr, &balls.sources, measure, n);
         }
-        let batches: Vec<Result<Vec<f64>>> = vertices
+        let batches: Vec<Result<Vec<f64>>> = balls
+            .sources
             .chunks(LANES)
             .map(|batch| {
                 let mut reached = [0u64; LANES];
@@ -88,7 +89,7 @@ pub fn centrality_with<W: Weight>(
             Ok(all)
         })
     })?;
-    scores
+    Ok(balls.back(scores?))
 }
 
 /// Distances to a vertex are distances from it on the transpose: the CSR the
