@@ -11,6 +11,13 @@
 //!
 //! Each batch keeps 64 running sums, not distances: an exact all-vertices run
 //! needs `O(n)` memory and `n/64` sweeps over the edges.
+//!
+//! On graphs that are not small worlds the vertices go into batches as balls
+//! of nearby vertices ([`crate::ball_batches`]), the scores coming back in the
+//! caller's order: on grids and meshes a batch in id order reaches a vertex at
+//! up to 64 depths and expands it as often (grid:300x300, exact: 54.5
+//! expansions per vertex a batch in id order, 12.9 in balls; mesh:90000: 45.8
+//! and 8.1).
 
 use rayon::prelude::*;
 
