@@ -90,10 +90,13 @@ pub fn ball_order<W: Weight>(out: &Csr<W>, back: Option<&Csr<W>>) -> Vec<u32> {
     order
 }
 
+/// Calls its callback with each neighbour of a vertex.
+type EachNeighbor<'a> = dyn Fn(u32, &mut dyn FnMut(u32)) + 'a;
+
 /// Every vertex once, breadth-first from vertex 0, then from the lowest vertex
 /// not reached yet (the next component), over the neighbours `each_neighbor`
 /// lists.
-fn sweep_order(n: usize, each_neighbor: &dyn Fn(u32, &mut dyn FnMut(u32))) -> Vec<u32> {
+fn sweep_order(n: usize, each_neighbor: &EachNeighbor<'_>) -> Vec<u32> {
     let mut seen = vec![false; n];
     let mut order = Vec::with_capacity(n);
     let mut head = 0;

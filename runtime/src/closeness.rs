@@ -11,6 +11,13 @@
 //!
 //! Each batch keeps 64 running sums, not distances: an exact all-vertices run
 //! needs `O(n)` memory and `n/64` sweeps over the edges.
+//!
+//! On graphs that are not small worlds the vertices go into batches as balls
+//! of nearby vertices ([`crate::ball_batches`]), the scores coming back in the
+//! caller's order: on grids and meshes a batch in id order reaches a vertex at
+//! up to 64 depths and expands it as often (grid:300x300, exact: 54.5
+//! expansions per vertex a batch in id order, 12.9 in balls; mesh:90000: 45.8
+//! and 8.1).
 
 use rayon::prelude::*;
 
@@ -56,12 +63,13 @@ pub fn centrality_with<W: Weight>(
         crate::program::check_source(v, n)?;
     }
     let csr = searched(g);
+    let balls = BallBatches::with(g, vertices, batching);
     let (scores, _) = crate::cpu::in_pool(threads, || -> Result<Vec<f64>> {
         if !crate::shape::small_world(g) {
-            let balls = BallBatches::with(g, vertices, batching);
-            return Ok(balls.back(side_by_side(csr, &balls.sources, measure, n)?));
+            return side_by_side(csr, &balls.sources, measure, n);
         }
-        let batches: Vec<Result<Vec<f64>>> = vertices
+        let batches: Vec<Result<Vec<f64>>> = balls
+            .sources
             .chunks(LANES)
             .map(|batch| {
                 let mut reached = [0u64; LANES];
@@ -88,7 +96,7 @@ pub fn centrality_with<W: Weight>(
             Ok(all)
         })
     })?;
-    scores
+    Ok(balls.back(scores?))
 }
 
 /// Distances to a vertex are distances from it on the transpose: the CSR the
