@@ -194,7 +194,7 @@ fn closeness_is_exact_by_default_and_samples_on_request() {
         "{j}"
     );
     let out = Command::new(env!("CARGO_BIN_EXE_vertex"))
-        .args(["closeness", "kron:8", "--time-limit", "-1"])
+        .args(["closeness", "kron:8", "--time-limit=-1"])
         .output()
         .unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("positive number of seconds"));
