@@ -28,7 +28,9 @@
 #             under `timeout $CLOSENESS_TIMEOUT` (default 500 s), a JSON line per run in
 #             closeness-runs.jsonl (time_s, kernel_s, reordered). CLOSENESS_GIVEN=G1,G2
 #             also times those graphs with --batching given (the id-order batches: the
-#             before; grid:1000x1000 that way is hours, give it a small grid), and
+#             before; grid:1000x1000 that way is hours, give it a small grid);
+#             CLOSENESS_LIMIT=S passes --time-limit S to the $CLOSENESS_GRAPHS runs (they
+#             stop after about S seconds and project the whole run's time), and
 #             CLOSENESS_BALLS (default kron:20) with --batching balls (balls on a small
 #             world, where auto keeps the id order: on kron:16 they cut the CPU's
 #             expansions from 1.95 to 1.25 per vertex a batch; is the GPU faster too?).
@@ -823,8 +825,10 @@ sys.exit(0 if ok else 1)' "$one" "$rk" "$prog" || { bad=1; echo "   one: ${one:0
                 [ "${CLOSENESS_PART:-all}" = check ] && CLOSENESS_GRAPHS=" " CLOSENESS_BALLS="" CLOSENESS_GIVEN=""
                 for g in ${CLOSENESS_GRAPHS:-grid:1000x1000 mesh:1000000 kron:20}; do
                     echo "--- closeness $g --sources all --backend gpu"
+                    # shellcheck disable=SC2086
                     timeout "${CLOSENESS_TIMEOUT:-500}" "$B/vertex" closeness "$g" --sources all --backend gpu \
-                        --json | tee -a "$runs" || { echo "BAD or cut off: closeness $g"; bad=1; }
+                        ${CLOSENESS_LIMIT:+--time-limit $CLOSENESS_LIMIT} --json | tee -a "$runs" \
+                        || { echo "BAD or cut off: closeness $g"; bad=1; }
                 done
                 for g in $(echo "${CLOSENESS_BALLS-kron:20}" | tr , ' '); do
                     echo "--- closeness $g --sources all --backend gpu --batching balls"
