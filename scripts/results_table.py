@@ -429,9 +429,11 @@ def rows_bc(f):
 
 
 def rows_sources(f):
-    """Batched BFS of K sources vs K single runs, per graph; exact closeness."""
+    """Batched BFS (sources-*.json) and personalized PageRank (ppr-*.json, `vertex
+    bench ppr`) of K sources vs K single runs, per graph; exact closeness."""
     out = []
-    for path in f.files("sources-*.json"):
+    for path in f.files("sources-*.json") + f.files("ppr-*.json"):
+        what = "PPR, " if "/ppr-" in str(path) else ""
         doc = load(path)
         machine = short_gpu(doc.get("gpu")) or gpu_machine(doc)
         for r in doc.get("rows", []):
@@ -441,7 +443,7 @@ def rows_sources(f):
                 if p:
                     bad = "" if p.get("verified") else " **check failed**"
                     cells.append(f"{side.upper()} {ms(p['batched_ms'] / 1e3)}, single runs / batch {fmt(p['speedup'], 1)}{bad}")
-            out.append((f"{r['sources']} sources {graph_name(r['graph'])}", " · ".join(cells) or "–", f.run(path, doc, machine or "?")))
+            out.append((f"{what}{r['sources']} sources {graph_name(r['graph'])}", " · ".join(cells) or "–", f.run(path, doc, machine or "?")))
             c = r.get("closeness_gpu")
             if c:
                 out.append((f"closeness, all {c['vertices']} vertices, {graph_name(r['graph'])}",
@@ -453,7 +455,7 @@ def rows_sources(f):
 BENCHMARKS = [
     ("gap", "GAP suite vs gapbs (ours / gapbs time)", rows_gap),
     ("bc", "Betweenness, K sources a run (ours / gapbs time)", rows_bc),
-    ("many-sources", "Many sources at once (batched BFS)", rows_sources),
+    ("many-sources", "Many sources at once (batched BFS and PPR)", rows_sources),
     ("cpu-vs-gapbs", "CPU vs gapbs by threads (ours / gapbs time)", rows_cpu),
     ("graph500-gpu", "Graph500 BFS, GPU", rows_graph500),
     ("gpu-bfs-kernels", "GPU BFS kernels", rows_gpu_bfs),
