@@ -274,6 +274,22 @@ struct Ptrs {
 impl Device {
     /// Loads gather program `P`'s kernels.
     pub fn load_gather<P: GatherProgram>(&self) -> Result<GatherKernels> {
+        let names = kernel_names(P::NAME);
+        let (module, f) = self.program_functions::<P, 7>(&names)?;
+        Ok(GatherKernels {
+            _module: module,
+            f,
+            names,
+        })
+    }
+
+    /// Program `P`'s PTX module and its functions `names`: what the single
+    /// and the batched gather runners load (a clear error when the program's
+    /// crate built no PTX).
+    pub(super) fn program_functions<P: GatherProgram, const N: usize>(
+        &self,
+        names: &[String; N],
+    ) -> Result<(Arc<CudaModule>, [CudaFunction; N])> {
         let ptx = P::gpu_ptx().ok_or_else(|| {
             Error::GpuUnavailable(format!(
                 "program `{}` has no GPU kernels: {}",
@@ -282,23 +298,18 @@ impl Device {
             ))
         })?;
         let module = self.gpu.load_module(ptx, P::NAME)?;
-        let names = kernel_names(P::NAME);
-        let mut f = Vec::with_capacity(7);
-        for name in &names {
+        let mut f = Vec::with_capacity(N);
+        for name in names {
             f.push(
                 module
                     .load_function(name)
                     .map_err(cuda_err(&format!("cuModuleGetFunction({name})")))?,
             );
         }
-        let f: [CudaFunction; 7] = f
+        let f: [CudaFunction; N] = f
             .try_into()
             .map_err(|_| Error::InvalidArgument("kernel count".into()))?;
-        Ok(GatherKernels {
-            _module: module,
-            f,
-            names,
-        })
+        Ok((module, f))
     }
 
     /// Uploads `g` for gather runs ([`Device::run_gather_on`]): the CSR and the

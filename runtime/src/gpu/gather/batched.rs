@@ -22,7 +22,6 @@ use crate::gather::{
     check_batchable, weights_of, GatherOptions, GatherProgram, GatherReport, Resolved, StopReason,
 };
 use crate::gpu::batched::{BatchedStats, LaneStates};
-use crate::gpu::cuda::cuda_err;
 use crate::gpu::device::Device;
 use crate::gpu::launcher::{Arg, DeviceLauncher, Grid, HostBody, HostLauncher, Kernel, Launcher};
 use crate::graph::{Graph, Weight};
@@ -417,26 +416,8 @@ impl Device {
     /// Loads gather program `P`'s batched kernels (programs that read their
     /// source; `#[vertex_program]` makes no others).
     pub fn load_gather_batched<P: GatherProgram>(&self) -> Result<GatherBatchKernels> {
-        let ptx = P::gpu_ptx().ok_or_else(|| {
-            Error::GpuUnavailable(format!(
-                "program `{}` has no GPU kernels: {}",
-                P::NAME,
-                P::gpu_ptx_status()
-            ))
-        })?;
-        let module = self.gpu.load_module(ptx, P::NAME)?;
         let names = kernel_names(P::NAME);
-        let mut f = Vec::with_capacity(4);
-        for name in &names {
-            f.push(
-                module
-                    .load_function(name)
-                    .map_err(cuda_err(&format!("cuModuleGetFunction({name})")))?,
-            );
-        }
-        let f: [CudaFunction; 4] = f
-            .try_into()
-            .map_err(|_| Error::InvalidArgument("kernel count".into()))?;
+        let (module, f) = self.program_functions::<P, 4>(&names)?;
         Ok(GatherBatchKernels {
             _module: module,
             f,
