@@ -35,23 +35,35 @@ pub fn run<P: VertexProgram>(
     check_weights::<P>(g.csr().weights().is_some())?;
     check_sources(sources, g.num_vertices())?;
     let (r, _) = super::in_pool(threads, || {
-        let mut stats = BatchedStats::default();
         let next: Vec<AtomicU64> = (0..g.num_vertices()).map(|_| AtomicU64::new(0)).collect();
-        for batch in sources.chunks(LANES) {
-            let t0 = Instant::now();
-            let (states, rounds, edges) = one_batch::<P>(g, batch, &next)?;
-            stats.time_ms += t0.elapsed().as_secs_f64() * 1e3;
-            stats.batches += 1;
-            stats.rounds += rounds;
-            stats.edges += edges;
-            each(LaneStates {
-                sources: batch,
-                states: &states,
-            })?;
-        }
-        Ok(stats)
+        each_batch(sources, &mut each, |batch| one_batch::<P>(g, batch, &next))
     })?;
     r
+}
+
+/// Runs `batch` on every run of up to [`LANES`] of `sources` (it returns the
+/// batch's states, rounds and lane-edges), hands each batch's states to `each`
+/// and sums the stats, host-timed: the batch loop of every CPU many-sources
+/// engine (push programs here, gather programs in `cpu::gather::batched`).
+pub(crate) fn each_batch<S>(
+    sources: &[u32],
+    each: &mut impl FnMut(LaneStates<'_, S>) -> Result<()>,
+    mut batch: impl FnMut(&[u32]) -> Result<(Vec<S>, u64, u64)>,
+) -> Result<BatchedStats> {
+    let mut stats = BatchedStats::default();
+    for sources in sources.chunks(LANES) {
+        let t0 = Instant::now();
+        let (states, rounds, edges) = batch(sources)?;
+        stats.time_ms += t0.elapsed().as_secs_f64() * 1e3;
+        stats.batches += 1;
+        stats.rounds += rounds;
+        stats.edges += edges;
+        each(LaneStates {
+            sources,
+            states: &states,
+        })?;
+    }
+    Ok(stats)
 }
 
 /// Whether `candidate` would change a slot holding `current`.

@@ -29,8 +29,6 @@
 //! rounds combine in any order: for `sum` of floats the states then agree to
 //! rounding, not bit for bit).
 
-use std::time::Instant;
-
 use kernels_rs::msbfs::each_lane;
 use rayon::prelude::*;
 
@@ -77,24 +75,14 @@ pub fn run<P: GatherProgram, W: Weight>(
         r,
     };
     let (out, _) = crate::cpu::in_pool(opts.threads, || {
-        let mut stats = BatchedStats::default();
-        for batch in sources.chunks(LANES) {
-            let t0 = Instant::now();
+        crate::cpu::batched::each_batch(sources, &mut each, |batch| {
             let (states, rounds, edges) = if P::FRONTIER {
                 e.frontier(batch)?
             } else {
                 e.dense(batch)
             };
-            stats.time_ms += t0.elapsed().as_secs_f64() * 1e3;
-            stats.batches += 1;
-            stats.rounds += u64::from(rounds);
-            stats.edges += edges;
-            each(LaneStates {
-                sources: batch,
-                states: &states,
-            })?;
-        }
-        Ok(stats)
+            Ok((states, u64::from(rounds), edges))
+        })
     })?;
     out
 }
