@@ -133,6 +133,10 @@
 #   prgpu     GPU PageRank on Kronecker $PR_SCALES (default "22 24") and the 1000² grid:
 #             ours vs the hand-written CUDA pull kernel (bench/cuda/pr_pull.cu, built
 #             here with nvcc) vs gapbs `pr` on all cores, on the same .sg files
+#   prprofile Nsight Compute on GPU PageRank (Kronecker $PRPROFILE_SCALE, default 22): ours
+#             (`vertex pr --backend gpu`, kernels vx_pagerank_ga_*) and the hand-written
+#             pull kernel (pr_pull.cu, chunk), the first 4 rounds of each: duration,
+#             DRAM throughput, occupancy, registers per launch (prprofile-*.csv/json)
 #   prsync    sync vs data-driven PageRank on the CPU (vertex compare pr), Kronecker 20
 #             and the 1000² grid
 #   gap       the GAP kernels beyond BFS/SSSP/PR (bc, cc --algorithm afforest, tc, lcc): GPU vs the oracles, compute-sanitizer memcheck + racecheck,
@@ -663,12 +667,52 @@ sys.exit(0 if ok else 1)' "$one" "$rk" "$prog" || { bad=1; echo "   one: ${one:0
                         /tmp/pr_pull "$sg" --kernel "$k" --trials 5 || bad=1
                     done
                     for i in 1 2 3; do
+                        # --symmetrize: the undirected graph of the .sg file (its edge
+                        # count in the JSON), not the directed one `kron:S` gives.
                         echo "--- ours $g run $i"
-                        "$B/vertex" pr "$g" --backend gpu --json || bad=1
+                        "$B/vertex" pr "$g" --symmetrize --backend gpu --json || bad=1
                     done
                 done
                 [ "$bad" = 0 ]
             } 2>&1 | tee "$OUTDIR/prgpu.log"
+            rc=${PIPESTATUS[0]}
+            ;;
+        prprofile)
+            NCU=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -n1 || true)
+            {
+                bad=0
+                [ -n "$NCU" ] || { echo "ncu not found"; bad=1; }
+                nvcc -O3 -arch=sm_90 -o /tmp/pr_pull "$B/cuda/pr_pull.cu" || bad=1
+                g="kron:${PRPROFILE_SCALE:-22}"
+                rm -rf /tmp/prsg
+                # The .sg file pr_pull reads (and gapbs `pr` on all cores, for scale).
+                "$B/vertex" bench-cpu --gapbs "$B/gapbs" --bfs= --sssp= --pr "$g" \
+                    --threads "$(nproc)" --trials 1 --work /tmp/prsg --out "$OUTDIR/prprofile-cpu" || bad=1
+                sg=$(ls /tmp/prsg/*.sg | head -n1)
+                sections="--section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats --section WarpStateStats"
+                # ours: init, then emit/pull/apply per round; 13 launches = 4 rounds.
+                "$NCU" --clock-control none -k 'regex:vx_pagerank_ga' --launch-count 13 $sections \
+                    --csv --page details "$B/vertex" pr "$g" --symmetrize --backend gpu --max-rounds 4 \
+                    >"$OUTDIR/prprofile-ours.csv" || bad=1
+                # hand-written: init, then contrib/pull/apply per round (one trial).
+                "$NCU" --clock-control none -k 'regex:init_kernel|contrib_kernel|pull_chunk_kernel|apply_kernel' \
+                    --launch-count 13 $sections --csv --page details \
+                    /tmp/pr_pull "$sg" --kernel chunk --trials 1 --max-rounds 4 \
+                    >"$OUTDIR/prprofile-hand.csv" || bad=1
+                # SASS of both pull kernels (ours from a PTX cut to PageRank's kernels,
+                # bundle/pr-small.ptx, when present).
+                if [ -f "$B/pr-small.ptx" ]; then
+                    ptxas -v -arch=sm_90 -O3 "$B/pr-small.ptx" -o /tmp/prs.cubin \
+                        && cuobjdump -sass /tmp/prs.cubin >"$OUTDIR/prprofile-ours.sass" || bad=1
+                fi
+                nvcc -cubin -Xptxas -v -O3 -arch=sm_90 -o /tmp/hand.cubin "$B/cuda/pr_pull.cu" \
+                    && cuobjdump -sass /tmp/hand.cubin >"$OUTDIR/prprofile-hand.sass" || bad=1
+                for w in ours hand; do
+                    python3 "$B/ncu_summary.py" "$OUTDIR/prprofile-$w.csv" >"$OUTDIR/prprofile-$w.json" || bad=1
+                    cat "$OUTDIR/prprofile-$w.json"
+                done
+                [ "$bad" = 0 ]
+            } 2>&1 | tee "$OUTDIR/prprofile.log"
             rc=${PIPESTATUS[0]}
             ;;
         prsync)

@@ -61,6 +61,7 @@ use crate::word::StateWord;
 pub mod batched;
 mod raw;
 mod round;
+pub mod tally;
 
 pub use raw::RawRound;
 pub use round::Round;

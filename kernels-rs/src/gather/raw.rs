@@ -115,7 +115,7 @@ macro_rules! gather_kernels {
             // SAFETY: as above.
             r.push(t, unsafe { $crate::word::slice(sv, nchunks as usize) }, mec)
         }, [sv: *const u32, nchunks: u64, mec: u64]);
-        $crate::__gather_kernel!($prog, $apply, |r, t, all| r.apply(t, all != 0), [all: u32]);
+        $crate::__gather_kernel!($prog, $apply, |r, t, all, emit| r.apply(t, all != 0, emit != 0), [all: u32, emit: u32]);
         $crate::__gather_kernel!($prog, $refresh, |r, t| r.refresh(t), []);
         $crate::__gather_kernel!($prog, $sweep, |r, t, order, rank, lo, hi| {
             // SAFETY: `order` holds at least `hi` entries and `rank` `n` (host

@@ -3,7 +3,7 @@
 
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
-use super::{Ctx, GatherProgram, TALLY_WORDS};
+use super::{Ctx, GatherProgram};
 use crate::thread::ThreadCtx;
 use crate::warp::{kernel_warp, Warp};
 use crate::word::StateWord;
@@ -28,7 +28,7 @@ pub struct Round<'a, P: GatherProgram> {
     pub received: Option<&'a [AtomicU32]>,
     /// Bitmap of the next frontier (frontier-driven programs).
     pub next: Option<&'a [AtomicU32]>,
-    /// Per-warp tallies, [`TALLY_WORDS`] words each.
+    /// The launch's tallies: per-warp slots and their fold ([`super::tally`]).
     pub tally: &'a [AtomicU64],
     pub round: u32,
     pub source: u32,
@@ -299,9 +299,12 @@ impl<'a, P: GatherProgram> Round<'a, P> {
 
     /// Apply to every vertex (`received == None` or a dense round, `all`) or to
     /// those that received a value; resets their accumulators, builds the next
-    /// frontier and writes this thread's warp tally at `tally[warp]`.
+    /// frontier and publishes the launch's tally. With `emit` (dense programs
+    /// whose `emit` reads no [`Ctx::global`]), also writes each vertex's message
+    /// for the next round, so a round is two launches (pull, apply), not three:
+    /// the pull that read the messages has finished.
     #[inline(always)]
-    pub fn apply(&self, t: ThreadCtx, all: bool) {
+    pub fn apply(&self, t: ThreadCtx, all: bool, emit: bool) {
         let mut red = reduce_identity::<P>();
         let mut changed = 0u32;
         let mut activated = 0u32;
@@ -321,6 +324,15 @@ impl<'a, P: GatherProgram> Round<'a, P> {
                 let new = P::apply(ctx, old, acc);
                 // SAFETY: as above.
                 unsafe { *self.state[v].get() = new };
+                if emit {
+                    let next = Ctx {
+                        round: self.round + 1,
+                        ..ctx
+                    };
+                    // SAFETY: one thread per vertex; no launch reads messages
+                    // while an apply runs.
+                    unsafe { *self.msg[v].get() = P::emit(next, new) };
+                }
                 P::Acc::store(&self.acc[v], P::identity());
                 red = P::REDUCE.combine(red, P::reduce(ctx, old, new));
                 if new != old {
@@ -393,12 +405,14 @@ impl<'a, P: GatherProgram> Round<'a, P> {
         self.write_tally(t, red, 0, 0, 0);
     }
 
-    /// Reduces the tallies over the warp; lane 0 writes the warp's slot.
+    /// Reduces the tallies over the warp and publishes them
+    /// ([`super::tally::publish`]: the launch's warps fold them on the device).
     #[inline(always)]
     fn write_tally(&self, t: ThreadCtx, red: f64, changed: u32, activated: u32, edges: u64) {
         let w = kernel_warp(t);
+        let size = <crate::warp::KernelWarp as Warp>::SIZE as u64;
         let mut r = red;
-        let mut k = <crate::warp::KernelWarp as Warp>::SIZE / 2;
+        let mut k = size as u32 / 2;
         while k > 0 {
             let other = f64::from_bits(w.shfl_u64(r.to_bits(), w.lane() ^ k));
             r = P::REDUCE.combine(r, other);
@@ -406,14 +420,15 @@ impl<'a, P: GatherProgram> Round<'a, P> {
         }
         let counts = w.sum_u64((changed as u64) << 32 | activated as u64);
         let edges = w.sum_u64(edges);
-        if w.lane() == 0 {
-            let slot = (t.global() / <crate::warp::KernelWarp as Warp>::SIZE as u64) as usize;
-            if slot * TALLY_WORDS + 2 < self.tally.len() {
-                self.tally[slot * TALLY_WORDS].store(r.to_bits(), Relaxed);
-                self.tally[slot * TALLY_WORDS + 1].store(counts, Relaxed);
-                self.tally[slot * TALLY_WORDS + 2].store(edges, Relaxed);
-            }
-        }
+        let (warp, warps) = (t.global() / size, t.stride().div_ceil(size));
+        super::tally::publish(
+            w,
+            P::REDUCE,
+            self.tally,
+            warp,
+            warps,
+            [r.to_bits(), counts, edges],
+        );
     }
 }
 

@@ -25,7 +25,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use cudarc::driver::{CudaFunction, CudaModule};
-use kernels_rs::gather::{Tally, TALLY_WORDS};
+use kernels_rs::gather::Tally;
 use rayon::prelude::*;
 
 use super::cuda::{cuda_err, DevBuf};
@@ -91,8 +91,10 @@ pub trait GatherExec {
     fn init(&mut self) -> Result<Tally>;
     fn emit(&mut self, m: Mode) -> Result<()>;
     fn gather(&mut self, push: bool, m: Mode) -> Result<()>;
-    /// Applies every vertex (`all`) or those that received a value.
-    fn apply(&mut self, all: bool, m: Mode) -> Result<Tally>;
+    /// Applies every vertex (`all`) or those that received a value; with
+    /// `emit`, each also writes its message for the next round (dense
+    /// programs whose `emit` reads no global).
+    fn apply(&mut self, all: bool, emit: bool, m: Mode) -> Result<Tally>;
     /// The reduction of `reduce(s, s)` over all vertices.
     fn refresh(&mut self, m: Mode) -> Result<f64>;
     /// `next` becomes the frontier; `next` and `received` are cleared.
@@ -171,15 +173,20 @@ pub(crate) fn drive<P: GatherProgram>(
     let t0 = x.init()?;
     let mut global = P::REDUCE.identity();
     if !P::FRONTIER {
+        // Apply writes the next round's messages itself when `emit` cannot
+        // read the round's reduction: one launch fewer a round.
+        let fused = !P::EMIT_READS_GLOBAL;
         for round in 0.. {
             let mode = Mode {
                 frontier: false,
                 round,
                 global,
             };
-            x.emit(mode)?;
+            if round == 0 || !fused {
+                x.emit(mode)?;
+            }
             x.gather(false, mode)?;
-            let t = x.apply(true, mode)?;
+            let t = x.apply(true, fused, mode)?;
             x.end_round()?;
             report.rounds = round + 1;
             report.edges_gathered += m;
@@ -208,14 +215,14 @@ pub(crate) fn drive<P: GatherProgram>(
                 report.dense_rounds += 1;
                 global = x.refresh(mode)?;
                 mode.global = global;
-                x.apply(true, mode)?
+                x.apply(true, false, mode)?
             } else {
                 x.emit(mode)?;
                 let push = r.push(false, edges, m);
                 x.gather(push, mode)?;
                 report.push_rounds += push as u32;
                 report.edges_gathered += if push { edges } else { m };
-                x.apply(false, mode)?
+                x.apply(false, false, mode)?
             };
             x.advance()?;
             x.end_round()?;
@@ -481,7 +488,7 @@ impl Device {
             &format!("`{}`: state, messages, accumulators, bitmaps", P::NAME),
             (n * (state_size + msg_size + acc_size)) as u64
                 + 3 * 4 * words as u64
-                + 8 * (slots * TALLY_WORDS) as u64,
+                + 8 * kernels_rs::gather::tally::words_for(slots as u64) as u64,
         )?;
         let names = [0, 1, 2, 3, 4, 5, 6].map(|i| k.names[i].as_str());
         let graph = RunGraph {

@@ -766,5 +766,18 @@ fn jacobi_rounds_emit_with_the_round_and_reduction_they_promise() {
             assert_eq!(out.report.rounds, 5);
             close(&out.states, &emit_program_oracle(&g, 5, by_global), 1e-12);
         }
+        // The GPU's rounds: apply writes the next messages itself when `emit`
+        // reads no global (`round + 1` in its context), an emit launch otherwise.
+        for (gopts, max_blocks) in gpu_variants() {
+            let opts = GatherOptions::default();
+            let out = gpu::emulate::<emit_reads_round::Program, _>(&g, &opts, &gopts, max_blocks)
+                .unwrap();
+            assert_eq!(out.report.rounds, 5);
+            close(&out.states, &emit_program_oracle(&g, 5, by_round), 1e-12);
+            let out = gpu::emulate::<emit_reads_global::Program, _>(&g, &opts, &gopts, max_blocks)
+                .unwrap();
+            assert_eq!(out.report.rounds, 5);
+            close(&out.states, &emit_program_oracle(&g, 5, by_global), 1e-12);
+        }
     }
 }

@@ -12,7 +12,8 @@
 //! Time", graph loading excluded on both sides. gapbs runs with
 //! `OMP_NUM_THREADS`. Our results are compared with the sequential oracles (see
 //! [`kernels`]); gapbs checks itself (`-v`, one extra run at the
-//! most threads). A failed check or a kernel that errs marks its row and makes
+//! most threads), except TC, whose count gapbs prints (`-a`) and every run's is
+//! compared with the oracle's. A failed check or a kernel that errs marks its row and makes
 //! the command exit non-zero after the results are written. Without `--gapbs`
 //! only our side runs (still verified). Ratios are ours / gapbs: below 1 means we
 //! are faster.
@@ -460,13 +461,18 @@ fn fill_row(row: &mut Row, k: Kernel, gg: &GapGraph, c: &Ctx) -> anyhow::Result<
     };
     let (file, extra) = kernel.gapbs_input();
     let (file, extra) = (file.to_path_buf(), extra);
-    if let Some(bin) = &bin {
+    // gapbs checks itself (`-v`, one extra run) unless its printed answer is
+    // checked on every run below.
+    let check = kernel.gapbs_answer_check();
+    let answers = check.is_some();
+    if let (Some(bin), false) = (&bin, answers) {
         let v = gapbs_run(bin, &file, roots[0], 1, tmax, &extra, true)?;
         row.gapbs_verified = v.verified;
         if v.verified != Some(true) {
             eprintln!("  gapbs {} did not pass its own verifier", k.name());
         }
     }
+    let mut gapbs_answers = answers.then_some(true);
     let labels = kernel.schedules();
     let mut ok = true;
     let points = sweep_threads(
@@ -481,11 +487,22 @@ fn fill_row(row: &mut Row, k: Kernel, gg: &GapGraph, c: &Ctx) -> anyhow::Result<
             let Some(bin) = &bin else { return Ok(None) };
             let mut times = Vec::new();
             for &r in &roots {
-                times.push(gapbs_run(bin, &file, r, p.trials, t, &extra, false)?.time);
+                let run = gapbs_run(bin, &file, r, p.trials, t, &extra, false)?;
+                if let (Some(all), Some(check)) = (&mut gapbs_answers, &check) {
+                    let good = check(&run.text);
+                    if !good {
+                        eprintln!("  gapbs {} printed a wrong answer at {t} threads", k.name());
+                    }
+                    *all &= good;
+                }
+                times.push(run.time);
             }
             Ok(Some(mean(&times)))
         },
     )?;
+    if answers && bin.is_some() {
+        row.gapbs_verified = gapbs_answers;
+    }
     row.points = points;
     row.ours_verified = ok;
     if let Ok(dev) = c.dev {

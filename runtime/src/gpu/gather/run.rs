@@ -9,7 +9,7 @@
 use std::time::Duration;
 
 use cudarc::driver::CudaFunction;
-use kernels_rs::gather::{fold_tallies, RawRound, ReduceKind, Tally, TALLY_WORDS};
+use kernels_rs::gather::{fold_tallies, tally, RawRound, ReduceKind, Tally, TALLY_WORDS};
 use kernels_rs::word::slice;
 use kernels_rs::ThreadCtx;
 
@@ -110,7 +110,7 @@ unsafe fn push_body<P: GatherProgram>(t: ThreadCtx, a: &[Arg]) {
 unsafe fn apply_body<P: GatherProgram>(t: ThreadCtx, a: &[Arg]) {
     // SAFETY: see above.
     let r = unsafe { raw::<P>(a).round() };
-    r.apply(t, a[ROUND_WORDS].u32() != 0)
+    r.apply(t, a[ROUND_WORDS].u32() != 0, a[ROUND_WORDS + 1].u32() != 0)
 }
 
 unsafe fn refresh_body<P: GatherProgram>(t: ThreadCtx, a: &[Arg]) {
@@ -159,9 +159,8 @@ pub(super) struct GatherRun<'a, L: Launcher> {
     /// received and next.
     bitmaps: Option<[L::Buf<u32>; 3]>,
     roles: [usize; 3],
+    /// The launches' tallies, folded on the device ([`tally`]).
     tally: L::Buf<u64>,
-    /// Tally slots the last tallying launch wrote.
-    slots: usize,
     /// The run's source vertex (`u32::MAX`: none).
     source: u32,
     /// Whether the state buffer holds the caller's initial states.
@@ -242,7 +241,7 @@ impl<'a, L: Launcher> GatherRun<'a, L> {
         } else {
             None
         };
-        let slots = l.warps(max_grid(), block).max(1) as usize;
+        let warps = l.warps(max_grid(), block).max(1);
         g.ptr.state = L::addr(&state);
         g.ptr.msg = L::addr(&msg);
         g.ptr.acc = L::addr(&acc);
@@ -258,8 +257,8 @@ impl<'a, L: Launcher> GatherRun<'a, L> {
             _acc: acc,
             bitmaps,
             roles: [0, 1, 2],
-            tally: l.zeros::<u64>(slots * TALLY_WORDS, "round tallies")?,
-            slots: 0,
+            // Zeroed once: the fold's counters are left at zero by each launch.
+            tally: l.zeros::<u64>(tally::words_for(warps), "round tallies")?,
             source,
             preset: initial.is_some(),
             round_start: None,
@@ -316,10 +315,12 @@ impl<'a, L: Launcher> GatherRun<'a, L> {
         ];
         args.extend_from_slice(extra);
         let grid = Grid::Resident(work.max(1));
-        // One slot per warp, and only the slots this launch writes are read
-        // (a cleared slot reads as 0.0, which is not every reduction's identity).
-        self.slots =
-            (self.l.warps(grid, self.block) as usize).min(L::len(&self.tally) / TALLY_WORDS);
+        if tally::words_for(self.l.warps(grid, self.block)) > L::len(&self.tally) {
+            return Err(Error::InvalidArgument(format!(
+                "gather launch of {} warps: the tally buffer holds fewer",
+                self.l.warps(grid, self.block)
+            )));
+        }
         // SAFETY: the parameter list is `gather_kernels!`'s (a `RawRound`'s fields,
         // then the kernel's extras), every address is a live buffer of the
         // length `RawRound::round` documents, or null where the mode says so.
@@ -327,14 +328,11 @@ impl<'a, L: Launcher> GatherRun<'a, L> {
     }
 
     fn read_tally(&self) -> Result<Tally> {
+        // The launch's warps folded their slots into the first words.
         let words = self
             .l
-            .read_prefix(&self.tally, self.slots * TALLY_WORDS, "round tallies")?;
+            .read_prefix(&self.tally, TALLY_WORDS, "round tallies")?;
         Ok(fold_tallies(self.kind, &words))
-    }
-
-    fn clear_tally(&mut self) -> Result<()> {
-        self.l.clear(&mut self.tally, "round tallies")
     }
 
     fn mode0(&self) -> Mode {
@@ -349,7 +347,6 @@ impl<'a, L: Launcher> GatherRun<'a, L> {
 impl<L: Launcher> GatherExec for GatherRun<'_, L> {
     fn init(&mut self) -> Result<Tally> {
         self.round_start = Some(self.l.mark()?);
-        self.clear_tally()?;
         let preset = Arg::from(self.preset as u32);
         self.launch(0, self.g.n, self.mode0(), &[preset])?;
         self.read_tally()
@@ -362,13 +359,12 @@ impl<L: Launcher> GatherExec for GatherRun<'_, L> {
         let extra = [sv.into(), chunks.into(), self.mec.into()];
         self.launch(if push { 3 } else { 2 }, chunks, m, &extra)
     }
-    fn apply(&mut self, all: bool, m: Mode) -> Result<Tally> {
-        self.clear_tally()?;
-        self.launch(4, self.g.n, m, &[Arg::from(all as u32)])?;
+    fn apply(&mut self, all: bool, emit: bool, m: Mode) -> Result<Tally> {
+        let extra = [Arg::from(all as u32), Arg::from(emit as u32)];
+        self.launch(4, self.g.n, m, &extra)?;
         self.read_tally()
     }
     fn refresh(&mut self, m: Mode) -> Result<f64> {
-        self.clear_tally()?;
         self.launch(5, self.g.n, m, &[])?;
         Ok(self.read_tally()?.reduced)
     }
