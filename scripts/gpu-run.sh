@@ -138,7 +138,7 @@
 #             grid:1000x1000) with the hand-written kernel (/tmp/pr_pull, built here)
 #             and gapbs; ranks of ours vs the oracle and vs both hand kernels checked,
 #             pagerank-gpu/pr-gpu-h200.json and .svg (under `timeout $PRBENCH_TIMEOUT`,
-#             default 590 s)
+#             default 540 s)
 #   prsync    sync vs data-driven PageRank on the CPU (vertex compare pr), Kronecker 20
 #             and the 1000² grid
 #   gap       the GAP kernels beyond BFS/SSSP/PR (bc, cc --algorithm afforest, tc, lcc): GPU vs the oracles, compute-sanitizer memcheck + racecheck,
@@ -682,7 +682,7 @@ sys.exit(0 if ok else 1)' "$one" "$rk" "$prog" || { bad=1; echo "   one: ${one:0
                 bad=0
                 nvcc -O3 -arch=sm_90 -o /tmp/pr_pull "$B/cuda/pr_pull.cu" || bad=1
                 # shellcheck disable=SC2086 # the graph list splits on purpose
-                timeout "${PRBENCH_TIMEOUT:-590}" "$B/vertex" bench pr-gpu \
+                timeout "${PRBENCH_TIMEOUT:-540}" "$B/vertex" bench pr-gpu \
                     ${PRBENCH_GRAPHS:-kron:22 kron:24 grid:1000x1000} \
                     --hand /tmp/pr_pull --gapbs "$B/gapbs" --work /tmp/prbench \
                     --out "$OUTDIR/pagerank-gpu" --label h200 || bad=1
