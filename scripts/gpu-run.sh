@@ -137,6 +137,12 @@
 #             (`vertex pr --backend gpu`, kernels vx_pagerank_ga_*) and the hand-written
 #             pull kernel (pr_pull.cu, chunk), the first 4 rounds of each: duration,
 #             DRAM throughput, occupancy, registers per launch (prprofile-*.csv/json)
+#   prbench   the same comparison as one bench command writing docs/results files:
+#             `vertex bench pr-gpu` on $PRBENCH_GRAPHS (default kron:22 kron:24
+#             grid:1000x1000) with the hand-written kernel (/tmp/pr_pull, built here)
+#             and gapbs; ranks of ours vs the oracle and vs both hand kernels checked,
+#             pagerank-gpu/pr-gpu-h200.json and .svg (under `timeout $PRBENCH_TIMEOUT`,
+#             default 540 s)
 #   prsync    sync vs data-driven PageRank on the CPU (vertex compare pr), Kronecker 20
 #             and the 1000² grid
 #   gap       the GAP kernels beyond BFS/SSSP/PR (bc, cc --algorithm afforest, tc, lcc): GPU vs the oracles, compute-sanitizer memcheck + racecheck,
@@ -713,6 +719,19 @@ sys.exit(0 if ok else 1)' "$one" "$rk" "$prog" || { bad=1; echo "   one: ${one:0
                 done
                 [ "$bad" = 0 ]
             } 2>&1 | tee "$OUTDIR/prprofile.log"
+            rc=${PIPESTATUS[0]}
+            ;;
+        prbench)
+            {
+                bad=0
+                nvcc -O3 -arch=sm_90 -o /tmp/pr_pull "$B/cuda/pr_pull.cu" || bad=1
+                # shellcheck disable=SC2086 # the graph list splits on purpose
+                timeout "${PRBENCH_TIMEOUT:-540}" "$B/vertex" bench pr-gpu \
+                    ${PRBENCH_GRAPHS:-kron:22 kron:24 grid:1000x1000} \
+                    --hand /tmp/pr_pull --gapbs "$B/gapbs" --work /tmp/prbench \
+                    --out "$OUTDIR/pagerank-gpu" --label h200 || bad=1
+                [ "$bad" = 0 ]
+            } 2>&1 | tee "$OUTDIR/prbench.log"
             rc=${PIPESTATUS[0]}
             ;;
         prsync)

@@ -44,4 +44,7 @@ pub mod app;
 #[cfg(not(target_arch = "nvptx64"))]
 #[doc(hidden)]
 pub mod gapbs_output;
+#[cfg(not(target_arch = "nvptx64"))]
+#[doc(hidden)]
+pub mod pr_pull_output;
 pub mod programs;

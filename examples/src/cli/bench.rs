@@ -34,6 +34,10 @@ pub enum BenchCommand {
     /// from K sources as one batched run vs K single-source runs, on the CPU
     /// and the GPU (every batched score checked).
     Ppr(super::bench_ppr::PprArgs),
+    /// GPU PageRank: the pagerank program vs the hand-written CUDA pull kernel
+    /// (bench/cuda/pr_pull.cu) on the same undirected graphs, side by side,
+    /// ranks validated (and gapbs on all cores with --gapbs).
+    PrGpu(super::bench_prgpu::PrGpuArgs),
 }
 
 /// The engine under test.
@@ -169,6 +173,7 @@ pub fn run(c: BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Gap(a) => super::bench_gap::run(a),
         BenchCommand::Sources(a) => super::bench_sources::run_sources(a),
         BenchCommand::Ppr(a) => super::bench_ppr::run_ppr(a),
+        BenchCommand::PrGpu(a) => super::bench_prgpu::run(a),
     }
 }
 

@@ -222,7 +222,8 @@ pub fn kcore_cmd(a: GatherArgs) -> anyhow::Result<()> {
     )
 }
 
-fn open_gpu<P: GatherProgram>() -> Result<(Device, GatherKernels), String> {
+/// The GPU and `P`'s gather kernels, or why they cannot be had.
+pub(super) fn open_gpu<P: GatherProgram>() -> Result<(Device, GatherKernels), String> {
     if P::gpu_ptx().is_none() {
         return Err(format!("no GPU kernels: {}", P::gpu_ptx_status()));
     }

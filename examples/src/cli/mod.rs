@@ -6,6 +6,7 @@ mod bench;
 mod bench_cpu;
 mod bench_gap;
 mod bench_ppr;
+mod bench_prgpu;
 mod bench_sources;
 mod closeness;
 mod common;

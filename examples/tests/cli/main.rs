@@ -2,6 +2,7 @@
 //! module runs the built binaries as a user would and checks what they print.
 
 mod bench_gap;
+mod bench_prgpu;
 mod first_hour;
 mod gap_commands;
 mod launch;

@@ -273,7 +273,7 @@ fn open_gpu(no_gpu: bool) -> Result<Device, String> {
 
 /// The commit the binaries were built from: `VERTEX_GIT_REV` (set by the GPU
 /// bundle's scripts, whose copy of the tree may carry another HEAD), else git's.
-fn git_rev() -> Option<String> {
+pub(super) fn git_rev() -> Option<String> {
     if let Some(r) = std::env::var("VERTEX_GIT_REV")
         .ok()
         .filter(|r| !r.is_empty())
@@ -288,7 +288,7 @@ fn git_rev() -> Option<String> {
     (out.status.success() && !rev.is_empty()).then_some(rev)
 }
 
-fn host_name() -> String {
+pub(super) fn host_name() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
         .or_else(|_| std::env::var("HOSTNAME"))
         .map(|h| h.trim().to_string())
