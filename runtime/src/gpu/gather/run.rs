@@ -161,6 +161,8 @@ pub(super) struct GatherRun<'a, L: Launcher> {
     roles: [usize; 3],
     /// The launches' tallies, folded on the device ([`tally`]).
     tally: L::Buf<u64>,
+    /// See [`resident_edges`].
+    resident_edges: bool,
     /// The run's source vertex (`u32::MAX`: none).
     source: u32,
     /// Whether the state buffer holds the caller's initial states.
@@ -212,6 +214,20 @@ pub(super) fn max_grid() -> Grid {
     Grid::Resident(u64::MAX / 2)
 }
 
+/// The grid of a per-vertex launch over `work` vertices: what the device holds
+/// at once, striding over the rest.
+fn vertices(work: u64) -> Grid {
+    Grid::Resident(work.max(1))
+}
+
+/// Whether the edge-chunk gathers stride a resident grid
+/// (`VERTEX_GATHER_GRID=resident`) instead of one thread per chunk, the
+/// default: the hardware then hands blocks to multiprocessors as they free up,
+/// as `bench/cuda/pr_pull.cu` launches its chunks. A knob for measuring the two.
+fn resident_edges() -> bool {
+    std::env::var("VERTEX_GATHER_GRID").is_ok_and(|v| v == "resident")
+}
+
 impl<'a, L: Launcher> GatherRun<'a, L> {
     /// Allocates `P`'s arrays (the states from `initial` when given).
     pub(super) fn new<P: GatherProgram>(
@@ -259,6 +275,7 @@ impl<'a, L: Launcher> GatherRun<'a, L> {
             roles: [0, 1, 2],
             // Zeroed once: the fold's counters are left at zero by each launch.
             tally: l.zeros::<u64>(tally::words_for(warps), "round tallies")?,
+            resident_edges: resident_edges(),
             source,
             preset: initial.is_some(),
             round_start: None,
@@ -290,7 +307,7 @@ impl<'a, L: Launcher> GatherRun<'a, L> {
         }
     }
 
-    fn launch(&mut self, i: usize, work: u64, mode: Mode, extra: &[Arg]) -> Result<()> {
+    fn launch(&mut self, i: usize, grid: Grid, mode: Mode, extra: &[Arg]) -> Result<()> {
         let p = &self.g.ptr;
         let mut args = vec![
             self.g.n.into(),
@@ -314,8 +331,10 @@ impl<'a, L: Launcher> GatherRun<'a, L> {
             mode.global.into(),
         ];
         args.extend_from_slice(extra);
-        let grid = Grid::Resident(work.max(1));
-        if tally::words_for(self.l.warps(grid, self.block)) > L::len(&self.tally) {
+        // init, apply and refresh write tallies: their grids are resident, so
+        // the buffer sized by `max_grid` holds every warp's slot.
+        let tallies = matches!(i, 0 | 4 | 5);
+        if tallies && tally::words_for(self.l.warps(grid, self.block)) > L::len(&self.tally) {
             return Err(Error::InvalidArgument(format!(
                 "gather launch of {} warps: the tally buffer holds fewer",
                 self.l.warps(grid, self.block)
@@ -348,24 +367,29 @@ impl<L: Launcher> GatherExec for GatherRun<'_, L> {
     fn init(&mut self) -> Result<Tally> {
         self.round_start = Some(self.l.mark()?);
         let preset = Arg::from(self.preset as u32);
-        self.launch(0, self.g.n, self.mode0(), &[preset])?;
+        self.launch(0, vertices(self.g.n), self.mode0(), &[preset])?;
         self.read_tally()
     }
     fn emit(&mut self, m: Mode) -> Result<()> {
-        self.launch(1, self.g.n, m, &[])
+        self.launch(1, vertices(self.g.n), m, &[])
     }
     fn gather(&mut self, push: bool, m: Mode) -> Result<()> {
         let (sv, chunks) = if push { self.g.sv_out } else { self.g.sv_in };
         let extra = [sv.into(), chunks.into(), self.mec.into()];
-        self.launch(if push { 3 } else { 2 }, chunks, m, &extra)
+        let grid = if self.resident_edges {
+            Grid::Resident(chunks.max(1))
+        } else {
+            Grid::Cover(chunks.max(1))
+        };
+        self.launch(if push { 3 } else { 2 }, grid, m, &extra)
     }
     fn apply(&mut self, all: bool, emit: bool, m: Mode) -> Result<Tally> {
         let extra = [Arg::from(all as u32), Arg::from(emit as u32)];
-        self.launch(4, self.g.n, m, &extra)?;
+        self.launch(4, vertices(self.g.n), m, &extra)?;
         self.read_tally()
     }
     fn refresh(&mut self, m: Mode) -> Result<f64> {
-        self.launch(5, self.g.n, m, &[])?;
+        self.launch(5, vertices(self.g.n), m, &[])?;
         Ok(self.read_tally()?.reduced)
     }
     fn advance(&mut self) -> Result<()> {
@@ -408,6 +432,6 @@ impl<L: Launcher> GatherExec for GatherRun<'_, L> {
             }
         };
         let extra = [order.into(), rank.into(), lo.into(), hi.into()];
-        self.launch(6, hi - lo, m, &extra)
+        self.launch(6, vertices(hi - lo), m, &extra)
     }
 }
