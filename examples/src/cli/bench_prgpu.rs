@@ -624,13 +624,7 @@ fn write_results(a: &PrGpuArgs, report: &Report) -> anyhow::Result<()> {
         print!("{text}");
     }
     let series = |name: &str, c: usize, f: &dyn Fn(&Row) -> Option<f64>| -> Series {
-        let pts = report
-            .rows
-            .iter()
-            .enumerate()
-            .filter_map(|(i, r)| f(r).map(|y| (i as f64 + 1.0, y)))
-            .collect();
-        (name.to_string(), c, pts)
+        super::report::row_series(&report.rows, name, c, f)
     };
     let graphs = report
         .rows

@@ -348,13 +348,7 @@ pub fn run_sources(a: SourcesArgs) -> anyhow::Result<()> {
     std::fs::write(&json, serde_json::to_string_pretty(&report)? + "\n")
         .with_context(|| format!("writing {}", json.display()))?;
     let series = |name: &str, c: usize, f: &dyn Fn(&Row) -> Option<f64>| {
-        let pts: Vec<(f64, f64)> = report
-            .rows
-            .iter()
-            .enumerate()
-            .filter_map(|(i, r)| f(r).map(|y| (i as f64 + 1.0, y)))
-            .collect();
-        (name.to_string(), c, pts)
+        super::report::row_series(&report.rows, name, c, f)
     };
     let panel = Panel {
         title: format!(

@@ -47,3 +47,19 @@ pub fn human_bytes(x: u64) -> String {
         format!("{:.2} GiB", f / (1u64 << 30) as f64)
     }
 }
+
+/// One line of a chart with a point per row (x = 1, 2, … in row order; rows
+/// without a value left out): how the bench commands draw per-graph results.
+pub fn row_series<R>(
+    rows: &[R],
+    name: &str,
+    color: usize,
+    f: &dyn Fn(&R) -> Option<f64>,
+) -> vertex_bench::plot::Series {
+    let pts = rows
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| f(r).map(|y| (i as f64 + 1.0, y)))
+        .collect();
+    (name.to_string(), color, pts)
+}
