@@ -146,8 +146,10 @@ struct Flags<'a, S> {
 }
 
 impl<P: GatherProgram> Dense<'_, P> {
-    /// Gathers, applies and emits `v`; returns whether it announced (and
-    /// records it in `announced`).
+    /// Gathers, applies and emits `v`; returns its context if it announced
+    /// (and records that in `announced`). Counting is the caller's, in locals:
+    /// a tally updated through memory per vertex is a store-to-load chain
+    /// from vertex to vertex (see the module docs of `dense`).
     ///
     /// # Safety
     /// `v < n`; no other task writes `v`'s state, announced state or message in
@@ -159,7 +161,6 @@ impl<P: GatherProgram> Dense<'_, P> {
         f: &Flags<'_, P::State>,
         state: &Cells<P::State>,
         msg: &[AtomicMsg<P::Msg, A>],
-        t: &mut Sweep,
     ) -> Option<Ctx> {
         let (mut reduced, mut changed) = (P::REDUCE.identity(), 0);
         let (ctx, new) = self.step(
@@ -172,8 +173,6 @@ impl<P: GatherProgram> Dense<'_, P> {
             &mut changed,
         );
         msg.get_unchecked(v).store(P::emit(ctx, new));
-        t.applied += 1;
-        t.edges += ctx.in_degree as u64;
         if ctx.out_degree == 0 {
             return None;
         }
@@ -183,8 +182,6 @@ impl<P: GatherProgram> Dense<'_, P> {
         if moved >= f.unit * (ctx.out_degree as f64 + 1.0) {
             *f.announced.0.get_unchecked(v).get() = new;
             *drift = 0.0;
-            t.announced += 1;
-            t.announced_edges += ctx.out_degree as u64;
             Some(ctx)
         } else {
             if moved > *drift {
@@ -222,29 +219,41 @@ impl<P: GatherProgram> Dense<'_, P> {
         state: &Cells<P::State>,
         msg: &[AtomicMsg<P::Msg, A>],
     ) -> Sweep {
-        let mut t = Sweep::default();
-        let one = |v: usize, t: &mut Sweep| {
+        let (mut announced, mut announced_edges) = (0u64, 0u64);
+        let mut one = |v: usize| {
             // SAFETY: `v < n`; this block is the only writer of `v`'s state,
-            // announced state and message in this sweep; messages are atomic.
-            let moved = unsafe { self.step_driven(v, f, state, msg, t) }.is_some();
-            f.moved[v].store(moved as u8, Relaxed);
+            // announced state, drift, message and `moved` flag in this sweep;
+            // messages are atomic.
+            unsafe {
+                let c = self.step_driven(v, f, state, msg);
+                f.moved.get_unchecked(v).store(c.is_some() as u8, Relaxed);
+                if let Some(c) = c {
+                    announced += 1;
+                    announced_edges += c.out_degree as u64;
+                }
+            }
         };
         let q = (hi - lo) / CHAINS;
         if chained && q > 0 {
             for v in lo..lo + q {
                 for c in 0..CHAINS {
-                    one(v + c * q, &mut t);
+                    one(v + c * q);
                 }
             }
             for v in lo + CHAINS * q..hi {
-                one(v, &mut t);
+                one(v);
             }
         } else {
             for v in lo..hi {
-                one(v, &mut t);
+                one(v);
             }
         }
-        t
+        Sweep {
+            applied: (hi - lo) as u64,
+            announced,
+            announced_edges,
+            edges: self.edges(lo, hi),
+        }
     }
 
     /// Flags the out-neighbours of the block's vertices that announced in the
@@ -327,8 +336,12 @@ impl<P: GatherProgram> Dense<'_, P> {
             if flag.load(Relaxed) == 0 || flag.swap(0, AcqRel) == 0 {
                 continue;
             }
+            t.applied += 1;
+            t.edges += self.edges(v, v + 1);
             // SAFETY: as in `block_dense`.
-            if unsafe { self.step_driven(v, f, state, msg, &mut t) }.is_some() {
+            if let Some(c) = unsafe { self.step_driven(v, f, state, msg) } {
+                t.announced += 1;
+                t.announced_edges += c.out_degree as u64;
                 self.flag_out(v, f, &mut t);
             }
         }
