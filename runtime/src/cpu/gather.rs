@@ -88,6 +88,84 @@ pub fn run_from<P: GatherProgram, W: Weight>(
     run_inner::<P, W>(g, opts, Some(initial))
 }
 
+/// Runs the dense program `P` in data-driven Gauss–Seidel sweeps: each sweep
+/// gathers only the vertices whose in-neighbours moved by more than their share
+/// of the tolerance since the vertex was last gathered, and the run ends when a
+/// sweep moves nobody that far (see `dense::driven`). The schedule a dense pull
+/// program such as PageRank gets instead of rounds over every vertex: same
+/// stopping test, fewer edges once most of the graph has settled.
+///
+/// Needs a dense program (no `active`, no `level`) with a tolerance (the
+/// program's `TOLERANCE` or [`GatherOptions::tolerance`]), a `sum` reduction
+/// measuring how far a state moved, and a `Msg` of 4 or 8 bytes. The stopping
+/// guarantee holds for programs whose `apply` is non-expansive along out-edges
+/// (a change of `δ` in `reduce` at a vertex moves its out-neighbours' states by
+/// at most `δ` in all), as PageRank's is. The round limit bounds the work: a
+/// run stops (`StopReason::MaxRounds`) once it has gathered that many rounds'
+/// worth of edges (or swept 64 times as often).
+/// Operators see `ctx.round == 0` and `ctx.global` = the reduction's identity:
+/// sweeps are not rounds, and no reduction is taken.
+pub fn run_driven<P: GatherProgram, W: Weight>(
+    g: &Graph<W>,
+    opts: &GatherOptions,
+) -> Result<GatherRun<P::State>> {
+    use crate::error::Error;
+    if P::FRONTIER || P::LEVELS {
+        return Err(Error::InvalidArgument(format!(
+            "program `{}` is frontier-driven or a level sweep; data-driven sweeps are for dense programs",
+            P::NAME
+        )));
+    }
+    if P::REDUCE != crate::gather::ReduceKind::Sum {
+        return Err(Error::InvalidArgument(format!(
+            "data-driven sweeps measure change with the program's `reduce`, which must sum (program `{}`)",
+            P::NAME
+        )));
+    }
+    if P::EMIT_READS_GLOBAL {
+        return Err(Error::InvalidArgument(format!(
+            "data-driven sweeps have no rounds' reduction for `emit` to read (program `{}`)",
+            P::NAME
+        )));
+    }
+    if !matches!(std::mem::size_of::<P::Msg>(), 4 | 8) {
+        return Err(Error::InvalidArgument(format!(
+            "data-driven sweeps need a `Msg` of 4 or 8 bytes (program `{}`: {} bytes)",
+            P::NAME,
+            std::mem::size_of::<P::Msg>()
+        )));
+    }
+    opts.rounds_only("data-driven sweeps are Gauss–Seidel already")?;
+    let n = g.num_vertices();
+    let r = opts.resolve::<P>(n)?;
+    let Some(tolerance) = r.tolerance else {
+        return Err(Error::InvalidArgument(format!(
+            "data-driven sweeps stop by the tolerance: program `{}` has none (set `TOLERANCE` or pass one)",
+            P::NAME
+        )));
+    };
+    let out_w = weights_of::<P, W>(g.csr())?;
+    let csc = g.csc();
+    let in_w = weights_of::<P, W>(csc)?;
+    let (run, threads) = super::in_pool(opts.threads, || {
+        let e = Engine::<P> {
+            out_offsets: g.csr().offsets(),
+            out_targets: g.csr().targets(),
+            out_weights: out_w,
+            in_offsets: csc.offsets(),
+            in_sources: csc.targets(),
+            in_weights: in_w,
+            n,
+            r,
+            initial: std::sync::Mutex::new(None),
+        };
+        e.run_dense_driven(tolerance)
+    })?;
+    let mut run = run;
+    run.report.threads = threads;
+    Ok(run)
+}
+
 fn run_inner<P: GatherProgram, W: Weight>(
     g: &Graph<W>,
     opts: &GatherOptions,

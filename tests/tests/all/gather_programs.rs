@@ -194,6 +194,104 @@ fn pagerank_gauss_seidel_reaches_the_fixed_point() {
     assert!(e.is_err());
 }
 
+/// PageRank in data-driven sweeps (`cpu::run_driven`) stops only where a
+/// further Jacobi round would change the ranks by less than `d·τ` in L1 (the
+/// sync run's own stopping test), so its ranks lie within `d·τ / (1 − d)` of the
+/// fixed point: at 1 and several threads, on Kronecker, grid, uniform, a
+/// directed graph with dangling and isolated vertices, the empty graph and a
+/// single vertex. Dense sweeps turn sparse on the larger graphs, and programs
+/// the schedule cannot run are refused.
+#[test]
+fn pagerank_driven_reaches_the_fixed_point() {
+    let d = pagerank::pagerank::DAMPING;
+    let mut graphs: Vec<Graph<u32>> = pagerank_shapes().into_iter().collect();
+    graphs.push(generated("grid:100x100"));
+    graphs.push(directed(0, &[]));
+    graphs.push(directed(1, &[]));
+    for g in &graphs {
+        let n = g.num_vertices();
+        let (exact, _) = oracle::pagerank(g.csr(), 0.85, 1e-13, 10_000);
+        for tolerance in [1e-4, 1e-6] {
+            // Messages are `f32`: their rounding adds to the residual.
+            let slack = 1e-7;
+            for threads in [Some(1), Some(2), Some(4)] {
+                let opts = GatherOptions {
+                    threads,
+                    tolerance: Some(tolerance),
+                    max_rounds: Some(1000),
+                    ..Default::default()
+                };
+                let out = cpu::run_driven::<pagerank::Program, _>(g, &opts).unwrap();
+                let r = &out.report;
+                assert_eq!(r.stop, StopReason::Converged, "{n} {threads:?}");
+                assert_eq!(out.states.len(), n);
+                let residual = runtime::oracle::pagerank_residual(g.csr(), &out.states, d);
+                assert!(
+                    residual <= d * tolerance + slack,
+                    "n {n}, τ {tolerance}, {threads:?}: residual {residual}"
+                );
+                let dist = l1(&out.states, &exact);
+                assert!(
+                    dist <= (d * tolerance + slack) / (1.0 - d),
+                    "n {n}, τ {tolerance}, {threads:?}: L1 {dist}"
+                );
+                // Every vertex is gathered in the first sweep.
+                assert!(r.applies >= n as u64);
+                if n == 0 {
+                    assert_eq!(r.edges_gathered, 0);
+                }
+            }
+        }
+    }
+    // On the 100² grid most vertices settle long before the last sweep: fewer
+    // vertex updates than Jacobi rounds at the same tolerance.
+    let g = generated("grid:100x100");
+    let opts = GatherOptions {
+        tolerance: Some(1e-6),
+        max_rounds: Some(1000),
+        ..Default::default()
+    };
+    let out = cpu::run_driven::<pagerank::Program, _>(&g, &opts).unwrap();
+    let jacobi = cpu::run::<pagerank::Program, _>(&g, &opts).unwrap();
+    assert!(
+        out.report.applies < jacobi.report.applies,
+        "{:?} vs {:?}",
+        out.report,
+        jacobi.report
+    );
+    // The round limit bounds the work: three rounds' worth of edges.
+    let out = cpu::run_driven::<pagerank::Program, _>(
+        &g,
+        &GatherOptions {
+            tolerance: Some(1e-12),
+            max_rounds: Some(3),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert!(out.report.rounds <= 3, "{:?}", out.report);
+    assert!(
+        out.report.edges_gathered >= 3 * g.num_edges(),
+        "{:?}",
+        out.report
+    );
+    assert_eq!(out.report.stop, StopReason::MaxRounds);
+    // Refused: a frontier-driven program, Gauss–Seidel rounds asked for, a
+    // program without a tolerance.
+    let g = generated("kron:8");
+    assert!(cpu::run_driven::<kcore::Program, _>(&g, &GatherOptions::default()).is_err());
+    let gs = GatherOptions {
+        gauss_seidel: true,
+        ..Default::default()
+    };
+    assert!(cpu::run_driven::<pagerank::Program, _>(&g, &gs).is_err());
+    let e = cpu::run_driven::<emit_reads_round::Program, _>(&g, &GatherOptions::default());
+    let Err(e) = e else {
+        panic!("a program without a tolerance ran data-driven")
+    };
+    assert!(e.to_string().contains("tolerance"), "{e}");
+}
+
 #[test]
 fn async_needs_an_async_program() {
     let g = generated("kron:8");

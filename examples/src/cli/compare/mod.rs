@@ -40,7 +40,8 @@ pub struct CompareArgs {
     #[arg(long, value_delimiter = ',', default_value = "1,2")]
     pub threads: Vec<usize>,
     /// Schedules to compare, comma-separated: sync, async, obim (CPU) and gpu (the
-    /// program's generated kernels; a row saying why when no GPU is usable).
+    /// program's generated kernels; a row saying why when no GPU is usable); `pr`
+    /// also takes driven (PageRank's data-driven sweeps, listed with sync).
     #[arg(long, value_delimiter = ',', default_value = "sync,async,obim,gpu")]
     pub schedules: Vec<String>,
     /// Runs per configuration; the best time is reported.

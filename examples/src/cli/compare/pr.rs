@@ -1,6 +1,9 @@
 //! `vertex compare pr GRAPH`: synchronous vs data-driven PageRank side by side.
 //!
 //! Columns: `pagerank` in rounds (Jacobi power iteration, the GAP definition), and
+//! `pagerank` in data-driven Gauss–Seidel sweeps (`driven`: only vertices whose
+//! in-neighbours moved by more than their share of the tolerance are gathered;
+//! listed with `sync` unless named on its own), and
 //! `pagerank_delta` (residual push) in rounds, asynchronously from one FIFO, and
 //! under obim ordered by residual — each at every `--threads` count, best of
 //! `--repeats`. Every run is scored by the L1 distance of its ranks to a converged
@@ -48,6 +51,12 @@ fn ranks_of(s: Vec<pagerank_delta::pagerank_delta::Residual>) -> Vec<f64> {
     s.into_iter().map(|r| r.rank).collect()
 }
 
+/// `pagerank` in data-driven Gauss–Seidel sweeps (`cpu::gather::run_driven`).
+const DRIVEN: (&str, &str, Runner) = ("pagerank", "driven", |g, o| {
+    let r = rounds::run_driven::<pagerank::Program, u32>(g, o)?;
+    Ok((r.states, r.report))
+});
+
 fn runners(schedules: &[String]) -> anyhow::Result<Vec<(&'static str, &'static str, Runner)>> {
     let mut out: Vec<(&'static str, &'static str, Runner)> = Vec::new();
     for s in schedules {
@@ -57,11 +66,17 @@ fn runners(schedules: &[String]) -> anyhow::Result<Vec<(&'static str, &'static s
                     let r = rounds::run::<pagerank::Program, u32>(g, o)?;
                     Ok((r.states, r.report))
                 }));
+                // The data-driven sweeps of the same program, next to its
+                // rounds, unless asked for on their own.
+                if !schedules.iter().any(|s| s == "driven") {
+                    out.push(DRIVEN);
+                }
                 out.push(("pagerank_delta", "sync", |g, o| {
                     let r = rounds::run::<pagerank_delta::Program, u32>(g, o)?;
                     Ok((ranks_of(r.states), r.report))
                 }));
             }
+            "driven" => out.push(DRIVEN),
             "async" => out.push(("pagerank_delta", "async", |g, o| {
                 let r = gather_async::run::<pagerank_delta::Program, u32>(g, o, AsyncOrder::Fifo)?;
                 Ok((ranks_of(r.states), r.report))
@@ -74,7 +89,7 @@ fn runners(schedules: &[String]) -> anyhow::Result<Vec<(&'static str, &'static s
             "gpu" => eprintln!(
                 "compare pr: no GPU column (the GPU PageRank runs with `vertex pr --backend gpu`)"
             ),
-            other => bail!("unknown schedule `{other}`: expected sync, async or obim"),
+            other => bail!("unknown schedule `{other}`: expected sync, driven, async or obim"),
         }
     }
     if out.is_empty() {
@@ -133,7 +148,7 @@ pub fn run(a: &CompareArgs) -> anyhow::Result<()> {
                 continue;
             };
             let time_ms = report.time.as_secs_f64() * 1e3;
-            if *program == "pagerank" {
+            if *program == "pagerank" && *schedule == "sync" {
                 sync_ms = Some(time_ms);
                 sync_edges = Some(report.edges_gathered);
             }

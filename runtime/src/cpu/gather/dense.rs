@@ -37,6 +37,8 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use super::{Cells, Engine, GRAIN};
+
+mod driven;
 use crate::gather::{no_weight, Ctx, GatherProgram, GatherReport, GatherRun};
 
 /// An atomic word that holds one message's bytes: `AtomicU32` for 4-byte messages
