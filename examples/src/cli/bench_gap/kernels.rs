@@ -129,10 +129,10 @@ pub(crate) trait GapKernel {
     fn gapbs_input(&self) -> (&Path, Vec<String>);
     /// A check of a gapbs run's output (run with [`Self::gapbs_input`]'s
     /// arguments) against the oracle, for kernels whose answer gapbs prints
-    /// every trial; `None`: gapbs's own `-v` checks it instead. Checking the
-    /// printed answer checks every timed run at no cost, where `-v` is one
-    /// extra run (and TC's verifier is a serial intersection that outlasts
-    /// every timed run at scale 22).
+    /// (`-a`: after the last trial of each call); `None`: gapbs's own `-v`
+    /// checks it instead. Checking the printed answer checks every timed call
+    /// at no cost, where `-v` is one extra run (and TC's verifier is a serial
+    /// intersection that outlasts every timed run at scale 22).
     fn gapbs_answer_check(&self) -> Option<AnswerCheck> {
         None
     }

@@ -12,8 +12,8 @@
 //! Time", graph loading excluded on both sides. gapbs runs with
 //! `OMP_NUM_THREADS`. Our results are compared with the sequential oracles (see
 //! [`kernels`]); gapbs checks itself (`-v`, one extra run at the
-//! most threads), except TC, whose count gapbs prints (`-a`) and every run's is
-//! compared with the oracle's. A failed check or a kernel that errs marks its row and makes
+//! most threads), except TC, whose count gapbs prints (`-a`, after each call's
+//! last trial) is compared with the oracle's on every call. A failed check or a kernel that errs marks its row and makes
 //! the command exit non-zero after the results are written. Without `--gapbs`
 //! only our side runs (still verified). Ratios are ours / gapbs: below 1 means we
 //! are faster.
@@ -462,7 +462,7 @@ fn fill_row(row: &mut Row, k: Kernel, gg: &GapGraph, c: &Ctx) -> anyhow::Result<
     let (file, extra) = kernel.gapbs_input();
     let (file, extra) = (file.to_path_buf(), extra);
     // gapbs checks itself (`-v`, one extra run) unless its printed answer is
-    // checked on every run below.
+    // checked on every call below.
     let check = kernel.gapbs_answer_check();
     let answers = check.is_some();
     if let (Some(bin), false) = (&bin, answers) {
