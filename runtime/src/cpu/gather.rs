@@ -144,23 +144,8 @@ pub fn run_driven<P: GatherProgram, W: Weight>(
             P::NAME
         )));
     };
-    let out_w = weights_of::<P, W>(g.csr())?;
-    let csc = g.csc();
-    let in_w = weights_of::<P, W>(csc)?;
-    let (run, threads) = super::in_pool(opts.threads, || {
-        let e = Engine::<P> {
-            out_offsets: g.csr().offsets(),
-            out_targets: g.csr().targets(),
-            out_weights: out_w,
-            in_offsets: csc.offsets(),
-            in_sources: csc.targets(),
-            in_weights: in_w,
-            n,
-            r,
-            initial: std::sync::Mutex::new(None),
-        };
-        e.run_dense_driven(tolerance)
-    })?;
+    let e = Engine::<P>::new(g, r, None)?;
+    let (run, threads) = super::in_pool(opts.threads, || e.run_dense_driven(tolerance))?;
     let mut run = run;
     run.report.threads = threads;
     Ok(run)
@@ -174,21 +159,8 @@ fn run_inner<P: GatherProgram, W: Weight>(
     let n = g.num_vertices();
     crate::gather::check_initial::<P>(initial.as_deref(), n)?;
     let r = opts.resolve::<P>(n)?;
-    let out_w = weights_of::<P, W>(g.csr())?;
-    let csc = g.csc();
-    let in_w = weights_of::<P, W>(csc)?;
+    let e = Engine::<P>::new(g, r, initial)?;
     let (run, threads) = super::in_pool(opts.threads, || {
-        let e = Engine::<P> {
-            out_offsets: g.csr().offsets(),
-            out_targets: g.csr().targets(),
-            out_weights: out_w,
-            in_offsets: csc.offsets(),
-            in_sources: csc.targets(),
-            in_weights: in_w,
-            n,
-            r,
-            initial: std::sync::Mutex::new(initial),
-        };
         if P::LEVELS {
             e.run_sweep()
         } else if P::FRONTIER {
@@ -217,6 +189,28 @@ struct Engine<'a, P: GatherProgram> {
     /// The caller's initial states ([`run_from`]), else `init` gives them; taken
     /// (not copied) by the run.
     initial: std::sync::Mutex<Option<Vec<P::State>>>,
+}
+
+impl<'a, P: GatherProgram> Engine<'a, P> {
+    /// The engine over `g`'s CSR and CSC (with the weights `gather` reads).
+    fn new<W: Weight>(
+        g: &'a Graph<W>,
+        r: Resolved,
+        initial: Option<Vec<P::State>>,
+    ) -> Result<Self> {
+        let (csr, csc) = (g.csr(), g.csc());
+        Ok(Engine {
+            out_offsets: csr.offsets(),
+            out_targets: csr.targets(),
+            out_weights: weights_of::<P, W>(csr)?,
+            in_offsets: csc.offsets(),
+            in_sources: csc.targets(),
+            in_weights: weights_of::<P, W>(csc)?,
+            n: g.num_vertices(),
+            r,
+            initial: std::sync::Mutex::new(initial),
+        })
+    }
 }
 
 /// A vector written at disjoint indices by parallel tasks.

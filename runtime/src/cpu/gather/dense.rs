@@ -450,6 +450,18 @@ impl<'a, P: GatherProgram> Dense<'a, P> {
             changed: a.changed + b.changed,
             edges: a.edges + b.edges,
         };
+        self.walk(zero, fold, block)
+    }
+
+    /// [`Self::pass`]'s walk, folding any per-block sum `T` with `fold` from
+    /// `zero` (the data-driven sweeps fold their own).
+    #[inline(always)]
+    fn walk<T: Send>(
+        self,
+        zero: impl Fn() -> T + Sync + Send,
+        fold: impl Fn(T, T) -> T + Sync + Send,
+        block: impl Fn(usize, usize) -> T + Sync,
+    ) -> T {
         let blocks = self.n.div_ceil(GRAIN);
         let per_run = (blocks / (4 * rayon::current_num_threads())).clamp(1, RUN_BLOCKS);
         let cursor = AtomicUsize::new(0);
@@ -461,7 +473,7 @@ impl<'a, P: GatherProgram> Dense<'a, P> {
                     fold(t, block(b * GRAIN, ((b + 1) * GRAIN).min(self.n)))
                 })
             })
-            .reduce(zero, fold)
+            .reduce(&zero, &fold)
     }
 
     /// `emit` of every vertex into `msg`, for round `round`.

@@ -61,14 +61,14 @@
 //! comparison with the rounds' gathered edges is like for like.
 
 use std::sync::atomic::{
-    AtomicU32, AtomicU64, AtomicU8, AtomicUsize,
+    AtomicU32, AtomicU64, AtomicU8,
     Ordering::{AcqRel, Relaxed, Release},
 };
 use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::{AtomicMsg, Dense, MsgWord, CHAINS, RUN_BLOCKS};
+use super::{AtomicMsg, Dense, MsgWord, CHAINS};
 use crate::cpu::gather::{Cells, Engine, GRAIN};
 use crate::gather::{Ctx, GatherProgram, GatherReport, GatherRun, StopReason};
 
@@ -359,18 +359,7 @@ impl<P: GatherProgram> Dense<'_, P> {
     /// [`Dense::pass`]'s walk (runs of blocks from a shared cursor, in
     /// increasing order) with a sweep's sums.
     fn pass_driven(self, block: impl Fn(usize, usize) -> Sweep + Sync) -> Sweep {
-        let blocks = self.n.div_ceil(GRAIN);
-        let per_run = (blocks / (4 * rayon::current_num_threads())).clamp(1, RUN_BLOCKS);
-        let cursor = AtomicUsize::new(0);
-        (0..blocks.div_ceil(per_run))
-            .into_par_iter()
-            .map(|_| {
-                let r = cursor.fetch_add(1, Relaxed);
-                (r * per_run..((r + 1) * per_run).min(blocks)).fold(Sweep::default(), |t, b| {
-                    t.add(block(b * GRAIN, ((b + 1) * GRAIN).min(self.n)))
-                })
-            })
-            .reduce(Sweep::default, Sweep::add)
+        self.walk(Sweep::default, Sweep::add, block)
     }
 }
 
