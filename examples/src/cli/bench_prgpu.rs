@@ -246,12 +246,7 @@ pub fn run(a: PrGpuArgs) -> anyhow::Result<()> {
              (The CPU PageRank comparison is `vertex bench-cpu --pr GRAPH`.)"
         )
     })?;
-    let work = a
-        .work
-        .clone()
-        .unwrap_or_else(|| std::env::temp_dir().join("vertex-bench-pr-gpu"));
-    std::fs::create_dir_all(&work).with_context(|| format!("creating {}", work.display()))?;
-    std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
+    let work = super::bench_cpu::bench_dirs(a.work.as_deref(), "vertex-bench-pr-gpu", &a.out)?;
     eprintln!(
         "GPU 0: {}; hand kernel: {}; gapbs: {}",
         dev.info().name,

@@ -205,12 +205,7 @@ pub fn run(a: BenchCpuArgs) -> anyhow::Result<()> {
     }
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let threads = thread_counts(&a.threads);
-    let work = a
-        .work
-        .clone()
-        .unwrap_or_else(|| std::env::temp_dir().join("vertex-bench-cpu"));
-    std::fs::create_dir_all(&work).with_context(|| format!("creating {}", work.display()))?;
-    std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
+    let work = bench_dirs(a.work.as_deref(), "vertex-bench-cpu", &a.out)?;
     let info = vertex_bench::host::HostInfo::read();
     let host = Host {
         cpu: info.cpu,
@@ -358,6 +353,20 @@ fn write_job(out: &Path, host: &Host, job: &Job) -> anyhow::Result<()> {
     )?;
     eprintln!("wrote {} and {}", json.display(), svg.display());
     Ok(())
+}
+
+/// A bench command's scratch folder (`work`, else `default` in the system's
+/// temporary folder) and its results folder `out`, both created.
+pub(crate) fn bench_dirs(
+    work: Option<&Path>,
+    default: &str,
+    out: &Path,
+) -> anyhow::Result<PathBuf> {
+    let work = work.map_or_else(|| std::env::temp_dir().join(default), Path::to_path_buf);
+    for dir in [work.as_path(), out] {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    Ok(work)
 }
 
 /// Writes `g` in gapbs's serialized format (`.sg`, or `.wsg` with int32 weights):

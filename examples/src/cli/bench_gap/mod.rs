@@ -320,12 +320,7 @@ pub fn run(a: GapArgs) -> anyhow::Result<()> {
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let threads = thread_counts(&a.threads);
     let tmax = threads.iter().copied().max().unwrap_or(1);
-    let work = a
-        .work
-        .clone()
-        .unwrap_or_else(|| std::env::temp_dir().join("vertex-bench-gap"));
-    std::fs::create_dir_all(&work).with_context(|| format!("creating {}", work.display()))?;
-    std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
+    let work = super::bench_cpu::bench_dirs(a.work.as_deref(), "vertex-bench-gap", &a.out)?;
     let gpu = open_gpu(a.no_gpu);
     let gpu_note = gpu.as_ref().err().cloned();
     if let Some(n) = &gpu_note {
