@@ -85,10 +85,28 @@ fn generated_graphs_match_the_oracle() {
     ] {
         let g = generated(spec);
         let expect = oracle::triangles(g.csr());
+        assert_eq!(
+            oracle::triangles_in_parallel(g.csr()),
+            expect,
+            "{spec}: the block-parallel oracle"
+        );
         if spec.starts_with("kron") {
             assert!(expect > 0, "{spec}: a Kronecker graph has triangles");
         }
         check(&g, expect);
+    }
+}
+
+#[test]
+fn the_block_parallel_oracle_counts_what_the_sequential_one_does() {
+    // Several blocks of vertices, hubs in more than one of them.
+    for spec in ["kron:13", "uniform:5000:60000"] {
+        let g = generated(spec);
+        assert_eq!(
+            oracle::triangles_in_parallel(g.csr()),
+            oracle::triangles(g.csr()),
+            "{spec}"
+        );
     }
 }
 

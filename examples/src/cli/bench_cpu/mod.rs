@@ -630,12 +630,18 @@ pub(super) fn sweep_threads(
 ) -> anyhow::Result<Vec<Point>> {
     let mut points = Vec::new();
     for &t in threads {
+        // Wall time of each side (timed runs plus their setup and checks): where
+        // a long sweep's time goes, shown as it goes.
+        let started = std::time::Instant::now();
         let mut times = Vec::new();
         for (i, label) in labels.iter().enumerate() {
             times.push((label.clone(), ours(i, t)?));
         }
-        points.push(point(t, times, gapbs(t)?));
-        eprintln!("  {t} threads done");
+        let ours_wall = started.elapsed().as_secs_f64();
+        let peer = gapbs(t)?;
+        let peer_wall = started.elapsed().as_secs_f64() - ours_wall;
+        points.push(point(t, times, peer));
+        eprintln!("  {t} threads done (ours {ours_wall:.1} s, gapbs {peer_wall:.1} s)");
     }
     Ok(points)
 }

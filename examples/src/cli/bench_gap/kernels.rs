@@ -3,7 +3,8 @@
 //! sequential oracle every result of ours is checked against.
 //!
 //! A kernel is built for one graph ([`make`]): the constructor computes the
-//! oracle's answer once (per source for BFS, SSSP and BC), then every run of
+//! oracle's answer once (per source for BFS, SSSP and BC, the sources' oracles
+//! side by side on rayon's threads; TC's count by blocks of vertices), then every run of
 //! ours, at every thread count and on the GPU, is compared with it:
 //!
 //! | kernel | ours (CPU)                               | check                                  |
@@ -20,6 +21,8 @@
 
 use std::path::Path;
 use std::time::Instant;
+
+use rayon::prelude::*;
 
 use runtime::cpu::Direction;
 use runtime::gather::GatherOptions;
@@ -155,7 +158,7 @@ pub(crate) fn make<'a>(
             p,
             expect: gg
                 .roots
-                .iter()
+                .par_iter()
                 .map(|&r| runtime::oracle::bfs_levels(g.csr(), r))
                 .collect(),
         }),
@@ -173,7 +176,7 @@ pub(crate) fn make<'a>(
                 delta,
                 expect: gg
                     .roots
-                    .iter()
+                    .par_iter()
                     .map(|&r| runtime::oracle::dijkstra(gw.csr(), r))
                     .collect(),
             })
@@ -201,7 +204,7 @@ pub(crate) fn make<'a>(
                 vec![runtime::oracle::betweenness(g.csr(), &gg.roots)]
             } else {
                 gg.roots
-                    .iter()
+                    .par_iter()
                     .map(|&r| runtime::oracle::betweenness(g.csr(), &[r]))
                     .collect()
             },
@@ -211,7 +214,7 @@ pub(crate) fn make<'a>(
             Box::new(Tc {
                 gg,
                 p,
-                expect: runtime::oracle::triangles(gu.csr()),
+                expect: runtime::oracle::triangles_in_parallel(gu.csr()),
             })
         }
     })

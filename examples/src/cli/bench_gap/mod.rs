@@ -371,12 +371,14 @@ pub fn run(a: GapArgs) -> anyhow::Result<()> {
     let mut rows = Vec::new();
     for spec in &a.graphs {
         eprintln!("{spec}: loading, writing the gapbs files");
+        let started = std::time::Instant::now();
         let gg = prepare(spec, &a, &work).with_context(|| format!("preparing {spec}"))?;
         eprintln!(
-            "  {} vertices, {} CSR entries, sources {:?}",
+            "  {} vertices, {} CSR entries, sources {:?} ({:.1} s)",
             gg.g.num_vertices(),
             gg.g.num_edges(),
-            gg.roots
+            gg.roots,
+            started.elapsed().as_secs_f64()
         );
         for &k in &a.kernels {
             eprintln!("{} on {spec}", k.name());
@@ -446,7 +448,9 @@ fn bench_row(k: Kernel, gg: &GapGraph, c: &Ctx) -> Row {
 
 fn fill_row(row: &mut Row, k: Kernel, gg: &GapGraph, c: &Ctx) -> anyhow::Result<()> {
     let (p, tmax) = (c.p, c.tmax);
+    let started = std::time::Instant::now();
     let mut kernel = make(k, gg, p)?;
+    eprintln!("  oracle {:.1} s", started.elapsed().as_secs_f64());
     row.detail = kernel.detail();
     let bin = c.a.gapbs.as_ref().map(|d| d.join(k.name()));
     let roots: Vec<Option<u32>> = if kernel.rooted() {
@@ -461,7 +465,9 @@ fn fill_row(row: &mut Row, k: Kernel, gg: &GapGraph, c: &Ctx) -> anyhow::Result<
     let check = kernel.gapbs_answer_check();
     let answers = check.is_some();
     if let (Some(bin), false) = (&bin, answers) {
+        let started = std::time::Instant::now();
         let v = gapbs_run(bin, &file, roots[0], 1, tmax, &extra, true)?;
+        eprintln!("  gapbs -v {:.1} s", started.elapsed().as_secs_f64());
         row.gapbs_verified = v.verified;
         if v.verified != Some(true) {
             eprintln!("  gapbs {} did not pass its own verifier", k.name());
@@ -501,7 +507,10 @@ fn fill_row(row: &mut Row, k: Kernel, gg: &GapGraph, c: &Ctx) -> anyhow::Result<
     row.points = points;
     row.ours_verified = ok;
     if let Ok(dev) = c.dev {
-        match kernel.gpu(dev) {
+        let started = std::time::Instant::now();
+        let gpu = kernel.gpu(dev);
+        eprintln!("  GPU {:.1} s", started.elapsed().as_secs_f64());
+        match gpu {
             Ok((name, (seconds, verified))) => {
                 row.ours_verified &= verified;
                 let gapbs = at_max(row, tmax);
