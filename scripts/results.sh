@@ -187,40 +187,61 @@ need_gpu() {
 }
 need() { [ -n "$2" ] || { echo "$STEP: $1 not found (build it, or run scripts/gpu-bundle.sh)" >&2; return 1; }; }
 
+# The GAP table in units, each one `vertex bench gap` call writing gap-<label>-<unit>.json
+# (a call cut short keeps the rows it finished). GAP_UNITS picks and orders them
+# (default: all, in the order below), so the table spreads over device calls run
+# back to back (`unpack` merges this folder's files instead of replacing it):
+#   kron22      Kronecker 22: BFS, SSSP, PR, CC, BC at 1-16 threads + GPU, 1 trial
+#   kron22-tc   Kronecker 22: TC at 1-16 threads + GPU, 1 trial
+#   urand22     urand 22 as kron22           urand22-tc  urand 22's TC
+#   grid        the 1000² grid, all six kernels at 1-16 threads + GPU, 3 trials
+#   mesh        the 1 M-vertex mesh, as the grid
+#   kron20      Kronecker 20, all six at 1-16 threads + GPU, 3 trials
+#   sparse      grid:340² and mesh:65536 (the sizes of luxembourg_osm and
+#               delaunay_n16), all cores + GPU, 3 trials
+# Measured on one H200 + its 16-core host (2026-11-30, 1dc15c0): see the closing
+# note of issue 51; the whole table takes about 20 minutes in three calls.
+GAP_ALL="kron22 grid mesh urand22-tc kron22-tc kron20 sparse urand22"
 step_gap() {
     need vertex "$VERTEX" || return 1
     begin gap || return 124
-    # The table of issue 51 (H200 host, 2026-11-30): Kronecker 22 at 1-16 threads
-    # takes more than one device call (600 s, TC not reached); the grid at 1-16
-    # threads, urand 22 and the mesh at all cores take one more. The small sparse
-    # shapes and Kronecker/urand 20 by thread count complete the table.
-    local ts=1,2,4,8,$NPROC t=$NPROC tr=3 tr22=1
-    local kron=kron:22 grid=grid:1000x1000 urand=urand:22 mesh=mesh:1000000 small=(grid:340x340 mesh:65536)
-    local by_threads=(kron:20 urand:20)
+    local ts=1,2,4,8,$NPROC tr=3 tr22=1 rc=0 unit
+    local kron22=kron:22 urand22=urand:22 grid=grid:1000x1000 mesh=mesh:1000000 kron20=kron:20
+    local small=(grid:340x340 mesh:65536)
     if [ "$SMOKE" = 1 ]; then
-        kron=kron:10 grid=grid:30x30 urand=urand:10 mesh=mesh:2000 small=(grid:20x20); by_threads=(kron:9)
-        ts=1,2; t=2; tr=1
+        kron22=kron:10 urand22=urand:10 grid=grid:30x30 mesh=mesh:2000 kron20=kron:9 small=(grid:20x20)
+        ts=1,2; tr=1
     fi
     local peer=()
     [ -n "$GAPBS" ] && peer=(--gapbs "$GAPBS")
-    local rc=0 common=(--bc-together --roots 4 --out "$DIR" --work "$WORK/gap")
-    run "$VERTEX" bench gap "$kron" "${peer[@]}" --threads "$ts" --trials "$tr22" --label "$LABEL-kron22" "${common[@]}" || rc=$?
-    run "$VERTEX" bench gap "$grid" "${peer[@]}" --threads "$ts" --trials "$tr" --label "$LABEL-grid" "${common[@]}" || rc=$?
-    run "$VERTEX" bench gap "$urand" "${peer[@]}" --threads "$t" --trials "$tr22" --label "$LABEL-urand22" "${common[@]}" || rc=$?
-    run "$VERTEX" bench gap "$mesh" "${peer[@]}" --threads "$t" --trials "$tr" --label "$LABEL-mesh" "${common[@]}" || rc=$?
-    run "$VERTEX" bench gap "${small[@]}" "${peer[@]}" --threads "$t" --trials "$tr" --label "$LABEL-sparse" "${common[@]}" || rc=$?
-    run "$VERTEX" bench gap "${by_threads[@]}" "${peer[@]}" --no-gpu --kernels cc,pr,bc --threads "$ts" --trials "$tr" \
-        --label cpu-threads "${common[@]}" || rc=$?
+    local common=(--bc-together --roots 4 --out "$DIR" --work "$WORK/gap")
+    local five=(--kernels bfs,sssp,pr,cc,bc)
+    for unit in ${GAP_UNITS:-$GAP_ALL}; do
+        local l=(--label "$LABEL-$unit")
+        case $unit in
+            kron22) run "$VERTEX" bench gap "$kron22" "${five[@]}" --threads "$ts" --trials "$tr22" "${l[@]}" "${peer[@]}" "${common[@]}" ;;
+            kron22-tc) run "$VERTEX" bench gap "$kron22" --kernels tc --threads "$ts" --trials "$tr22" "${l[@]}" "${peer[@]}" "${common[@]}" ;;
+            urand22) run "$VERTEX" bench gap "$urand22" "${five[@]}" --threads "$ts" --trials "$tr22" "${l[@]}" "${peer[@]}" "${common[@]}" ;;
+            urand22-tc) run "$VERTEX" bench gap "$urand22" --kernels tc --threads "$ts" --trials "$tr22" "${l[@]}" "${peer[@]}" "${common[@]}" ;;
+            grid) run "$VERTEX" bench gap "$grid" --threads "$ts" --trials "$tr" "${l[@]}" "${peer[@]}" "${common[@]}" ;;
+            mesh) run "$VERTEX" bench gap "$mesh" --threads "$ts" --trials "$tr" "${l[@]}" "${peer[@]}" "${common[@]}" ;;
+            kron20) run "$VERTEX" bench gap "$kron20" --threads "$ts" --trials "$tr" "${l[@]}" "${peer[@]}" "${common[@]}" ;;
+            sparse) run "$VERTEX" bench gap "${small[@]}" --threads "$NPROC" --trials "$tr" "${l[@]}" "${peer[@]}" "${common[@]}" ;;
+            *) echo "gap: unknown unit $unit (units: $GAP_ALL)" >&2; false ;;
+        esac || rc=$?
+        pack
+    done
     readme "GAP benchmark suite: ours vs gapbs" \
 "The GAP suite's six kernels (BFS, SSSP, PageRank, CC, BC, TC) on power-law
 (Kronecker), uniform random, road-like (grids) and mesh-like (random planar Delaunay
 meshes) graphs, ours against gapbs on the identical CSR (handed over as \`.sg\`/\`.wsg\`),
-the same sources on both sides, every result verified (ours against the sequential
-oracles; gapbs with \`-v\`, TC by the count it prints, compared with the oracle's).
+the same sources on both sides, every result verified (ours against the oracles;
+gapbs with \`-v\`, TC by the count it prints, compared with the oracle's).
 Ratios are ours / gapbs time (< 1: ours faster): the CPU at the thread counts shown,
 and our GPU against gapbs on all cores. BC runs its 4 sources in one run on each side
 (gapbs \`bc -i4\`). \`mesh:65536\` has the size of \`delaunay_n16\`, \`grid:340x340\`
-that of the road network \`luxembourg_osm\`. JSON: \`rows[]\` per kernel and graph,
+that of the road network \`luxembourg_osm\`. One file per unit of the sequence
+(\`GAP_UNITS\` in scripts/results.sh). JSON: \`rows[]\` per kernel and graph,
 \`points[]\` per thread count, \`gpu\` for the GPU column; the README's table takes,
 per kernel and graph, the row of the newest file."
     return $rc
@@ -433,6 +454,13 @@ if [ "${1:-}" = unpack ]; then
         for d in "$tmp"/results/*/; do
             [ -d "$d" ] || continue
             b=$(basename "$d")
+            if [ "$b" = gap ]; then
+                # The GAP table spreads over calls: its files merge (the README is the last call's).
+                mkdir -p docs/results/gap
+                cp "$d"/* docs/results/gap/
+                echo "docs/results/gap += $tgz"
+                continue
+            fi
             rm -rf "docs/results/$b" && cp -r "$d" "docs/results/$b" && echo "docs/results/$b <- $tgz"
         done
         rm -rf "$tmp"
