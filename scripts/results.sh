@@ -5,21 +5,25 @@
 # bundle/gapbs/), in a known sequence of device calls:
 #
 #   scripts/gpu-bundle.sh                                   # here
-#   run (carry ["bundle"]): RESULTS_BUDGET=570 bash scripts/results.sh call1   # device call 1, about 8.5 min
-#   run (carry ["bundle"]): bash scripts/results.sh call2   # device call 2, about 5.5 min
-#   run (carry ["bundle"]): bash scripts/results.sh call3   # device call 3, about 3.2 min
-#   run (carry ["bundle"]): bash scripts/results.sh call4   # device call 4, about 2.7 min
+#   run (carry ["bundle"]): RESULTS_BUDGET=585 bash scripts/results.sh gap1  # device call, about 7.6 min
+#   run (carry ["bundle"]): RESULTS_BUDGET=585 bash scripts/results.sh gap2  # about 5 min
+#   run (carry ["bundle"]): RESULTS_BUDGET=585 bash scripts/results.sh gap3  # about 8.4 min
+#   run (carry ["bundle"]): bash scripts/results.sh call2   # device call, about 5.5 min
+#   run (carry ["bundle"]): bash scripts/results.sh call3   # about 3.2 min
+#   run (carry ["bundle"]): bash scripts/results.sh call4   # about 2.7 min
 #   bash scripts/results.sh apsp-cpu                        # here (the 2-core machine)
-#   bash scripts/results.sh unpack CALL1/results.tgz CALL2/results.tgz CALL3/results.tgz CALL4/results.tgz
+#   bash scripts/results.sh unpack GAP1/results.tgz ... CALL4/results.tgz
 #
-# `unpack` replaces each benchmark folder an archive holds (others stay as they are)
-# and rewrites the README's results table (scripts/results_table.py --write).
+# `unpack` replaces each benchmark folder an archive holds (others stay as they are;
+# the gap folder's files merge, as the GAP table spans three calls) and rewrites the
+# README's results table (scripts/results_table.py --write).
 #
 # Steps (bash scripts/results.sh STEP...; seconds measured on one H200 + its 16-core
 # host, 2026-11-29):
-#   gap       vertex bench gap: the GAP suite's kernels on Kronecker 22 and urand 22,
-#             on grids and meshes (TC too), ours (CPU on all cores, GPU) vs gapbs; then
-#             CC, PR and BC on the CPU at 1-16 threads; every result verified       511
+#   gap       vertex bench gap: the GAP suite's six kernels on Kronecker 22, urand 22,
+#             the grid and the mesh at 1-16 threads + GPU, the small sparse shapes at
+#             16 threads + GPU, ours vs gapbs, every result verified (units below;
+#             all of them take about 21 minutes: gap1 + gap2 + gap3)               1256
 #   graph500  vertex bench graph500 --backend gpu|gpu-dsl: scale 22 (hand-written and
 #             DSL direction kernels) and 24, 64 roots, every tree validated on the GPU 30
 #   pagerank  vertex compare pr: sync vs data-driven PageRank, Kronecker 20, grid 1000²,
@@ -34,11 +38,13 @@
 #             Kronecker 22/24 and the grid (nvcc builds pr_pull there)              ~200
 #   apsp-cpu  vertex-apsp-bench cpu: blocked vs naive vs Johnson vs scipy/petgraph (run
 #             on the 2-core development machine, where its figures come from)
-#   call1     gap                                                                  511
+#   gap1      gap: units kron22 grid mesh urand22-tc                              455
+#   gap2      gap: unit urand22                                                   301
+#   gap3      gap: units kron22-tc sparse                                         500
 #   call2     pagerank                                                             331
 #   call3     cpu                                                                  189
 #   call4     graph500 gpu-bfs gpu-sssp apsp-gpu                                   163
-#   all       call1 to call4 in one call (too long for one device call)
+#   all       every step in one invocation (too long for one device call)
 # Not in the calls:
 #   multi     vertex-gpu-bench multi on every GPU of the machine (needs >= 2 GPUs:
 #             nvidia-h200-x2), BFS strong/weak scaling at scale 24/25                  ~2 min
@@ -199,8 +205,9 @@ need() { [ -n "$2" ] || { echo "$STEP: $1 not found (build it, or run scripts/gp
 #   kron20      Kronecker 20, all six at 1-16 threads + GPU, 3 trials
 #   sparse      grid:340² and mesh:65536 (the sizes of luxembourg_osm and
 #               delaunay_n16), all cores + GPU, 3 trials
-# Measured on one H200 + its 16-core host (2026-11-30, 1dc15c0): see the closing
-# note of issue 51; the whole table takes about 20 minutes in three calls.
+# Measured on one H200 + its 16-core host (2026-11-30, 1dc15c0): kron22 271 s, grid
+# 39, mesh 60, urand22-tc 85, urand22 301, kron22-tc 480 (TC at one thread: 124 s
+# ours, 132 s gapbs), sparse 20; kron20 (not in gap1-3) about 150.
 GAP_ALL="kron22 grid mesh urand22-tc kron22-tc kron20 sparse urand22"
 step_gap() {
     need vertex "$VERTEX" || return 1
@@ -470,11 +477,13 @@ fi
 steps=()
 for a in "$@"; do
     case $a in
-        call1) steps+=(gap) ;;
+        gap1) export GAP_UNITS="kron22 grid mesh urand22-tc"; steps+=(gap) ;;
+        gap2) export GAP_UNITS="urand22"; steps+=(gap) ;;
+        gap3) export GAP_UNITS="kron22-tc sparse"; steps+=(gap) ;;
         call2) steps+=(pagerank) ;;
         call3) steps+=(cpu) ;;
         call4) steps+=(graph500 gpu-bfs gpu-sssp apsp-gpu prgpu) ;;
-        all) steps+=(gap pagerank cpu graph500 gpu-bfs gpu-sssp apsp-gpu prgpu) ;;
+        all) steps+=(gap pagerank cpu graph500 gpu-bfs gpu-sssp apsp-gpu prgpu) ;;  # too long for one call
         *) steps+=("$a") ;;
     esac
 done
