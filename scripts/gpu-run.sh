@@ -130,14 +130,12 @@
 #             reason: what `--kernel auto` is calibrated against (kernels.txt)
 #   gather    gather/apply programs on the GPU (pr, pr-delta, kcore) vs the oracles, and
 #             compute-sanitizer memcheck + racecheck on their kernels
-#   prgpu     GPU PageRank on Kronecker $PR_SCALES (default "22 24") and the 1000² grid:
-#             ours vs the hand-written CUDA pull kernel (bench/cuda/pr_pull.cu, built
-#             here with nvcc) vs gapbs `pr` on all cores, on the same .sg files
 #   prprofile Nsight Compute on GPU PageRank (Kronecker $PRPROFILE_SCALE, default 22): ours
 #             (`vertex pr --backend gpu`, kernels vx_pagerank_ga_*) and the hand-written
 #             pull kernel (pr_pull.cu, chunk), the first 4 rounds of each: duration,
 #             DRAM throughput, occupancy, registers per launch (prprofile-*.csv/json)
-#   prbench   the same comparison as one bench command writing docs/results files:
+#   prbench   GPU PageRank, ours vs the hand-written CUDA pull kernel vs gapbs on all
+#             cores, as one bench command writing docs/results files:
 #             `vertex bench pr-gpu` on $PRBENCH_GRAPHS (default kron:22 kron:24
 #             grid:1000x1000) with the hand-written kernel (/tmp/pr_pull, built here)
 #             and gapbs; ranks of ours vs the oracle and vs both hand kernels checked,
@@ -656,31 +654,6 @@ sys.exit(0 if ok else 1)' "$one" "$rk" "$prog" || { bad=1; echo "   one: ${one:0
                 fi
                 [ "$bad" = 0 ]
             } 2>&1 | tee "$OUTDIR/gather.log"
-            rc=${PIPESTATUS[0]}
-            ;;
-        prgpu)
-            {
-                bad=0
-                nvcc -O3 -arch=sm_90 -o /tmp/pr_pull "$B/cuda/pr_pull.cu" || bad=1
-                for g in $(for s in ${PR_SCALES:-22 24}; do echo "kron:$s"; done) grid:1000x1000; do
-                    rm -rf /tmp/prsg
-                    # gapbs on all cores, ours on the CPU, and the .sg file both GPU sides read.
-                    "$B/vertex" bench-cpu --gapbs "$B/gapbs" --bfs= --sssp= --pr "$g" \
-                        --threads "$(nproc)" --trials 1 --work /tmp/prsg --out "$OUTDIR/prgpu-cpu" || bad=1
-                    sg=$(ls /tmp/prsg/*.sg | head -n1)
-                    for k in chunk warp; do
-                        echo "--- hand-written $k $g"
-                        /tmp/pr_pull "$sg" --kernel "$k" --trials 5 || bad=1
-                    done
-                    for i in 1 2 3; do
-                        # --symmetrize: the undirected graph of the .sg file (its edge
-                        # count in the JSON), not the directed one `kron:S` gives.
-                        echo "--- ours $g run $i"
-                        "$B/vertex" pr "$g" --symmetrize --backend gpu --json || bad=1
-                    done
-                done
-                [ "$bad" = 0 ]
-            } 2>&1 | tee "$OUTDIR/prgpu.log"
             rc=${PIPESTATUS[0]}
             ;;
         prprofile)
