@@ -224,18 +224,20 @@ step_gap() {
     local common=(--bc-together --roots 4 --out "$DIR" --work "$WORK/gap")
     local five=(--kernels bfs,sssp,pr,cc,bc)
     for unit in ${GAP_UNITS:-$GAP_ALL}; do
-        local l=(--label "$LABEL-$unit")
+        # The unit's graphs, kernels, thread counts and trials.
+        local u
         case $unit in
-            kron22) run "$VERTEX" bench gap "$kron22" "${five[@]}" --threads "$ts" --trials "$tr22" "${l[@]}" "${peer[@]}" "${common[@]}" ;;
-            kron22-tc) run "$VERTEX" bench gap "$kron22" --kernels tc --threads "$ts" --trials "$tr22" "${l[@]}" "${peer[@]}" "${common[@]}" ;;
-            urand22) run "$VERTEX" bench gap "$urand22" "${five[@]}" --threads "$ts" --trials "$tr22" "${l[@]}" "${peer[@]}" "${common[@]}" ;;
-            urand22-tc) run "$VERTEX" bench gap "$urand22" --kernels tc --threads "$ts" --trials "$tr22" "${l[@]}" "${peer[@]}" "${common[@]}" ;;
-            grid) run "$VERTEX" bench gap "$grid" --threads "$ts" --trials "$tr" "${l[@]}" "${peer[@]}" "${common[@]}" ;;
-            mesh) run "$VERTEX" bench gap "$mesh" --threads "$ts" --trials "$tr" "${l[@]}" "${peer[@]}" "${common[@]}" ;;
-            kron20) run "$VERTEX" bench gap "$kron20" --threads "$ts" --trials "$tr" "${l[@]}" "${peer[@]}" "${common[@]}" ;;
-            sparse) run "$VERTEX" bench gap "${small[@]}" --threads "$NPROC" --trials "$tr" "${l[@]}" "${peer[@]}" "${common[@]}" ;;
-            *) echo "gap: unknown unit $unit (units: $GAP_ALL)" >&2; false ;;
-        esac || rc=$?
+            kron22) u=("$kron22" "${five[@]}" --threads "$ts" --trials "$tr22") ;;
+            kron22-tc) u=("$kron22" --kernels tc --threads "$ts" --trials "$tr22") ;;
+            urand22) u=("$urand22" "${five[@]}" --threads "$ts" --trials "$tr22") ;;
+            urand22-tc) u=("$urand22" --kernels tc --threads "$ts" --trials "$tr22") ;;
+            grid) u=("$grid" --threads "$ts" --trials "$tr") ;;
+            mesh) u=("$mesh" --threads "$ts" --trials "$tr") ;;
+            kron20) u=("$kron20" --threads "$ts" --trials "$tr") ;;
+            sparse) u=("${small[@]}" --threads "$NPROC" --trials "$tr") ;;
+            *) echo "gap: unknown unit $unit (units: $GAP_ALL)" >&2; rc=1; continue ;;
+        esac
+        run "$VERTEX" bench gap "${u[@]}" --label "$LABEL-$unit" "${peer[@]}" "${common[@]}" || rc=$?
         pack
     done
     readme "GAP benchmark suite: ours vs gapbs" \

@@ -448,9 +448,7 @@ fn bench_row(k: Kernel, gg: &GapGraph, c: &Ctx) -> Row {
 
 fn fill_row(row: &mut Row, k: Kernel, gg: &GapGraph, c: &Ctx) -> anyhow::Result<()> {
     let (p, tmax) = (c.p, c.tmax);
-    let started = std::time::Instant::now();
-    let mut kernel = make(k, gg, p)?;
-    eprintln!("  oracle {:.1} s", started.elapsed().as_secs_f64());
+    let mut kernel = timed("oracle", || make(k, gg, p))?;
     row.detail = kernel.detail();
     let bin = c.a.gapbs.as_ref().map(|d| d.join(k.name()));
     let roots: Vec<Option<u32>> = if kernel.rooted() {
@@ -465,9 +463,9 @@ fn fill_row(row: &mut Row, k: Kernel, gg: &GapGraph, c: &Ctx) -> anyhow::Result<
     let check = kernel.gapbs_answer_check();
     let answers = check.is_some();
     if let (Some(bin), false) = (&bin, answers) {
-        let started = std::time::Instant::now();
-        let v = gapbs_run(bin, &file, roots[0], 1, tmax, &extra, true)?;
-        eprintln!("  gapbs -v {:.1} s", started.elapsed().as_secs_f64());
+        let v = timed("gapbs -v", || {
+            gapbs_run(bin, &file, roots[0], 1, tmax, &extra, true)
+        })?;
         row.gapbs_verified = v.verified;
         if v.verified != Some(true) {
             eprintln!("  gapbs {} did not pass its own verifier", k.name());
@@ -507,10 +505,7 @@ fn fill_row(row: &mut Row, k: Kernel, gg: &GapGraph, c: &Ctx) -> anyhow::Result<
     row.points = points;
     row.ours_verified = ok;
     if let Ok(dev) = c.dev {
-        let started = std::time::Instant::now();
-        let gpu = kernel.gpu(dev);
-        eprintln!("  GPU {:.1} s", started.elapsed().as_secs_f64());
-        match gpu {
+        match timed("GPU", || kernel.gpu(dev)) {
             Ok((name, (seconds, verified))) => {
                 row.ours_verified &= verified;
                 let gapbs = at_max(row, tmax);
@@ -525,6 +520,15 @@ fn fill_row(row: &mut Row, k: Kernel, gg: &GapGraph, c: &Ctx) -> anyhow::Result<
         }
     }
     Ok(())
+}
+
+/// `f()`, its wall time printed after `what`: where a long sequence's time goes
+/// (oracles, gapbs's verifier and the GPU column are not in the timed runs).
+fn timed<T>(what: &str, f: impl FnOnce() -> T) -> T {
+    let started = std::time::Instant::now();
+    let out = f();
+    eprintln!("  {what} {:.1} s", started.elapsed().as_secs_f64());
+    out
 }
 
 /// The point at the most threads.
