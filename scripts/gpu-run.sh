@@ -71,15 +71,16 @@
 #             SNAP file written and read back), BFS strong scaling at $MULTI_STRONG
 #             (default "22,24") and weak scaling from $MULTI_WEAK (default "22,24": 1 GPU
 #             at S, G at S+1), levels per sync $MULTI_LPS (default "1,8"), per-level time
-#             split; then compute-sanitizer memcheck of `vertex bfs|sssp kron:14 --gpus G
+#             split; then compute-sanitizer memcheck of `vertex bfs|sssp|pr kron:14 --gpus G
 #             --validate`; a compact summary at the end (multi-summary.txt)
 #   ranks     one process per GPU (issue 52), G = the machine's GPUs: `vertex launch -n G
-#             -- vertex bfs|cc|sssp GRAPH --backend gpu --validate` on kron:$RANKS_CHECK_SCALE
+#             -- vertex bfs|cc|sssp|pr GRAPH --backend gpu [--validate]` on kron:$RANKS_CHECK_SCALE
 #             (default 20), a 300² grid (.el), Kronecker 18 (.vgr, read by rows) and
 #             odd-graphs.py's directed files (a small
 #             component, a hub with 200,000 leaves and a path, id gaps), each against the
 #             one-process run (BFS and SSSP on G GPUs: vertices reached, farthest
-#             distance; Afforest: components); SSSP and label-propagation components on
+#             distance; Afforest: components; PageRank validated on G GPUs: rounds, top
+#             and sum of the ranks); SSSP, label-propagation components and PageRank on
 #             kron:$RANKS_PROG_SCALE (default 22) timed on 1 GPU, G GPUs, G ranks; then Graph500 at scales $RANKS_SCALES
 #             (default "22 24"), $RANKS_ROOTS roots (default 16): 1 GPU, one process on G
 #             GPUs, G ranks, side by side (scripts/ranks-compare.py: same roots, reached
@@ -343,18 +344,21 @@ for step in "${steps[@]}"; do
                 python3 "$B/odd-graphs.py" /tmp/ranks-odd >/dev/null
                 for graph in ${RANKS_CHECKS:+"kron:${RANKS_CHECK_SCALE:-20}" /tmp/ranks-grid.el /tmp/ranks-k18.vgr \
                     /tmp/ranks-odd/dir_small.el /tmp/ranks-odd/star_path.wel /tmp/ranks-odd/dir_gaps.wel}; do
-                    for prog in bfs cc sssp; do
-                        # One process: BFS and SSSP on the G GPUs, components (Afforest)
-                        # on one; SSSP with the weights the ranks give every edge.
+                    for prog in bfs cc sssp pr; do
+                        # One process: BFS, SSSP and PageRank on the G GPUs (PageRank
+                        # validated against the oracle), components (Afforest) on one;
+                        # SSSP with the weights the ranks give every edge.
                         case $prog in
                             bfs) multi="--gpus $G" ;;
                             cc) multi="" ;;
                             sssp) multi="--gpus $G --weights 1..255" ;;
+                            pr) multi="--gpus $G --validate" ;;
                         esac
                         echo "--- $prog $graph: one process ($multi), then $G ranks"
                         one=$("$V" $prog "$graph" --backend gpu $multi --json 2>/dev/null)
-                        w=""; [ $prog = sssp ] && w="--weights 1..255"
-                        rk=$("$V" launch -n "$G" -- "$V" $prog "$graph" --backend gpu $w --validate --json 2>/dev/null | grep "^{" | tail -1)
+                        w="--validate"; [ $prog = sssp ] && w="--weights 1..255 --validate"
+                        [ $prog = pr ] && w=""  # compared with the validated one-process run
+                        rk=$("$V" launch -n "$G" -- "$V" $prog "$graph" --backend gpu $w --json 2>/dev/null | grep "^{" | tail -1)
                         python3 -c '
 import json, sys
 one, rk = json.loads(sys.argv[1]), json.loads(sys.argv[2])
@@ -365,6 +369,11 @@ if prog == "bfs":
 elif prog == "sssp":
     a = (one["reached"], one["max_value"]); b = (rk["reached"], rk["max_distance"])
     ok = a == b and rk["valid"]
+elif prog == "pr":
+    a = (one["rounds"], one["top_rank"], one["rank_sum"]); b = (rk["rounds"], rk["top_rank"], rk["sum"])
+    close = lambda x, y: abs(x - y) <= 1e-6 * abs(y)
+    ok = a[0] == b[0] and close(a[1], b[1]) and close(a[2], b[2]) and one["validated"] is not False
+    rk["valid"] = ok
 else:
     a = one.get("components"); b = rk["components"]
     ok = a == b and rk["valid"]
@@ -377,7 +386,7 @@ sys.exit(0 if ok else 1)' "$one" "$rk" "$prog" || { bad=1; echo "   one: ${one:0
                 # SSSP and components: 1 GPU, one process on G GPUs, G ranks (time of
                 # the search; label propagation for components on every side).
                 PG=kron:${RANKS_PROG_SCALE:-22}
-                for prog in ${RANKS_CHECKS:+sssp cc}; do
+                for prog in ${RANKS_CHECKS:+sssp cc pr}; do
                     extra=""; [ $prog = cc ] && extra="--algorithm label"
                     t1=$("$V" $prog "$PG" --backend gpu $extra --json 2>/dev/null | python3 -c 'import json,sys; print("%.2f" % (json.load(sys.stdin)["time_s"] * 1e3))')
                     tg=$("$V" $prog "$PG" --backend gpu --gpus "$G" $extra --json 2>/dev/null | python3 -c 'import json,sys; print("%.2f" % (json.load(sys.stdin)["time_s"] * 1e3))')
@@ -420,7 +429,7 @@ sys.exit(0 if ok else 1)' "$one" "$rk" "$prog" || { bad=1; echo "   one: ${one:0
                 if [ -z "$SAN" ]; then
                     echo "compute-sanitizer not found"; bad=1
                 else
-                    for prog in bfs sssp; do
+                    for prog in bfs sssp pr; do
                         echo "--- compute-sanitizer --tool memcheck: vertex $prog kron:14 --gpus $G"
                         # compute-sanitizer may serialize the GPUs' kernels, which NCCL's
                         # peer kernels cannot finish under: cut at 75 s and say so.

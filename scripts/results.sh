@@ -47,7 +47,9 @@
 #   all       every step in one invocation (too long for one device call)
 # Not in the calls:
 #   multi     vertex-gpu-bench multi on every GPU of the machine (needs >= 2 GPUs:
-#             nvidia-h200-x2), BFS strong/weak scaling at scale 24/25                  ~2 min
+#             nvidia-h200-x2): BFS/SSSP/CC/PageRank on 1 and G GPUs vs the oracles
+#             (Kronecker 22, grid, file), BFS strong scaling at 26 and weak 24->25->26
+#             (MULTI_STRONG, MULTI_WEAK, MULTI_LPS, MULTI_CHECK_SCALE override)         ~6 min
 #   gunrock   builds the Gunrock kit (bundle/gunrock), its BFS and ours on the same
 #             Kronecker 22 file and sources                                            ~8 min
 #
@@ -419,15 +421,22 @@ step_multi() {
         return 1
     fi
     begin multi-gpu || return 124
-    run "$GPU_BENCH" multi --gpus "$GPU_COUNT" --strong 24 --weak 24 --levels-per-sync 1,8 --check-scale 0 --out "$DIR"
+    run "$GPU_BENCH" multi --gpus "$GPU_COUNT" --strong "${MULTI_STRONG:-26}" --weak "${MULTI_WEAK:-24,25}" \
+        --levels-per-sync "${MULTI_LPS:-8}" --check-scale "${MULTI_CHECK_SCALE:-22}" --out "$DIR"
     local rc=$?
-    readme "Multi-GPU BFS (NCCL, 1-D partition)" \
-"The BFS program's direction kernels on a 1-D vertex partition over the GPUs of one
-host, the frontier bitmap exchanged with an NCCL all-gather after each level (design:
-docs/multi-gpu.md). Graph500 Kronecker, 16 roots, every tree validated; strong scaling
-at scale 24 (1 and G GPUs), weak scaling 24 -> 25 (G = 2), host- and device-planned
-levels. JSON: \`rows[]\`, \`strong_speedup\` and \`weak_efficiency\` as (scale, levels
-per sync, value). Needs >= 2 GPUs: not part of \`all\`."
+    readme "Multi-GPU programs in one process (NCCL, 1-D partition)" \
+"The programs on a 1-D vertex partition over the GPUs of one host (design:
+docs/multi-gpu.md). Traversals (BFS, SSSP, CC) run the direction kernels on each GPU's
+part and all-gather the frontier bitmap (and states) after each level; PageRank runs
+gather rounds on each GPU's vertices and all-gathers the messages (4 bytes a vertex)
+each round. Correctness and program speedups: BFS, SSSP (plain and near-far), CC and
+PageRank on 1 and G GPUs against the CPU oracles on Kronecker (\`--check-scale\`), a
+grid and a hubs-first file (\`checks[]\`; \`program_speedup\` as (graph, program, levels
+per sync, GPUs, time on 1 GPU / time on G)). Scaling: Graph500 BFS, 16 roots, every
+tree validated; strong scaling at the \`--strong\` scales, weak scaling S -> S + log2 G
+for each \`--weak\` S (\`strong_speedup\`, \`weak_efficiency\` as (scale, levels per sync,
+value); \`rows[]\` with the per-level time split and the exchange's share). Needs >= 2
+GPUs: not part of \`all\`."
     return $rc
 }
 

@@ -16,7 +16,7 @@ use serde::Serialize;
 
 use super::dist_gpu::{use_gpus, GpuRank};
 use super::gather::{GatherArgs, GatherSchedule};
-use super::run::{Backend, RunArgs};
+use super::run::RunArgs;
 use runtime::gpu::multi::MultiGpu;
 
 #[derive(Serialize)]
@@ -80,14 +80,14 @@ pub(super) fn load_part(
 /// generator flags) and, when the ranks run on GPUs, its GPU: joined to the
 /// others' before loading (a rank without one fails first), the part then
 /// uploaded by `upload`. And the time loading and uploading took, in ms.
-fn load_ranked(
+fn load_ranked<T>(
     graph: &str,
     env: &RankEnv,
     comm: &Arc<Comm>,
     gpus: bool,
     both_ways: (bool, bool),
-    upload: impl FnOnce(MultiGpu, &RankGraph) -> anyhow::Result<GpuRank>,
-) -> anyhow::Result<(RankGraph, Option<GpuRank>, f64)> {
+    upload: impl FnOnce(MultiGpu, &RankGraph) -> anyhow::Result<T>,
+) -> anyhow::Result<(RankGraph, Option<T>, f64)> {
     let joined = gpus
         .then(|| MultiGpu::join(env, comm.clone()))
         .transpose()?;
@@ -97,16 +97,8 @@ fn load_ranked(
     Ok((g, rank, t.elapsed().as_secs_f64() * 1e3))
 }
 
-/// What every rank refuses before joining: writing results, and for `pr`
-/// the GPU.
-fn check_ranks(
-    backend: Backend,
-    gpu_ranks: bool,
-    output: Option<&std::path::Path>,
-) -> anyhow::Result<()> {
-    if backend == Backend::Gpu && !gpu_ranks {
-        bail!("pr over ranks runs on the CPU engine (bfs and cc run on one GPU per rank); drop --backend gpu, or run one process with --gpus N");
-    }
+/// What every rank refuses before joining: writing results.
+fn check_ranks(output: Option<&std::path::Path>) -> anyhow::Result<()> {
     if output.is_some() {
         bail!(
             "-o is not available in a run over several ranks (each rank holds only its vertices)"
@@ -149,7 +141,7 @@ pub(super) fn slowest_ms(comm: &Comm, t: std::time::Duration) -> anyhow::Result<
 }
 
 pub fn dist_bfs_cmd(a: RunArgs, env: RankEnv) -> anyhow::Result<()> {
-    check_ranks(a.backend, true, a.output.as_deref())?;
+    check_ranks(a.output.as_deref())?;
     let comm = Arc::new(Comm::connect(&env)?);
     let gpus = use_gpus(a.backend, &env, &comm)?;
     // Generated graphs undirected, files as listed: as the one-process bfs.
@@ -248,7 +240,7 @@ struct CcSummary {
 }
 
 pub fn dist_cc_cmd(a: RunArgs, env: RankEnv) -> anyhow::Result<()> {
-    check_ranks(a.backend, true, a.output.as_deref())?;
+    check_ranks(a.output.as_deref())?;
     let comm = Arc::new(Comm::connect(&env)?);
     let gpus = use_gpus(a.backend, &env, &comm)?;
     // Weak components of a directed file: every edge both ways, as the
@@ -332,6 +324,8 @@ struct PrSummary {
     program: &'static str,
     graph: String,
     ranks: usize,
+    /// `cpu` or `gpu` (one GPU per rank).
+    backend: &'static str,
     vertices: usize,
     input_edges: u64,
     rounds: u32,
@@ -342,31 +336,68 @@ struct PrSummary {
     top_rank: f64,
     sum: f64,
     time_ms: f64,
-    exchange_ms: f64,
+    /// Rank 0's time in the exchanges (the CPU engine; on GPUs they are
+    /// enqueued between the kernels and not timed apart).
+    exchange_ms: Option<f64>,
     load_ms: f64,
 }
 
 pub fn dist_pr_cmd(a: GatherArgs, env: RankEnv) -> anyhow::Result<()> {
     use vertex_examples::programs::pagerank::pagerank as pr;
-    check_ranks(a.common.backend, false, a.output.as_deref())?;
+    check_ranks(a.output.as_deref())?;
     if a.schedule != GatherSchedule::Sync {
         bail!("over several ranks PageRank runs in Jacobi rounds (--schedule sync) only");
     }
     if a.common.validate {
-        bail!("--validate is not available for pr over ranks yet (the rank engine is tested against the sequential oracle); run one process to validate");
+        bail!("--validate is not available for pr over ranks yet (ranks match the one-process run: `gpu-run.sh ranks`); run one process to validate");
     }
-    let comm = Comm::connect(&env)?;
-    let t = std::time::Instant::now();
+    if a.gpus != 1 {
+        bail!(
+            "--gpus {}: over ranks each rank drives one GPU (its LOCAL_RANK); start more ranks instead",
+            a.gpus
+        );
+    }
+    let comm = Arc::new(Comm::connect(&env)?);
+    let gpus = use_gpus(a.common.backend, &env, &comm)?;
+    let gopts = runtime::gpu::gather::GatherGpuOptions {
+        max_edge_count: a.max_edge_count,
+        ..Default::default()
+    };
     // Directed as drawn or listed, as the one-process pr (and gapbs's).
-    let g = load_part(&a.graph, &env, &comm, a.symmetrize, a.symmetrize)?;
-    let load_ms = t.elapsed().as_secs_f64() * 1e3;
-    let r = pagerank(
-        &g,
+    let (g, rank, load_ms) = load_ranked(
+        &a.graph,
+        &env,
         &comm,
-        pr::DAMPING,
+        gpus,
+        (a.symmetrize, a.symmetrize),
+        |m, g| {
+            let gg = m.upload_gather_rank(g, &gopts)?;
+            Ok((m, gg))
+        },
+    )?;
+    let (tolerance, max_rounds) = (
         a.tolerance.unwrap_or(pr::TOLERANCE),
         a.max_rounds.unwrap_or(pr::MAX_ROUNDS),
-    )?;
+    );
+    let r = match &rank {
+        Some((m, gg)) => {
+            let k = m.load_gather::<pr::Program>()?;
+            let opts = runtime::gather::GatherOptions {
+                tolerance: Some(tolerance),
+                max_rounds: Some(max_rounds),
+                ..Default::default()
+            };
+            let r = m.run_gather::<pr::Program>(&k, gg, &opts, None)?;
+            runtime::dist::RankPageRank {
+                ranks: r.states,
+                rounds: r.report.rounds,
+                change: r.report.reduced,
+                time: r.report.time,
+                exchange: std::time::Duration::ZERO,
+            }
+        }
+        None => pagerank(&g, &comm, pr::DAMPING, tolerance, max_rounds)?,
+    };
     // The top vertex (the first of the largest rank) and the sum, over the ranks.
     let best = (0..r.ranks.len())
         .max_by(|&i, &j| r.ranks[i].total_cmp(&r.ranks[j]).then(j.cmp(&i)))
@@ -387,6 +418,7 @@ pub fn dist_pr_cmd(a: GatherArgs, env: RankEnv) -> anyhow::Result<()> {
             program: "pr",
             graph: a.graph.clone(),
             ranks: env.world,
+            backend: if gpus { "gpu" } else { "cpu" },
             vertices: g.num_vertices,
             input_edges: g.input_edges,
             rounds: r.rounds,
@@ -395,13 +427,24 @@ pub fn dist_pr_cmd(a: GatherArgs, env: RankEnv) -> anyhow::Result<()> {
             top_rank: top.1,
             sum,
             time_ms,
-            exchange_ms: r.exchange.as_secs_f64() * 1e3,
+            exchange_ms: (!gpus).then_some(r.exchange.as_secs_f64() * 1e3),
             load_ms,
         };
         print_summary(a.common.json, &s, |s| {
             format!(
-                "pr on {} over {} ranks: {} vertices, {} rounds (last L1 change {:.3e}), top vertex {} ({:.3e}), {:.2} ms ({:.2} ms exchanging on rank 0)",
-                s.graph, s.ranks, s.vertices, s.rounds, s.change, s.top_vertex, s.top_rank, s.time_ms, s.exchange_ms
+                "pr on {} over {} ranks ({}): {} vertices, {} rounds (last L1 change {:.3e}), top vertex {} ({:.3e}), {:.2} ms{}",
+                s.graph,
+                s.ranks,
+                if gpus { "one GPU each" } else { "CPU" },
+                s.vertices,
+                s.rounds,
+                s.change,
+                s.top_vertex,
+                s.top_rank,
+                s.time_ms,
+                s.exchange_ms
+                    .map(|x| format!(" ({x:.2} ms exchanging on rank 0)"))
+                    .unwrap_or_default()
             )
         })?;
     }
@@ -433,7 +476,7 @@ struct SsspSummary {
 /// Bellman–Ford), with random weights keyed by the edge, so each rank weighs
 /// its own edges as the one-process command weighs them.
 pub fn dist_sssp_cmd(a: RunArgs, env: RankEnv) -> anyhow::Result<()> {
-    check_ranks(a.backend, true, a.output.as_deref())?;
+    check_ranks(a.output.as_deref())?;
     let file_weighted =
         GenSpec::parse(&a.graph).is_none() && runtime::load::weight_kind_of(&a.graph)?.is_some();
     let (lo, hi) = match a.weights {

@@ -84,6 +84,11 @@ pub struct GatherArgs {
     /// Make the graph undirected (both directions, no self-loops or duplicates).
     #[arg(long)]
     pub symmetrize: bool,
+    /// GPUs of this host to run on (`--backend gpu`): each keeps the in-edges of
+    /// its share of the vertices, rounds pull, and the messages are all-gathered
+    /// over NCCL each round.
+    #[arg(long, default_value_t = 1)]
+    pub gpus: usize,
     /// Write `vertex value` lines to FILE; `-o -` writes them to stdout and the
     /// summary to stderr (not with --json, which also wants stdout).
     #[arg(short, long)]
@@ -257,7 +262,22 @@ fn run<P: GatherProgram>(a: GatherArgs, shape: Shape<P>) -> anyhow::Result<()> {
         );
     }
     let cpu_only = order.is_some() || a.schedule == GatherSchedule::GaussSeidel;
+    if a.gpus == 0 || (a.gpus > 1 && (cpu_only || a.common.backend != Backend::Gpu)) {
+        bail!(
+            "--gpus {}: expected 1, or more with --backend gpu and round schedules",
+            a.gpus
+        );
+    }
+    let multi = (a.gpus > 1)
+        .then(|| -> anyhow::Result<_> {
+            let m = runtime::gpu::multi::MultiGpu::open(a.gpus)
+                .with_context(|| format!("--gpus {}", a.gpus))?;
+            let k = m.load_gather::<P>()?;
+            Ok((m, k))
+        })
+        .transpose()?;
     let (gpu, note) = match (a.common.backend, cpu_only) {
+        _ if multi.is_some() => (None, None),
         (Backend::Cpu, _) => (None, None),
         (Backend::Gpu, true) => {
             bail!("--schedule async/obim runs on the CPU; the GPU runs rounds (use --backend cpu)")
@@ -284,7 +304,7 @@ fn run<P: GatherProgram>(a: GatherArgs, shape: Shape<P>) -> anyhow::Result<()> {
     if let (Some(n), false) = (&note, a.common.json) {
         eprintln!("{n}");
     }
-    warn_unused_options::<P>(&a, gpu.is_some(), order.is_some());
+    warn_unused_options::<P>(&a, gpu.is_some() || multi.is_some(), order.is_some());
     let opts = GatherOptions {
         max_rounds: a.max_rounds,
         tolerance: a.tolerance,
@@ -324,16 +344,21 @@ fn run<P: GatherProgram>(a: GatherArgs, shape: Shape<P>) -> anyhow::Result<()> {
             loaded.source
         );
     }
-    let (states, report, backend) = match &gpu {
-        Some((dev, k)) => {
-            let go = GatherGpuOptions {
-                max_edge_count: a.max_edge_count,
-                ..GatherGpuOptions::default()
-            };
+    let go = GatherGpuOptions {
+        max_edge_count: a.max_edge_count,
+        ..GatherGpuOptions::default()
+    };
+    let (states, report, backend) = match (&gpu, &multi) {
+        (_, Some((m, k))) => {
+            let mg = m.upload_gather(g, &go, P::WEIGHTED)?;
+            let r = m.run_gather::<P>(k, &mg, &opts, None)?;
+            (r.states, r.report, "gpus")
+        }
+        (Some((dev, k)), None) => {
             let r = dev.run_gather::<P, u32>(k, g, &opts, &go)?;
             (r.states, r.report, "gpu")
         }
-        None => {
+        (None, None) => {
             let r = match order {
                 None => runtime::cpu::gather::run::<P, u32>(g, &opts)?,
                 Some(o) => runtime::cpu::gather_async::run::<P, u32>(g, &opts, o)?,
@@ -373,12 +398,17 @@ fn run<P: GatherProgram>(a: GatherArgs, shape: Shape<P>) -> anyhow::Result<()> {
         let mut h = human_out(a.output.as_deref());
         say!(
             h,
-            "{} on {} ({} vertices, {} edges), {} backend",
+            "{} on {} ({} vertices, {} edges), {} backend{}",
             summary.program,
             summary.graph,
             summary.vertices,
             summary.edges,
-            backend
+            backend,
+            if a.gpus > 1 {
+                format!(" ({} GPUs)", a.gpus)
+            } else {
+                String::new()
+            }
         );
         let r = &summary.report;
         say!(

@@ -10,8 +10,20 @@ use crate::word::{slice, StateWord};
 /// Raw kernel arguments, as the host launches them.
 #[derive(Debug)]
 pub struct RawRound<P: GatherProgram> {
+    /// Vertices (the length of every per-vertex array).
     pub n: u64,
+    /// Edges of the whole graph ([`super::Ctx::num_edges`]).
     pub m: u64,
+    /// Entries of `out_targets` (and `out_weights`): `m` on one GPU; 0 on a
+    /// part of several GPUs, which pulls only and passes no out-edges.
+    pub out_len: u64,
+    /// Entries of `in_sources` (and `in_weights`): `m` on one GPU; the part's
+    /// in-edges (those of its own vertices) on several.
+    pub in_len: u64,
+    /// The vertices `first..end` the per-vertex launches (init, emit, apply,
+    /// refresh) run: `0..n` on one GPU, the part's own on several.
+    pub first: u64,
+    pub end: u64,
     pub out_offsets: *const u64,
     pub out_targets: *const u32,
     pub out_weights: *const P::Weight,
@@ -66,23 +78,30 @@ impl<P: GatherProgram> RawRound<P> {
     /// The slices behind the pointers.
     ///
     /// # Safety
-    /// Every non-null pointer valid for its length (`n + 1` offsets, `m` edges and
-    /// weights, `n` states, messages and accumulators, `ceil(n / 32)` bitmap words,
-    /// `tally_len` tally words); `out_*`/`in_*` valid CSR/CSC of the same graph.
+    /// Every non-null pointer valid for its length (`n + 1` offsets, `out_len`
+    /// and `in_len` edges and weights, `n` states, messages and accumulators,
+    /// `ceil(n / 32)` bitmap words, `tally_len` tally words); `out_offsets` the
+    /// whole graph's out-degrees; `in_*` a CSC whose rows hold every in-edge of
+    /// the vertices `first..end` (`first <= end <= n`); `out_*`, when
+    /// `out_len > 0`, the CSR of the same graph.
     #[inline(always)]
     pub unsafe fn round<'a>(&self) -> Round<'a, P> {
         let n = self.n as usize;
-        let m = self.m as usize;
+        let (out_len, in_len) = (self.out_len as usize, self.in_len as usize);
+        let weights = |len: usize| if P::WEIGHTED { len } else { 0 };
         // SAFETY: the caller's contract.
         unsafe {
             Round {
                 n: self.n as u32,
+                num_edges: self.m,
+                first: self.first as u32,
+                end: self.end as u32,
                 out_offsets: slice(self.out_offsets, n + 1),
-                out_targets: slice(self.out_targets, m),
-                out_weights: slice(self.out_weights, if P::WEIGHTED { m } else { 0 }),
+                out_targets: slice(self.out_targets, out_len),
+                out_weights: slice(self.out_weights, weights(out_len)),
                 in_offsets: slice(self.in_offsets, n + 1),
-                in_sources: slice(self.in_sources, m),
-                in_weights: slice(self.in_weights, if P::WEIGHTED { m } else { 0 }),
+                in_sources: slice(self.in_sources, in_len),
+                in_weights: slice(self.in_weights, weights(in_len)),
                 state: cells(self.state, n),
                 msg: cells(self.msg, n),
                 acc: P::Acc::atomics_from_raw(self.acc, n),
@@ -138,6 +157,10 @@ macro_rules! __gather_kernel {
         pub unsafe extern "ptx-kernel" fn $name(
             n: u64,
             m: u64,
+            out_len: u64,
+            in_len: u64,
+            first: u64,
+            end: u64,
             out_offsets: *const u64,
             out_targets: *const u32,
             out_weights: *const <$prog as $crate::gather::GatherProgram>::Weight,
@@ -158,7 +181,7 @@ macro_rules! __gather_kernel {
             $($x: $ty),*
         ) {
             let raw = $crate::gather::RawRound::<$prog> {
-                n, m, out_offsets, out_targets, out_weights, in_offsets, in_sources,
+                n, m, out_len, in_len, first, end, out_offsets, out_targets, out_weights, in_offsets, in_sources,
                 in_weights, state, msg, acc, frontier, received, next, tally, tally_len,
                 round, source, global,
             };

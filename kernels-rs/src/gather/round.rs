@@ -12,6 +12,13 @@ use crate::word::StateWord;
 pub struct Round<'a, P: GatherProgram> {
     /// Vertices.
     pub n: u32,
+    /// Edges of the whole graph ([`Ctx::num_edges`]).
+    pub num_edges: u64,
+    /// The vertices `first..end` that init, emit, apply and refresh run (all
+    /// on one GPU; a part's own on several, whose slices of the messages and
+    /// the next frontier the host then exchanges).
+    pub first: u32,
+    pub end: u32,
     /// Out-edges (CSR) and in-edges (CSC): offsets `n + 1`, neighbours, weights.
     pub out_offsets: &'a [u64],
     pub out_targets: &'a [u32],
@@ -67,7 +74,7 @@ impl<'a, P: GatherProgram> Round<'a, P> {
             out_degree: sat(self.out_offsets[v + 1] - self.out_offsets[v]),
             in_degree: sat(self.in_offsets[v + 1] - self.in_offsets[v]),
             num_vertices: self.n,
-            num_edges: self.out_targets.len() as u64,
+            num_edges: self.num_edges,
             round: self.round,
             source: self.source,
             global: self.global,
@@ -89,8 +96,8 @@ impl<'a, P: GatherProgram> Round<'a, P> {
     #[inline(always)]
     pub fn init(&self, t: ThreadCtx, preset: bool) {
         let (mut activated, mut edges) = (0u32, 0u64);
-        let mut v = t.global() as usize;
-        while v < self.n as usize {
+        let mut v = self.first as usize + t.global() as usize;
+        while v < self.end as usize {
             let ctx = self.ctx(v);
             // SAFETY: one thread per vertex reads and writes it (grid-stride loop).
             let s = if preset {
@@ -116,8 +123,8 @@ impl<'a, P: GatherProgram> Round<'a, P> {
     /// `msg[v] = emit(ctx, state[v])` for the frontier.
     #[inline(always)]
     pub fn emit(&self, t: ThreadCtx) {
-        let mut v = t.global() as usize;
-        while v < self.n as usize {
+        let mut v = self.first as usize + t.global() as usize;
+        while v < self.end as usize {
             if self.in_frontier(v) {
                 // SAFETY: one thread per vertex; state is not written in this launch.
                 unsafe { *self.msg[v].get() = P::emit(self.ctx(v), *self.state[v].get()) };
@@ -318,8 +325,8 @@ impl<'a, P: GatherProgram> Round<'a, P> {
         let mut changed = 0u32;
         let mut activated = 0u32;
         let mut activated_edges = 0u64;
-        let mut v = t.global() as usize;
-        while v < self.n as usize {
+        let mut v = self.first as usize + t.global() as usize;
+        while v < self.end as usize {
             let run = all
                 || match self.received {
                     None => true,
@@ -404,8 +411,8 @@ impl<'a, P: GatherProgram> Round<'a, P> {
     #[inline(always)]
     pub fn refresh(&self, t: ThreadCtx) {
         let mut red = reduce_identity::<P>();
-        let mut v = t.global() as usize;
-        while v < self.n as usize {
+        let mut v = self.first as usize + t.global() as usize;
+        while v < self.end as usize {
             // SAFETY: state is only read in this launch.
             let s = unsafe { *self.state[v].get() };
             red = P::REDUCE.combine(red, P::reduce(self.ctx(v), s, s));

@@ -264,18 +264,26 @@ pub struct GatherKernels {
     names: [String; 7],
 }
 
+impl GatherKernels {
+    /// The seven launchable kernels (`run::kernels`).
+    pub(crate) fn kernels<P: GatherProgram>(&self) -> [run::Kernel<'_>; 7] {
+        let names = [0, 1, 2, 3, 4, 5, 6].map(|i| self.names[i].as_str());
+        run::kernels::<P>(names, Some(&self.f))
+    }
+}
+
 /// Raw addresses of a run's arrays (device or host).
 #[derive(Clone, Copy, Debug, Default)]
-struct Ptrs {
-    out_offsets: u64,
-    out_targets: u64,
-    out_weights: u64,
-    in_offsets: u64,
-    in_sources: u64,
-    in_weights: u64,
-    state: u64,
-    msg: u64,
-    acc: u64,
+pub(crate) struct Ptrs {
+    pub out_offsets: u64,
+    pub out_targets: u64,
+    pub out_weights: u64,
+    pub in_offsets: u64,
+    pub in_sources: u64,
+    pub in_weights: u64,
+    pub state: u64,
+    pub msg: u64,
+    pub acc: u64,
 }
 
 impl Device {
@@ -490,15 +498,18 @@ impl Device {
                 + 3 * 4 * words as u64
                 + 8 * kernels_rs::gather::tally::words_for(slots as u64) as u64,
         )?;
-        let names = [0, 1, 2, 3, 4, 5, 6].map(|i| k.names[i].as_str());
         let graph = RunGraph {
             ptr: gg.ptr,
             sv_in: (gg.sv_in.ptr, gg.sv_in.len as u64),
             sv_out: (gg.sv_out.ptr, gg.sv_out.len as u64),
             n: n as u64,
             m,
+            out_len: m,
+            in_len: m,
+            own: 0..n as u64,
+            pad_to: n as u64,
         };
-        let kernels = run::kernels::<P>(names, Some(&k.f));
+        let kernels = k.kernels::<P>();
         run::run_rounds::<_, P, W>(&l, kernels, graph, g, gopts, &r, initial)
     }
 }
@@ -559,7 +570,7 @@ fn states_from_bytes<P: GatherProgram>(bytes: &[u8]) -> Vec<P::State> {
 
 pub mod batched;
 mod host;
-mod run;
+pub(crate) mod run;
 
 pub use host::{emulate, emulate_from};
 use run::RunGraph;

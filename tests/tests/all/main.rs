@@ -15,6 +15,7 @@ mod cpu_programs;
 mod gather_programs;
 mod gpu_handover;
 mod gpu_multi;
+mod gpu_multi_gather;
 mod gpu_programs;
 mod gpu_resident;
 mod gpu_tiles;

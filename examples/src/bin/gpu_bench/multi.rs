@@ -2,10 +2,11 @@
 //! all-gather of the frontier bitmap per level) in one call:
 //!
 //! 1. correctness: BFS (host-driven and device-planned levels, parents checked by
-//!    the Graph500 rules), SSSP (plain and near-far) and CC on 1 and G GPUs
-//!    against the CPU oracles, on Kronecker `--check-scale`, a grid and a
-//!    holdout-style file graph (a skewed graph written here as a SNAP edge list,
-//!    hubs first, and read back through the file reader);
+//!    the Graph500 rules), SSSP (plain and near-far), CC and PageRank (gather
+//!    rounds, messages all-gathered) on 1 and G GPUs against the CPU oracles, on
+//!    Kronecker `--check-scale`, a grid and a holdout-style file graph (a skewed
+//!    graph written here as a SNAP edge list, hubs first, and read back through
+//!    the file reader), each program's speedup on G GPUs over 1 from those runs;
 //! 2. scaling: BFS on 1 and G GPUs at every scale of `--strong` and at `S` and
 //!    `S + 1` for every `S` of `--weak` (weak scaling: 1 GPU at S, G GPUs at
 //!    S + 1), for each `--levels-per-sync`; harmonic-mean TEPS over Graph500
@@ -95,6 +96,9 @@ struct Report<'a> {
     rows: &'a [Row],
     /// (scale, levels per sync, time on 1 GPU / time on G).
     strong_speedup: Vec<(u32, u32, f64)>,
+    /// Of the checked programs (BFS, SSSP, CC, PageRank): (graph, program,
+    /// levels per sync, GPUs, mean time on 1 GPU / mean time on G).
+    program_speedup: Vec<(String, &'static str, u32, usize, f64)>,
     /// (base scale S, levels per sync, TEPS(G GPUs, S + log2 G) / (G · TEPS(1 GPU, S))).
     weak_efficiency: Vec<(u32, u32, f64)>,
 }
@@ -290,6 +294,7 @@ pub fn run(a: &Args) -> Result<bool> {
             checks,
             rows,
             strong_speedup: strong_speedup(rows, a.gpus),
+            program_speedup: check::speedups(checks),
             weak_efficiency: weak_efficiency(rows, a.gpus, &a.weak),
         };
         let json = a.out.join("gpu-multi.json");
@@ -383,6 +388,9 @@ fn summary(rows: &[Row], checks: &[check::Check], gpus: usize, weak: &[u32]) {
             ))
             .collect::<String>()
     );
+    for (g, p, lps, gpus, x) in check::speedups(checks) {
+        println!("{g} {p} (lps {lps}): {x:.2}x on {gpus} GPUs over 1");
+    }
     println!("scale gpus lps   GTEPS  median_ms  kern_max kern_min allgather  wait   host  exch% invalid");
     for r in rows {
         println!(

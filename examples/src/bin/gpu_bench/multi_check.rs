@@ -14,7 +14,7 @@ use runtime::gpu::{BfsKernel, ProgramOptions};
 use runtime::graph::Graph;
 use runtime::load::{load_graph, LoadOptions};
 use serde::Serialize;
-use vertex_examples::programs::{bfs, cc, sssp};
+use vertex_examples::programs::{bfs, cc, pagerank, sssp};
 
 /// One checked run.
 #[derive(Clone, Debug, Serialize)]
@@ -119,6 +119,7 @@ pub fn run(
         let t = Instant::now();
         let sources = pick_roots(g.csr(), 2, 9);
         let comps = runtime::oracle::components(g.csr());
+        let (ranks, rounds) = runtime::oracle::pagerank(g.csr(), 0.85, 1e-4, 20);
         let want: Vec<_> = sources
             .iter()
             .map(|&s| {
@@ -205,9 +206,59 @@ pub fn run(
                 let ok = r.states == comps;
                 record("cc", lps, s, ok, r.time_ms, r.levels.len(), &mg.part_edges);
             }
+            // PageRank: gather rounds (no levels per sync; `levels` = rounds).
+            let kp = multi.load_gather::<pagerank::Program>()?;
+            let gopts = runtime::gpu::gather::GatherGpuOptions::default();
+            let gg = multi.upload_gather(g, &gopts, false)?;
+            let opts = runtime::gather::GatherOptions::default();
+            let r = multi.run_gather::<pagerank::Program>(&kp, &gg, &opts, None)?;
+            let ok = r.report.rounds == rounds && close(&r.states, &ranks, 1e-6);
+            let ms = r.report.time.as_secs_f64() * 1e3;
+            let held = gg.part_edges.iter().map(|&e| (0, e)).collect();
+            record("pr", 0, 0, ok, ms, r.report.rounds as usize, &held);
         }
     }
     Ok(checks)
+}
+
+/// Whether every rank is within `rel` of the oracle's (sums in another order).
+fn close(got: &[f64], want: &[f64], rel: f64) -> bool {
+    got.len() == want.len()
+        && got
+            .iter()
+            .zip(want)
+            .all(|(x, y)| (x - y).abs() <= rel * y.abs().max(1e-300))
+}
+
+/// Per checked graph, program and levels per sync with a run on 1 GPU and on
+/// more: (graph, program, levels per sync, GPUs, time on 1 GPU / time on them).
+pub fn speedups(checks: &[Check]) -> Vec<(String, &'static str, u32, usize, f64)> {
+    let mut out: Vec<(String, &'static str, u32, usize, f64)> = Vec::new();
+    for c in checks.iter().filter(|c| c.gpus > 1) {
+        let same = |x: &&Check| {
+            x.graph == c.graph && x.program == c.program && x.levels_per_sync == c.levels_per_sync
+        };
+        let mean = |gpus: usize| {
+            let t: Vec<f64> = checks
+                .iter()
+                .filter(same)
+                .filter(|x| x.gpus == gpus)
+                .map(|x| x.time_ms)
+                .collect();
+            (!t.is_empty()).then(|| t.iter().sum::<f64>() / t.len() as f64)
+        };
+        let key = (c.graph.clone(), c.program, c.levels_per_sync, c.gpus);
+        if out
+            .iter()
+            .any(|o| (o.0.as_str(), o.1, o.2, o.3) == (key.0.as_str(), key.1, key.2, key.3))
+        {
+            continue;
+        }
+        if let (Some(one), Some(many)) = (mean(1), mean(c.gpus)) {
+            out.push((key.0, key.1, key.2, key.3, one / many));
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -65,6 +65,10 @@ fn emulate_inner<P: GatherProgram, W: Weight>(
         sv_out: addr(&sv_out),
         n: n as u64,
         m: g.num_edges(),
+        out_len: g.num_edges(),
+        in_len: g.num_edges(),
+        own: 0..n as u64,
+        pad_to: n as u64,
     };
     let l = HostLauncher::new(max_blocks);
     let names = ["init", "emit", "pull", "push", "apply", "refresh", "sweep"];

@@ -16,12 +16,13 @@ use kernels_rs::ThreadCtx;
 use super::{drive, drive_sweep, sweep_of, GatherExec, GatherGpuOptions, GpuGatherRun, Mode, Ptrs};
 use crate::error::{Error, Result};
 use crate::gather::{GatherProgram, Resolved, Sweep};
-use crate::gpu::launcher::{Arg, Grid, HostBody, Kernel, Launcher};
+pub(crate) use crate::gpu::launcher::Kernel;
+use crate::gpu::launcher::{Arg, Grid, HostBody, Launcher};
 use crate::graph::{Graph, Weight};
 
 /// The seven kernels of program `P` (`init, emit, pull, push, apply, refresh,
 /// sweep`), named `names`, with their device functions where loaded.
-pub(super) fn kernels<'k, P: GatherProgram>(
+pub(crate) fn kernels<'k, P: GatherProgram>(
     names: [&'k str; 7],
     device: Option<&'k [CudaFunction; 7]>,
 ) -> [Kernel<'k>; 7] {
@@ -42,29 +43,33 @@ pub(super) fn kernels<'k, P: GatherProgram>(
 }
 
 /// Words of a [`RawRound`], the start of every gather kernel's list.
-const ROUND_WORDS: usize = 19;
+const ROUND_WORDS: usize = 23;
 
 fn raw<P: GatherProgram>(a: &[Arg]) -> RawRound<P> {
     RawRound {
         n: a[0].u64(),
         m: a[1].u64(),
-        out_offsets: a[2].ptr(),
-        out_targets: a[3].ptr(),
-        out_weights: a[4].ptr(),
-        in_offsets: a[5].ptr(),
-        in_sources: a[6].ptr(),
-        in_weights: a[7].ptr(),
-        state: a[8].ptr(),
-        msg: a[9].ptr(),
-        acc: a[10].ptr(),
-        frontier: a[11].ptr(),
-        received: a[12].ptr(),
-        next: a[13].ptr(),
-        tally: a[14].ptr(),
-        tally_len: a[15].u64(),
-        round: a[16].u32(),
-        source: a[17].u32(),
-        global: a[18].f64(),
+        out_len: a[2].u64(),
+        in_len: a[3].u64(),
+        first: a[4].u64(),
+        end: a[5].u64(),
+        out_offsets: a[6].ptr(),
+        out_targets: a[7].ptr(),
+        out_weights: a[8].ptr(),
+        in_offsets: a[9].ptr(),
+        in_sources: a[10].ptr(),
+        in_weights: a[11].ptr(),
+        state: a[12].ptr(),
+        msg: a[13].ptr(),
+        acc: a[14].ptr(),
+        frontier: a[15].ptr(),
+        received: a[16].ptr(),
+        next: a[17].ptr(),
+        tally: a[18].ptr(),
+        tally_len: a[19].u64(),
+        round: a[20].u32(),
+        source: a[21].u32(),
+        global: a[22].f64(),
     }
 }
 
@@ -135,17 +140,35 @@ unsafe fn sweep_body<P: GatherProgram>(t: ThreadCtx, a: &[Arg]) {
 
 /// The graph a run reads: its addresses (the per-run arrays of `ptr` are
 /// filled in by [`GatherRun::new`]) and the chunk owners per direction.
-pub(super) struct RunGraph {
+pub(crate) struct RunGraph {
     pub ptr: Ptrs,
     /// `(address, entries)` of the `SV` over the in-edges and the out-edges.
     pub sv_in: (u64, u64),
     pub sv_out: (u64, u64),
     pub n: u64,
+    /// The whole graph's edges.
     pub m: u64,
+    /// Edges stored at `ptr`'s out- and in-edge arrays (`m` each on one GPU;
+    /// on a part of several GPUs no out-edges and its vertices' in-edges).
+    pub out_len: u64,
+    pub in_len: u64,
+    /// The vertices whose states this run keeps (`0..n` on one GPU).
+    pub own: std::ops::Range<u64>,
+    /// Vertices the exchanged arrays (messages, bitmaps) are allocated for:
+    /// `n` on one GPU, the partition's padded length on several (an
+    /// all-gather of equal slices may write past `n`).
+    pub pad_to: u64,
+}
+
+impl RunGraph {
+    /// Vertices the per-vertex launches run.
+    fn own_len(&self) -> u64 {
+        self.own.end - self.own.start
+    }
 }
 
 /// One run's arrays and launches.
-pub(super) struct GatherRun<'a, L: Launcher> {
+pub(crate) struct GatherRun<'a, L: Launcher> {
     l: &'a L,
     k: [Kernel<'a>; 7],
     kind: ReduceKind,
@@ -210,7 +233,7 @@ fn words_of(bytes: &[u8]) -> Vec<u64> {
 }
 
 /// The largest grid any launch of a run gets (its tallies are sized by it).
-pub(super) fn max_grid() -> Grid {
+pub(crate) fn max_grid() -> Grid {
     Grid::Resident(u64::MAX / 2)
 }
 
@@ -230,7 +253,7 @@ fn resident_edges() -> bool {
 
 impl<'a, L: Launcher> GatherRun<'a, L> {
     /// Allocates `P`'s arrays (the states from `initial` when given).
-    pub(super) fn new<P: GatherProgram>(
+    pub(crate) fn new<P: GatherProgram>(
         l: &'a L,
         k: [Kernel<'a>; 7],
         mut g: RunGraph,
@@ -240,15 +263,17 @@ impl<'a, L: Launcher> GatherRun<'a, L> {
         initial: Option<&[P::State]>,
     ) -> Result<Self> {
         let n = g.n as usize;
+        let pad = (g.pad_to as usize).max(n);
         let words = |size: usize| (n * size).div_ceil(8);
         let state = match initial {
             Some(s) => l.upload(&words_of(super::state_bytes::<P>(s)), "initial state")?,
             None => l.zeros::<u64>(words(std::mem::size_of::<P::State>()), "state")?,
         };
-        let msg = l.zeros::<u64>(words(std::mem::size_of::<P::Msg>()), "messages")?;
+        let msg_words = (pad * std::mem::size_of::<P::Msg>()).div_ceil(8);
+        let msg = l.zeros::<u64>(msg_words, "messages")?;
         let acc = l.zeros::<u64>(words(std::mem::size_of::<P::Acc>()), "accumulators")?;
         let bitmaps = if P::FRONTIER {
-            let w = n.div_ceil(32);
+            let w = pad.div_ceil(32);
             Some([
                 l.zeros::<u32>(w, "frontier bitmap")?,
                 l.zeros::<u32>(w, "received bitmap")?,
@@ -285,7 +310,7 @@ impl<'a, L: Launcher> GatherRun<'a, L> {
     }
 
     /// The states at the end (waits for the rounds).
-    pub(super) fn states<P: GatherProgram>(&self) -> Result<Vec<P::State>> {
+    pub(crate) fn states<P: GatherProgram>(&self) -> Result<Vec<P::State>> {
         let words = self.l.read(&self.state, "state")?;
         let size = std::mem::size_of::<P::State>();
         let bytes = bytemuck::cast_slice::<u64, u8>(&words);
@@ -295,7 +320,7 @@ impl<'a, L: Launcher> GatherRun<'a, L> {
     }
 
     /// The rounds' total time.
-    pub(super) fn time(&self) -> Duration {
+    pub(crate) fn time(&self) -> Duration {
         Duration::from_secs_f64(self.round_ms.iter().sum::<f64>() / 1e3)
     }
 
@@ -312,6 +337,10 @@ impl<'a, L: Launcher> GatherRun<'a, L> {
         let mut args = vec![
             self.g.n.into(),
             self.g.m.into(),
+            self.g.out_len.into(),
+            self.g.in_len.into(),
+            self.g.own.start.into(),
+            self.g.own.end.into(),
             p.out_offsets.into(),
             p.out_targets.into(),
             p.out_weights.into(),
@@ -346,7 +375,39 @@ impl<'a, L: Launcher> GatherRun<'a, L> {
         unsafe { self.l.launch(&self.k[i], grid, self.block, &args) }
     }
 
-    fn read_tally(&self) -> Result<Tally> {
+    /// The message array's address (what a part of several GPUs exchanges
+    /// after each emit).
+    pub(crate) fn msg_addr(&self) -> u64 {
+        L::addr(&self._msg)
+    }
+
+    /// The next frontier's bitmap address (frontier-driven programs), which a
+    /// part of several GPUs exchanges after each apply.
+    pub(crate) fn next_addr(&self) -> Option<u64> {
+        self.bitmaps.as_ref().map(|b| L::addr(&b[self.roles[2]]))
+    }
+
+    /// Launches `init` without reading its tally ([`Self::read_tally`]): parts
+    /// of several GPUs launch all before any waits.
+    pub(crate) fn start_init(&mut self) -> Result<()> {
+        self.round_start = Some(self.l.mark()?);
+        let preset = Arg::from(self.preset as u32);
+        self.launch(0, vertices(self.g.own_len()), self.mode0(), &[preset])
+    }
+
+    /// Launches `apply` without reading its tally.
+    pub(crate) fn start_apply(&mut self, all: bool, emit: bool, m: Mode) -> Result<()> {
+        let extra = [Arg::from(all as u32), Arg::from(emit as u32)];
+        self.launch(4, vertices(self.g.own_len()), m, &extra)
+    }
+
+    /// Launches `refresh` without reading its tally.
+    pub(crate) fn start_refresh(&mut self, m: Mode) -> Result<()> {
+        self.launch(5, vertices(self.g.own_len()), m, &[])
+    }
+
+    /// The last init, apply or refresh launch's tally (waits for it).
+    pub(crate) fn read_tally(&self) -> Result<Tally> {
         // The launch's warps folded their slots into the first words.
         let words = self
             .l
@@ -365,13 +426,11 @@ impl<'a, L: Launcher> GatherRun<'a, L> {
 
 impl<L: Launcher> GatherExec for GatherRun<'_, L> {
     fn init(&mut self) -> Result<Tally> {
-        self.round_start = Some(self.l.mark()?);
-        let preset = Arg::from(self.preset as u32);
-        self.launch(0, vertices(self.g.n), self.mode0(), &[preset])?;
+        self.start_init()?;
         self.read_tally()
     }
     fn emit(&mut self, m: Mode) -> Result<()> {
-        self.launch(1, vertices(self.g.n), m, &[])
+        self.launch(1, vertices(self.g.own_len()), m, &[])
     }
     fn gather(&mut self, push: bool, m: Mode) -> Result<()> {
         let (sv, chunks) = if push { self.g.sv_out } else { self.g.sv_in };
@@ -384,12 +443,11 @@ impl<L: Launcher> GatherExec for GatherRun<'_, L> {
         self.launch(if push { 3 } else { 2 }, grid, m, &extra)
     }
     fn apply(&mut self, all: bool, emit: bool, m: Mode) -> Result<Tally> {
-        let extra = [Arg::from(all as u32), Arg::from(emit as u32)];
-        self.launch(4, vertices(self.g.n), m, &extra)?;
+        self.start_apply(all, emit, m)?;
         self.read_tally()
     }
     fn refresh(&mut self, m: Mode) -> Result<f64> {
-        self.launch(5, vertices(self.g.n), m, &[])?;
+        self.start_refresh(m)?;
         Ok(self.read_tally()?.reduced)
     }
     fn advance(&mut self) -> Result<()> {

@@ -98,24 +98,7 @@ impl MultiGpu {
                     .into(),
             )
         })?;
-        if g.parts.world() != self.world {
-            return Err(Error::InvalidArgument(format!(
-                "a graph cut for {} ranks on a run over {}",
-                g.parts.world(),
-                self.world
-            )));
-        }
-        let rank = self.parts_of[0];
-        let n = g.num_vertices as u64;
-        let part = Partition::with_span(n, self.world, g.parts.span() as u64)?;
-        if part.range(rank) != (g.first as u64..(g.first + g.rows()) as u64) {
-            return Err(Error::InvalidArgument(format!(
-                "rank {rank} holds rows {}..{}, its GPU part is {:?}",
-                g.first,
-                g.first + g.rows(),
-                part.range(rank)
-            )));
-        }
+        let part = self.rank_partition(g)?;
         let d = &self.devices[0];
         let offsets = self.whole_offsets(g, &part)?;
         let pg = rank_part_graph(g, hubs_first.then_some(offsets.as_slice()), weight)?;
@@ -135,10 +118,34 @@ impl MultiGpu {
         })
     }
 
+    /// The partition of the ranks' GPUs, which must be the vertex ranges
+    /// `g` was cut by (and this rank's part its rows).
+    pub(super) fn rank_partition(&self, g: &RankGraph) -> Result<Partition> {
+        if g.parts.world() != self.world {
+            return Err(Error::InvalidArgument(format!(
+                "a graph cut for {} ranks on a run over {}",
+                g.parts.world(),
+                self.world
+            )));
+        }
+        let rank = self.parts_of[0];
+        let n = g.num_vertices as u64;
+        let part = Partition::with_span(n, self.world, g.parts.span() as u64)?;
+        if part.range(rank) != (g.first as u64..(g.first + g.rows()) as u64) {
+            return Err(Error::InvalidArgument(format!(
+                "rank {rank} holds rows {}..{}, its GPU part is {:?}",
+                g.first,
+                g.first + g.rows(),
+                part.range(rank)
+            )));
+        }
+        Ok(part)
+    }
+
     /// The whole graph's out-degree offsets (`n + 1`): each rank's
     /// out-degrees of its vertices (row lengths on a symmetric graph, one
     /// host all-to-all on a directed one), all-gathered in place by NCCL.
-    fn whole_offsets(&self, g: &RankGraph, part: &Partition) -> Result<Vec<u64>> {
+    pub(super) fn whole_offsets(&self, g: &RankGraph, part: &Partition) -> Result<Vec<u64>> {
         let host = self.host.as_ref().ok_or_else(|| {
             Error::InvalidArgument("whole_offsets needs the ranks' host link".into())
         })?;
