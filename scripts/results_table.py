@@ -411,6 +411,17 @@ def rows_multi(f):
             if lps != max(x[1] for x in doc["weak_efficiency"]):
                 continue
             out.append((f"BFS weak scaling from scale {scale}", f"{fmt(100 * v, 0)} % efficiency", run))
+        big = [r for r in rows if r["gpus"] == gmax and gmax > 1]
+        if big:
+            top = max(big, key=lambda r: (r["scale"], r.get("levels_per_sync") or 0))
+            out.append((f"BFS scale {top['scale']} on {gmax} GPUs: exchange share",
+                        f"{fmt(100 * top['exchange_share'], 0)} % of the search time", run))
+        # Program speedups on the Kronecker check graph (graph, program, lps, gpus, x).
+        sp = [x for x in doc.get("program_speedup") or [] if str(x[0]).startswith("kron:")]
+        if sp:
+            lps = max(x[2] for x in sp)
+            cells = [f"{x[1]} {fmt(x[4])}×" for x in sp if x[2] in (lps, 0)]
+            out.append((f"{sp[0][0]}, {sp[0][3]} GPUs / 1", " · ".join(cells), run))
     return out
 
 
@@ -488,7 +499,7 @@ BENCHMARKS = [
     ("gpu-bfs-kernels", "GPU BFS kernels", rows_gpu_bfs),
     ("gpu-sssp", "GPU SSSP kernels", rows_gpu_sssp),
     ("gunrock", "GPU BFS vs Gunrock", rows_gunrock),
-    ("multi-gpu", "Multi-GPU BFS", rows_multi),
+    ("multi-gpu", "Multi-GPU programs", rows_multi),
     ("multi-ranks", "GPU ranks (one process per GPU)", rows_ranks),
     ("pagerank-sync-async", "PageRank sync vs data-driven", rows_pagerank),
     ("pagerank-gpu", "GPU PageRank: DSL program vs hand-written pull kernel", rows_prgpu),

@@ -32,6 +32,7 @@ mod pagerank;
 mod part;
 pub(crate) mod rows;
 mod sssp;
+pub mod threads;
 
 pub use bfs::{bfs, validate_bfs, RankBfs};
 pub use cc::{components, validate_components, RankCc};

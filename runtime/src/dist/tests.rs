@@ -1,7 +1,6 @@
 //! Ranks as threads of one process, joined over loopback TCP: the protocol,
 //! the partitioned generator and the BFS, without GPUs or a launcher.
 
-use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
 use super::*;
@@ -9,20 +8,11 @@ use crate::generate::Kronecker;
 use crate::graph::{build, BuildOptions};
 
 fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free loopback port")
+    threads::free_port().expect("a free loopback port")
 }
 
 fn env(rank: usize, world: usize, port: u16, timeout: Duration) -> RankEnv {
-    RankEnv {
-        rank,
-        world,
-        local_rank: rank,
-        master: format!("127.0.0.1:{port}"),
-        timeout,
-    }
+    threads::loopback_env(rank, world, port, timeout)
 }
 
 /// `f` on every rank of a `world`-rank run (ranks listed in `ranks`; the
@@ -33,19 +23,7 @@ fn run_ranks<T: Send + 'static>(
     timeout: Duration,
     f: impl Fn(Comm) -> crate::Result<T> + Send + Sync + Clone + 'static,
 ) -> Vec<crate::Result<T>> {
-    let port = free_port();
-    let handles: Vec<_> = ranks
-        .iter()
-        .map(|&r| {
-            let e = env(r, world, port, timeout);
-            let f = f.clone();
-            std::thread::spawn(move || Comm::connect(&e).and_then(f))
-        })
-        .collect();
-    handles
-        .into_iter()
-        .map(|h| h.join().expect("rank thread panicked"))
-        .collect()
+    threads::run_on_threads(world, ranks, timeout, f).expect("rank threads")
 }
 
 /// The edges of a file as listed (weights kept).

@@ -193,3 +193,115 @@ fn push_rounds_and_level_sweeps_are_refused() {
     };
     assert!(e.to_string().contains("level sweep"), "{e}");
 }
+
+/// A directed edge list with id gaps, self-loops and repeated edges, as a
+/// file (what ranks read by byte ranges) and as the simple graph one process
+/// builds from it.
+fn directed_file(dir: &std::path::Path) -> (std::path::PathBuf, Graph<u32>) {
+    let mut edges = Vec::new();
+    let mut text = String::from("# directed, ids with gaps\n");
+    for i in 0..4000u32 {
+        let (u, v) = ((i * 7919) % 6007 * 3, (i * 104_729 + 11) % 6007 * 3 + 1);
+        edges.push([u, v]);
+        text.push_str(&format!("{u}\t{v}\n"));
+        if i % 41 == 0 {
+            edges.push([u, u]);
+            edges.push([u, v]);
+            text.push_str(&format!("{u} {u}\n{u} {v}\n"));
+        }
+    }
+    let path = dir.join("gaps.el");
+    std::fs::write(&path, text).unwrap();
+    let n = edges.iter().flatten().max().map_or(0, |&m| m as usize + 1);
+    let g = build(
+        &EdgeList::<u32> {
+            num_vertices: n,
+            edges,
+            weights: None,
+        },
+        BuildOptions {
+            dedup: true,
+            remove_self_loops: true,
+            ..BuildOptions::default()
+        },
+    )
+    .unwrap();
+    (path, g)
+}
+
+/// The rank path of gather programs (`MultiGpu::upload_gather_rank` +
+/// `run_gather`) with each rank's GPU emulated and the exchanges over the
+/// ranks' TCP link: 1-4 ranks (threads) give PageRank's power iteration on a
+/// directed file with id gaps and on Kronecker, rounds included (the stopping
+/// rule reads the reduction over all ranks), and k-core's peeling.
+#[test]
+fn gather_programs_over_emulated_gpu_ranks_match_the_oracles() {
+    use runtime::dist::threads::run_on_threads;
+    use runtime::dist::{edge_list_part, kronecker_part};
+    use runtime::generate::Kronecker;
+    use runtime::gpu::multi::emulate_gather_rank;
+    use std::time::Duration;
+
+    let dir = tempfile::tempdir().unwrap();
+    let (path, file_graph) = directed_file(dir.path());
+    let kron = || Kronecker::graph500(10, 16, 3);
+    let kron_graph = build(
+        &kron().generate().unwrap(),
+        BuildOptions {
+            dedup: true,
+            remove_self_loops: true,
+            symmetrize: true,
+            ..BuildOptions::default()
+        },
+    )
+    .unwrap();
+    let kron_directed = build(
+        &kron().generate().unwrap(),
+        BuildOptions {
+            dedup: true,
+            remove_self_loops: true,
+            ..BuildOptions::default()
+        },
+    )
+    .unwrap();
+    let want_file = oracle::pagerank(file_graph.csr(), 0.85, 1e-4, 20);
+    let want_kron = oracle::pagerank(kron_directed.csr(), 0.85, 1e-4, 20);
+    let cores = oracle::core_numbers(kron_graph.csr());
+    for world in 1..=4usize {
+        let p = path.clone();
+        let out = run_on_threads(
+            world,
+            &(0..world).collect::<Vec<_>>(),
+            Duration::from_secs(60),
+            move |c| {
+                let gopts = GatherGpuOptions {
+                    max_edge_count: 3,
+                    block_size: 64,
+                };
+                let opts = GatherOptions::default();
+                let file = edge_list_part(&p, &c, false)?;
+                let pr_file =
+                    emulate_gather_rank::<pagerank::Program>(&file, &c, &opts, &gopts, 4)?;
+                let directed = kronecker_part(&kron(), &c, false)?;
+                let pr_kron =
+                    emulate_gather_rank::<pagerank::Program>(&directed, &c, &opts, &gopts, 4)?;
+                let sym = kronecker_part(&kron(), &c, true)?;
+                let core = emulate_gather_rank::<kcore::Program>(&sym, &c, &opts, &gopts, 4)?;
+                Ok((pr_file, pr_kron, core))
+            },
+        )
+        .unwrap();
+        let (mut file, mut kr, mut core) = (Vec::new(), Vec::new(), Vec::new());
+        for o in out {
+            let (f, k, c) = o.unwrap();
+            assert_eq!(f.report.rounds, want_file.1, "file, {world} ranks");
+            assert_eq!(k.report.rounds, want_kron.1, "kron, {world} ranks");
+            file.extend(f.states);
+            kr.extend(k.states);
+            core.extend(c.states.iter().map(|s| s.core));
+        }
+        close(&file, &want_file.0, 1e-9);
+        close(&kr, &want_kron.0, 1e-9);
+        assert_eq!(core, cores, "{world} ranks");
+    }
+}

@@ -33,6 +33,7 @@ use rayon::prelude::*;
 use super::device::MultiGpu;
 use super::nccl::Gather;
 use super::partition::Partition;
+use crate::dist::{Comm, RankGraph};
 use crate::error::{Error, Result};
 use crate::gather::{
     check_initial, weights_of, Direction, GatherOptions, GatherProgram, GatherReport, Resolved,
@@ -143,6 +144,9 @@ impl Exchange for Nccl<'_> {
 struct Parts<'a, L: Launcher, X: Exchange> {
     parts: Vec<GatherRun<'a, L>>,
     x: X,
+    /// The ranks' host link when this process is one rank of several: the
+    /// tallies are combined over the ranks through it.
+    host: Option<&'a Comm>,
     kind: ReduceKind,
     /// Every part's vertices `(first, count)` in the exchanged arrays.
     vertex_slices: Vec<(u64, u64)>,
@@ -165,21 +169,52 @@ impl<L: Launcher, X: Exchange> Parts<'_, L, X> {
         }
     }
 
-    /// Every part's tally, combined.
+    /// Every part's tally, combined (over the ranks too, in rank order, so
+    /// that every rank takes the same decision on the same bits).
     fn tally(&self) -> Result<Tally> {
-        let mut t = Tally {
-            reduced: self.kind.identity(),
-            ..Tally::default()
+        let local = self
+            .parts
+            .iter()
+            .map(|p| p.read_tally())
+            .collect::<Result<Vec<_>>>()?;
+        let all = match self.host {
+            None => local,
+            Some(c) => {
+                let mine = combine(self.kind, &local);
+                c.all_gather_array([
+                    mine.reduced.to_bits(),
+                    u64::from(mine.changed),
+                    u64::from(mine.activated),
+                    mine.activated_edges,
+                ])?
+                .into_iter()
+                .map(|[r, c, a, e]| Tally {
+                    reduced: f64::from_bits(r),
+                    changed: c as u32,
+                    activated: a as u32,
+                    activated_edges: e,
+                })
+                .collect()
+            }
         };
-        for p in &self.parts {
-            let x = p.read_tally()?;
-            t.reduced = self.kind.combine(t.reduced, x.reduced);
-            t.changed += x.changed;
-            t.activated += x.activated;
-            t.activated_edges += x.activated_edges;
-        }
-        Ok(t)
+        Ok(combine(self.kind, &all))
     }
+}
+
+/// Tallies combined: the reduction by `kind`, the counts summed.
+fn combine(kind: ReduceKind, tallies: &[Tally]) -> Tally {
+    tallies.iter().fold(
+        Tally {
+            reduced: kind.identity(),
+            ..Tally::default()
+        },
+        |t, x| Tally {
+            reduced: kind.combine(t.reduced, x.reduced),
+            changed: t.changed + x.changed,
+            activated: t.activated + x.activated,
+            activated_edges: t.activated_edges + x.activated_edges,
+        },
+    )
 }
 
 fn no_sweep() -> Error {
@@ -272,7 +307,7 @@ fn run_parts<L: Launcher, P: GatherProgram, X: Exchange>(
     kernels: Vec<[Kernel<'_>; 7]>,
     graphs: Vec<RunGraph>,
     part: &Partition,
-    x: X,
+    (x, host): (X, Option<&Comm>),
     gopts: &GatherGpuOptions,
     r: &Resolved,
     initial: Option<&[P::State]>,
@@ -292,6 +327,7 @@ fn run_parts<L: Launcher, P: GatherProgram, X: Exchange>(
     let mut exec = Parts {
         parts,
         x,
+        host,
         kind: P::REDUCE,
         vertex_slices: (0..part.parts).map(|q| part.state_slice(q)).collect(),
         word_slices: (0..part.parts).map(|q| part.word_slice(q)).collect(),
@@ -369,7 +405,144 @@ pub fn emulate_gather<P: GatherProgram, W: Weight>(
         .map(|_| crate::gpu::gather::run::kernels::<P>(names, None))
         .collect();
     let (states, report, round_ms) = run_parts::<_, P, _>(
-        &launchers, kernels, graphs, &part, HostCopy, gopts, &r, initial,
+        &launchers,
+        kernels,
+        graphs,
+        &part,
+        (HostCopy, None),
+        gopts,
+        &r,
+        initial,
+    )?;
+    Ok(GpuGatherRun {
+        states,
+        report,
+        round_ms,
+    })
+}
+
+/// A rank's rows as a part's in-edges: offsets over all `n` vertices (the
+/// rows of its vertices, the others empty), sources as the rows list them.
+fn rank_in_offsets(g: &RankGraph) -> Vec<u64> {
+    let (lo, hi) = (g.first, g.first + g.rows());
+    let total = g.targets.len() as u64;
+    (0..=g.num_vertices)
+        .into_par_iter()
+        .map(|v| match v {
+            v if v <= lo => 0,
+            v if v >= hi => total,
+            v => g.offsets[v - lo],
+        })
+        .collect()
+}
+
+/// CSR offsets (`n + 1`) from the out-degrees of all `n` vertices.
+pub(super) fn offsets_of_degrees(degrees: &[u32]) -> Vec<u64> {
+    let mut offsets = Vec::with_capacity(degrees.len() + 1);
+    offsets.push(0u64);
+    let mut acc = 0u64;
+    for &d in degrees {
+        acc += u64::from(d);
+        offsets.push(acc);
+    }
+    offsets
+}
+
+/// The exchange of ranks emulated on the host: each rank's slice of its one
+/// part's array all-gathered over the ranks' TCP link.
+struct CommExchange<'a> {
+    comm: &'a Comm,
+    rank: usize,
+}
+
+impl Exchange for CommExchange<'_> {
+    fn exchange(&mut self, bufs: &[u64], slices: &[(u64, u64)], elem: usize) -> Result<()> {
+        let [buf] = bufs else {
+            return Err(Error::InvalidArgument(
+                "an emulated rank holds one part".into(),
+            ));
+        };
+        let bytes = |(first, count): (u64, u64)| (first as usize * elem, count as usize * elem);
+        let (at, len) = bytes(slices[self.rank]);
+        // SAFETY: `buf` is this rank's host array, holding every rank's slice
+        // (sized by `RunGraph::pad_to`); no launch runs during an exchange.
+        let mine = unsafe { std::slice::from_raw_parts((*buf as *const u8).add(at), len) };
+        let got = self.comm.all_gather(mine)?;
+        for (q, b) in got.iter().enumerate() {
+            let (at, len) = bytes(slices[q]);
+            if q == self.rank || len == 0 {
+                continue;
+            }
+            if b.len() != len {
+                return Err(Error::InvalidArgument(format!(
+                    "rank {q} sent {} bytes of a {len}-byte slice",
+                    b.len()
+                )));
+            }
+            // SAFETY: as above; `b` is a separate buffer of `len` bytes.
+            unsafe { std::ptr::copy_nonoverlapping(b.as_ptr(), (*buf as *mut u8).add(at), len) }
+        }
+        Ok(())
+    }
+}
+
+/// Runs `P` (unweighted) over the ranks of `comm` with each rank's GPU
+/// emulated on the host: the inputs of [`MultiGpu::upload_gather_rank`] (its
+/// rows, the whole graph's out-offsets from the ranks' out-degrees), the
+/// executor of [`MultiGpu::run_gather`], the exchanges over the TCP link.
+/// The states of this rank's vertices; what CI checks the rank path with.
+pub fn emulate_gather_rank<P: GatherProgram>(
+    g: &RankGraph,
+    comm: &Comm,
+    opts: &GatherOptions,
+    gopts: &GatherGpuOptions,
+    max_blocks: u32,
+) -> Result<GpuGatherRun<P::State>> {
+    if P::WEIGHTED {
+        return Err(Error::InvalidArgument(format!(
+            "program `{}` reads edge weights: ranks run unweighted gather programs",
+            P::NAME
+        )));
+    }
+    let n = g.num_vertices;
+    let r = resolve::<P>(opts, n)?;
+    let rank = comm.rank();
+    let part = Partition::with_span(n as u64, comm.world(), g.parts.span() as u64)?;
+    let mine = crate::dist::out_degrees(g, comm)?;
+    let mut degrees = vec![0u32; n];
+    comm.all_gather_into(&mine, |q| g.parts.range(q), &mut degrees, "out-degrees")?;
+    let out_offsets = offsets_of_degrees(&degrees);
+    let in_offsets = rank_in_offsets(g);
+    let sv = chunk_owners(&in_offsets, gopts.max_edge_count);
+    let graph = RunGraph {
+        ptr: Ptrs {
+            out_offsets: out_offsets.as_ptr() as u64,
+            in_offsets: in_offsets.as_ptr() as u64,
+            in_sources: g.targets.as_ptr() as u64,
+            ..Ptrs::default()
+        },
+        sv_in: (sv.as_ptr() as u64, sv.len() as u64),
+        sv_out: (0, 0),
+        n: n as u64,
+        m: comm.all_reduce_sum(g.targets.len() as u64)?,
+        out_len: 0,
+        in_len: g.targets.len() as u64,
+        own: part.range(rank),
+        pad_to: part.padded_states(),
+    };
+    let l = HostLauncher::new(max_blocks);
+    let names = ["init", "emit", "pull", "push", "apply", "refresh", "sweep"];
+    let kernels = vec![crate::gpu::gather::run::kernels::<P>(names, None)];
+    let x = CommExchange { comm, rank };
+    let (states, report, round_ms) = run_parts::<_, P, _>(
+        &[&l],
+        kernels,
+        vec![graph],
+        &part,
+        (x, Some(comm)),
+        gopts,
+        &r,
+        None,
     )?;
     Ok(GpuGatherRun {
         states,
@@ -508,7 +681,7 @@ impl MultiGpu {
     /// by NCCL; no rank holds another's edges.
     pub fn upload_gather_rank(
         &self,
-        g: &crate::dist::RankGraph,
+        g: &RankGraph,
         gopts: &GatherGpuOptions,
     ) -> Result<MultiGatherGraph> {
         let host = self.host.as_ref().ok_or_else(|| {
@@ -519,16 +692,7 @@ impl MultiGpu {
         let part = self.rank_partition(g)?;
         let out_offsets = self.whole_offsets(g, &part)?;
         let own = part.range(self.parts_of[0]);
-        let (lo, hi) = (own.start as usize, own.end as usize);
-        let total = g.targets.len() as u64;
-        let in_offsets: Vec<u64> = (0..=g.num_vertices)
-            .into_par_iter()
-            .map(|v| match v {
-                v if v <= lo => 0,
-                v if v >= hi => total,
-                v => g.offsets[v - lo],
-            })
-            .collect();
+        let in_offsets = rank_in_offsets(g);
         let up = upload_part(
             &self.devices[0],
             &out_offsets,
@@ -543,7 +707,7 @@ impl MultiGpu {
             part,
             parts: vec![up],
             n: g.num_vertices as u64,
-            m: host.all_reduce_sum(total)?,
+            m: host.all_reduce_sum(g.targets.len() as u64)?,
             gopts: *gopts,
             weights: false,
         })
@@ -608,8 +772,16 @@ impl MultiGpu {
             multi: self,
             equal: mg.part.span.is_some(),
         };
-        let (states, report, round_ms) =
-            run_parts::<_, P, _>(&refs, kernels, graphs, &mg.part, x, &mg.gopts, &r, initial)?;
+        let (states, report, round_ms) = run_parts::<_, P, _>(
+            &refs,
+            kernels,
+            graphs,
+            &mg.part,
+            (x, self.host.as_deref()),
+            &mg.gopts,
+            &r,
+            initial,
+        )?;
         Ok(MultiGatherRun {
             states,
             first: mg.parts.first().map_or(0, |p| p.own.start),

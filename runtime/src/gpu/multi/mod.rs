@@ -18,7 +18,7 @@ pub mod ranks;
 pub mod timing;
 
 pub use device::{MultiGpu, MultiGraph, MultiRun};
-pub use gather::{emulate_gather, MultiGatherGraph, MultiGatherRun};
+pub use gather::{emulate_gather, emulate_gather_rank, MultiGatherGraph, MultiGatherRun};
 pub use partition::{part_graph, PartGraph, Partition};
 pub use ranks::{rank_gpu_missing, rank_part_graph, EdgeWeight};
 pub use timing::{LevelTime, TimeSplit};

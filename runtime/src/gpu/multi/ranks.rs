@@ -70,13 +70,15 @@ impl MultiGpu {
             .ok_or_else(|| Error::InvalidArgument("rank 0 sent no NCCL id".into()))?;
         device.gpu.bind()?;
         let comms = Comms::join(&id, env.rank, env.world)?;
-        Ok(MultiGpu {
+        let m = MultiGpu {
             devices: vec![device],
             comms,
             parts_of: vec![env.rank],
             world: env.world,
             host: Some(comm),
-        })
+        };
+        m.warm_up()?;
+        Ok(m)
     }
 
     /// Uploads this rank's part of a graph, its vertex range being the one
@@ -164,15 +166,7 @@ impl MultiGpu {
         };
         self.comms.exchange(&[gpu], &[vec![gather]], None)?;
         gpu.download(&buf, &mut all, "out-degrees")?;
-        let n = g.num_vertices;
-        let mut offsets = Vec::with_capacity(n + 1);
-        offsets.push(0u64);
-        let mut acc = 0u64;
-        for &d in &all[..n] {
-            acc += u64::from(d);
-            offsets.push(acc);
-        }
-        Ok(offsets)
+        Ok(super::gather::offsets_of_degrees(&all[..g.num_vertices]))
     }
 }
 
