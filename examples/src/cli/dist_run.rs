@@ -9,7 +9,7 @@ use std::sync::Arc;
 use anyhow::{bail, Context};
 use runtime::dist::{
     bfs, components, edge_list_part, kronecker_part, pagerank, validate_bfs, validate_components,
-    vgr_part, Comm, RankCc, RankEnv, RankGraph,
+    validate_pagerank, vgr_part, Comm, RankCc, RankEnv, RankGraph,
 };
 use runtime::generate::{GenSpec, Kronecker};
 use serde::Serialize;
@@ -340,6 +340,8 @@ struct PrSummary {
     /// enqueued between the kernels and not timed apart).
     exchange_ms: Option<f64>,
     load_ms: f64,
+    /// `--validate`: one more round's change against its bound.
+    check: Option<runtime::dist::PageRankCheck>,
 }
 
 pub fn dist_pr_cmd(a: GatherArgs, env: RankEnv) -> anyhow::Result<()> {
@@ -347,9 +349,6 @@ pub fn dist_pr_cmd(a: GatherArgs, env: RankEnv) -> anyhow::Result<()> {
     check_ranks(a.output.as_deref())?;
     if a.schedule != GatherSchedule::Sync {
         bail!("over several ranks PageRank runs in Jacobi rounds (--schedule sync) only");
-    }
-    if a.common.validate {
-        bail!("--validate is not available for pr over ranks yet (ranks match the one-process run: `gpu-run.sh ranks`); run one process to validate");
     }
     if a.gpus != 1 {
         bail!(
@@ -398,6 +397,11 @@ pub fn dist_pr_cmd(a: GatherArgs, env: RankEnv) -> anyhow::Result<()> {
         }
         None => pagerank(&g, &comm, pr::DAMPING, tolerance, max_rounds)?,
     };
+    let check = a
+        .common
+        .validate
+        .then(|| validate_pagerank(&g, &comm, &r.ranks, pr::DAMPING, r.change))
+        .transpose()?;
     // The top vertex (the first of the largest rank) and the sum, over the ranks.
     let best = (0..r.ranks.len())
         .max_by(|&i, &j| r.ranks[i].total_cmp(&r.ranks[j]).then(j.cmp(&i)))
@@ -429,10 +433,11 @@ pub fn dist_pr_cmd(a: GatherArgs, env: RankEnv) -> anyhow::Result<()> {
             time_ms,
             exchange_ms: (!gpus).then_some(r.exchange.as_secs_f64() * 1e3),
             load_ms,
+            check,
         };
         print_summary(a.common.json, &s, |s| {
             format!(
-                "pr on {} over {} ranks ({}): {} vertices, {} rounds (last L1 change {:.3e}), top vertex {} ({:.3e}), {:.2} ms{}",
+                "pr on {} over {} ranks ({}): {} vertices, {} rounds (last L1 change {:.3e}), top vertex {} ({:.3e}), {:.2} ms{}{}",
                 s.graph,
                 s.ranks,
                 if gpus { "one GPU each" } else { "CPU" },
@@ -444,9 +449,23 @@ pub fn dist_pr_cmd(a: GatherArgs, env: RankEnv) -> anyhow::Result<()> {
                 s.time_ms,
                 s.exchange_ms
                     .map(|x| format!(" ({x:.2} ms exchanging on rank 0)"))
-                    .unwrap_or_default()
+                    .unwrap_or_default(),
+                match &s.check {
+                    Some(c) if c.valid => format!(
+                        "; valid (one more round changes the ranks by {:.3e} <= {:.3e})",
+                        c.residual, c.bound
+                    ),
+                    Some(c) => format!(
+                        "; INVALID (one more round changes the ranks by {:.3e}, bound {:.3e}; sum {:.6}, smallest {:.3e})",
+                        c.residual, c.bound, c.sum, c.min
+                    ),
+                    None => String::new(),
+                }
             )
         })?;
+    }
+    if check.is_some_and(|c| !c.valid) {
+        bail!("the distributed PageRank result failed its residual check");
     }
     Ok(())
 }

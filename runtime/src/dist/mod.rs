@@ -38,7 +38,7 @@ pub use bfs::{bfs, validate_bfs, RankBfs};
 pub use cc::{components, validate_components, RankCc};
 pub use comm::Comm;
 pub use env::RankEnv;
-pub use pagerank::{out_degrees, pagerank, RankPageRank};
+pub use pagerank::{out_degrees, pagerank, validate_pagerank, PageRankCheck, RankPageRank};
 pub use part::{
     edge_list_part, kronecker_part, kronecker_part_with_tuples, vgr_part, RankGraph, RankParts,
 };

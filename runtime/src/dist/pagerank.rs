@@ -100,3 +100,79 @@ pub fn pagerank(
         exchange,
     })
 }
+
+/// The check of a PageRank result over the ranks ([`validate_pagerank`]).
+#[derive(Clone, Copy, Debug, serde::Serialize)]
+pub struct PageRankCheck {
+    /// The L1 change one more round would make, over all vertices.
+    pub residual: f64,
+    /// What it may be: `damping` times the run's last change, plus rounding.
+    pub bound: f64,
+    /// The sum of the ranks, and the smallest rank.
+    pub sum: f64,
+    pub min: f64,
+    pub valid: bool,
+}
+
+/// Whether `ranks` (this rank's vertices') are what PageRank's rounds give,
+/// by one more round over the ranks: PageRank's round is a contraction (in L1,
+/// by `damping`: dangling rank is dropped), so from a run whose last round
+/// changed the ranks by `last_change`, one more round changes them by at most
+/// `damping · last_change` (plus the rounding of the `f32` contributions); a
+/// wrong degree, a lost edge or a stale message breaks that bound. Also every
+/// rank is at least the base `(1 − d)/n` and the sum is at most 1.
+pub fn validate_pagerank(
+    g: &RankGraph,
+    comm: &Comm,
+    ranks: &[f64],
+    damping: f64,
+    last_change: f64,
+) -> Result<PageRankCheck> {
+    if ranks.len() != g.rows() {
+        return Err(crate::error::Error::InvalidArgument(format!(
+            "{} ranks for a part of {} vertices",
+            ranks.len(),
+            g.rows()
+        )));
+    }
+    let n = g.num_vertices;
+    let deg = out_degrees(g, comm)?;
+    let base = (1.0 - damping) / n as f64;
+    let mine: Vec<f32> = ranks
+        .iter()
+        .zip(&deg)
+        .map(|(&r, &d)| if d > 0 { (r / d as f64) as f32 } else { 0.0 })
+        .collect();
+    let mut contrib = vec![0f32; n];
+    comm.all_gather_into(&mine, |r| g.parts.range(r), &mut contrib, "contributions")?;
+    let local: f64 = ranks
+        .par_iter()
+        .enumerate()
+        .map(|(i, &r)| {
+            let incoming: f64 = g
+                .neighbors(g.first + i)
+                .iter()
+                .map(|&u| contrib[u as usize] as f64)
+                .sum();
+            (base + damping * incoming - r).abs()
+        })
+        .sum();
+    let residual = comm.all_reduce_sum_f64(local)?;
+    let sum = comm.all_reduce_sum_f64(ranks.iter().sum())?;
+    let low = ranks.iter().copied().fold(f64::INFINITY, f64::min);
+    let min = f64::from_bits(comm.all_reduce_min(low.max(0.0).to_bits())?);
+    // f32 contributions: a relative error of 2^-24 each, on a total of at most 1.
+    let bound = damping * last_change + 1e-6;
+    let valid = residual.is_finite()
+        && residual <= bound
+        && sum <= 1.0 + 1e-6
+        && ranks.iter().all(|r| r.is_finite())
+        && min >= base * (1.0 - 1e-9);
+    Ok(PageRankCheck {
+        residual,
+        bound,
+        sum,
+        min,
+        valid: comm.all_reduce_min(u64::from(valid))? == 1,
+    })
+}
