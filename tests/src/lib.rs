@@ -109,10 +109,16 @@ pub fn star_and_path() -> Graph<u32> {
 /// Asserts that per-vertex scores agree to a relative 1e-9 (betweenness and the
 /// like, summed in another order), naming `what` and the vertex otherwise.
 pub fn close_scores(ours: &[f64], expect: &[f64], what: &str) {
+    close_within(ours, expect, 1e-9, what)
+}
+
+/// Asserts that per-vertex values agree to a relative `rel` (sums in another
+/// order, another number of parts), naming `what` and the vertex otherwise.
+pub fn close_within(ours: &[f64], expect: &[f64], rel: f64, what: &str) {
     assert_eq!(ours.len(), expect.len(), "{what}: lengths");
     for (v, (x, y)) in ours.iter().zip(expect).enumerate() {
         assert!(
-            (x - y).abs() <= 1e-9 * y.abs().max(1e-12),
+            (x - y).abs() <= rel * y.abs().max(1e-12),
             "{what}: vertex {v}: {x} vs {y}"
         );
     }

@@ -50,13 +50,7 @@ fn exact<S: PartialEq + std::fmt::Debug>(a: &[S], b: &[S], what: &str) {
 }
 
 fn close(a: &[f64], b: &[f64], what: &str) {
-    assert_eq!(a.len(), b.len(), "{what}: lengths");
-    for (v, (x, y)) in a.iter().zip(b).enumerate() {
-        assert!(
-            (x - y).abs() <= 1e-9 * y.abs().max(1e-12),
-            "{what}: vertex {v}: {x} vs {y}"
-        );
-    }
+    vertex_tests::close_scores(a, b, what)
 }
 
 fn close_paths(a: &[bc_paths::Paths], b: &[bc_paths::Paths], what: &str) {

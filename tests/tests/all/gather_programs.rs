@@ -16,13 +16,7 @@ use vertex_tests::unweighted as generated;
 use vertex_tests::directed;
 
 fn close(a: &[f64], b: &[f64], rel: f64) {
-    assert_eq!(a.len(), b.len());
-    for (v, (x, y)) in a.iter().zip(b).enumerate() {
-        assert!(
-            (x - y).abs() <= rel * y.abs().max(1e-300),
-            "vertex {v}: {x} vs {y}"
-        );
-    }
+    oracle::close_within(a, b, rel, "states")
 }
 
 fn check_pagerank(g: &Graph<u32>) {

@@ -14,13 +14,7 @@ use vertex_tests as oracle;
 use vertex_tests::{directed, unweighted as generated};
 
 fn close(a: &[f64], b: &[f64], rel: f64) {
-    assert_eq!(a.len(), b.len());
-    for (v, (x, y)) in a.iter().zip(b).enumerate() {
-        assert!(
-            (x - y).abs() <= rel * y.abs().max(1e-300),
-            "vertex {v}: {x} vs {y}"
-        );
-    }
+    oracle::close_within(a, b, rel, "states")
 }
 
 /// A star (vertex 0 joined to every other) over a sparse ring: equal vertex
