@@ -42,6 +42,16 @@ pub(super) fn use_gpus(backend: Backend, env: &RankEnv, comm: &Comm) -> anyhow::
     })
 }
 
+/// `--gpus` over ranks: each rank drives one GPU, so only 1 is taken.
+pub(super) fn one_gpu_per_rank(gpus: usize) -> anyhow::Result<()> {
+    if gpus != 1 {
+        bail!(
+            "--gpus {gpus}: over ranks each rank drives one GPU (its LOCAL_RANK); start more ranks instead"
+        );
+    }
+    Ok(())
+}
+
 /// A run's result on one rank: its vertices' states, the levels run, the
 /// run's time and, of it, the exchanges.
 pub(super) type RankRun<S> = (Vec<S>, u32, Duration, Duration);

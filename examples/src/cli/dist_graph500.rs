@@ -28,12 +28,7 @@ const CPU_RANKS_TIMING: &str =
     "the slowest rank's wall time of the bottom-up level loop over ranks (TCP exchange)";
 
 pub fn graph500_ranks(a: Graph500Args, env: RankEnv) -> anyhow::Result<()> {
-    if a.gpus != 1 {
-        bail!(
-            "--gpus {}: over ranks each rank drives one GPU (its LOCAL_RANK); start more ranks instead",
-            a.gpus
-        );
-    }
+    super::dist_gpu::one_gpu_per_rank(a.gpus)?;
     if a.validator == Validator::Gpu {
         bail!("--validator gpu: over ranks the ranks check every result together (Graph500's rules on the depths); drop the option");
     }

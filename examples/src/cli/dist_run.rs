@@ -350,12 +350,7 @@ pub fn dist_pr_cmd(a: GatherArgs, env: RankEnv) -> anyhow::Result<()> {
     if a.schedule != GatherSchedule::Sync {
         bail!("over several ranks PageRank runs in Jacobi rounds (--schedule sync) only");
     }
-    if a.gpus != 1 {
-        bail!(
-            "--gpus {}: over ranks each rank drives one GPU (its LOCAL_RANK); start more ranks instead",
-            a.gpus
-        );
-    }
+    super::dist_gpu::one_gpu_per_rank(a.gpus)?;
     let comm = Arc::new(Comm::connect(&env)?);
     let gpus = use_gpus(a.common.backend, &env, &comm)?;
     let gopts = runtime::gpu::gather::GatherGpuOptions {

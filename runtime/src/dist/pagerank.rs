@@ -61,11 +61,7 @@ pub fn pagerank(
     let (mut rounds, mut change) = (0u32, f64::INFINITY);
     while rounds < max_rounds {
         rounds += 1;
-        let mine: Vec<f32> = ranks
-            .iter()
-            .zip(&deg)
-            .map(|(&r, &d)| if d > 0 { (r / d as f64) as f32 } else { 0.0 })
-            .collect();
+        let mine = contributions(&ranks, &deg);
         let t = Instant::now();
         comm.all_gather_into(&mine, |r| g.parts.range(r), &mut contrib, "contributions")?;
         exchange += t.elapsed();
@@ -74,12 +70,7 @@ pub fn pagerank(
             .par_iter_mut()
             .enumerate()
             .map(|(i, r)| {
-                let incoming: f64 = g
-                    .neighbors(g.first + i)
-                    .iter()
-                    .map(|&u| c[u as usize] as f64)
-                    .sum();
-                let new = base + damping * incoming;
+                let new = base + damping * incoming(g, i, c);
                 let d = (new - *r).abs();
                 *r = new;
                 d
@@ -99,6 +90,25 @@ pub fn pagerank(
         time: t0.elapsed(),
         exchange,
     })
+}
+
+/// What each of this rank's vertices sends along its out-edges: rank over
+/// out-degree, as an `f32` (as the shipped program sends it), 0 when dangling.
+fn contributions(ranks: &[f64], deg: &[u32]) -> Vec<f32> {
+    ranks
+        .iter()
+        .zip(deg)
+        .map(|(&r, &d)| if d > 0 { (r / d as f64) as f32 } else { 0.0 })
+        .collect()
+}
+
+/// The sum of the contributions `c` of the in-neighbours of this rank's
+/// `i`-th vertex.
+fn incoming(g: &RankGraph, i: usize, c: &[f32]) -> f64 {
+    g.neighbors(g.first + i)
+        .iter()
+        .map(|&u| c[u as usize] as f64)
+        .sum()
 }
 
 /// The check of a PageRank result over the ranks ([`validate_pagerank`]).
@@ -138,24 +148,17 @@ pub fn validate_pagerank(
     let n = g.num_vertices;
     let deg = out_degrees(g, comm)?;
     let base = (1.0 - damping) / n as f64;
-    let mine: Vec<f32> = ranks
-        .iter()
-        .zip(&deg)
-        .map(|(&r, &d)| if d > 0 { (r / d as f64) as f32 } else { 0.0 })
-        .collect();
     let mut contrib = vec![0f32; n];
-    comm.all_gather_into(&mine, |r| g.parts.range(r), &mut contrib, "contributions")?;
+    comm.all_gather_into(
+        &contributions(ranks, &deg),
+        |r| g.parts.range(r),
+        &mut contrib,
+        "contributions",
+    )?;
     let local: f64 = ranks
         .par_iter()
         .enumerate()
-        .map(|(i, &r)| {
-            let incoming: f64 = g
-                .neighbors(g.first + i)
-                .iter()
-                .map(|&u| contrib[u as usize] as f64)
-                .sum();
-            (base + damping * incoming - r).abs()
-        })
+        .map(|(i, &r)| (base + damping * incoming(g, i, &contrib) - r).abs())
         .sum();
     let residual = comm.all_reduce_sum_f64(local)?;
     let sum = comm.all_reduce_sum_f64(ranks.iter().sum())?;

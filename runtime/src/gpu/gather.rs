@@ -251,10 +251,13 @@ pub fn chunk_owners(offsets: &[u64], mec: u64) -> Vec<u32> {
         .collect()
 }
 
+/// The seven steps of a gather program, in kernel order (the emulator's
+/// kernel names; the device's are [`kernel_names`]).
+pub(crate) const STEPS: [&str; 7] = ["init", "emit", "pull", "push", "apply", "refresh", "sweep"];
+
 /// Kernel names of gather program `name`, as the macro generates them.
 pub fn kernel_names(name: &str) -> [String; 7] {
-    ["init", "emit", "pull", "push", "apply", "refresh", "sweep"]
-        .map(|k| format!("vx_{name}_ga_{k}"))
+    STEPS.map(|k| format!("vx_{name}_ga_{k}"))
 }
 
 /// A gather program's kernels, loaded.

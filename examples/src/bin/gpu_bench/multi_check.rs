@@ -233,32 +233,37 @@ fn close(got: &[f64], want: &[f64], rel: f64) -> bool {
 /// Per checked graph, program and levels per sync with a run on 1 GPU and on
 /// more: (graph, program, levels per sync, GPUs, time on 1 GPU / time on them).
 pub fn speedups(checks: &[Check]) -> Vec<(String, &'static str, u32, usize, f64)> {
-    let mut out: Vec<(String, &'static str, u32, usize, f64)> = Vec::new();
+    let mut keys: Vec<(&str, &'static str, u32, usize)> = Vec::new();
     for c in checks.iter().filter(|c| c.gpus > 1) {
-        let same = |x: &&Check| {
-            x.graph == c.graph && x.program == c.program && x.levels_per_sync == c.levels_per_sync
-        };
-        let mean = |gpus: usize| {
-            let t: Vec<f64> = checks
-                .iter()
-                .filter(same)
-                .filter(|x| x.gpus == gpus)
-                .map(|x| x.time_ms)
-                .collect();
-            (!t.is_empty()).then(|| t.iter().sum::<f64>() / t.len() as f64)
-        };
-        let key = (c.graph.clone(), c.program, c.levels_per_sync, c.gpus);
-        if out
-            .iter()
-            .any(|o| (o.0.as_str(), o.1, o.2, o.3) == (key.0.as_str(), key.1, key.2, key.3))
-        {
-            continue;
-        }
-        if let (Some(one), Some(many)) = (mean(1), mean(c.gpus)) {
-            out.push((key.0, key.1, key.2, key.3, one / many));
+        let k = (c.graph.as_str(), c.program, c.levels_per_sync, c.gpus);
+        if !keys.contains(&k) {
+            keys.push(k);
         }
     }
-    out
+    keys.into_iter()
+        .filter_map(|(graph, program, lps, gpus)| {
+            let mean = |on: usize| {
+                let t: Vec<f64> = checks
+                    .iter()
+                    .filter(|x| {
+                        x.graph == graph
+                            && x.program == program
+                            && x.levels_per_sync == lps
+                            && x.gpus == on
+                    })
+                    .map(|x| x.time_ms)
+                    .collect();
+                (!t.is_empty()).then(|| t.iter().sum::<f64>() / t.len() as f64)
+            };
+            Some((
+                graph.to_string(),
+                program,
+                lps,
+                gpus,
+                mean(1)? / mean(gpus)?,
+            ))
+        })
+        .collect()
 }
 
 #[cfg(test)]

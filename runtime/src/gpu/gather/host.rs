@@ -2,7 +2,7 @@
 //! round loops as the device, over the emulator's launcher, so CPU-only tests
 //! cover the GPU's logic.
 
-use super::run::{kernels, run_rounds, RunGraph};
+use super::run::{host_kernels, run_rounds, RunGraph};
 use super::{chunk_owners, GatherGpuOptions, GpuGatherRun, Ptrs};
 use crate::error::Result;
 use crate::gather::{weights_of, GatherOptions, GatherProgram};
@@ -71,7 +71,6 @@ fn emulate_inner<P: GatherProgram, W: Weight>(
         pad_to: n as u64,
     };
     let l = HostLauncher::new(max_blocks);
-    let names = ["init", "emit", "pull", "push", "apply", "refresh", "sweep"];
-    let kernels = kernels::<P>(names, None);
+    let kernels = host_kernels::<P>();
     run_rounds::<_, P, W>(&l, kernels, graph, g, gopts, &r, initial)
 }

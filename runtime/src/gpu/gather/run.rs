@@ -22,7 +22,7 @@ use crate::graph::{Graph, Weight};
 
 /// The seven kernels of program `P` (`init, emit, pull, push, apply, refresh,
 /// sweep`), named `names`, with their device functions where loaded.
-pub(crate) fn kernels<'k, P: GatherProgram>(
+pub(super) fn kernels<'k, P: GatherProgram>(
     names: [&'k str; 7],
     device: Option<&'k [CudaFunction; 7]>,
 ) -> [Kernel<'k>; 7] {
@@ -40,6 +40,11 @@ pub(crate) fn kernels<'k, P: GatherProgram>(
         device: device.map(|f| &f[i]),
         host: hosts[i],
     })
+}
+
+/// The seven kernels of `P` as the host emulator runs them.
+pub(crate) fn host_kernels<P: GatherProgram>() -> [Kernel<'static>; 7] {
+    kernels::<P>(super::STEPS, None)
 }
 
 /// Words of a [`RawRound`], the start of every gather kernel's list.
@@ -176,7 +181,7 @@ pub(crate) struct GatherRun<'a, L: Launcher> {
     block: u32,
     mec: u64,
     state: L::Buf<u64>,
-    _msg: L::Buf<u64>,
+    msg: L::Buf<u64>,
     _acc: L::Buf<u64>,
     /// Frontier-driven programs: three bitmaps and which is the frontier,
     /// received and next.
@@ -233,7 +238,7 @@ fn words_of(bytes: &[u8]) -> Vec<u64> {
 }
 
 /// The largest grid any launch of a run gets (its tallies are sized by it).
-pub(crate) fn max_grid() -> Grid {
+pub(super) fn max_grid() -> Grid {
     Grid::Resident(u64::MAX / 2)
 }
 
@@ -294,7 +299,7 @@ impl<'a, L: Launcher> GatherRun<'a, L> {
             block,
             mec,
             state,
-            _msg: msg,
+            msg,
             _acc: acc,
             bitmaps,
             roles: [0, 1, 2],
@@ -309,13 +314,17 @@ impl<'a, L: Launcher> GatherRun<'a, L> {
         })
     }
 
-    /// The states at the end (waits for the rounds).
+    /// The states of the run's own vertices at the end (waits for the
+    /// rounds): every vertex on one GPU, a part's on several (only the words
+    /// up to its last vertex are read back).
     pub(crate) fn states<P: GatherProgram>(&self) -> Result<Vec<P::State>> {
-        let words = self.l.read(&self.state, "state")?;
         let size = std::mem::size_of::<P::State>();
+        let end = self.g.own.end as usize * size;
+        let words = self.l.read_prefix(&self.state, end.div_ceil(8), "state")?;
         let bytes = bytemuck::cast_slice::<u64, u8>(&words);
+        let start = (self.g.own.start as usize * size).min(bytes.len());
         Ok(super::states_from_bytes::<P>(
-            &bytes[..(self.g.n as usize * size).min(bytes.len())],
+            &bytes[start..end.min(bytes.len())],
         ))
     }
 
@@ -378,7 +387,7 @@ impl<'a, L: Launcher> GatherRun<'a, L> {
     /// The message array's address (what a part of several GPUs exchanges
     /// after each emit).
     pub(crate) fn msg_addr(&self) -> u64 {
-        L::addr(&self._msg)
+        L::addr(&self.msg)
     }
 
     /// The next frontier's bitmap address (frontier-driven programs), which a

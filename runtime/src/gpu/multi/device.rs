@@ -184,6 +184,27 @@ impl MultiGpu {
         Ok(())
     }
 
+    /// An error when this process is one rank of several: a rank uploads its
+    /// own part (with `instead`), never a whole graph.
+    pub(super) fn whole_graph_only(&self, instead: &str) -> Result<()> {
+        match self.host {
+            Some(_) => Err(Error::InvalidArgument(format!(
+                "a rank uploads its own part ({instead}), not a whole graph"
+            ))),
+            None => Ok(()),
+        }
+    }
+
+    /// The ranks' host link, which `what` needs: an error when this process
+    /// drives all the GPUs itself (it uploads the whole graph instead).
+    pub(super) fn rank_link(&self, what: &str) -> Result<&crate::dist::Comm> {
+        self.host.as_deref().ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "{what} is for a rank (MultiGpu::join); one process uploads the whole graph"
+            ))
+        })
+    }
+
     /// The ranks' host link, when this process is one rank of several.
     pub fn host(&self) -> Option<&crate::dist::Comm> {
         self.host.as_deref()
@@ -196,11 +217,7 @@ impl MultiGpu {
         g: &Graph<W>,
         weights: bool,
     ) -> Result<MultiGraph> {
-        if self.host.is_some() {
-            return Err(Error::InvalidArgument(
-                "a rank uploads its own part (MultiGpu::upload_rank), not a whole graph".into(),
-            ));
-        }
+        self.whole_graph_only("MultiGpu::upload_rank")?;
         let part = Partition::for_graph(g, self.devices.len())?;
         let mut graphs = Vec::with_capacity(self.devices.len());
         let mut degree_offsets = Vec::with_capacity(self.devices.len());

@@ -40,31 +40,47 @@ use crate::gather::{
     Sweep,
 };
 use crate::gpu::cuda::DevBuf;
-use crate::gpu::gather::run::{GatherRun, Kernel, RunGraph};
+use crate::gpu::gather::run::{host_kernels, GatherRun, Kernel, RunGraph};
 use crate::gpu::gather::{
     chunk_owners, drive, GatherExec, GatherGpuOptions, GatherKernels, GpuGatherRun, Mode, Ptrs,
 };
 use crate::gpu::launcher::{DeviceLauncher, HostLauncher, Launcher};
 use crate::graph::{Csr, Graph, Weight};
 
+/// CSR offsets over all `n` vertices for the rows of the vertices `own`
+/// alone (every other row empty), vertex ids staying global: `row(v)` is
+/// where row `v` starts among `own`'s entries, for `v` in `own.start..=own.end`
+/// (`row(own.start) = 0`).
+pub(super) fn spread_rows(
+    n: usize,
+    own: Range<usize>,
+    row: impl Fn(usize) -> u64 + Sync,
+) -> Vec<u64> {
+    let total = row(own.end);
+    (0..=n)
+        .into_par_iter()
+        .map(|v| match v {
+            v if v <= own.start => 0,
+            v if v >= own.end => total,
+            v => row(v),
+        })
+        .collect()
+}
+
 /// The in-edges of a part's vertices `own`: rows of `t` (the graph's CSC)
-/// for `own`, empty rows for every other vertex, so that vertex ids stay
-/// global. Returns the offsets (`n + 1`), sources and weights (if any).
+/// for `own`, empty rows for every other vertex ([`spread_rows`]). Returns
+/// the offsets (`n + 1`), sources and weights (if any).
 fn own_rows<'g, W: Weight>(
     t: &'g Csr<W>,
     own: &Range<u64>,
 ) -> (Vec<u64>, &'g [u32], Option<&'g [W]>) {
     let o = t.offsets();
     let (lo, hi) = (o[own.start as usize], o[own.end as usize]);
-    let offsets = o
-        .par_iter()
-        .enumerate()
-        .map(|(v, &x)| match v as u64 {
-            v if v <= own.start => 0,
-            v if v >= own.end => hi - lo,
-            _ => x - lo,
-        })
-        .collect();
+    let offsets = spread_rows(
+        t.num_vertices(),
+        own.start as usize..own.end as usize,
+        |v| o[v] - lo,
+    );
     let edges = lo as usize..hi as usize;
     let weights = t.weights().map(|w| &w[edges.clone()]);
     (offsets, &t.targets()[edges], weights)
@@ -313,7 +329,6 @@ fn run_parts<L: Launcher, P: GatherProgram, X: Exchange>(
     initial: Option<&[P::State]>,
 ) -> Result<(Vec<P::State>, GatherReport, Vec<f64>)> {
     let m = graphs.first().map_or(0, |g| g.m);
-    let own: Vec<Range<u64>> = graphs.iter().map(|g| g.own.clone()).collect();
     let mut parts = Vec::with_capacity(graphs.len());
     for ((l, k), g) in launchers.iter().zip(kernels).zip(graphs) {
         let (block, mec) = (gopts.block_size, gopts.max_edge_count);
@@ -340,9 +355,8 @@ fn run_parts<L: Launcher, P: GatherProgram, X: Exchange>(
     let first = exec.parts.first();
     report.time = first.map_or_else(Default::default, |p| p.time());
     let mut states = Vec::new();
-    for (p, own) in exec.parts.iter().zip(&own) {
-        let all = p.states::<P>()?;
-        states.extend_from_slice(&all[own.start as usize..own.end as usize]);
+    for p in &exec.parts {
+        states.extend(p.states::<P>()?);
     }
     let round_ms = exec
         .parts
@@ -400,10 +414,7 @@ pub fn emulate_gather<P: GatherProgram, W: Weight>(
         .collect();
     let l = HostLauncher::new(max_blocks);
     let launchers = vec![&l; parts];
-    let names = ["init", "emit", "pull", "push", "apply", "refresh", "sweep"];
-    let kernels = (0..parts)
-        .map(|_| crate::gpu::gather::run::kernels::<P>(names, None))
-        .collect();
+    let kernels = (0..parts).map(|_| host_kernels::<P>()).collect();
     let (states, report, round_ms) = run_parts::<_, P, _>(
         &launchers,
         kernels,
@@ -423,17 +434,10 @@ pub fn emulate_gather<P: GatherProgram, W: Weight>(
 
 /// A rank's rows as a part's in-edges: offsets over all `n` vertices (the
 /// rows of its vertices, the others empty), sources as the rows list them.
-fn rank_in_offsets(g: &RankGraph) -> Vec<u64> {
-    let (lo, hi) = (g.first, g.first + g.rows());
-    let total = g.targets.len() as u64;
-    (0..=g.num_vertices)
-        .into_par_iter()
-        .map(|v| match v {
-            v if v <= lo => 0,
-            v if v >= hi => total,
-            v => g.offsets[v - lo],
-        })
-        .collect()
+pub(super) fn rank_in_offsets(g: &RankGraph) -> Vec<u64> {
+    spread_rows(g.num_vertices, g.first..g.first + g.rows(), |v| {
+        g.offsets[v - g.first]
+    })
 }
 
 /// CSR offsets (`n + 1`) from the out-degrees of all `n` vertices.
@@ -531,8 +535,7 @@ pub fn emulate_gather_rank<P: GatherProgram>(
         pad_to: part.padded_states(),
     };
     let l = HostLauncher::new(max_blocks);
-    let names = ["init", "emit", "pull", "push", "apply", "refresh", "sweep"];
-    let kernels = vec![crate::gpu::gather::run::kernels::<P>(names, None)];
+    let kernels = vec![host_kernels::<P>()];
     let x = CommExchange { comm, rank };
     let (states, report, round_ms) = run_parts::<_, P, _>(
         &[&l],
@@ -641,11 +644,7 @@ impl MultiGpu {
         gopts: &GatherGpuOptions,
         weights: bool,
     ) -> Result<MultiGatherGraph> {
-        if self.host.is_some() {
-            return Err(Error::InvalidArgument(
-                "a rank uploads its own rows, not a whole graph".into(),
-            ));
-        }
+        self.whole_graph_only("MultiGpu::upload_gather_rank")?;
         let part = Partition::for_graph(g, self.devices.len())?;
         let csc = g.csc();
         let out_offsets = g.csr().offsets();
@@ -684,11 +683,7 @@ impl MultiGpu {
         g: &RankGraph,
         gopts: &GatherGpuOptions,
     ) -> Result<MultiGatherGraph> {
-        let host = self.host.as_ref().ok_or_else(|| {
-            Error::InvalidArgument(
-                "upload_gather_rank is for a rank (MultiGpu::join); one process uploads the whole graph".into(),
-            )
-        })?;
+        let host = self.rank_link("upload_gather_rank")?;
         let part = self.rank_partition(g)?;
         let out_offsets = self.whole_offsets(g, &part)?;
         let own = part.range(self.parts_of[0]);

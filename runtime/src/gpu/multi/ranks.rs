@@ -94,12 +94,7 @@ impl MultiGpu {
         hubs_first: bool,
         weight: Option<&EdgeWeight>,
     ) -> Result<MultiGraph> {
-        let host = self.host.as_ref().ok_or_else(|| {
-            Error::InvalidArgument(
-                "upload_rank is for a rank (MultiGpu::join); one process uploads the whole graph"
-                    .into(),
-            )
-        })?;
+        let host = self.rank_link("upload_rank")?;
         let part = self.rank_partition(g)?;
         let d = &self.devices[0];
         let offsets = self.whole_offsets(g, &part)?;
@@ -148,9 +143,7 @@ impl MultiGpu {
     /// out-degrees of its vertices (row lengths on a symmetric graph, one
     /// host all-to-all on a directed one), all-gathered in place by NCCL.
     pub(super) fn whole_offsets(&self, g: &RankGraph, part: &Partition) -> Result<Vec<u64>> {
-        let host = self.host.as_ref().ok_or_else(|| {
-            Error::InvalidArgument("whole_offsets needs the ranks' host link".into())
-        })?;
+        let host = self.rank_link("whole_offsets")?;
         let mine = crate::dist::out_degrees(g, host)?;
         let padded = part.padded_states() as usize;
         let gpu = &self.devices[0].gpu;
@@ -214,15 +207,7 @@ pub fn rank_part_graph(
     );
     let weights = weight.map(|w| map_rows(&offsets, &targets, |u, v| w(u as u32, v)));
     let out = Csr::from_parts_unchecked(offsets, targets, weights);
-    let (lo, hi) = (g.first, g.first + rows);
-    let total = g.targets.len() as u64;
-    let in_offsets: Vec<u64> = (0..=n)
-        .map(|v| match v {
-            v if v <= lo => 0,
-            v if v >= hi => total,
-            v => g.offsets[v - lo],
-        })
-        .collect();
+    let in_offsets = super::gather::rank_in_offsets(g);
     let mut in_targets = g.targets.clone();
     if let Some(o) = hubs {
         if o.len() != n + 1 {
