@@ -6,9 +6,9 @@
 //! The frontier is always a bitmap (one bit per vertex): a bottom-up level tests
 //! in-neighbours against it (4 M vertices = 512 KiB, resident in L2), and a
 //! top-down level turns it into a work list without a per-vertex queue append —
-//! [`td_chunks`] lets each thread scan [`WORDS_PER_THREAD`] bitmap words, count the
-//! `⌈deg / chunk⌉` edge chunks of their set bits, reserve them with *one* atomic add
-//! and write `(vertex, chunk index)` pairs. [`TopDown::relax`] then gives each thread one
+//! in [`td_chunks`] each lane takes one bitmap word, counts the `⌈deg / chunk⌉`
+//! edge chunks of its set bits, and the warp reserves its lanes' chunks with *one*
+//! atomic add before each lane writes its `(vertex, chunk index)` pairs. [`TopDown::relax`] then gives each thread one
 //! chunk (seed 000's edge-chunk balancing, restricted to frontier edges), so a hub's
 //! adjacency is spread over many threads and no level scans all edges.
 //!
@@ -235,9 +235,6 @@ pub fn plan_level(
 /// [`BottomUp::run`]).
 pub const BOTTOM_UP_SERIAL_EDGES: u64 = 8;
 
-/// Bitmap words one thread of [`td_chunks`] scans (1024 vertices).
-pub const WORDS_PER_THREAD: u64 = 32;
-
 /// Capacity the top-down work list needs: `Σ ⌈deg/chunk⌉ ≤ n + m/chunk`.
 #[inline(always)]
 pub fn chunk_capacity(n: u64, m: u64, chunk: u64) -> u64 {
@@ -295,50 +292,41 @@ fn degree(offsets: &[u64], v: usize) -> u64 {
     offsets[v + 1] - offsets[v]
 }
 
-/// End of the run of bitmap words a thread scans from `w0`.
+/// Writes from slot `at` of the work list the chunks of every vertex whose bit
+/// is set in `bits`, word `w` of a bitmap; the next free slot.
 #[inline(always)]
-fn words_end(w0: u64, nwords: u64) -> u64 {
-    if nwords - w0 < WORDS_PER_THREAD {
-        nwords
-    } else {
-        w0 + WORDS_PER_THREAD
-    }
-}
-
-/// Reserves `count` slots of the work list (one atomic) and writes there the
-/// chunks of every vertex whose bit is set in `word(w)`, `w` in `words`.
-#[inline(always)]
-fn list_chunks(
+fn list_word_chunks(
     offsets: &[u64],
     chunk: u64,
     chunks: &[AtomicU64],
-    ctl: &[AtomicU64],
-    count: u64,
-    words: core::ops::Range<u64>,
-    word: impl Fn(u64) -> u32,
-) {
-    if count == 0 {
-        return;
-    }
-    let mut at = ctl[CTL_CHUNKS].fetch_add(count, Relaxed) as usize;
-    for w in words {
-        let mut bits = word(w);
-        while bits != 0 {
-            let v = (w as usize) * 32 + bits.trailing_zeros() as usize;
-            for i in 0..degree(offsets, v).div_ceil(chunk) {
-                chunks[at].store((v as u64) << 32 | i, Relaxed);
-                at += 1;
-            }
-            bits &= bits - 1;
+    mut at: usize,
+    w: u64,
+    mut bits: u32,
+) -> usize {
+    while bits != 0 {
+        let v = (w as usize) * 32 + bits.trailing_zeros() as usize;
+        for i in 0..degree(offsets, v).div_ceil(chunk) {
+            chunks[at].store((v as u64) << 32 | i, Relaxed);
+            at += 1;
         }
+        bits &= bits - 1;
     }
+    at
 }
 
 /// Top-down, step 1: the frontier bitmap → the work list of edge chunks.
 /// `chunks[i] = v << 32 | k` stands for edges `[off(v) + k·chunk, …)` of `v`.
+///
+/// One bitmap word (32 vertices) per lane: a warp counts its words' chunks,
+/// reserves them with one atomic and a prefix sum of shuffles, and each lane
+/// writes its own. (A thread per 32 words, as before, left a dense frontier of
+/// 4 M vertices to 4,096 threads walking 1,024 vertices each: at 8 edges a
+/// chunk the list cost twice the relax that followed, H200, Kronecker 22.)
+/// Whole warps only: every lane of a warp must call it.
 #[inline(always)]
-pub fn td_chunks(
+pub fn td_chunks<W: Warp>(
     t: ThreadCtx,
+    w: W,
     offsets: &[u64],
     frontier: Bitmap,
     chunk: u64,
@@ -349,23 +337,34 @@ pub fn td_chunks(
     if chunk == 0 || !runs_top_down(ctl) {
         return;
     }
-    let mut w0 = t.global() * WORDS_PER_THREAD;
-    let step = t.stride() * WORDS_PER_THREAD;
-    while w0 < nwords {
-        let w1 = words_end(w0, nwords);
+    let lane = u64::from(w.lane());
+    // The warp's first word: the same in every lane, so the loop is warp-uniform.
+    let mut base = t.global() - lane;
+    while base < nwords {
+        let word = base + lane;
+        let bits = if word < nwords {
+            frontier.words[word as usize].load(Relaxed)
+        } else {
+            0
+        };
         let mut count = 0u64;
-        for w in w0..w1 {
-            let mut bits = frontier.words[w as usize].load(Relaxed);
-            while bits != 0 {
-                let v = (w as usize) * 32 + bits.trailing_zeros() as usize;
-                count += degree(offsets, v).div_ceil(chunk);
-                bits &= bits - 1;
-            }
+        let mut rest = bits;
+        while rest != 0 {
+            let v = (word as usize) * 32 + rest.trailing_zeros() as usize;
+            count += degree(offsets, v).div_ceil(chunk);
+            rest &= rest - 1;
         }
-        list_chunks(offsets, chunk, chunks, ctl, count, w0..w1, |w| {
-            frontier.words[w as usize].load(Relaxed)
-        });
-        w0 += step;
+        let (before, total) = w.prefix_sum_u64(count);
+        if total != 0 {
+            let first = if lane == 0 {
+                ctl[CTL_CHUNKS].fetch_add(total, Relaxed)
+            } else {
+                0
+            };
+            let at = w.shfl_u64(first, 0) + before;
+            list_word_chunks(offsets, chunk, chunks, at as usize, word, bits);
+        }
+        base += t.stride();
     }
 }
 
@@ -374,10 +373,12 @@ pub fn td_chunks(
 /// their chunks listed; the lowest priority left behind goes to
 /// [`CTL_MIN_PENDING`] so the host can jump straight to the next non-empty bucket.
 /// [`TopDown::relax`] then sets the bits of improved vertices in the same bitmap.
+/// One bitmap word per lane, as [`td_chunks`]; whole warps only.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub fn td_select<P: Program>(
+pub fn td_select<P: Program, W: Warp>(
     t: ThreadCtx,
+    w: W,
     offsets: &[u64],
     state: &[<P::State as StateWord>::Atomic],
     pending: Bitmap,
@@ -396,44 +397,60 @@ pub fn td_select<P: Program>(
     if chunk == 0 {
         return;
     }
-    let mut w0 = t.global() * WORDS_PER_THREAD;
-    let step = t.stride() * WORDS_PER_THREAD;
-    let mut taken = [0u32; WORDS_PER_THREAD as usize];
+    let lane = u64::from(w.lane());
     let (mut selected, mut lowest_left) = (0u64, u64::MAX);
-    while w0 < nwords {
-        let w1 = words_end(w0, nwords);
-        let mut count = 0u64;
-        for w in w0..w1 {
-            let mut bits = pending.words[w as usize].load(Relaxed);
-            let mut mine = 0u32;
-            while bits != 0 {
-                let b = bits.trailing_zeros();
-                let v = (w as usize) * 32 + b as usize;
-                let p = u64::from(P::priority(P::State::load(&state[v])));
-                if p < limit {
-                    mine |= 1 << b;
-                    count += degree(offsets, v).div_ceil(chunk);
-                    selected += 1;
-                } else if p < lowest_left {
-                    lowest_left = p;
-                }
-                bits &= bits - 1;
+    // The warp's first word: the same in every lane, so the loop is warp-uniform.
+    let mut base = t.global() - lane;
+    while base < nwords {
+        let word = base + lane;
+        let mut bits = if word < nwords {
+            pending.words[word as usize].load(Relaxed)
+        } else {
+            0
+        };
+        let (mut mine, mut count) = (0u32, 0u64);
+        while bits != 0 {
+            let b = bits.trailing_zeros();
+            let v = (word as usize) * 32 + b as usize;
+            let p = u64::from(P::priority(P::State::load(&state[v])));
+            if p < limit {
+                mine |= 1 << b;
+                count += degree(offsets, v).div_ceil(chunk);
+                selected += 1;
+            } else if p < lowest_left {
+                lowest_left = p;
             }
-            taken[(w - w0) as usize] = mine;
-            if mine != 0 {
-                pending.words[w as usize].fetch_and(!mine, Relaxed);
-            }
+            bits &= bits - 1;
         }
-        list_chunks(offsets, chunk, chunks, ctl, count, w0..w1, |w| {
-            taken[(w - w0) as usize]
-        });
-        w0 += step;
+        if mine != 0 {
+            pending.words[word as usize].fetch_and(!mine, Relaxed);
+        }
+        let (before, total) = w.prefix_sum_u64(count);
+        if total != 0 {
+            let first = if lane == 0 {
+                ctl[CTL_CHUNKS].fetch_add(total, Relaxed)
+            } else {
+                0
+            };
+            let at = w.shfl_u64(first, 0) + before;
+            list_word_chunks(offsets, chunk, chunks, at as usize, word, mine);
+        }
+        base += t.stride();
     }
-    if selected != 0 {
-        ctl[CTL_SELECTED].fetch_add(selected, Relaxed);
+    let selected = w.sum_u64(selected);
+    let mut lowest = lowest_left;
+    let mut k = W::SIZE / 2;
+    while k > 0 {
+        lowest = lowest.min(w.shfl_u64(lowest, w.lane() ^ k));
+        k /= 2;
     }
-    if lowest_left != u64::MAX {
-        ctl[CTL_MIN_PENDING].fetch_max((1u64 << 32) - lowest_left, Relaxed);
+    if lane == 0 {
+        if selected != 0 {
+            ctl[CTL_SELECTED].fetch_add(selected, Relaxed);
+        }
+        if lowest != u64::MAX {
+            ctl[CTL_MIN_PENDING].fetch_max((1u64 << 32) - lowest, Relaxed);
+        }
     }
 }
 

@@ -108,8 +108,8 @@ fn check(n: usize, warps: u32, source: usize, bottom_up: impl Fn(u32) -> bool) {
             };
             launch_warps(warps, |t, w| bu.run(t, w));
         } else {
-            launch_warps(warps, |t, _| {
-                td_chunks(t, &offsets, Bitmap { words: &cur }, chunk, &chunks, &ctl)
+            launch_warps(warps, |t, w| {
+                td_chunks(t, w, &offsets, Bitmap { words: &cur }, chunk, &chunks, &ctl)
             });
             let list: Vec<u64> = chunks.iter().map(|c| c.load(Relaxed)).collect();
             let td = TopDown::<Bfs> {
@@ -162,6 +162,14 @@ fn bottom_up_levels_with_32_lane_warps() {
     check(400, 2, 0, |_| true);
     check(400, 3, 275, |_| true); // a source on the path, far from the hubs
     check(400, 2, 315, |_| true); // in the second component
+}
+
+#[test]
+fn top_down_levels_with_32_lane_warps() {
+    // One warp over 157 bitmap words: its lanes take five tiles of words, each
+    // tile's chunks reserved by one prefix sum.
+    check(5000, 1, 0, |_| false);
+    check(400, 2, 275, |_| false);
 }
 
 #[test]
@@ -241,4 +249,88 @@ fn plan_level_follows_the_heuristic_and_ends() {
     let host = block();
     host[CTL_PLAN].store(PLAN_HOST, Relaxed);
     assert!(runs_top_down(&host) && runs_bottom_up(&host));
+}
+
+/// A program whose priority is its state, for [`td_select`].
+struct ByState;
+
+impl Program for ByState {
+    type State = u32;
+    type Weight = ();
+    fn init(_v: u32, _source: u32) -> u32 {
+        0
+    }
+    fn is_active(_s: u32, _iter: u32) -> bool {
+        true
+    }
+    fn relax(s: u32, _w: (), _iter: u32) -> Option<u32> {
+        Some(s + 1)
+    }
+    fn combine(slot: &AtomicU32, cand: u32) -> bool {
+        slot.fetch_min(cand, Relaxed) > cand
+    }
+    fn improves(current: u32, cand: u32) -> bool {
+        cand < current
+    }
+    fn priority(s: u32) -> u32 {
+        s
+    }
+}
+
+#[test]
+fn td_select_takes_the_pending_vertices_below_the_limit_with_32_lane_warps() {
+    let n = 3000;
+    let (offsets, _) = graph(n);
+    let state: Vec<AtomicU32> = (0..n as u32).map(|v| AtomicU32::new(v * 7 % 101)).collect();
+    let pending = bits(n);
+    for v in (0..n).filter(|v| v % 3 != 1) {
+        pending[v / 32].fetch_or(1 << (v % 32), Relaxed);
+    }
+    let (limit, chunk) = (40u64, 2u64);
+    let chunks: Vec<AtomicU64> = (0..chunk_capacity(n as u64, offsets[n], chunk))
+        .map(|_| AtomicU64::new(0))
+        .collect();
+    // A zeroed block: the host planned the pass (`PLAN_HOST`).
+    let ctl: Vec<AtomicU64> = (0..CTL_WORDS).map(|_| AtomicU64::new(0)).collect();
+    launch_warps(1, |t, w| {
+        td_select::<ByState, _>(
+            t,
+            w,
+            &offsets,
+            &state,
+            Bitmap { words: &pending },
+            limit,
+            chunk,
+            &chunks,
+            &ctl,
+        )
+    });
+    let priority = |v: usize| u64::from(state[v].load(Relaxed));
+    let was_pending = |v: usize| v % 3 != 1;
+    let taken: Vec<usize> = (0..n)
+        .filter(|&v| was_pending(v) && priority(v) < limit)
+        .collect();
+    let lowest_left = (0..n)
+        .filter(|&v| was_pending(v) && priority(v) >= limit)
+        .map(priority)
+        .min()
+        .unwrap();
+    assert_eq!(word(&ctl, CTL_SELECTED), taken.len() as u64);
+    assert_eq!(word(&ctl, CTL_MIN_PENDING), (1 << 32) - lowest_left);
+    for v in 0..n {
+        let still = pending[v / 32].load(Relaxed) & 1 << (v % 32) != 0;
+        assert_eq!(still, was_pending(v) && priority(v) >= limit, "vertex {v}");
+    }
+    let mut listed: Vec<u64> = (0..word(&ctl, CTL_CHUNKS) as usize)
+        .map(|i| chunks[i].load(Relaxed))
+        .collect();
+    listed.sort_unstable();
+    let mut want: Vec<u64> = taken
+        .iter()
+        .flat_map(|&v| {
+            (0..(offsets[v + 1] - offsets[v]).div_ceil(chunk)).map(move |k| (v as u64) << 32 | k)
+        })
+        .collect();
+    want.sort_unstable();
+    assert_eq!(listed, want);
 }

@@ -500,6 +500,7 @@ unsafe fn bitmap<'a>(ptr: *mut u32, n: u64) -> direction::Bitmap<'a> {
 }
 
 /// Top-down step 1 ([`direction::td_chunks`]): frontier bitmap → chunk work list.
+/// Launched with whole warps (blocks a multiple of 32 threads).
 ///
 /// # Safety
 /// See the module docs; `frontier` holds `bitmap_words(n)` words, `chunks`
@@ -521,6 +522,7 @@ pub unsafe fn td_chunks(
     unsafe {
         direction::td_chunks(
             t,
+            crate::warp::kernel_warp(t),
             slice(offsets, n as usize + 1),
             bitmap(frontier, n),
             chunk,
@@ -550,8 +552,9 @@ pub unsafe fn td_select<P: Program>(
 ) {
     // SAFETY: caller's contract.
     unsafe {
-        direction::td_select::<P>(
+        direction::td_select::<P, _>(
             t,
+            crate::warp::kernel_warp(t),
             slice(offsets, n as usize + 1),
             P::State::atomics_from_raw(state, n as usize),
             bitmap(pending, n),

@@ -33,6 +33,25 @@ pub trait Warp: Copy {
         u64::from(hi) << 32 | u64::from(lo)
     }
 
+    /// `value` summed over the lanes below this one, and over the whole warp
+    /// (a Hillis–Steele scan of shuffles): where each lane's share of a warp's
+    /// one reservation starts, and the reservation's size.
+    #[inline(always)]
+    fn prefix_sum_u64(&self, value: u64) -> (u64, u64) {
+        let lane = self.lane();
+        let mut inclusive = value;
+        let mut d = 1;
+        while d < Self::SIZE {
+            // Every lane shuffles (lanes below `d` read their own value and drop it).
+            let below = self.shfl_u64(inclusive, lane.saturating_sub(d));
+            if lane >= d {
+                inclusive += below;
+            }
+            d *= 2;
+        }
+        (inclusive - value, self.shfl_u64(inclusive, Self::SIZE - 1))
+    }
+
     /// The sum of `value` over the warp, in every lane (butterfly of shuffles).
     #[inline(always)]
     fn sum_u64(&self, value: u64) -> u64 {

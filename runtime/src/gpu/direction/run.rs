@@ -197,9 +197,10 @@ impl<'a, L: Launcher> DirectionRun<'a, L> {
         self.l.clear(&mut self.ctl, "level counters")
     }
 
-    /// Threads of a kernel that scans the bitmap by `WORDS_PER_THREAD` words.
+    /// Threads of a kernel that gives each lane one bitmap word (`td_chunks`,
+    /// `td_select`; whole warps, as `block` is a multiple of 32).
     fn word_threads(&self) -> u64 {
-        entry::bitmap_words(self.n()).div_ceil(kernels_rs::direction::WORDS_PER_THREAD)
+        entry::bitmap_words(self.n())
     }
 
     /// Launches `td_relax` over the work list into bitmap `next`, with a grid for
