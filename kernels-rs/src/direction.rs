@@ -72,12 +72,19 @@ pub const PLAN_DONE: u64 = 3;
 /// pending, none in the bitmap); every kernel returns and the host reports it.
 pub const PLAN_STUCK: u64 = 4;
 
+/// [`CTL_PLAN`]: top-down by a scan of every edge chunk ([`TopDown::scan`]); the
+/// work-list and bottom-up kernels return at once.
+pub const PLAN_SCAN: u64 = 5;
+
 /// What the host knows of a level it plans on the device ([`plan_level`]).
 pub const LEVEL_TOP_DOWN_ONLY: u32 = 0;
 /// The frontier is uniform (one candidate): bottom-up is allowed.
 pub const LEVEL_MAY_PULL: u32 = 1;
 /// The frontier offers nothing (`relax` of the uniform state is `None`): over.
 pub const LEVEL_OVER: u32 = 2;
+/// Top-down only, and the run holds the scan's chunk starts: a level whose
+/// frontier has many edges scans them all ([`choose_scan`]).
+pub const LEVEL_MAY_SCAN: u32 = 3;
 
 /// Bottom-up when frontier edges > unexplored edges / α (gapbs' default).
 pub const ALPHA: u64 = 15;
@@ -102,6 +109,23 @@ pub fn choose_bottom_up(
     } else {
         edges > unexplored / ALPHA
     }
+}
+
+/// A top-down level scans every edge chunk ([`TopDown::scan`]) instead of
+/// listing the frontier's when its out-edges exceed the graph's edges divided by
+/// this. A scan streams through the CSR in order and skips the rows of
+/// vertices outside the frontier; the work list gathers each listed vertex's
+/// offsets and state apart and writes 8 bytes a chunk. H200, Kronecker 24,
+/// SSSP (12 levels, most of them over a frontier with most edges): every
+/// level by scan (the balanced kernel) 31 ms, every level by work list 69 ms.
+pub const SCAN_RATIO: u64 = 8;
+
+/// Whether a top-down level over a frontier of `edges` out-edges, in a graph
+/// of `m` edges, scans ([`SCAN_RATIO`]); shared by the host loop and
+/// [`plan_level`].
+#[inline(always)]
+pub fn choose_scan(edges: u64, m: u64) -> bool {
+    edges > m / SCAN_RATIO
 }
 
 /// Whether a level whose block says `plan` runs the top-down kernels.
@@ -177,7 +201,8 @@ fn runs_bottom_up(ctl: &[AtomicU64]) -> bool {
 /// levels back to back and read their counters once (one host round trip per
 /// `levels_per_sync` levels instead of one per level). `prev` is the block of
 /// the level before (`None` at level 0, whose frontier is `first` = (vertices,
-/// out-edges) and whose unexplored edges are `m`); `cur` is this level's block,
+/// out-edges) and whose unexplored edges are `m`, the graph's edges, which
+/// [`choose_scan`] also reads); `cur` is this level's block,
 /// cleared here and given its [`CTL_PLAN`]. The level's kernels then run or
 /// return at once by that plan; a finished traversal plans [`PLAN_DONE`] for
 /// every later level.
@@ -221,6 +246,8 @@ pub fn plan_level(
     cur[CTL_PLAN].store(
         if bottom_up {
             PLAN_BOTTOM_UP
+        } else if level == LEVEL_MAY_SCAN && choose_scan(edges, m) {
+            PLAN_SCAN
         } else {
             PLAN_TOP_DOWN
         },
@@ -476,6 +503,38 @@ pub struct TopDown<'a, P: Program> {
 }
 
 impl<P: Program> TopDown<'_, P> {
+    /// Relaxes `v`'s edges `edges` (a part of its row) into their targets; new
+    /// targets join the next frontier and this thread's tally.
+    #[inline(always)]
+    fn relax_edges(&self, v: usize, edges: core::ops::Range<usize>, tally: &mut Tally) {
+        let s = match self.candidate {
+            Some(_) => None,
+            None => Some(P::State::load(&self.state[v])),
+        };
+        for e in edges {
+            let cand = match (self.candidate, s) {
+                (Some(c), _) => c,
+                (None, Some(s)) => match P::relax(s, self.weights[e], self.iter) {
+                    Some(c) => c,
+                    None => continue,
+                },
+                (None, None) => continue,
+            };
+            let u = self.graph.targets[e] as usize;
+            if P::combine(&self.state[u], cand) {
+                if let Some(p) = self.parents {
+                    p[u].store(v as u32, Relaxed);
+                }
+                // Read first: a vertex improved several times in a level is
+                // inserted once, and the later improvements skip the atomic.
+                if !self.next.contains(u) && self.next.insert(u) {
+                    tally.vertices += 1;
+                    tally.edges += degree(self.degree_offsets, u);
+                }
+            }
+        }
+    }
+
     /// Top-down, step 2: one chunk per thread (grid-stride), each edge relaxed and
     /// combined atomically into its target; new targets join the next frontier.
     /// Launched with whole warps (the tally is summed per warp).
@@ -495,31 +554,50 @@ impl<P: Program> TopDown<'_, P> {
             } else {
                 first + self.chunk
             };
-            let s = match self.candidate {
-                Some(_) => None,
-                None => Some(P::State::load(&self.state[v])),
-            };
-            for e in first as usize..last as usize {
-                let cand = match (self.candidate, s) {
-                    (Some(c), _) => c,
-                    (None, Some(s)) => match P::relax(s, self.weights[e], self.iter) {
-                        Some(c) => c,
-                        None => continue,
-                    },
-                    (None, None) => continue,
-                };
-                let u = self.graph.targets[e] as usize;
-                if P::combine(&self.state[u], cand) {
-                    if let Some(p) = self.parents {
-                        p[u].store(v as u32, Relaxed);
-                    }
-                    if self.next.insert(u) {
-                        tally.vertices += 1;
-                        tally.edges += degree(self.degree_offsets, u);
-                    }
-                }
-            }
+            self.relax_edges(v, first as usize..last as usize, &mut tally);
             j += t.stride();
+        }
+        tally.flush(w, self.ctl);
+    }
+
+    /// A top-down level by scan ([`PLAN_SCAN`], or a host-chosen level): thread
+    /// `i` takes edges `[i·chunk, (i+1)·chunk)` of the CSR (seed 000's edge
+    /// chunks over every edge, `sv[i]` the vertex of edge `i·chunk`,
+    /// [`crate::skeleton::build_sv`]) and relaxes those whose source is in
+    /// `frontier`; no work list. Whole warps only (the tally).
+    #[inline(always)]
+    pub fn scan<W: Warp>(&self, t: ThreadCtx, w: W, frontier: Bitmap, sv: &[u32]) {
+        if !matches!(self.ctl[CTL_PLAN].load(Relaxed), PLAN_HOST | PLAN_SCAN) || self.chunk == 0 {
+            return;
+        }
+        let offsets = self.graph.offsets;
+        let m = self.graph.targets.len() as u64;
+        let mut tally = Tally::default();
+        let mut i = t.global();
+        while i < sv.len() as u64 {
+            let first = i * self.chunk;
+            let last = if m - first < self.chunk {
+                m
+            } else {
+                first + self.chunk
+            };
+            let mut v = sv[i as usize] as usize;
+            let mut e = first;
+            while e < last {
+                // Vertices whose edges all lie before `e` (degree 0) are skipped.
+                let mut end = offsets[v + 1];
+                while end <= e {
+                    v += 1;
+                    end = offsets[v + 1];
+                }
+                let stop = if end < last { end } else { last };
+                if frontier.contains(v) {
+                    self.relax_edges(v, e as usize..stop as usize, &mut tally);
+                }
+                e = stop;
+                v += 1;
+            }
+            i += t.stride();
         }
         tally.flush(w, self.ctl);
     }

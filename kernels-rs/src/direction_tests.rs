@@ -72,7 +72,15 @@ fn bits(n: usize) -> Vec<AtomicU32> {
 
 /// BFS where level `l` runs bottom-up if `bottom_up(l)`, else top-down; checks
 /// levels, parents and both level counters against the oracle.
-fn check(n: usize, warps: u32, source: usize, bottom_up: impl Fn(u32) -> bool) {
+/// How a level of [`check`] runs.
+#[derive(PartialEq)]
+enum Way {
+    TopDown,
+    BottomUp,
+    Scan,
+}
+
+fn check(n: usize, warps: u32, source: usize, way: impl Fn(u32) -> Way) {
     let (offsets, targets) = graph(n);
     let want = oracle_levels(&offsets, &targets, source);
     let csr = CsrView {
@@ -93,7 +101,8 @@ fn check(n: usize, warps: u32, source: usize, bottom_up: impl Fn(u32) -> bool) {
     loop {
         let ctl: Vec<AtomicU64> = (0..CTL_WORDS).map(|_| AtomicU64::new(0)).collect();
         next.iter().for_each(|w| w.store(0, Relaxed));
-        if bottom_up(level) {
+        let way = way(level);
+        if way == Way::BottomUp {
             let bu = BottomUp::<Bfs> {
                 incoming: csr,
                 out_offsets: &offsets,
@@ -108,9 +117,11 @@ fn check(n: usize, warps: u32, source: usize, bottom_up: impl Fn(u32) -> bool) {
             };
             launch_warps(warps, |t, w| bu.run(t, w));
         } else {
-            launch_warps(warps, |t, w| {
-                td_chunks(t, w, &offsets, Bitmap { words: &cur }, chunk, &chunks, &ctl)
-            });
+            if way == Way::TopDown {
+                launch_warps(warps, |t, w| {
+                    td_chunks(t, w, &offsets, Bitmap { words: &cur }, chunk, &chunks, &ctl)
+                });
+            }
             let list: Vec<u64> = chunks.iter().map(|c| c.load(Relaxed)).collect();
             let td = TopDown::<Bfs> {
                 graph: csr,
@@ -125,7 +136,16 @@ fn check(n: usize, warps: u32, source: usize, bottom_up: impl Fn(u32) -> bool) {
                 degree_offsets: &offsets,
                 candidate: Some(level + 1),
             };
-            launch_warps(warps, |t, w| td.relax(t, w));
+            if way == Way::TopDown {
+                launch_warps(warps, |t, w| td.relax(t, w));
+            } else {
+                // Chunks of `chunk` edges over the whole CSR.
+                let sv: Vec<u32> = (0..targets.len().div_ceil(chunk as usize))
+                    .map(|i| offsets.partition_point(|&o| o <= (i as u64) * chunk) as u32 - 1)
+                    .collect();
+                let frontier = Bitmap { words: &cur };
+                launch_warps(warps, |t, w| td.scan(t, w, frontier, &sv));
+            }
         }
         let found: Vec<usize> = (0..n).filter(|&v| want[v] == level + 1).collect();
         let edges: u64 = found.iter().map(|&v| offsets[v + 1] - offsets[v]).sum();
@@ -159,23 +179,42 @@ fn check(n: usize, warps: u32, source: usize, bottom_up: impl Fn(u32) -> bool) {
 #[test]
 fn bottom_up_levels_with_32_lane_warps() {
     // 2 warps over 400 vertices: every warp runs many tiles (grid-stride).
-    check(400, 2, 0, |_| true);
-    check(400, 3, 275, |_| true); // a source on the path, far from the hubs
-    check(400, 2, 315, |_| true); // in the second component
+    check(400, 2, 0, |_| Way::BottomUp);
+    check(400, 3, 275, |_| Way::BottomUp); // a source on the path, far from the hubs
+    check(400, 2, 315, |_| Way::BottomUp); // in the second component
 }
 
 #[test]
 fn top_down_levels_with_32_lane_warps() {
     // One warp over 157 bitmap words: its lanes take five tiles of words, each
     // tile's chunks reserved by one prefix sum.
-    check(5000, 1, 0, |_| false);
-    check(400, 2, 275, |_| false);
+    check(5000, 1, 0, |_| Way::TopDown);
+    check(400, 2, 275, |_| Way::TopDown);
+}
+
+#[test]
+fn scan_levels_with_32_lane_warps() {
+    check(5000, 1, 0, |_| Way::Scan);
+    check(400, 3, 275, |l| {
+        if l % 2 == 0 {
+            Way::Scan
+        } else {
+            Way::TopDown
+        }
+    });
 }
 
 #[test]
 fn mixed_directions_with_32_lane_warps() {
-    check(400, 2, 5, |l| l == 1 || l == 2);
-    check(400, 3, 0, |l| l % 2 == 1);
+    let way = |bottom_up: bool| {
+        if bottom_up {
+            Way::BottomUp
+        } else {
+            Way::TopDown
+        }
+    };
+    check(400, 2, 5, move |l| way(l == 1 || l == 2));
+    check(400, 3, 0, move |l| way(l % 2 == 1));
 }
 
 fn block() -> Vec<AtomicU64> {

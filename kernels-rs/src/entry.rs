@@ -566,6 +566,58 @@ pub unsafe fn td_select<P: Program>(
     }
 }
 
+/// The [`direction::TopDown`] of a `td_relax` or `td_scan` launch.
+///
+/// # Safety
+/// As [`td_relax`]; `chunks` as long as the launch reads it.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn top_down<'a, P: Program>(
+    n: u64,
+    m: u64,
+    offsets: *const u64,
+    targets: *const u32,
+    weights: *const P::Weight,
+    state: *mut P::State,
+    parents: *mut u32,
+    chunks: &'a [u64],
+    chunk: u64,
+    next: *mut u32,
+    ctl: *mut u64,
+    iter: u32,
+    degree_offsets: *const u64,
+    candidate: *const P::State,
+) -> direction::TopDown<'a, P> {
+    let (n_, m_) = (n as usize, m as usize);
+    // SAFETY: caller's contract.
+    unsafe {
+        direction::TopDown::<P> {
+            graph: CsrView {
+                offsets: slice(offsets, n_ + 1),
+                targets: slice(targets, m_),
+            },
+            weights: slice(weights, m_),
+            state: P::State::atomics_from_raw(state, n_),
+            parents: opt_u32_cells(parents, n_),
+            chunks,
+            chunk,
+            next: bitmap(next, n),
+            ctl: u64::atomics_from_raw(ctl, direction::CTL_WORDS),
+            iter,
+            degree_offsets: if degree_offsets.is_null() {
+                slice(offsets, n_ + 1)
+            } else {
+                slice(degree_offsets, n_ + 1)
+            },
+            candidate: if candidate.is_null() {
+                None
+            } else {
+                Some(slice(candidate, 1)[0])
+            },
+        }
+    }
+}
+
 /// Top-down step 2 ([`direction::TopDown::relax`]).
 ///
 /// # Safety
@@ -592,35 +644,79 @@ pub unsafe fn td_relax<P: Program>(
     degree_offsets: *const u64,
     candidate: *const P::State,
 ) {
-    let (n_, m_) = (n as usize, m as usize);
     // SAFETY: caller's contract.
     let td = unsafe {
-        direction::TopDown::<P> {
-            graph: CsrView {
-                offsets: slice(offsets, n_ + 1),
-                targets: slice(targets, m_),
-            },
-            weights: slice(weights, m_),
-            state: P::State::atomics_from_raw(state, n_),
-            parents: opt_u32_cells(parents, n_),
-            chunks: slice(chunks, capacity as usize),
+        top_down::<P>(
+            n,
+            m,
+            offsets,
+            targets,
+            weights,
+            state,
+            parents,
+            slice(chunks, capacity as usize),
             chunk,
-            next: bitmap(next, n),
-            ctl: u64::atomics_from_raw(ctl, direction::CTL_WORDS),
+            next,
+            ctl,
             iter,
-            degree_offsets: if degree_offsets.is_null() {
-                slice(offsets, n_ + 1)
-            } else {
-                slice(degree_offsets, n_ + 1)
-            },
-            candidate: if candidate.is_null() {
-                None
-            } else {
-                Some(slice(candidate, 1)[0])
-            },
-        }
+            degree_offsets,
+            candidate,
+        )
     };
     td.relax(t, crate::warp::kernel_warp(t))
+}
+
+/// A top-down level by scan ([`direction::TopDown::scan`]).
+///
+/// # Safety
+/// As [`td_relax`] without the work list; `sv` holds `nsv = ⌈m / chunk⌉`
+/// chunk starts built by [`build_sv`] with `chunk`; `frontier`
+/// `bitmap_words(n)` words.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn td_scan<P: Program>(
+    t: ThreadCtx,
+    n: u64,
+    m: u64,
+    offsets: *const u64,
+    targets: *const u32,
+    weights: *const P::Weight,
+    state: *mut P::State,
+    parents: *mut u32,
+    sv: *const u32,
+    nsv: u64,
+    chunk: u64,
+    frontier: *mut u32,
+    next: *mut u32,
+    ctl: *mut u64,
+    iter: u32,
+    degree_offsets: *const u64,
+    candidate: *const P::State,
+) {
+    // SAFETY: caller's contract.
+    let (td, sv, frontier) = unsafe {
+        (
+            top_down::<P>(
+                n,
+                m,
+                offsets,
+                targets,
+                weights,
+                state,
+                parents,
+                &[],
+                chunk,
+                next,
+                ctl,
+                iter,
+                degree_offsets,
+                candidate,
+            ),
+            slice(sv, nsv as usize),
+            bitmap(frontier, n),
+        )
+    };
+    td.scan(t, crate::warp::kernel_warp(t), frontier, sv)
 }
 
 /// A bottom-up level ([`direction::BottomUp::run`]).
@@ -679,15 +775,37 @@ pub unsafe fn bottom_up<P: Program>(
 /// * `bottom_up(n, first, end, m_in, in_offsets, in_sources, out_offsets, state,
 ///   parents, frontier, next, candidate, ctl)` (scans vertices `[first, end)`,
 ///   `first` a multiple of 32; arrays sized for all `n`)
+/// * `td_scan(n, m, offsets, targets, weights, state, parents, sv, nsv, chunk,
+///   frontier, next, ctl, iter, degree_offsets, candidate)`
 ///
 /// ```ignore
 /// kernels_rs::direction_kernels!(
-///     my_crate::Bfs => bfs_td_chunks, bfs_td_select, bfs_td_relax, bfs_bottom_up
+///     my_crate::Bfs => bfs_td_chunks, bfs_td_select, bfs_td_relax, bfs_bottom_up, bfs_td_scan
 /// );
 /// ```
 #[macro_export]
 macro_rules! direction_kernels {
-    ($prog:ty => $chunks:ident, $select:ident, $relax:ident, $bottom_up:ident) => {
+    ($prog:ty => $chunks:ident, $select:ident, $relax:ident, $bottom_up:ident, $scan:ident) => {
+        $crate::__kernel!(
+            $scan => $crate::entry::td_scan::<$prog>;
+            n: u64,
+            m: u64,
+            offsets: *const u64,
+            targets: *const u32,
+            weights: *const <$prog as $crate::Program>::Weight,
+            state: *mut <$prog as $crate::Program>::State,
+            parents: *mut u32,
+            sv: *const u32,
+            nsv: u64,
+            chunk: u64,
+            frontier: *mut u32,
+            next: *mut u32,
+            ctl: *mut u64,
+            iter: u32,
+            degree_offsets: *const u64,
+            candidate: *const <$prog as $crate::Program>::State,
+        );
+
         $crate::__kernel!(
             $select => $crate::entry::td_select::<$prog>;
             n: u64,

@@ -223,6 +223,8 @@ impl Device {
             &k.bottom_up,
             &k.plan,
             &k.plan_pass,
+            &k.td_scan,
+            &k.build_sv,
         ];
         let names = [
             "bfs_init",
@@ -232,6 +234,8 @@ impl Device {
             "bfs_bottom_up",
             "vertex_plan_level",
             "vertex_plan_pass",
+            "bfs_td_scan",
+            "vertex_build_sv",
         ];
         let kernels = DirectionKernels::of::<Bfs>("bfs", names, Some(fns));
         let pptr = parents.as_ref().map_or(0, |p| p.ptr);

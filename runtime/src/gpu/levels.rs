@@ -76,7 +76,7 @@ unsafe fn init_body<P: Program>(t: ThreadCtx, a: &[Arg]) {
 }
 
 /// `build_sv(n, offsets, max_edge_count, sv, nchunks)`.
-unsafe fn build_sv_body(t: ThreadCtx, a: &[Arg]) {
+pub(crate) unsafe fn build_sv_body(t: ThreadCtx, a: &[Arg]) {
     // SAFETY: as above (`LevelRun::build_sv`).
     unsafe {
         entry::build_sv(

@@ -198,7 +198,7 @@ impl<S> ProgramRun<S> {
 }
 
 /// Kernel names of program `name`, as the macro generates them.
-pub fn kernel_names(name: &str) -> [String; 15] {
+pub fn kernel_names(name: &str) -> [String; 16] {
     [
         format!("vx_{name}_init"),
         format!("vx_{name}_naive"),
@@ -215,6 +215,7 @@ pub fn kernel_names(name: &str) -> [String; 15] {
         format!("vx_{name}_batch_chunks"),
         format!("vx_{name}_batch_expand"),
         format!("vx_{name}_batch_settle"),
+        format!("vx_{name}_td_scan"),
     ]
 }
 
@@ -314,7 +315,8 @@ pub struct ProgramKernels {
     pub(super) tiles: CudaFunction,
     /// The many-sources kernels (`init`, `chunks`, `expand`, `settle`).
     pub(super) batch: [CudaFunction; 4],
-    pub(super) names: [String; 15],
+    pub(super) td_scan: CudaFunction,
+    pub(super) names: [String; 16],
 }
 
 impl ProgramKernels {
@@ -329,6 +331,8 @@ impl ProgramKernels {
             &n[6],
             "vertex_plan_level",
             "vertex_plan_pass",
+            &n[15],
+            "vertex_build_sv",
         ];
         let fns = [
             &self.init,
@@ -338,6 +342,8 @@ impl ProgramKernels {
             &self.bottom_up,
             &dev.k.plan,
             &dev.k.plan_pass,
+            &self.td_scan,
+            &dev.k.build_sv,
         ];
         DirectionKernels::of::<P>(P::NAME, names, Some(fns))
     }
@@ -443,6 +449,7 @@ impl Device {
             tiles: f(9)?,
             resident_hubs: f(10)?,
             batch: [f(11)?, f(12)?, f(13)?, f(14)?],
+            td_scan: f(15)?,
             _module: module,
             names,
         })

@@ -1,6 +1,6 @@
 //! The direction loop's kernels as [`Kernel`]s: a program's `init`,
-//! `td_chunks`, `td_select`, `td_relax` and `bottom_up`, and the
-//! program-independent planning kernels, each with the host body that reads
+//! `td_chunks`, `td_select`, `td_relax`, `bottom_up` and `td_scan`, and the
+//! program-independent planning and `build_sv` kernels, each with the host body that reads
 //! the argument list the PTX entry point takes (`kernels_rs::direction_kernels!`,
 //! `plan_kernel!`).
 
@@ -21,19 +21,23 @@ pub(crate) struct DirectionKernels<'k> {
     pub plan: Kernel<'k>,
     /// `plan_pass(prev, cur, first_pending, first_limit, delta)`.
     pub plan_pass: Kernel<'k>,
+    pub td_scan: Kernel<'k>,
+    /// `build_sv(n, offsets, max_edge_count, sv, nchunks)`: the scan's chunk starts.
+    pub build_sv: Kernel<'k>,
     /// The program's name, for error messages.
     pub name: &'k str,
 }
 
-/// The names (and, on a device, the loaded functions) of the seven kernels, in
-/// the order `init, td_chunks, td_select, td_relax, bottom_up, plan, plan_pass`.
-pub(crate) type DirectionFns<'k> = [&'k CudaFunction; 7];
+/// The names (and, on a device, the loaded functions) of the nine kernels, in
+/// the order `init, td_chunks, td_select, td_relax, bottom_up, plan, plan_pass,
+/// td_scan, build_sv`.
+pub(crate) type DirectionFns<'k> = [&'k CudaFunction; 9];
 
 impl<'k> DirectionKernels<'k> {
     /// Program `P`'s direction kernels.
     pub(crate) fn of<P: Program>(
         name: &'k str,
-        names: [&'k str; 7],
+        names: [&'k str; 9],
         device: Option<DirectionFns<'k>>,
     ) -> DirectionKernels<'k> {
         let k = |i: usize, host| Kernel {
@@ -49,6 +53,8 @@ impl<'k> DirectionKernels<'k> {
             bottom_up: k(4, bottom_up_body::<P>),
             plan: k(5, plan_level_body),
             plan_pass: k(6, plan_pass_body),
+            td_scan: k(7, td_scan_body::<P>),
+            build_sv: k(8, crate::gpu::levels::build_sv_body),
             name,
         }
     }
@@ -63,6 +69,8 @@ impl<'k> DirectionKernels<'k> {
             "bottom_up",
             "plan_level",
             "plan_pass",
+            "td_scan",
+            "build_sv",
         ];
         Self::of::<P>(name, names, None)
     }
@@ -135,6 +143,35 @@ unsafe fn td_relax_body<P: Program>(t: ThreadCtx, a: &[Arg]) {
             chunks.ptr(),
             capacity.u64(),
             chunk.u64(),
+            next.ptr(),
+            ctl.ptr(),
+            iter.u32(),
+            degree_offsets.ptr(),
+            candidate.ptr(),
+        )
+    }
+}
+
+/// `td_scan(n, m, offsets, targets, weights, state, parents, sv, nsv, chunk,
+/// frontier, next, ctl, iter, degree_offsets, candidate)`.
+unsafe fn td_scan_body<P: Program>(t: ThreadCtx, a: &[Arg]) {
+    let [n, m, offsets, targets, weights, state, parents, sv, nsv, chunk, frontier, next, ctl, iter, degree_offsets, candidate] =
+        words(a);
+    // SAFETY: see above.
+    unsafe {
+        entry::td_scan::<P>(
+            t,
+            n.u64(),
+            m.u64(),
+            offsets.ptr(),
+            targets.ptr(),
+            weights.ptr(),
+            state.ptr(),
+            parents.ptr(),
+            sv.ptr(),
+            nsv.u64(),
+            chunk.u64(),
+            frontier.ptr(),
             next.ptr(),
             ctl.ptr(),
             iter.u32(),

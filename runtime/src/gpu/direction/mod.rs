@@ -18,7 +18,10 @@
 //! candidate): unweighted programs with a `min`/`max` combine run from one source.
 //! The loop tracks that candidate on the host (`relax` of the previous one) and
 //! hands it to the bottom-up kernel; any other idempotent program runs top-down
-//! only, still over the frontier work list rather than a scan of all edges.
+//! only: over the frontier work list while the frontier is small, and by a scan
+//! of every edge chunk (`td_scan`, seed 000's edge chunks tested against the
+//! frontier bitmap) once its out-edges exceed the graph's edges /
+//! [`kernels_rs::direction::SCAN_RATIO`] (`DirectionRun::enable_scan`).
 //!
 //! Files: this one holds the level loop (`drive`, `drive_planned`) and the
 //! executor traits; `buckets` the near-far loops; `run` the one executor

@@ -4,7 +4,9 @@
 //! level by level or in device-planned batches. The device, the emulator and
 //! the multi-GPU parts (both kinds) all run this code.
 
-use kernels_rs::direction::{chunk_capacity, CTL_WORDS};
+use kernels_rs::direction::{
+    choose_scan, chunk_capacity, CTL_WORDS, LEVEL_MAY_SCAN, LEVEL_TOP_DOWN_ONLY,
+};
 use kernels_rs::entry;
 
 use super::kernels::DirectionKernels;
@@ -85,6 +87,9 @@ pub(crate) struct DirectionRun<'a, L: Launcher> {
     /// Device-planned levels: one counter block and one candidate per level of
     /// a batch (allocated by the first batch).
     batch: Option<Batch<L>>,
+    /// The scan's chunk starts ([`Self::enable_scan`]): top-down levels over a
+    /// large frontier scan every edge chunk instead of listing the frontier's.
+    sv: Option<L::Buf<u32>>,
     /// Address of the whole graph's offsets when the graph is a partition (0 =
     /// its own), for the next-frontier degree tally.
     pub degree_offsets: u64,
@@ -109,6 +114,11 @@ struct Batch<L: Launcher> {
     /// Which slots have a candidate.
     uniform: Vec<bool>,
 }
+
+/// Edges per chunk of a scan level: the balanced kernel's
+/// ([`crate::gpu::options::BALANCED_MAX_EDGE_COUNT`]), whose warps then read
+/// 32 × 8 consecutive edges that the L1 cache holds.
+const SCAN_CHUNK: u64 = crate::gpu::options::BALANCED_MAX_EDGE_COUNT;
 
 /// Words that hold one state.
 fn state_words(state_size: usize) -> usize {
@@ -174,6 +184,7 @@ impl<'a, L: Launcher> DirectionRun<'a, L> {
             capacity,
             state_size,
             batch: None,
+            sv: None,
             degree_offsets: 0,
             owned: (0, n),
             whole_m: 0,
@@ -185,6 +196,83 @@ impl<'a, L: Launcher> DirectionRun<'a, L> {
 
     fn n(&self) -> u64 {
         self.g.args[0].u64()
+    }
+
+    /// Edges of the whole graph (a partition's `whole_m`, else its own): what
+    /// the direction and scan heuristics weigh a frontier against.
+    fn whole_m(&self) -> u64 {
+        if self.whole_m != 0 {
+            self.whole_m
+        } else {
+            self.g.args[1].u64()
+        }
+    }
+
+    /// Bytes [`Self::enable_scan`] allocates for a graph of `m` edges.
+    pub fn scan_bytes(m: u64) -> u64 {
+        4 * kernels_rs::skeleton::num_chunks(m, SCAN_CHUNK).max(1)
+    }
+
+    /// Lets top-down levels scan every edge chunk when the frontier holds more
+    /// than `1 / SCAN_RATIO` of the graph's edges
+    /// ([`kernels_rs::direction::choose_scan`]): builds the chunk starts (`sv`,
+    /// [`Self::scan_bytes`]). For runs without bottom-up levels, where large
+    /// frontiers would otherwise go through the work list.
+    pub(crate) fn enable_scan(&mut self) -> Result<()> {
+        let (n, m) = (self.n(), self.g.args[1].u64());
+        let nsv = kernels_rs::skeleton::num_chunks(m, SCAN_CHUNK);
+        let sv = self
+            .l
+            .zeros::<u32>(nsv.max(1) as usize, "scan chunk starts")?;
+        let args = [
+            n.into(),
+            self.g.args[2],
+            SCAN_CHUNK.into(),
+            L::addr(&sv).into(),
+            nsv.into(),
+        ];
+        // SAFETY: `build_sv(n, offsets, max_edge_count, sv, nchunks)` of
+        // kernels_rs::sv_kernel!: offsets n + 1 words, sv nchunks ≥ ⌈m / chunk⌉.
+        unsafe {
+            self.l
+                .launch(&self.k.build_sv, Grid::Cover(n), self.block, &args)?
+        };
+        self.sv = Some(sv);
+        Ok(())
+    }
+
+    /// Launches `td_scan` from the current frontier into the next with
+    /// counter block `ctl`; `cand` the frontier's candidate or 0.
+    fn scan(&self, iter: u32, cand: u64, ctl: u64) -> Result<()> {
+        let Some(sv) = &self.sv else {
+            return Err(self.err("a scan level without enable_scan"));
+        };
+        let nsv = kernels_rs::skeleton::num_chunks(self.g.args[1].u64(), SCAN_CHUNK);
+        let args = [
+            &self.g.args[..],
+            &[
+                self.state.into(),
+                self.parents.into(),
+                L::addr(sv).into(),
+                nsv.into(),
+                SCAN_CHUNK.into(),
+                L::addr(&self.bits[0]).into(),
+                L::addr(&self.bits[1]).into(),
+                ctl.into(),
+                iter.into(),
+                self.degree_offsets.into(),
+                cand.into(),
+            ],
+        ]
+        .concat();
+        // SAFETY: `td_scan(n, m, offsets, targets, weights, state, parents, sv,
+        // nsv, chunk, frontier, next, ctl, iter, degree_offsets, candidate)` of
+        // kernels_rs::direction_kernels!, whole warps (see `new`); sv built by
+        // `enable_scan` with the same chunk.
+        unsafe {
+            self.l
+                .launch(&self.k.td_scan, Grid::Resident(nsv), self.block, &args)
+        }
     }
 
     fn err(&self, what: &str) -> Error {
@@ -332,6 +420,10 @@ impl<'a, L: Launcher> DirectionRun<'a, L> {
         };
         self.clear_next()?;
         let a = self.l.mark()?;
+        if self.sv.is_some() && choose_scan(frontier.edges, self.whole_m()) {
+            self.scan(iter, cand, L::addr(&self.ctl))?;
+            return Ok(a);
+        }
         self.td_chunks(L::addr(&self.ctl))?;
         // At most this many chunks (Σ⌈deg/chunk⌉ over the frontier).
         let work = frontier.vertices + frontier.edges / self.chunk;
@@ -527,10 +619,10 @@ impl<S: bytemuck::Pod, L: Launcher> PlannedExec<S> for DirectionRun<'_, L> {
         };
         self.l.clear(&mut self.bits[1], "frontier bitmap")?;
         let a = self.l.mark()?;
-        let m = if self.whole_m != 0 {
-            self.whole_m
-        } else {
-            self.g.args[1].u64()
+        let m = self.whole_m();
+        let level = match level {
+            LEVEL_TOP_DOWN_ONLY if self.sv.is_some() => LEVEL_MAY_SCAN,
+            l => l,
         };
         let args = [
             prev.into(),
@@ -553,6 +645,10 @@ impl<S: bytemuck::Pod, L: Launcher> PlannedExec<S> for DirectionRun<'_, L> {
         // the kernel is launched every level and the plan says whether it works.
         if let (Some(incoming), true) = (self.g.incoming, cand != 0) {
             self.bottom_up_kernel(incoming, cand, cur)?;
+        }
+        // Likewise the scan, where the run has one.
+        if level == LEVEL_MAY_SCAN {
+            self.scan(iter, cand, cur)?;
         }
         let b = self.l.mark()?;
         self.levels.push((a, b));

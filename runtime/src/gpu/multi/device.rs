@@ -319,6 +319,9 @@ impl MultiGpu {
             let r = part.range(self.parts_of[p]);
             x.owned = (r.start, r.end);
             x.whole_m = mg.m;
+            if uniform.is_none() && bucket_delta::<P>(opts).is_none() {
+                x.enable_scan()?;
+            }
             parts.push(x);
         }
         for d in &self.devices {

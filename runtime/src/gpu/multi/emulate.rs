@@ -253,6 +253,9 @@ pub fn emulate_multi<P: GpuProgram>(
             let r = partition.range(parts.len());
             h.owned = (r.start, r.end);
             h.whole_m = g.num_edges();
+            if uniform.is_none() && bucket_delta::<P>(opts).is_none() {
+                h.enable_scan()?;
+            }
             parts.push(h);
         }
         let mut multi = MultiHost::<P> {

@@ -122,6 +122,8 @@ impl Device {
         opts: &ProgramOptions,
     ) -> Result<ProgramRun<<P as VertexProgram>::State>> {
         let pull = direction_mode::<P>(opts, g.incoming().is_some())?;
+        // Levels without bottom-up may scan every edge chunk (`enable_scan`).
+        let scans = !pull && bucket_delta::<P>(opts).is_none();
         let n = g.n as usize;
         let state_size = std::mem::size_of::<<P as VertexProgram>::State>();
         let chunk = opts.edges_per_item();
@@ -134,7 +136,12 @@ impl Device {
             &format!("`{}` state, frontier bitmaps and work list", P::NAME),
             DevBuf::<u8>::bytes_for(n * state_size)
                 + parents_bytes
-                + DirectionRun::<DeviceLauncher>::bytes(g.n, g.m, chunk, state_size),
+                + DirectionRun::<DeviceLauncher>::bytes(g.n, g.m, chunk, state_size)
+                + if scans {
+                    DirectionRun::<DeviceLauncher>::scan_bytes(g.m)
+                } else {
+                    0
+                },
         )?;
         let state = self.gpu.alloc::<u8>(n * state_size, "program state")?;
         let parents = match opts.parents {
@@ -170,6 +177,9 @@ impl Device {
             }
             None => {
                 let uniform = pull.then(|| source_state::<P>(source));
+                if uniform.is_none() {
+                    exec.enable_scan()?;
+                }
                 let (log, syncs, stopped) = direction::drive_levels_until(
                     &mut exec,
                     g.n,

@@ -169,6 +169,9 @@ fn emulate_direction_csr<P: GpuProgram>(
                 }
                 None => {
                     let uniform = pull.then(|| source_state::<P>(source));
+                    if uniform.is_none() {
+                        exec.enable_scan()?;
+                    }
                     let (log, syncs, stopped) = direction::drive_levels_until(
                         &mut exec,
                         n as u64,
