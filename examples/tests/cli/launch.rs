@@ -176,6 +176,15 @@ fn ranks_refuse_what_they_cannot_split() {
         err.contains("[rank 0] error:") && err.contains("kron:S"),
         "{err}"
     );
+    // One GPU a rank: `--gpus` is refused, not ignored, by every program.
+    for prog in ["bfs", "cc", "sssp", "pr"] {
+        let out = vertex(&[
+            "launch", "-n", "2", "--", exe, prog, "kron:8", "--gpus", "2",
+        ]);
+        assert!(!out.status.success(), "{prog}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("start more ranks"), "{prog}: {err}");
+    }
     let bad = Command::new(exe)
         .args(["bfs", "kron:10"])
         .env("WORLD_SIZE", "2")
