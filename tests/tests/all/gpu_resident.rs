@@ -238,7 +238,10 @@ fn auto_picks_resident_or_tiles_on_grids_and_chains_only() {
     let c = auto::choose::<bfs::Program>(&kron, s);
     assert_eq!(c.kernel, BfsKernel::Direction, "{}", c.reason);
     let c = auto::choose::<cc::Program>(&kron, s);
-    assert_ne!(c.kernel, BfsKernel::Tiles, "{}", c.reason);
+    assert_eq!(c.kernel, BfsKernel::Direction, "{}", c.reason);
+    let r =
+        emulate::<cc::Program>(kron.csr(), s, &c.options(ProgramOptions::default()), 4).unwrap();
+    assert_eq!(r.states, oracle::components(kron.csr()));
     let c = auto::choose::<sssp::sssp::Program>(&kron, s);
     assert_eq!(c.kernel, BfsKernel::Balanced, "{}", c.reason);
     // Whatever auto picks gives the oracle's answer.
