@@ -57,6 +57,10 @@ pub struct Gpu {
     pub(crate) stream: Arc<CudaStream>,
     module: Arc<CudaModule>,
     pub(crate) info: DeviceInfo,
+    /// Blocks of `block` threads a multiprocessor holds at once, by block size
+    /// and kernel name ([`Self::blocks_per_multiprocessor`]).
+    occupancy:
+        std::sync::Mutex<std::collections::HashMap<u32, std::collections::HashMap<String, u32>>>,
 }
 
 /// Whether a CUDA driver library can be loaded at all (no library → no GPU path).
@@ -113,6 +117,7 @@ impl Gpu {
             ctx,
             stream,
             module,
+            occupancy: Default::default(),
             info: DeviceInfo {
                 ordinal,
                 name,
@@ -285,15 +290,52 @@ impl Gpu {
         }
     }
 
-    /// [`Self::grid_for`], but no more blocks than the GPU holds at once (2048
-    /// threads per multiprocessor), for grid-stride kernels whose threads flush
-    /// per-thread tallies at the end: fewer threads, fewer atomics, same
-    /// parallelism.
-    pub fn resident_grid(&self, work: u64, block: u32) -> LaunchConfig {
+    /// [`Self::grid_for`], but no more blocks than the GPU holds at once
+    /// (`blocks_per_multiprocessor` on each), for grid-stride kernels whose
+    /// threads flush per-thread tallies at the end: fewer threads, fewer
+    /// atomics, same parallelism.
+    pub fn resident_grid(
+        &self,
+        work: u64,
+        block: u32,
+        blocks_per_multiprocessor: u32,
+    ) -> LaunchConfig {
         let mut cfg = Self::grid_for(work, block);
-        let resident = self.info.multiprocessors.max(1) * (2048 / block.max(1)).max(1);
+        let resident = self.info.multiprocessors.max(1) * blocks_per_multiprocessor.max(1);
         cfg.grid_dim.0 = cfg.grid_dim.0.min(resident);
         cfg
+    }
+
+    /// Blocks of `block` threads of `f` (named `name`) that one multiprocessor
+    /// holds at once, from the driver's occupancy calculator (its registers
+    /// decide), asked once per kernel and block size. A resident grid sized by
+    /// 2048 threads a multiprocessor instead left a kernel of 40 registers
+    /// (six blocks of 256 fit, not eight) with a second wave a third full, in
+    /// which each block walked its whole grid-stride share again: the scan
+    /// levels of SSSP on Kronecker 24 ran 11–14 ms a level where the
+    /// edge-chunk kernel (32 registers) ran 7.
+    pub(crate) fn blocks_per_multiprocessor(
+        &self,
+        f: &cudarc::driver::CudaFunction,
+        name: &str,
+        block: u32,
+    ) -> Result<u32> {
+        let mut cache = self
+            .occupancy
+            .lock()
+            .map_err(|_| Error::GpuUnavailable("occupancy cache poisoned".into()))?;
+        let by_name = cache.entry(block).or_default();
+        if let Some(&b) = by_name.get(name) {
+            return Ok(b);
+        }
+        let b = f
+            .occupancy_max_active_blocks_per_multiprocessor(block, 0, None)
+            .map_err(cuda_err(&format!(
+                "cuOccupancyMaxActiveBlocksPerMultiprocessor({name})"
+            )))?
+            .max(1);
+        by_name.insert(name.to_string(), b);
+        Ok(b)
     }
 }
 

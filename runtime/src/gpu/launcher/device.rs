@@ -24,11 +24,20 @@ fn push_args<'a>(b: &mut LaunchArgs<'a>, args: &'a [Arg]) {
 }
 
 impl DeviceLauncher<'_> {
-    fn config(&self, grid: Grid, block: u32) -> LaunchConfig {
-        match grid {
+    fn config(
+        &self,
+        f: &cudarc::driver::CudaFunction,
+        name: &str,
+        grid: Grid,
+        block: u32,
+    ) -> Result<LaunchConfig> {
+        Ok(match grid {
             Grid::Cover(work) => Gpu::grid_for(work, block),
-            Grid::Resident(work) => self.gpu.resident_grid(work, block),
-        }
+            Grid::Resident(work) => {
+                let per_sm = self.gpu.blocks_per_multiprocessor(f, name, block)?;
+                self.gpu.resident_grid(work, block, per_sm)
+            }
+        })
     }
 }
 
@@ -95,11 +104,12 @@ impl Launcher for DeviceLauncher<'_> {
                 msg: "the kernel was not loaded on the device".into(),
             });
         };
+        let cfg = self.config(f, k.name, grid, block)?;
         let mut b = self.gpu.stream.launch_builder(f);
         push_args(&mut b, args);
         // SAFETY: the caller's contract: `args` is `k`'s parameter list, in its
         // types (u32 or u64 words), addresses of live device buffers.
-        unsafe { b.launch(self.config(grid, block)) }
+        unsafe { b.launch(cfg) }
             .map(|_| ())
             .map_err(cuda_err(&format!("cuLaunchKernel({})", k.name)))
     }
@@ -141,7 +151,17 @@ impl Launcher for DeviceLauncher<'_> {
     }
 
     fn warps(&self, grid: Grid, block: u32) -> u64 {
-        u64::from(self.config(grid, block).grid_dim.0) * u64::from(block.div_ceil(32))
+        // An upper bound for resident grids (2048 threads a multiprocessor, what
+        // no kernel exceeds): callers size per-warp buffers by it, and the
+        // kernels' own occupancy may launch fewer.
+        let cfg = match grid {
+            Grid::Cover(work) => Gpu::grid_for(work, block),
+            Grid::Resident(work) => {
+                self.gpu
+                    .resident_grid(work, block, (2048 / block.max(1)).max(1))
+            }
+        };
+        u64::from(cfg.grid_dim.0) * u64::from(block.div_ceil(32))
     }
 
     fn mark(&self) -> Result<CudaEvent> {
