@@ -26,7 +26,7 @@
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use crate::program::Program;
-use crate::skeleton::CsrView;
+use crate::skeleton::{chunk_rows, CsrView};
 use crate::thread::ThreadCtx;
 use crate::warp::Warp;
 use crate::word::StateWord;
@@ -341,6 +341,33 @@ fn list_word_chunks(
     at
 }
 
+/// Every lane of a warp lists the `count` chunks of the vertices set in `bits`
+/// (bitmap word `word`): one atomic reserves the warp's total, a prefix sum
+/// of shuffles places each lane's share. Whole warps only.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn list_warp_chunks<W: Warp>(
+    w: W,
+    offsets: &[u64],
+    chunk: u64,
+    chunks: &[AtomicU64],
+    ctl: &[AtomicU64],
+    count: u64,
+    word: u64,
+    bits: u32,
+) {
+    let (before, total) = w.prefix_sum_u64(count);
+    if total != 0 {
+        let first = if w.lane() == 0 {
+            ctl[CTL_CHUNKS].fetch_add(total, Relaxed)
+        } else {
+            0
+        };
+        let at = w.shfl_u64(first, 0) + before;
+        list_word_chunks(offsets, chunk, chunks, at as usize, word, bits);
+    }
+}
+
 /// Top-down, step 1: the frontier bitmap → the work list of edge chunks.
 /// `chunks[i] = v << 32 | k` stands for edges `[off(v) + k·chunk, …)` of `v`.
 ///
@@ -381,16 +408,7 @@ pub fn td_chunks<W: Warp>(
             count += degree(offsets, v).div_ceil(chunk);
             rest &= rest - 1;
         }
-        let (before, total) = w.prefix_sum_u64(count);
-        if total != 0 {
-            let first = if lane == 0 {
-                ctl[CTL_CHUNKS].fetch_add(total, Relaxed)
-            } else {
-                0
-            };
-            let at = w.shfl_u64(first, 0) + before;
-            list_word_chunks(offsets, chunk, chunks, at as usize, word, bits);
-        }
+        list_warp_chunks(w, offsets, chunk, chunks, ctl, count, word, bits);
         base += t.stride();
     }
 }
@@ -452,16 +470,7 @@ pub fn td_select<P: Program, W: Warp>(
         if mine != 0 {
             pending.words[word as usize].fetch_and(!mine, Relaxed);
         }
-        let (before, total) = w.prefix_sum_u64(count);
-        if total != 0 {
-            let first = if lane == 0 {
-                ctl[CTL_CHUNKS].fetch_add(total, Relaxed)
-            } else {
-                0
-            };
-            let at = w.shfl_u64(first, 0) + before;
-            list_word_chunks(offsets, chunk, chunks, at as usize, word, mine);
-        }
+        list_warp_chunks(w, offsets, chunk, chunks, ctl, count, word, mine);
         base += t.stride();
     }
     let selected = w.sum_u64(selected);
@@ -570,33 +579,14 @@ impl<P: Program> TopDown<'_, P> {
         if !matches!(self.ctl[CTL_PLAN].load(Relaxed), PLAN_HOST | PLAN_SCAN) || self.chunk == 0 {
             return;
         }
-        let offsets = self.graph.offsets;
-        let m = self.graph.targets.len() as u64;
         let mut tally = Tally::default();
         let mut i = t.global();
         while i < sv.len() as u64 {
-            let first = i * self.chunk;
-            let last = if m - first < self.chunk {
-                m
-            } else {
-                first + self.chunk
-            };
-            let mut v = sv[i as usize] as usize;
-            let mut e = first;
-            while e < last {
-                // Vertices whose edges all lie before `e` (degree 0) are skipped.
-                let mut end = offsets[v + 1];
-                while end <= e {
-                    v += 1;
-                    end = offsets[v + 1];
-                }
-                let stop = if end < last { end } else { last };
+            chunk_rows(self.graph, self.chunk, i, sv[i as usize], |v, edges| {
                 if frontier.contains(v) {
-                    self.relax_edges(v, e as usize..stop as usize, &mut tally);
+                    self.relax_edges(v, edges, &mut tally);
                 }
-                e = stop;
-                v += 1;
-            }
+            });
             i += t.stride();
         }
         tally.flush(w, self.ctl);

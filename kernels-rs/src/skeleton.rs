@@ -151,40 +151,54 @@ impl<P: Program, F: Frontier<P>> Level<'_, P, F> {
         if !self.flags.begin(t) || max_edge_count == 0 {
             return;
         }
-        let offsets = self.graph.offsets;
-        let m = self.graph.targets.len() as u64;
         let chunks = sv.len() as u64;
         let mut changed = 0u32;
         let mut i = t.global();
         while i < chunks {
-            let first = i * max_edge_count;
-            let last = if m - first < max_edge_count {
-                m
-            } else {
-                first + max_edge_count
-            };
-            let mut v = sv[i as usize] as usize;
-            let mut e = first;
-            while e < last {
-                // Skip vertices whose edges all lie before `e` (degree 0 ones).
-                let mut end = offsets[v + 1];
-                while end <= e {
-                    v += 1;
-                    end = offsets[v + 1];
-                }
-                let stop = if end < last { end } else { last };
+            chunk_rows(self.graph, max_edge_count, i, sv[i as usize], |v, edges| {
                 if let Some(s) =
                     self.frontier
                         .active(v, || P::State::load(&self.state[v]), self.iter)
                 {
-                    changed = changed.saturating_add(self.expand(v, s, e as usize..stop as usize));
+                    changed = changed.saturating_add(self.expand(v, s, edges));
                 }
-                e = stop;
-                v += 1;
-            }
+            });
             i += t.stride();
         }
         self.flags.raise(changed);
+    }
+}
+
+/// Calls `f(v, edges)` for each vertex `v` with edges in chunk `i` — edges
+/// `[i·chunk, (i+1)·chunk)` of `graph`, the first of them `first_vertex`'s
+/// ([`build_sv`]) — with the part of `v`'s row inside the chunk, in order;
+/// vertices without edges there are skipped. Seed 000 Alg. 3's walk, shared by
+/// the edge-chunk levels and the direction kernels' scan levels.
+#[inline(always)]
+pub fn chunk_rows(
+    graph: CsrView,
+    chunk: u64,
+    i: u64,
+    first_vertex: u32,
+    mut f: impl FnMut(usize, core::ops::Range<usize>),
+) {
+    let offsets = graph.offsets;
+    let m = graph.targets.len() as u64;
+    let first = i * chunk;
+    let last = if m - first < chunk { m } else { first + chunk };
+    let mut v = first_vertex as usize;
+    let mut e = first;
+    while e < last {
+        // Skip vertices whose edges all lie before `e` (degree 0 ones).
+        let mut end = offsets[v + 1];
+        while end <= e {
+            v += 1;
+            end = offsets[v + 1];
+        }
+        let stop = if end < last { end } else { last };
+        f(v, e as usize..stop as usize);
+        e = stop;
+        v += 1;
     }
 }
 
