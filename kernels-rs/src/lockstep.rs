@@ -99,3 +99,28 @@ pub(crate) fn csr_descending(rows: &mut [Vec<u32>]) -> (Vec<u64>, Vec<u32>) {
     }
     (offsets, targets)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use core::sync::atomic::AtomicU64;
+
+    #[test]
+    fn prefix_sums_and_totals_over_32_lanes() {
+        // Lane l offers (l * 7) % 5 + 1: what comes before it and the warp's total.
+        let out: Vec<AtomicU64> = (0..64).map(|_| AtomicU64::new(u64::MAX)).collect();
+        launch_warps(1, |t, w| {
+            let lane = t.global();
+            let (before, total) = w.prefix_sum_u64((lane * 7) % 5 + 1);
+            out[lane as usize].store(before, Relaxed);
+            out[32 + lane as usize].store(total, Relaxed);
+        });
+        let offer = |l: u64| (l * 7) % 5 + 1;
+        let total: u64 = (0..32).map(offer).sum();
+        for l in 0..32u64 {
+            let before: u64 = (0..l).map(offer).sum();
+            assert_eq!(out[l as usize].load(Relaxed), before, "lane {l}");
+            assert_eq!(out[32 + l as usize].load(Relaxed), total, "lane {l}");
+        }
+    }
+}
