@@ -309,11 +309,12 @@ impl Gpu {
     /// Blocks of `block` threads of `f` (named `name`) that one multiprocessor
     /// holds at once, from the driver's occupancy calculator (its registers
     /// decide), asked once per kernel and block size. A resident grid sized by
-    /// 2048 threads a multiprocessor instead left a kernel of 40 registers
-    /// (six blocks of 256 fit, not eight) with a second wave a third full, in
-    /// which each block walked its whole grid-stride share again: the scan
-    /// levels of SSSP on Kronecker 24 ran 11–14 ms a level where the
-    /// edge-chunk kernel (32 registers) ran 7.
+    /// 2048 threads a multiprocessor instead gave a kernel of 40 registers (six
+    /// blocks of 256 fit, not eight; `td_scan`, ncu) a second wave a third
+    /// full, in which each block walked its whole grid-stride share again.
+    /// H200, one call each way (`80310d0`): Graph500 BFS at scale 24 181 GTEPS
+    /// against 159–161 before, label-propagation CC on Kronecker 24 12.5 ms
+    /// against 14.6; SSSP's scan levels did not change (47.5 ms against 45.6).
     pub(crate) fn blocks_per_multiprocessor(
         &self,
         f: &cudarc::driver::CudaFunction,
