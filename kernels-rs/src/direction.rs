@@ -8,9 +8,11 @@
 //! top-down level turns it into a work list without a per-vertex queue append —
 //! in [`td_chunks`] each lane takes one bitmap word, counts the `⌈deg / chunk⌉`
 //! edge chunks of its set bits, and the warp reserves its lanes' chunks with *one*
-//! atomic add before each lane writes its `(vertex, chunk index)` pairs. [`TopDown::relax`] then gives each thread one
-//! chunk (seed 000's edge-chunk balancing, restricted to frontier edges), so a hub's
-//! adjacency is spread over many threads and no level scans all edges.
+//! atomic add before each lane writes its `(vertex, chunk index)` pairs.
+//! [`TopDown::relax`] then gives each thread one chunk (seed 000's edge-chunk
+//! balancing, restricted to frontier edges), so a hub's adjacency is spread over
+//! many threads. A level whose frontier holds many edges scans them all instead
+//! ([`TopDown::scan`], [`choose_scan`]).
 //!
 //! Both level kinds write the next frontier bitmap with `atom.or` (the returned old
 //! word tells whether the vertex is new, so the counts are exact) and sum the new
@@ -474,12 +476,7 @@ pub fn td_select<P: Program, W: Warp>(
         base += t.stride();
     }
     let selected = w.sum_u64(selected);
-    let mut lowest = lowest_left;
-    let mut k = W::SIZE / 2;
-    while k > 0 {
-        lowest = lowest.min(w.shfl_u64(lowest, w.lane() ^ k));
-        k /= 2;
-    }
+    let lowest = w.min_u64(lowest_left);
     if lane == 0 {
         if selected != 0 {
             ctl[CTL_SELECTED].fetch_add(selected, Relaxed);

@@ -52,16 +52,29 @@ pub trait Warp: Copy {
         (inclusive - value, self.shfl_u64(inclusive, Self::SIZE - 1))
     }
 
-    /// The sum of `value` over the warp, in every lane (butterfly of shuffles).
+    /// `op` folded over the warp's values, in every lane (butterfly of
+    /// shuffles); `op` associative and commutative.
     #[inline(always)]
-    fn sum_u64(&self, value: u64) -> u64 {
+    fn fold_u64(&self, value: u64, op: impl Fn(u64, u64) -> u64) -> u64 {
         let mut s = value;
         let mut k = Self::SIZE / 2;
         while k > 0 {
-            s += self.shfl_u64(s, self.lane() ^ k);
+            s = op(s, self.shfl_u64(s, self.lane() ^ k));
             k /= 2;
         }
         s
+    }
+
+    /// The sum of `value` over the warp, in every lane.
+    #[inline(always)]
+    fn sum_u64(&self, value: u64) -> u64 {
+        self.fold_u64(value, |a, b| a + b)
+    }
+
+    /// The least `value` over the warp, in every lane.
+    #[inline(always)]
+    fn min_u64(&self, value: u64) -> u64 {
+        self.fold_u64(value, u64::min)
     }
 }
 

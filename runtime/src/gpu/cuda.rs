@@ -51,6 +51,10 @@ pub struct DeviceInfo {
     pub driver_version: i32,
 }
 
+/// Threads a multiprocessor holds at most (sm_70 to sm_90): no kernel's
+/// occupancy exceeds it, so grids sized by it bound any resident grid.
+pub(crate) const MAX_THREADS_PER_MULTIPROCESSOR: u32 = 2048;
+
 /// One CUDA context on one device, its stream, and the loaded kernel module.
 pub struct Gpu {
     pub(crate) ctx: Arc<CudaContext>,

@@ -122,6 +122,13 @@ pub(crate) fn bucket_delta<P: GpuProgram>(opts: &ProgramOptions) -> Option<u64> 
     opts.delta.filter(|_| P::HAS_PRIORITY)
 }
 
+/// Whether a direction run of `P` lets its top-down levels scan every edge
+/// chunk (`DirectionRun::enable_scan`): level loops without bottom-up (`pull`
+/// false, no uniform candidate) and without near-far buckets.
+pub(crate) fn scan_levels<P: GpuProgram>(opts: &ProgramOptions, pull: bool) -> bool {
+    !pull && bucket_delta::<P>(opts).is_none()
+}
+
 impl ProgramOptions {
     /// Edges per thread or work item: the one given, else the kernel's default
     /// ([`super::options::default_max_edge_count`]).

@@ -151,15 +151,15 @@ impl Launcher for DeviceLauncher<'_> {
     }
 
     fn warps(&self, grid: Grid, block: u32) -> u64 {
-        // An upper bound for resident grids (2048 threads a multiprocessor, what
-        // no kernel exceeds): callers size per-warp buffers by it, and the
-        // kernels' own occupancy may launch fewer.
+        // An upper bound for resident grids: callers size per-warp buffers by
+        // it, and the kernels' own occupancy may launch fewer.
         let cfg = match grid {
             Grid::Cover(work) => Gpu::grid_for(work, block),
-            Grid::Resident(work) => {
-                self.gpu
-                    .resident_grid(work, block, (2048 / block.max(1)).max(1))
-            }
+            Grid::Resident(work) => self.gpu.resident_grid(
+                work,
+                block,
+                (crate::gpu::cuda::MAX_THREADS_PER_MULTIPROCESSOR / block.max(1)).max(1),
+            ),
         };
         u64::from(cfg.grid_dim.0) * u64::from(block.div_ceil(32))
     }

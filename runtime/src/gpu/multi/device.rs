@@ -33,8 +33,8 @@ use crate::gpu::direction::{
 };
 use crate::gpu::launcher::DeviceLauncher;
 use crate::gpu::program_api::{
-    bucket_delta, direction_mode, relax_unit, source_state, GpuProgram, ProgramKernels,
-    ProgramOptions,
+    bucket_delta, direction_mode, relax_unit, scan_levels, source_state, GpuProgram,
+    ProgramKernels, ProgramOptions,
 };
 use crate::graph::{Graph, Weight};
 use crate::program::VertexProgram;
@@ -319,7 +319,7 @@ impl MultiGpu {
             let r = part.range(self.parts_of[p]);
             x.owned = (r.start, r.end);
             x.whole_m = mg.m;
-            if uniform.is_none() && bucket_delta::<P>(opts).is_none() {
+            if scan_levels::<P>(opts, pull) {
                 x.enable_scan()?;
             }
             parts.push(x);

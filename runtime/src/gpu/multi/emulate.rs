@@ -18,7 +18,8 @@ use crate::gpu::direction::{
 };
 use crate::gpu::launcher::HostLauncher;
 use crate::gpu::program_api::{
-    bucket_delta, direction_mode, relax_unit, source_state, GpuProgram, ProgramOptions, ProgramRun,
+    bucket_delta, direction_mode, relax_unit, scan_levels, source_state, GpuProgram,
+    ProgramOptions, ProgramRun,
 };
 use crate::graph::Graph;
 use crate::program::VertexProgram;
@@ -253,7 +254,7 @@ pub fn emulate_multi<P: GpuProgram>(
             let r = partition.range(parts.len());
             h.owned = (r.start, r.end);
             h.whole_m = g.num_edges();
-            if uniform.is_none() && bucket_delta::<P>(opts).is_none() {
+            if scan_levels::<P>(opts, pull) {
                 h.enable_scan()?;
             }
             parts.push(h);

@@ -15,8 +15,8 @@ use crate::gpu::launcher::{DeviceLauncher, Launcher};
 use crate::gpu::levels::{LevelKernels, LevelRun};
 use crate::gpu::options::BfsKernel;
 use crate::gpu::program_api::{
-    bucket_delta, check_run, direction_mode, relax_unit, source_state, tail_handover, GpuProgram,
-    ProgramKernels, ProgramOptions, ProgramRun,
+    bucket_delta, check_run, direction_mode, relax_unit, scan_levels, source_state, tail_handover,
+    GpuProgram, ProgramKernels, ProgramOptions, ProgramRun,
 };
 use crate::gpu::resident::FirstQueue;
 use crate::program::VertexProgram;
@@ -122,8 +122,7 @@ impl Device {
         opts: &ProgramOptions,
     ) -> Result<ProgramRun<<P as VertexProgram>::State>> {
         let pull = direction_mode::<P>(opts, g.incoming().is_some())?;
-        // Levels without bottom-up may scan every edge chunk (`enable_scan`).
-        let scans = !pull && bucket_delta::<P>(opts).is_none();
+        let scans = scan_levels::<P>(opts, pull);
         let n = g.n as usize;
         let state_size = std::mem::size_of::<<P as VertexProgram>::State>();
         let chunk = opts.edges_per_item();
@@ -177,7 +176,7 @@ impl Device {
             }
             None => {
                 let uniform = pull.then(|| source_state::<P>(source));
-                if uniform.is_none() {
+                if scans {
                     exec.enable_scan()?;
                 }
                 let (log, syncs, stopped) = direction::drive_levels_until(

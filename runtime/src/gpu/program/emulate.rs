@@ -12,7 +12,7 @@ use crate::gpu::launcher::{host_graph_args, Arg, Grid, HostLauncher, Launcher};
 use crate::gpu::levels::LevelKernels;
 use crate::gpu::options::BfsKernel;
 use crate::gpu::program_api::{
-    bucket_delta, check_emulated, check_run, direction_mode, relax_unit, source_state,
+    bucket_delta, check_emulated, check_run, direction_mode, relax_unit, scan_levels, source_state,
     tail_handover, GpuProgram, ProgramOptions, ProgramRun,
 };
 use crate::graph::{Csr, Graph};
@@ -169,7 +169,7 @@ fn emulate_direction_csr<P: GpuProgram>(
                 }
                 None => {
                     let uniform = pull.then(|| source_state::<P>(source));
-                    if uniform.is_none() {
+                    if scan_levels::<P>(opts, pull) {
                         exec.enable_scan()?;
                     }
                     let (log, syncs, stopped) = direction::drive_levels_until(
