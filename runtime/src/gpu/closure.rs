@@ -79,13 +79,7 @@ where
         format!("vx_{}_fw", P::NAME)
     }
     fn ptx() -> Result<Cow<'static, str>> {
-        P::gpu_ptx().map(Cow::Borrowed).ok_or_else(|| {
-            Error::GpuUnavailable(format!(
-                "program `{}` has no GPU kernels: {}",
-                P::NAME,
-                P::gpu_ptx_status()
-            ))
-        })
+        crate::gpu::ptx::program_source(P::NAME, P::gpu_ptx(), P::gpu_ptx_status())
     }
 }
 

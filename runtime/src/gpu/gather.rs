@@ -308,14 +308,8 @@ impl Device {
         &self,
         names: &[String; N],
     ) -> Result<(Arc<CudaModule>, [CudaFunction; N])> {
-        let ptx = P::gpu_ptx().ok_or_else(|| {
-            Error::GpuUnavailable(format!(
-                "program `{}` has no GPU kernels: {}",
-                P::NAME,
-                P::gpu_ptx_status()
-            ))
-        })?;
-        let module = self.gpu.load_module(ptx, P::NAME)?;
+        let ptx = crate::gpu::ptx::program_source(P::NAME, P::gpu_ptx(), P::gpu_ptx_status())?;
+        let module = self.gpu.load_module(&ptx, P::NAME)?;
         let mut f = Vec::with_capacity(N);
         for name in names {
             f.push(

@@ -22,7 +22,7 @@ use super::cuda::cuda_err;
 use super::device::{Device, DeviceGraph};
 use super::launcher::{Arg, DeviceLauncher, Grid, HostLauncher, Kernel, Launcher};
 use super::tc::{uploaded_rows, RowsArgs};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::graph::{Graph, Weight};
 use crate::tc::program::{finish, IntersectRun};
 use crate::tc::{orientation, Orientation};
@@ -94,15 +94,9 @@ impl Device {
         o: &Orientation<'_>,
         uploaded: Option<&DeviceGraph>,
     ) -> Result<GpuIntersectRun<P>> {
-        let ptx = P::gpu_ptx().ok_or_else(|| {
-            Error::GpuUnavailable(format!(
-                "program `{}` has no GPU kernels: {}",
-                P::NAME,
-                P::gpu_ptx_status()
-            ))
-        })?;
+        let ptx = crate::gpu::ptx::program_source(P::NAME, P::gpu_ptx(), P::gpu_ptx_status())?;
         let gpu = &self.gpu;
-        let module = gpu.load_module(ptx, P::NAME)?;
+        let module = gpu.load_module(&ptx, P::NAME)?;
         let name = kernel_name(P::NAME);
         let kernel = module
             .load_function(&name)

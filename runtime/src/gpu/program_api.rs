@@ -429,14 +429,8 @@ impl Device {
 impl Device {
     /// Loads program `P`'s kernels (JIT of its PTX on first use).
     pub fn load_program<P: GpuProgram>(&self) -> Result<ProgramKernels> {
-        let ptx = P::gpu_ptx().ok_or_else(|| {
-            Error::GpuUnavailable(format!(
-                "program `{}` has no GPU kernels: {}",
-                P::NAME,
-                P::gpu_ptx_status()
-            ))
-        })?;
-        let module = self.gpu.load_module(ptx, P::NAME)?;
+        let ptx = crate::gpu::ptx::program_source(P::NAME, P::gpu_ptx(), P::gpu_ptx_status())?;
+        let module = self.gpu.load_module(&ptx, P::NAME)?;
         let names = kernel_names(P::NAME);
         let f = |i: usize| {
             module

@@ -31,6 +31,31 @@ pub fn source() -> Result<std::borrow::Cow<'static, str>> {
     Ok(EMBEDDED.into())
 }
 
+/// Environment variable naming a PTX file that replaces the embedded module of
+/// every `#[vertex_program]` run (the module a program crate's `build.rs`
+/// compiled): a rebuilt programs' module tried on the GPU machine without
+/// relinking, as [`PTX_FILE_ENV`] does for the built-in kernels. The file must
+/// hold the kernels of each program the process runs.
+pub const PROGRAMS_PTX_FILE_ENV: &str = "VERTEX_PROGRAMS_PTX_FILE";
+
+/// The PTX of program `name`'s kernels: [`PROGRAMS_PTX_FILE_ENV`]'s file when
+/// set, else `embedded` (its crate's module), else an error saying why the
+/// crate has none (`status`).
+pub fn program_source(
+    name: &str,
+    embedded: Option<&'static str>,
+    status: &str,
+) -> Result<std::borrow::Cow<'static, str>> {
+    if let Some(path) = std::env::var_os(PROGRAMS_PTX_FILE_ENV) {
+        return std::fs::read_to_string(&path)
+            .map(Into::into)
+            .map_err(|e| Error::io(&path, e));
+    }
+    embedded.map(Into::into).ok_or_else(|| {
+        Error::GpuUnavailable(format!("program `{name}` has no GPU kernels: {status}"))
+    })
+}
+
 /// Whether this binary carries PTX.
 pub fn embedded() -> bool {
     !EMBEDDED.trim().is_empty()
@@ -73,7 +98,7 @@ pub fn adjust_resident_entries(ptx: &str) -> std::borrow::Cow<'_, str> {
 
 #[cfg(test)]
 mod tests {
-    use super::adjust_resident_entries;
+    use super::{adjust_resident_entries, program_source, PROGRAMS_PTX_FILE_ENV};
 
     #[test]
     fn resident_entries_get_a_thread_bound() {
@@ -94,5 +119,20 @@ mod tests {
         let plain =
             ".visible .entry vx_bfs_init(\n)\n{\nld.relaxed.sys.global.u32 %r1, [%rd1];\n}\n";
         assert_eq!(adjust_resident_entries(plain), plain);
+    }
+
+    #[test]
+    fn a_program_without_ptx_says_why() {
+        // Only meaningful without the override (the test environment never sets it).
+        if std::env::var_os(PROGRAMS_PTX_FILE_ENV).is_some() {
+            return;
+        }
+        assert_eq!(program_source("sssp", Some("ptx"), "ok").unwrap(), "ptx");
+        let e = program_source("sssp", None, "no nightly toolchain").unwrap_err();
+        let msg = e.to_string();
+        assert!(
+            msg.contains("`sssp`") && msg.contains("no nightly toolchain"),
+            "{msg}"
+        );
     }
 }
