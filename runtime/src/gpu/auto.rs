@@ -32,7 +32,9 @@
 //!   (label-propagation CC): the **direction** kernel's top-down levels, by a
 //!   scan of every edge chunk while the frontier holds many edges and by the
 //!   frontier's work list after (H200: CC on Kronecker 24 14.6 ms against 17.5
-//!   with edge chunks).
+//!   with edge chunks), and the same for the other idempotent programs (SSSP,
+//!   widest paths) on graphs of [`DIRECTION_MIN_EDGES`] edges and more (H200:
+//!   SSSP on Kronecker 24 23.1 ms against 31.0).
 //! * otherwise the **balanced** edge-chunk kernel, 8 edges per thread, which
 //!   hands a long tail over the same way (H100,
 //!   `74e218a:docs/results/h100/mec-programs/`: SSSP Kronecker 22 8.2 ms against 28.0
@@ -229,7 +231,7 @@ pub fn choose<P: GpuProgram>(g: &Graph<<P as VertexProgram>::Weight>, source: u3
             handover: None,
         };
     }
-    let kernel = without_graph::<P>();
+    let kernel = without_graph::<P>(g.csr().num_edges());
     KernelChoice {
         kernel,
         delta: None,
@@ -292,25 +294,38 @@ pub(crate) fn handover_for(kernel: BfsKernel) -> Option<Handover> {
     matches!(kernel, BfsKernel::Direction | BfsKernel::Balanced).then_some(TAIL_HANDOVER)
 }
 
-/// What `auto` means when the graph is not at hand (a run on an uploaded graph
-/// only): direction for BFS-like programs and for idempotent programs where
-/// every vertex starts (their top-down levels scan every edge chunk while the
-/// frontier is large, then list the frontier's), edge chunks for the rest.
-pub(crate) fn without_graph<P: GpuProgram>() -> BfsKernel {
-    if uniform_frontier::<P>() || every_vertex_starts::<P>() {
+/// What `auto` means on a low-diameter graph of `edges` edges (and when only
+/// the uploaded graph is at hand): direction for BFS-like programs, for
+/// idempotent programs where every vertex starts, and for the others (SSSP)
+/// from [`DIRECTION_MIN_EDGES`] — their top-down levels scan every edge chunk
+/// while the frontier is large, then list the frontier's; edge chunks for the
+/// rest.
+pub fn without_graph<P: GpuProgram>(edges: u64) -> BfsKernel {
+    if uniform_frontier::<P>() || every_vertex_starts::<P>() || edges >= DIRECTION_MIN_EDGES {
         BfsKernel::Direction
     } else {
         BfsKernel::Balanced
     }
 }
 
+/// Edges from which programs with one source that are not BFS-like (SSSP,
+/// widest paths) get the direction kernel on a low diameter: there its scan
+/// levels are faster than the edge-chunk kernel's (same walk, fewer bytes: the
+/// edge-chunk kernel reads a stamp per vertex) and its list levels cost only
+/// the frontier's edges, while on smaller graphs its three launches a level
+/// cost more than they save. H200, `bde2243`, SSSP, direction against edge
+/// chunks: Kronecker 24 23.1 ms against 31.0, 22 4.6 against 6.8, 20 2.0
+/// against 2.1, 18 1.1 against 0.74; urand 24 96 against 103, 22 14.8 against
+/// 15.9, 20 4.7 against 4.1; widest paths on Kronecker 22 3.05 against 4.24;
+/// 65,536-point mesh 7.2 against 3.8.
+pub const DIRECTION_MIN_EDGES: u64 = 1 << 26;
+
 /// An idempotent program without a source (label-propagation components):
 /// its first levels hold every vertex, so the direction kernel scans them as
 /// the edge-chunk kernel would, and its shrinking frontiers then cost only
 /// their own edges. H200, `95d197a`: components by label propagation on
 /// Kronecker 24 in 14.6 ms (direction) against 17.5 (edge chunks), urand 22 3.6
-/// against 4.4, Kronecker 20 0.89 against 1.26. SSSP (one source) stays on
-/// edge chunks: 25.9 against 15.8 ms on urand 22.
+/// against 4.4, Kronecker 20 0.89 against 1.26.
 fn every_vertex_starts<P: GpuProgram>() -> bool {
     !P::NEEDS_SOURCE && <P as VertexProgram>::IDEMPOTENT
 }

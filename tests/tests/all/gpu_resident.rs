@@ -244,6 +244,17 @@ fn auto_picks_resident_or_tiles_on_grids_and_chains_only() {
     assert_eq!(r.states, oracle::components(kron.csr()));
     let c = auto::choose::<sssp::sssp::Program>(&kron, s);
     assert_eq!(c.kernel, BfsKernel::Balanced, "{}", c.reason);
+    // From DIRECTION_MIN_EDGES edges, SSSP's low-diameter levels take the direction kernel.
+    let min = auto::DIRECTION_MIN_EDGES;
+    assert_eq!(
+        auto::without_graph::<sssp::sssp::Program>(min),
+        BfsKernel::Direction
+    );
+    assert_eq!(
+        auto::without_graph::<sssp::sssp::Program>(min - 1),
+        BfsKernel::Balanced
+    );
+    assert_eq!(auto::without_graph::<cc::Program>(1), BfsKernel::Direction);
     // Whatever auto picks gives the oracle's answer.
     for g in [&grid, &kron] {
         let s = first_with_edges(g);

@@ -38,7 +38,7 @@ impl Device {
             BfsKernel::Resident => return self.run_program_resident::<P>(k, g, source, opts),
             BfsKernel::Tiles => return self.run_program_tiles::<P>(k, g, source, opts),
             BfsKernel::Auto => {
-                let kernel = crate::gpu::auto::without_graph::<P>();
+                let kernel = crate::gpu::auto::without_graph::<P>(g.num_edges());
                 let opts = ProgramOptions {
                     kernel,
                     handover: crate::gpu::auto::handover_for(kernel),

@@ -68,7 +68,7 @@ pub fn emulate<P: GpuProgram>(
             )
         }
         BfsKernel::Auto => {
-            let kernel = crate::gpu::auto::without_graph::<P>();
+            let kernel = crate::gpu::auto::without_graph::<P>(csr.num_edges());
             let opts = ProgramOptions {
                 kernel,
                 handover: crate::gpu::auto::handover_for(kernel),
