@@ -31,8 +31,8 @@
 #   cpu       vertex bench-cpu: BFS (Kronecker 20/22, grid) and SSSP (Kronecker 20,
 #             grid) vs gapbs at 1, 4 and 16 threads, Δ swept on both sides          189
 #   gpu-bfs   vertex-gpu-bench bench: direction vs balanced vs naive, Kronecker 16-21  53
-#   gpu-sssp  vertex-gpu-bench sssp: edge chunks vs work list vs near-far, Kronecker
-#             20 and 22                                                               39
+#   gpu-sssp  vertex-gpu-bench sssp: edge chunks vs direction vs near-far, Kronecker
+#             20, 22 and 24                                                               39
 #   apsp-gpu  vertex-apsp-bench gpu: seed 002 sweep, blocked FW at N = 8192/16384     41
 #   prgpu     vertex bench pr-gpu: the pagerank program vs bench/cuda/pr_pull.cu on
 #             Kronecker 22/24 and the grid (nvcc builds pr_pull there)              ~200
@@ -345,14 +345,17 @@ step_gpu_sssp() {
     need_gpu || return 0
     need vertex-gpu-bench "$GPU_BENCH" || return 1
     begin gpu-sssp || return 124
-    run "$GPU_BENCH" sssp --graphs kron:20,kron:22 --sources 8 --out "$DIR"
+    run "$GPU_BENCH" sssp --graphs kron:20,kron:22,kron:24 --sources 8 --out "$DIR"
     local rc=$?
-    readme "GPU SSSP kernels: edge chunks vs work list vs near-far buckets" \
-"The \`#[vertex_program]\` SSSP's generated GPU kernels on Kronecker 20 and 22 (weights
-1..255), 8 sources, each result checked against Dijkstra: edge chunks over all edges
-each pass (\`balanced\`, 8 edges per thread, and the old 64), the frontier work list
-(\`direction\`) without buckets and with near-far buckets over a Δ sweep, with passes
-planned on the device or by the host. JSON: \`variants[]\` with \`graph\`, \`name\`,
+    readme "GPU SSSP kernels: edge chunks vs direction vs near-far buckets" \
+"The \`#[vertex_program]\` SSSP's generated GPU kernels on Kronecker 20, 22 and 24
+(weights 1..255), 8 sources, each result checked against Dijkstra: edge chunks over
+all edges each pass (\`balanced\`, 8 edges per thread, and the old 64), the
+\`direction\` kernel without buckets (a level over a frontier with more than 1/8 of
+the edges scans every edge chunk, a smaller one lists the frontier's) and with
+near-far buckets over a Δ sweep, with passes planned on the device or by the host.
+\`auto\` runs the direction kernel from 2^26 edges (Kronecker 22 and up), edge
+chunks below. JSON: \`variants[]\` with \`graph\`, \`name\`,
 \`time_ms_median\`."
     return $rc
 }

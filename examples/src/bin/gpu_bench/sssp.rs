@@ -1,6 +1,7 @@
 //! `vertex-gpu-bench sssp`: the SSSP vertex program on the GPU — seed 000's edge
-//! chunks over stamp frontiers, the frontier work list without buckets, and
-//! near-far buckets over a Δ sweep — on Kronecker (weights 1..255) and a road-like
+//! chunks over stamp frontiers, the direction kernel without buckets (top-down
+//! levels by a scan of every edge chunk while the frontier is large, by the
+//! frontier's work list after), and near-far buckets over a Δ sweep — on Kronecker (weights 1..255) and a road-like
 //! grid, every run of the first sources checked against Dijkstra. JSON + SVG.
 
 use std::path::Path;
@@ -75,7 +76,7 @@ pub fn run(dev: &Device, specs: &[String], sources: usize, out: &Path) -> Result
                 },
             ),
             (
-                "work list, no buckets".to_string(),
+                "direction: scan, then work list".to_string(),
                 ProgramOptions {
                     kernel: BfsKernel::Direction,
                     max_edge_count: Some(32),
@@ -97,7 +98,7 @@ pub fn run(dev: &Device, specs: &[String], sources: usize, out: &Path) -> Result
         }
         // Side by side: the same passes planned by the host, one wait each.
         for (name, delta) in [
-            ("work list, host waits", None),
+            ("direction, host waits", None),
             ("near-far, host waits", Some(auto.max(1))),
         ] {
             let label = match delta {
@@ -188,7 +189,7 @@ fn chart(variants: &[Variant], specs: &[String], path: &Path) -> Result<()> {
         .iter()
         .map(|s| Panel {
             title: format!("{s}: median time per variant (x = variant #)"),
-            x_desc: "variant (0 = edge chunks, 1 = work list, 2.. = near-far Δ ascending)".into(),
+            x_desc: "variant (0 = edge chunks, 1 = 64 a thread, 2 = direction, 3.. = near-far Δ ascending)".into(),
             y_desc: "ms".into(),
             series: vec![(
                 "median time".into(),
@@ -205,7 +206,7 @@ fn chart(variants: &[Variant], specs: &[String], path: &Path) -> Result<()> {
         .collect();
     panels_svg(
         path,
-        "GPU SSSP (vertex program): edge chunks vs work list vs near-far",
+        "GPU SSSP (vertex program): edge chunks vs direction vs near-far",
         &panels,
     )?;
     Ok(())
