@@ -265,7 +265,7 @@ def rows_gpu_sssp(f):
             vs = [v for v in doc["variants"] if v["graph"] == g]
             fams = [
                 ("edge chunks", [v for v in vs if v["kernel"] == "balanced"]),
-                ("work list", [v for v in vs if v["kernel"] != "balanced" and v.get("delta") is None]),
+                ("direction", [v for v in vs if v["kernel"] != "balanced" and v.get("delta") is None]),
                 ("near-far", [v for v in vs if v["kernel"] != "balanced" and v.get("delta") is not None]),
             ]
             cells = []
