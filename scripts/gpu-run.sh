@@ -65,6 +65,11 @@
 #             wait (comma list, default 8; "1,8" compares host- and device-planned
 #             levels side by side). Scale 28 in one call:
 #             G500_SCALES=28 G500_VALIDATOR=gpu G500_KERNELS=direction G500_DSL=0
+#   g500big   Graph500 on all the machine's GPUs in one process, every tree checked on
+#             the GPUs (--gpus G --validator gpu: each checks its own vertices), 64
+#             roots (G500_BIG_ROOTS), at scales $G500_BIG_SCALES (default 29; 30 needs 4
+#             H200s), each under `timeout $G500_BIG_TIMEOUT` (default 540 s); first
+#             compute-sanitizer memcheck of the same at scale 12
 #   multi     the NCCL multi-GPU traversal on all the machine's GPUs (nvidia-h100-x2):
 #             vertex-gpu-bench multi — BFS/SSSP/CC on 1 and G GPUs vs the CPU oracles
 #             (Kronecker $MULTI_CHECK_SCALE, default 20; grid 1000x1000; a holdout-style
@@ -329,6 +334,22 @@ for step in "${steps[@]}"; do
                 [ "${G500_DSL:-1}" = 0 ] && continue
                 "$B/vertex" bench graph500 --scale "$s" --backend gpu-dsl --kernel direction \
                     --validator "${G500_VALIDATOR:-host}" --out "$OUTDIR" 2>&1 | tee -a "$OUTDIR/graph500.log"
+                rc=$(( rc | ${PIPESTATUS[0]} ))
+            done
+            ;;
+        g500big)
+            G=$(nvidia-smi -L | wc -l)
+            rc=0
+            # The multi-GPU tree check under compute-sanitizer first (small scale).
+            SAN=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer | head -n1)
+            "$SAN" --tool memcheck --report-api-errors no --error-exitcode 3 "$B/vertex" bench graph500 \
+                --scale 12 --roots 4 --backend gpu --gpus "$G" --validator gpu --out /tmp/san-g500x \
+                2>&1 | tail -n 3 | tee -a "$OUTDIR/g500big.log"
+            rc=$(( rc | ${PIPESTATUS[0]} ))
+            for s in ${G500_BIG_SCALES:-29}; do
+                timeout "${G500_BIG_TIMEOUT:-540}" "$B/vertex" bench graph500 --scale "$s" \
+                    --roots "${G500_BIG_ROOTS:-64}" --backend gpu --gpus "$G" --validator gpu \
+                    --out "$OUTDIR" 2>&1 | tee -a "$OUTDIR/g500big.log"
                 rc=$(( rc | ${PIPESTATUS[0]} ))
             done
             ;;

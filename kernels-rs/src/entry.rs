@@ -313,11 +313,13 @@ macro_rules! __level_kernel {
     };
 }
 
-/// Checks a BFS tree ([`crate::tree_check::TreeCheck`]).
+/// Checks the vertices `[first, end)` of a BFS tree
+/// ([`crate::tree_check::TreeCheck`]).
 ///
 /// # Safety
-/// See the module docs; `offsets`/`targets` a valid symmetric CSR (`n + 1`, `m`),
-/// `levels`/`parents` `n` each, `verdict` one word.
+/// See the module docs; `offsets`/`targets` a valid CSR (`n + 1`, `m`) holding
+/// at least the rows of `[first, end)`, of a symmetric graph; `levels`/`parents`
+/// `n` each, `verdict` one word.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn check_tree(
@@ -330,6 +332,8 @@ pub unsafe fn check_tree(
     levels: *const u32,
     parents: *const u32,
     verdict: *mut u64,
+    first: u64,
+    end: u64,
 ) {
     let n_ = n as usize;
     // SAFETY: caller's contract.
@@ -343,13 +347,15 @@ pub unsafe fn check_tree(
             levels: slice(levels, n_),
             parents: slice(parents, n_),
             verdict: &u64::atomics_from_raw(verdict, 1)[0],
+            first,
+            end,
         }
     };
     c.run(t, crate::warp::kernel_warp(t))
 }
 
 /// Defines the BFS-tree check kernel under `$name` (parameters `n, m, offsets,
-/// targets, root, levels, parents, verdict`).
+/// targets, root, levels, parents, verdict, first, end`).
 #[macro_export]
 macro_rules! tree_check_kernel {
     ($name:ident) => {
@@ -363,6 +369,8 @@ macro_rules! tree_check_kernel {
             levels: *const u32,
             parents: *const u32,
             verdict: *mut u64,
+            first: u64,
+            end: u64,
         );
     };
 }

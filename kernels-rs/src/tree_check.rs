@@ -50,6 +50,12 @@ pub struct TreeCheck<'a> {
     pub parents: &'a [u32],
     /// One word: `min(vertex << 8 | rule)` over failures, `u64::MAX` if none.
     pub verdict: &'a AtomicU64,
+    /// The vertices checked, `[first, end)`: all of them on one GPU; a part's
+    /// own on a multi-GPU partition, whose graph holds only their rows (their
+    /// in-edges, the same edges on a symmetric graph), with `levels` and
+    /// `parents` whole.
+    pub first: u64,
+    pub end: u64,
 }
 
 /// Rule 3 for an edge between levels `lv` and `lu` (0 = kept).
@@ -90,10 +96,10 @@ impl TreeCheck<'_> {
     /// longer row, `W::SIZE` entries per step. Failures go to the verdict word.
     #[inline(always)]
     pub fn run<W: Warp>(&self, t: ThreadCtx, w: W) {
-        let n = self.levels.len() as u64;
+        let n = self.end.min(self.levels.len() as u64);
         let (offsets, targets) = (self.graph.offsets, self.graph.targets);
         let lane = w.lane();
-        let mut base = t.global() - u64::from(lane);
+        let mut base = self.first + t.global() - u64::from(lane);
         while base < n {
             let v = base + u64::from(lane);
             let (mut rule, mut from, mut end) = (0u64, 0u64, 0u64);
@@ -196,8 +202,38 @@ mod tests {
             levels,
             parents,
             verdict: &v,
+            first: 0,
+            end: levels.len() as u64,
         };
         launch_warps(warps, |t, w| c.run(t, w));
+        v.into_inner()
+    }
+
+    /// [`verdict`] as a multi-GPU partition computes it: each part checks its
+    /// own vertices `[bounds[p], bounds[p + 1])` on a CSR that holds only their
+    /// rows; the verdict is the minimum over the parts.
+    fn verdict_by_parts(levels: &[u32], parents: &[u32], root: u32, bounds: &[u64]) -> u64 {
+        let (offsets, targets, _) = graph();
+        let v = AtomicU64::new(u64::MAX);
+        for r in bounds.windows(2) {
+            let (lo, hi) = (r[0] as usize, r[1] as usize);
+            let at = |i: usize| offsets[i.clamp(lo, hi)] - offsets[lo];
+            let part_offsets: Vec<u64> = (0..offsets.len()).map(at).collect();
+            let part_targets = targets[offsets[lo] as usize..offsets[hi] as usize].to_vec();
+            let c = TreeCheck {
+                graph: CsrView {
+                    offsets: &part_offsets,
+                    targets: &part_targets,
+                },
+                root,
+                levels,
+                parents,
+                verdict: &v,
+                first: r[0],
+                end: r[1],
+            };
+            launch_warps(2, |t, w| c.run(t, w));
+        }
         v.into_inner()
     }
 
@@ -259,5 +295,30 @@ mod tests {
         assert_eq!(case(&|l, p| (l[7], p[7]) = (4, 251)), LONG_EDGE);
         // Parent one level up but not a neighbour.
         assert_eq!(case(&|_, p| p[250] = 2), 250 << 8 | NO_TREE_EDGE);
+    }
+
+    /// Parts that each check their own vertices on their own rows reach the
+    /// one-GPU verdict: every rule, whichever part holds the failing vertex.
+    #[test]
+    fn parts_reach_the_whole_verdict() {
+        let (l0, p0) = tree();
+        type Edit<'a> = &'a dyn Fn(&mut Vec<u32>, &mut Vec<u32>);
+        let edits: [Edit; 7] = [
+            &|_, _| {},
+            &|_, p| p[0] = 5,
+            &|_, p| p[260] = 0,
+            &|_, p| p[251] = 0,
+            &|l, p| (l[3], p[3]) = (UNREACHED, UNREACHED),
+            &|l, p| (l[7], p[7]) = (4, 251),
+            &|_, p| p[250] = 2,
+        ];
+        for f in edits {
+            let (mut l, mut p) = (l0.clone(), p0.clone());
+            f(&mut l, &mut p);
+            let whole = verdict(&l, &p, 0, 2);
+            for bounds in [&[0u64, 300][..], &[0, 128, 300], &[0, 32, 64, 256, 300]] {
+                assert_eq!(verdict_by_parts(&l, &p, 0, bounds), whole, "{bounds:?}");
+            }
+        }
     }
 }

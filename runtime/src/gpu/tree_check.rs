@@ -15,7 +15,7 @@ use kernels_rs::tree_check::{
 use kernels_rs::{entry, ThreadCtx};
 
 /// What a verdict word (`vertex << 8 | rule`, `u64::MAX` = valid) says.
-fn verdict_message(
+pub(super) fn verdict_message(
     verdict: u64,
     levels: &[u32],
     parents: &[u32],
@@ -43,7 +43,12 @@ fn verdict_message(
 /// Checks before any launch: a tree of the wrong size fails validation (as on
 /// the host) rather than the run (`Ok(Some(message))`); a root that is not a
 /// vertex is the caller's error.
-fn precheck(n: u64, root: u32, levels: &[u32], parents: &[u32]) -> Result<Option<String>> {
+pub(super) fn precheck(
+    n: u64,
+    root: u32,
+    levels: &[u32],
+    parents: &[u32],
+) -> Result<Option<String>> {
     if levels.len() as u64 != n || parents.len() as u64 != n {
         return Ok(Some(format!(
             "{} levels and {} parents for a graph of {n} vertices",
@@ -71,11 +76,7 @@ impl Device {
         levels: &[u32],
         parents: &[u32],
     ) -> Result<std::result::Result<(), String>> {
-        if !matches!(g.incoming, Incoming::Symmetric) {
-            return Err(Error::InvalidArgument(
-                "GPU tree validation needs a graph uploaded as symmetric".into(),
-            ));
-        }
+        needs_symmetric(matches!(g.incoming, Incoming::Symmetric))?;
         if let Some(msg) = precheck(g.n, root, levels, parents)? {
             return Ok(Err(msg));
         }
@@ -87,6 +88,7 @@ impl Device {
             &l,
             Some(&self.k.check_tree),
             csr,
+            (0, g.n),
             root,
             levels,
             parents,
@@ -96,8 +98,8 @@ impl Device {
     }
 }
 
-/// `check_tree(n, m, offsets, targets, root, levels, parents, verdict)` of
-/// `kernels_rs::entry`.
+/// `check_tree(n, m, offsets, targets, root, levels, parents, verdict, first,
+/// end)` of `kernels_rs::entry`.
 unsafe fn check_body(t: ThreadCtx, a: &[Arg]) {
     // SAFETY: the launcher's contract: the list `check_on` builds.
     unsafe {
@@ -111,16 +113,21 @@ unsafe fn check_body(t: ThreadCtx, a: &[Arg]) {
             a[5].ptr(),
             a[6].ptr(),
             a[7].ptr(),
+            a[8].u64(),
+            a[9].u64(),
         )
     }
 }
 
-/// The check on any launcher: the verdict word. `csr` is `(n, m, offsets,
-/// targets)` with addresses on `l`.
-fn check_on<L: Launcher>(
+/// The check of vertices `range` on any launcher: the verdict word. `csr` is
+/// `(n, m, offsets, targets)` with addresses on `l`, holding at least the rows
+/// of `range`.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn check_on<L: Launcher>(
     l: &L,
     device: Option<&CudaFunction>,
     csr: [u64; 4],
+    range: (u64, u64),
     root: u32,
     levels: &[u32],
     parents: &[u32],
@@ -143,11 +150,14 @@ fn check_on<L: Launcher>(
         L::addr(&lv).into(),
         L::addr(&pa).into(),
         L::addr(&verdict).into(),
+        range.0.into(),
+        range.1.into(),
     ];
     // SAFETY: `check_tree(n, m, offsets, targets, root, levels, parents,
-    // verdict)` with live buffers of those lengths (`precheck` checked the
-    // tree's); the kernel only reads, but for the verdict's atomic minimum.
-    unsafe { l.launch(&k, Grid::Resident(csr[0]), block, &args)? };
+    // verdict, first, end)` with live buffers of those lengths (`precheck`
+    // checked the tree's) and the rows of `range` in the CSR; the kernel only
+    // reads, but for the verdict's atomic minimum.
+    unsafe { l.launch(&k, Grid::Resident(range.1 - range.0), block, &args)? };
     Ok(l.read(&verdict, "tree verdict")?[0])
 }
 
@@ -169,20 +179,80 @@ pub fn check_bfs_tree_emulated(
         g.offsets().as_ptr() as u64,
         g.targets().as_ptr() as u64,
     ];
-    let verdict = check_on(&HostLauncher::new(16), None, csr, root, levels, parents, 64)?;
+    let verdict = check_on(
+        &HostLauncher::new(16),
+        None,
+        csr,
+        (0, n),
+        root,
+        levels,
+        parents,
+        64,
+    )?;
     Ok(verdict_message(verdict, levels, parents))
+}
+
+/// [`check_bfs_tree_emulated`] as the GPUs of a partition run it
+/// ([`super::multi::MultiGpu::check_bfs_tree`]): each part checks its own
+/// vertices on its in-edges, and the lowest failure of any part is the verdict.
+pub fn check_bfs_tree_parts_emulated<W: crate::graph::Weight>(
+    g: &crate::graph::Graph<W>,
+    part: &super::multi::Partition,
+    root: u32,
+    levels: &[u32],
+    parents: &[u32],
+) -> Result<std::result::Result<(), String>> {
+    let n = g.num_vertices() as u64;
+    needs_symmetric(g.is_symmetric())?;
+    if let Some(msg) = precheck(n, root, levels, parents)? {
+        return Ok(Err(msg));
+    }
+    let mut verdict = u64::MAX;
+    for p in 0..part.parts {
+        let pg = super::multi::part_graph(g, part, p)?;
+        let inc = &pg.incoming;
+        let csr = [
+            n,
+            inc.num_edges(),
+            inc.offsets().as_ptr() as u64,
+            inc.targets().as_ptr() as u64,
+        ];
+        let r = part.range(p);
+        let l = HostLauncher::new(4);
+        let v = check_on(&l, None, csr, (r.start, r.end), root, levels, parents, 64)?;
+        verdict = verdict.min(v);
+    }
+    Ok(verdict_message(verdict, levels, parents))
+}
+
+/// The rules look tree edges up in the child's row: they hold on a symmetric
+/// graph only.
+pub(super) fn needs_symmetric(symmetric: bool) -> Result<()> {
+    if symmetric {
+        Ok(())
+    } else {
+        Err(Error::InvalidArgument(
+            "GPU tree validation needs a symmetric graph (Graph500's are)".into(),
+        ))
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::{build, BuildOptions};
+    use crate::graph::{build, BuildOptions, Graph};
     use crate::validate::validate_bfs_tree;
 
-    /// Agrees with the host validator on valid trees and on every kind of
-    /// corruption the rules name.
-    #[test]
-    fn agrees_with_the_host_validator() {
+    /// A Kronecker graph (symmetric), a root with edges, its BFS tree and
+    /// corruptions of it breaking each rule.
+    #[allow(clippy::type_complexity)]
+    fn tree_and_corruptions() -> (
+        Graph<u32>,
+        u32,
+        Vec<u32>,
+        Vec<u32>,
+        Vec<(Vec<u32>, Vec<u32>)>,
+    ) {
         let el = crate::generate::GenSpec::Kron {
             scale: 9,
             edgefactor: 8,
@@ -197,10 +267,6 @@ mod tests {
             .unwrap();
         let t = crate::oracle::bfs(csr, root).unwrap();
         let (levels, parents) = (t.levels.clone(), t.parents.clone());
-        assert_eq!(
-            check_bfs_tree_emulated(csr, root, &levels, &parents).unwrap(),
-            Ok(())
-        );
         let reached: Vec<u32> = (0..levels.len() as u32)
             .filter(|&v| levels[v as usize] != u32::MAX && v != root)
             .collect();
@@ -231,11 +297,59 @@ mod tests {
             cases.push((l.clone(), p.clone()));
         }
         assert!(cases.len() >= 4);
+        (g, root, levels, parents, cases)
+    }
+
+    /// Agrees with the host validator on valid trees and on every kind of
+    /// corruption the rules name.
+    #[test]
+    fn agrees_with_the_host_validator() {
+        let (g, root, levels, parents, cases) = tree_and_corruptions();
+        let csr = g.csr();
+        assert_eq!(
+            check_bfs_tree_emulated(csr, root, &levels, &parents).unwrap(),
+            Ok(())
+        );
         for (i, (l, p)) in cases.iter().enumerate() {
             let gpu = check_bfs_tree_emulated(csr, root, l, p).unwrap();
             let host = validate_bfs_tree(csr, root, p, Some(l));
             assert!(gpu.is_err(), "case {i}: corruption not found");
             assert!(host.is_err(), "case {i}: host validator disagrees");
+        }
+    }
+
+    /// The parts of a partition, each checking its own vertices on its own
+    /// in-edges, reach the one-GPU verdict (the same vertex and rule), with
+    /// equal ranges and with ranges cut by cost.
+    #[test]
+    fn parts_reach_the_one_gpu_verdict() {
+        let (g, root, levels, parents, cases) = tree_and_corruptions();
+        let n = g.num_vertices() as u64;
+        let mut parts = vec![
+            crate::gpu::multi::Partition::new(n, 2).unwrap(),
+            crate::gpu::multi::Partition::new(n, 3).unwrap(),
+        ];
+        parts.push(crate::gpu::multi::Partition::balanced(g.csr().offsets(), 4).unwrap());
+        let all = std::iter::once((levels, parents)).chain(cases);
+        for (i, (l, p)) in all.enumerate() {
+            let whole = check_bfs_tree_emulated(g.csr(), root, &l, &p).unwrap();
+            for part in &parts {
+                let got = check_bfs_tree_parts_emulated(&g, part, root, &l, &p).unwrap();
+                assert_eq!(got, whole, "case {i}, bounds {:?}", part.bounds);
+            }
+        }
+        // A tree of the wrong size fails validation; a directed graph is refused.
+        let part = &parts[0];
+        let short = check_bfs_tree_parts_emulated(&g, part, root, &[0], &[0]).unwrap();
+        assert!(short.is_err());
+        let el = crate::generate::kronecker(6, 4, 1).unwrap();
+        let directed = build(&el, BuildOptions::default()).unwrap();
+        if !directed.is_symmetric() {
+            let part =
+                crate::gpu::multi::Partition::new(directed.num_vertices() as u64, 2).unwrap();
+            let nv = directed.num_vertices();
+            let e = check_bfs_tree_parts_emulated(&directed, &part, 0, &vec![0; nv], &vec![0; nv]);
+            assert!(e.is_err());
         }
     }
 }

@@ -82,6 +82,9 @@ pub struct MultiGraph {
     pub(super) offsets: Vec<u64>,
     pub(super) m: u64,
     pub(super) weighted: bool,
+    /// Whether the graph is symmetric (each part's in-edges are then its
+    /// vertices' rows, what the BFS-tree check reads).
+    pub(super) symmetric: bool,
     /// Edges each part holds (its out-slice; in-edges of its vertices).
     pub part_edges: Vec<(u64, u64)>,
 }
@@ -235,6 +238,7 @@ impl MultiGpu {
             offsets: g.csr().offsets().to_vec(),
             m: g.num_edges(),
             weighted: weights,
+            symmetric: g.is_symmetric(),
             part_edges,
         })
     }

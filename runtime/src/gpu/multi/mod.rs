@@ -16,6 +16,7 @@ mod nccl;
 pub mod partition;
 pub mod ranks;
 pub mod timing;
+mod tree_check;
 
 pub use device::{MultiGpu, MultiGraph, MultiRun};
 pub use gather::{emulate_gather, emulate_gather_rank, MultiGatherGraph, MultiGatherRun};

@@ -111,6 +111,7 @@ impl MultiGpu {
             offsets,
             m,
             weighted: weight.is_some(),
+            symmetric: g.symmetric,
             part_edges: vec![part_edges],
         })
     }
