@@ -30,7 +30,7 @@ use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use crate::program::Program;
 use crate::skeleton::{chunk_rows, CsrView};
 use crate::thread::ThreadCtx;
-use crate::warp::Warp;
+use crate::warp::{rejoined_stride, Warp};
 use crate::word::StateWord;
 
 /// Level counter: vertices that joined the next frontier.
@@ -549,25 +549,18 @@ impl<P: Program> TopDown<'_, P> {
         let total = self.ctl[CTL_CHUNKS].load(Relaxed);
         let offsets = self.graph.offsets;
         let mut tally = Tally::default();
-        // Warp-uniform loop, rejoined after every chunk (see [`Self::scan`]).
-        let mut base = t.global() - u64::from(w.lane());
-        while base < total {
-            let j = base + u64::from(w.lane());
-            if j < total {
-                let c = self.chunks[j as usize];
-                let v = (c >> 32) as usize;
-                let first = offsets[v] + (c & 0xffff_ffff) * self.chunk;
-                let end = offsets[v + 1];
-                let last = if end - first < self.chunk {
-                    end
-                } else {
-                    first + self.chunk
-                };
-                self.relax_edges(v, first as usize..last as usize, &mut tally);
-            }
-            w.sync();
-            base += t.stride();
-        }
+        rejoined_stride(t, w, total, |j| {
+            let c = self.chunks[j as usize];
+            let v = (c >> 32) as usize;
+            let first = offsets[v] + (c & 0xffff_ffff) * self.chunk;
+            let end = offsets[v + 1];
+            let last = if end - first < self.chunk {
+                end
+            } else {
+                first + self.chunk
+            };
+            self.relax_edges(v, first as usize..last as usize, &mut tally);
+        });
         tally.flush(w, self.ctl);
     }
 
@@ -582,22 +575,13 @@ impl<P: Program> TopDown<'_, P> {
             return;
         }
         let mut tally = Tally::default();
-        let nsv = sv.len() as u64;
-        // Warp-uniform loop, the warp rejoined after every chunk: lanes that
-        // drift apart no longer share the L1 lines of their edge reads.
-        let mut base = t.global() - u64::from(w.lane());
-        while base < nsv {
-            let i = base + u64::from(w.lane());
-            if i < nsv {
-                chunk_rows(self.graph, self.chunk, i, sv[i as usize], |v, edges| {
-                    if frontier.contains(v) {
-                        self.relax_edges(v, edges, &mut tally);
-                    }
-                });
-            }
-            w.sync();
-            base += t.stride();
-        }
+        rejoined_stride(t, w, sv.len() as u64, |i| {
+            chunk_rows(self.graph, self.chunk, i, sv[i as usize], |v, edges| {
+                if frontier.contains(v) {
+                    self.relax_edges(v, edges, &mut tally);
+                }
+            });
+        });
         tally.flush(w, self.ctl);
     }
 }

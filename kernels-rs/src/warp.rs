@@ -78,6 +78,27 @@ pub trait Warp: Copy {
     }
 }
 
+/// A grid-stride loop over items `0..total` that whole warps run together,
+/// rejoined after every step: lane `l` takes items `base + l` (`f(i)`), and the
+/// warp waits for its slowest lane before the next `base`. For items whose lanes
+/// walk their own runs of edges one by one (edge chunks): a warp's 32 lanes then
+/// read 32 neighbouring sectors in step, each line reused from L1 over the run.
+/// Without the rejoin, lanes that finished a short item ran ahead and the warp's
+/// reads split (H200, Kronecker 24, SSSP `td_scan` level 2: L1 hits 24 % against
+/// 50 %, 28.6 GB of DRAM reads against 12.8 with it, 14.6 ms against 7.7).
+#[inline(always)]
+pub fn rejoined_stride<W: Warp>(t: crate::ThreadCtx, w: W, total: u64, mut f: impl FnMut(u64)) {
+    let lane = u64::from(w.lane());
+    let mut base = t.global() - lane;
+    while base < total {
+        if base + lane < total {
+            f(base + lane);
+        }
+        w.sync();
+        base += t.stride();
+    }
+}
+
 /// The warp kernels run with: `PtxWarp` (32 lanes) on the GPU, [`SoloLane`] in
 /// the host emulator.
 #[cfg(target_arch = "nvptx64")]
