@@ -78,7 +78,8 @@
 #             at S, G at S+1), levels per sync $MULTI_LPS (default "1,8"), per-level time
 #             split; then compute-sanitizer memcheck of `vertex bfs|sssp|pr kron:14 --gpus G
 #             --validate`; a compact summary at the end (multi-summary.txt)
-#   ranks     one process per GPU (issue 52), G = the machine's GPUs: `vertex launch -n G
+#   ranks     one process per GPU (issue 52), G = the machine's GPUs (RANKS_BIND=gpu:
+#             `vertex launch --bind gpu`, each rank on the CPUs next to its GPU): `vertex launch -n G
 #             -- vertex bfs|cc|sssp|pr GRAPH --backend gpu --validate` on kron:$RANKS_CHECK_SCALE
 #             (default 20), a 300² grid (.el), Kronecker 18 (.vgr, read by rows) and
 #             odd-graphs.py's directed files (a small
@@ -415,6 +416,12 @@ sys.exit(0 if ok else 1)' "$one" "$rk" "$prog" || { bad=1; echo "   one: ${one:0
                     echo "--- $prog $PG: 1 GPU $t1 ms, one process on $G GPUs $tg ms, $G ranks $tr ms"
                 done
                 pack
+                # Where the ranks run (the bimodal slow rank): GPU/NUMA topology,
+                # automatic NUMA balancing, and NCCL's affinity lines of one run.
+                nvidia-smi topo -m 2>&1 | head -n 12
+                echo "numa_balancing: $(cat /proc/sys/kernel/numa_balancing 2>/dev/null || echo unknown)"
+                NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT "$V" launch -n "$G" --bind "${RANKS_BIND:-none}" -- \
+                    "$V" bfs kron:16 --backend gpu 2>&1 | grep -iE "affinity|unbound" | head -n 8
                 for s in ${RANKS_SCALES-22 24}; do
                     R=${RANKS_ROOTS:-16}
                     for t in $(seq "${RANKS_TRIALS:-1}"); do
@@ -426,8 +433,9 @@ sys.exit(0 if ok else 1)' "$one" "$rk" "$prog" || { bad=1; echo "   one: ${one:0
                             --out "$O" 2>&1 | grep -E "harmonic_mean|error" || bad=1
                         "$V" bench graph500 --scale "$s" --roots "$R" --backend gpu --gpus "$G" \
                             --out "$O" 2>&1 | grep -E "harmonic_mean|error" || bad=1
-                        "$V" launch -n "$G" -- "$V" bench graph500 --scale "$s" --roots "$R" --backend gpu \
-                            --out "$O" 2>&1 | grep -E "harmonic_mean|error|vertices" || bad=1
+                        "$V" launch -n "$G" --bind "${RANKS_BIND:-none}" -- "$V" bench graph500 --scale "$s" \
+                            --roots "$R" --backend gpu \
+                            --out "$O" 2>&1 | grep -E "harmonic_mean|error|vertices|unbound" || bad=1
                         python3 "$B/ranks-compare.py" "$O/graph500-gpu-x$G-direction-s$s.json" \
                             "$O/graph500-gpu-ranks$G-s$s.json" \
                             "$O/graph500-gpu-dsl-direction-s$s.json" || bad=1

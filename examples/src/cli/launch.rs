@@ -22,9 +22,50 @@ pub struct LaunchArgs {
     /// Seconds a rank waits for another before giving up (VERTEX_DIST_TIMEOUT).
     #[arg(long, default_value_t = 600)]
     pub timeout: u64,
+    /// Where each rank runs: `none` (wherever the OS puts it) or `gpu` (rank
+    /// `r` bound to the CPUs next to GPU `r`, the `r`-th NVIDIA GPU in PCI order,
+    /// and CUDA_DEVICE_ORDER=PCI_BUS_ID so that CUDA numbers the GPUs alike; its
+    /// host memory then comes from that NUMA node by first touch).
+    #[arg(long, value_enum, default_value_t = Bind::None)]
+    pub bind: Bind,
     /// The command every rank runs, after `--` (e.g. `vertex bfs kron:20`).
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
     pub command: Vec<String>,
+}
+
+/// Where `vertex launch` runs each rank.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Bind {
+    None,
+    Gpu,
+}
+
+/// The CPUs rank `r` is bound to under `--bind gpu`: those next to its GPU (the
+/// `r`-th of CUDA_VISIBLE_DEVICES when that lists ordinals). `None`, with a
+/// warning, when they cannot be found: the rank then runs unbound.
+fn rank_cpus(r: usize) -> Option<Vec<usize>> {
+    let ordinal = match std::env::var("CUDA_VISIBLE_DEVICES") {
+        Ok(list) => {
+            let ids: Option<Vec<usize>> = list.split(',').map(|x| x.trim().parse().ok()).collect();
+            match ids.and_then(|ids| ids.get(r).copied()) {
+                Some(o) => o,
+                None => {
+                    eprintln!(
+                        "vertex launch: --bind gpu: rank {r} has no ordinal in CUDA_VISIBLE_DEVICES={list}; it runs unbound"
+                    );
+                    return None;
+                }
+            }
+        }
+        Err(_) => r,
+    };
+    match runtime::dist::gpu_cpus::gpu_cpus(ordinal) {
+        Ok(cpus) => Some(cpus),
+        Err(e) => {
+            eprintln!("vertex launch: --bind gpu: {e}; rank {r} runs unbound");
+            None
+        }
+    }
 }
 
 /// Copies `from` line by line to our stderr, each line prefixed.
@@ -73,6 +114,22 @@ pub fn run(a: LaunchArgs) -> anyhow::Result<()> {
             .env("RAYON_NUM_THREADS", &threads)
             .stdin(Stdio::null())
             .stderr(Stdio::piped());
+        if a.bind == Bind::Gpu {
+            cmd.env("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
+            #[cfg(unix)]
+            if let Some(cpus) = rank_cpus(r) {
+                use std::os::unix::process::CommandExt;
+                // SAFETY: runs in the forked child before exec; it only reads
+                // `cpus`, built before the fork, and makes the sched_setaffinity
+                // system call: no allocation, no lock.
+                unsafe {
+                    cmd.pre_exec(move || {
+                        runtime::cpu::topology::set_affinity(&cpus);
+                        Ok(())
+                    })
+                };
+            }
+        }
         // Rank 0's output is the run's (e.g. --json); the others' goes to
         // stderr, prefixed with their rank.
         cmd.stdout(if r == 0 {

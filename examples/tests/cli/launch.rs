@@ -226,3 +226,40 @@ fn ranks_find_the_shortest_distances_one_process_finds() {
     assert_eq!(many["reached"], one["reached"], "{many} vs {one}");
     assert_eq!(many["max_distance"], one["max_value"], "{many} vs {one}");
 }
+
+/// `--bind gpu` binds each rank to the CPUs next to its GPU; where none can be
+/// found (no NVIDIA GPU, as on CI) it says so and the ranks run unbound, with
+/// the same answer.
+#[test]
+fn bound_ranks_find_what_unbound_ones_find() {
+    let exe = env!("CARGO_BIN_EXE_vertex");
+    let run = |bind: &str| {
+        vertex(&[
+            "launch",
+            "-n",
+            "2",
+            "--bind",
+            bind,
+            "--",
+            exe,
+            "bfs",
+            "kron:10",
+            "--backend",
+            "cpu",
+            "--json",
+            "--validate",
+        ])
+    };
+    let (free, bound) = (run("none"), run("gpu"));
+    let (a, b) = (json(&free), json(&bound));
+    assert_eq!(a["reached"], b["reached"], "{a} vs {b}");
+    assert_eq!(b["valid"], serde_json::Value::Bool(true), "{b}");
+    let err = String::from_utf8_lossy(&bound.stderr);
+    let gpus = runtime::dist::gpu_cpus::nvidia_gpus_in(std::path::Path::new(
+        runtime::dist::gpu_cpus::PCI_DEVICES,
+    ))
+    .map_or(0, |g| g.len());
+    if gpus < 2 {
+        assert!(err.contains("runs unbound"), "{err}");
+    }
+}

@@ -221,22 +221,25 @@ impl Drop for PinGuard {
     }
 }
 
-/// Sets the calling thread's affinity mask to `cpus`. Best effort.
+/// Sets the calling thread's affinity mask to `cpus` (ids past `CPU_SETSIZE`
+/// ignored). Best effort: whether the OS took it. Allocates nothing, so a
+/// launcher may call it between fork and exec (`Command::pre_exec`).
 #[cfg(target_os = "linux")]
-fn set_affinity(cpus: &[usize]) -> bool {
-    // SAFETY: as in `allowed_cpus`; every CPU_SET index came from CPU_ISSET over
-    // `0..CPU_SETSIZE`, so it writes inside the zeroed set.
+pub fn set_affinity(cpus: &[usize]) -> bool {
+    // SAFETY: as in `allowed_cpus`; CPU_SET writes inside the zeroed set for
+    // indices below CPU_SETSIZE, the only ones passed.
     unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
-        for &c in cpus {
+        for &c in cpus.iter().filter(|&&c| c < libc::CPU_SETSIZE as usize) {
             libc::CPU_SET(c, &mut set);
         }
         libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0
     }
 }
 
+/// Sets the calling thread's affinity mask: not on this OS.
 #[cfg(not(target_os = "linux"))]
-fn set_affinity(_cpus: &[usize]) -> bool {
+pub fn set_affinity(_cpus: &[usize]) -> bool {
     false
 }
 

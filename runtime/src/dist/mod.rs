@@ -28,6 +28,7 @@ mod bfs;
 mod cc;
 mod comm;
 mod env;
+pub mod gpu_cpus;
 mod pagerank;
 mod part;
 pub(crate) mod rows;
