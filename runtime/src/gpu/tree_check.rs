@@ -153,11 +153,13 @@ pub(super) fn check_on<L: Launcher>(
         range.0.into(),
         range.1.into(),
     ];
+    // An empty part still launches (one block, which finds nothing to check).
+    let work = range.1.saturating_sub(range.0).max(1);
     // SAFETY: `check_tree(n, m, offsets, targets, root, levels, parents,
     // verdict, first, end)` with live buffers of those lengths (`precheck`
     // checked the tree's) and the rows of `range` in the CSR; the kernel only
     // reads, but for the verdict's atomic minimum.
-    unsafe { l.launch(&k, Grid::Resident(range.1 - range.0), block, &args)? };
+    unsafe { l.launch(&k, Grid::Resident(work), block, &args)? };
     Ok(l.read(&verdict, "tree verdict")?[0])
 }
 
@@ -330,6 +332,10 @@ mod tests {
             crate::gpu::multi::Partition::new(n, 3).unwrap(),
         ];
         parts.push(crate::gpu::multi::Partition::balanced(g.csr().offsets(), 4).unwrap());
+        // More parts than 32-vertex words allow: the last ones own no vertex.
+        let many = crate::gpu::multi::Partition::new(n, 24).unwrap();
+        assert!(many.range(23).is_empty(), "{:?}", many.bounds);
+        parts.push(many);
         let all = std::iter::once((levels, parents)).chain(cases);
         for (i, (l, p)) in all.enumerate() {
             let whole = check_bfs_tree_emulated(g.csr(), root, &l, &p).unwrap();
