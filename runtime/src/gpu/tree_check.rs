@@ -194,39 +194,6 @@ pub fn check_bfs_tree_emulated(
     Ok(verdict_message(verdict, levels, parents))
 }
 
-/// [`check_bfs_tree_emulated`] as the GPUs of a partition run it
-/// ([`super::multi::MultiGpu::check_bfs_tree`]): each part checks its own
-/// vertices on its in-edges, and the lowest failure of any part is the verdict.
-pub fn check_bfs_tree_parts_emulated<W: crate::graph::Weight>(
-    g: &crate::graph::Graph<W>,
-    part: &super::multi::Partition,
-    root: u32,
-    levels: &[u32],
-    parents: &[u32],
-) -> Result<std::result::Result<(), String>> {
-    let n = g.num_vertices() as u64;
-    needs_symmetric(g.is_symmetric())?;
-    if let Some(msg) = precheck(n, root, levels, parents)? {
-        return Ok(Err(msg));
-    }
-    let mut verdict = u64::MAX;
-    for p in 0..part.parts {
-        let pg = super::multi::part_graph(g, part, p)?;
-        let inc = &pg.incoming;
-        let csr = [
-            n,
-            inc.num_edges(),
-            inc.offsets().as_ptr() as u64,
-            inc.targets().as_ptr() as u64,
-        ];
-        let r = part.range(p);
-        let l = HostLauncher::new(4);
-        let v = check_on(&l, None, csr, (r.start, r.end), root, levels, parents, 64)?;
-        verdict = verdict.min(v);
-    }
-    Ok(verdict_message(verdict, levels, parents))
-}
-
 /// The rules look tree edges up in the child's row: they hold on a symmetric
 /// graph only.
 pub(super) fn needs_symmetric(symmetric: bool) -> Result<()> {
@@ -240,7 +207,7 @@ pub(super) fn needs_symmetric(symmetric: bool) -> Result<()> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::graph::{build, BuildOptions, Graph};
     use crate::validate::validate_bfs_tree;
@@ -248,7 +215,7 @@ mod tests {
     /// A Kronecker graph (symmetric), a root with edges, its BFS tree and
     /// corruptions of it breaking each rule.
     #[allow(clippy::type_complexity)]
-    fn tree_and_corruptions() -> (
+    pub(crate) fn tree_and_corruptions() -> (
         Graph<u32>,
         u32,
         Vec<u32>,
@@ -317,45 +284,6 @@ mod tests {
             let host = validate_bfs_tree(csr, root, p, Some(l));
             assert!(gpu.is_err(), "case {i}: corruption not found");
             assert!(host.is_err(), "case {i}: host validator disagrees");
-        }
-    }
-
-    /// The parts of a partition, each checking its own vertices on its own
-    /// in-edges, reach the one-GPU verdict (the same vertex and rule), with
-    /// equal ranges and with ranges cut by cost.
-    #[test]
-    fn parts_reach_the_one_gpu_verdict() {
-        let (g, root, levels, parents, cases) = tree_and_corruptions();
-        let n = g.num_vertices() as u64;
-        let mut parts = vec![
-            crate::gpu::multi::Partition::new(n, 2).unwrap(),
-            crate::gpu::multi::Partition::new(n, 3).unwrap(),
-        ];
-        parts.push(crate::gpu::multi::Partition::balanced(g.csr().offsets(), 4).unwrap());
-        // More parts than 32-vertex words allow: the last ones own no vertex.
-        let many = crate::gpu::multi::Partition::new(n, 24).unwrap();
-        assert!(many.range(23).is_empty(), "{:?}", many.bounds);
-        parts.push(many);
-        let all = std::iter::once((levels, parents)).chain(cases);
-        for (i, (l, p)) in all.enumerate() {
-            let whole = check_bfs_tree_emulated(g.csr(), root, &l, &p).unwrap();
-            for part in &parts {
-                let got = check_bfs_tree_parts_emulated(&g, part, root, &l, &p).unwrap();
-                assert_eq!(got, whole, "case {i}, bounds {:?}", part.bounds);
-            }
-        }
-        // A tree of the wrong size fails validation; a directed graph is refused.
-        let part = &parts[0];
-        let short = check_bfs_tree_parts_emulated(&g, part, root, &[0], &[0]).unwrap();
-        assert!(short.is_err());
-        let el = crate::generate::kronecker(6, 4, 1).unwrap();
-        let directed = build(&el, BuildOptions::default()).unwrap();
-        if !directed.is_symmetric() {
-            let part =
-                crate::gpu::multi::Partition::new(directed.num_vertices() as u64, 2).unwrap();
-            let nv = directed.num_vertices();
-            let e = check_bfs_tree_parts_emulated(&directed, &part, 0, &vec![0; nv], &vec![0; nv]);
-            assert!(e.is_err());
         }
     }
 }

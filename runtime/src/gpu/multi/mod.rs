@@ -23,6 +23,7 @@ pub use gather::{emulate_gather, emulate_gather_rank, MultiGatherGraph, MultiGat
 pub use partition::{part_graph, PartGraph, Partition};
 pub use ranks::{rank_gpu_missing, rank_part_graph, EdgeWeight};
 pub use timing::{LevelTime, TimeSplit};
+pub use tree_check::check_bfs_tree_parts_emulated;
 
 use super::direction::{FrontierSize, Pass};
 
