@@ -11,7 +11,7 @@ use std::time::Instant;
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand, ValueEnum};
 use runtime::cpu::{self, CpuOptions};
-use runtime::gpu::{BfsKernel, Device, DeviceGraph, DeviceInfo, GpuBfsOptions, ProgramOptions};
+use runtime::gpu::{BfsKernel, Device, DeviceInfo, GpuBfsOptions, ProgramOptions};
 use serde::Serialize;
 use vertex_bench::graph500::{self, BfsRun, Graph500Config, Graph500Graph, Graph500Report};
 use vertex_bench::host::HostInfo;
@@ -382,14 +382,19 @@ fn run_cpu(
     })
 }
 
-/// [`graph500::run`] with the trees validated where `validator` says.
+/// The GPU's verdict on a BFS tree (`root`, levels, parents): one GPU's
+/// `check_bfs_tree` or a partition's.
+type TreeCheck<'a> =
+    dyn FnMut(u32, &[u32], &[u32]) -> runtime::Result<std::result::Result<(), String>> + 'a;
+
+/// [`graph500::run`] with the trees validated where `validator` says: on the
+/// host, or by `gpu_check`.
 fn run_checked<F>(
     cfg: &Graph500Config,
     g: &Graph500Graph,
     backend: &str,
     validator: Validator,
-    dev: &Device,
-    dg: &DeviceGraph,
+    gpu_check: &mut TreeCheck,
     bfs: F,
 ) -> runtime::Result<Graph500Report>
 where
@@ -401,7 +406,7 @@ where
             let levels = r.levels.as_deref().ok_or_else(|| {
                 runtime::Error::InvalidArgument("GPU validation needs the BFS levels".into())
             })?;
-            dev.check_bfs_tree(dg, root, levels, &r.parents)
+            gpu_check(root, levels, &r.parents)
         }),
     }
 }
@@ -428,7 +433,8 @@ fn run_gpu(
     if let Some(&r) = g.roots.first() {
         dev.bfs(&dg, r, &opts)?;
     }
-    Ok(run_checked(cfg, g, "gpu", validator, dev, &dg, |root| {
+    let mut check = |root, l: &[u32], p: &[u32]| dev.check_bfs_tree(&dg, root, l, p);
+    Ok(run_checked(cfg, g, "gpu", validator, &mut check, |root| {
         let r = dev.bfs(&dg, root, &opts)?;
         let parents = r.parents.ok_or_else(|| runtime::Error::Cuda {
             call: "bfs".into(),
@@ -468,13 +474,13 @@ fn run_gpu_dsl(
     if let Some(&r) = g.roots.first() {
         dev.run_program::<bfs::Program>(&k, &dg, r, &opts)?;
     }
+    let mut check = |root, l: &[u32], p: &[u32]| dev.check_bfs_tree(&dg, root, l, p);
     Ok(run_checked(
         cfg,
         g,
         "gpu-dsl",
         validator,
-        dev,
-        &dg,
+        &mut check,
         |root| {
             let r = dev.run_program::<bfs::Program>(&k, &dg, root, &opts)?;
             let t = Instant::now();
@@ -527,15 +533,8 @@ fn run_multi(
             device_seconds: None,
         })
     };
-    Ok(match validator {
-        Validator::Host => graph500::run(cfg, g, &backend, bfs)?,
-        Validator::Gpu => graph500::run_validated(cfg, g, &backend, bfs, "gpu", |root, r| {
-            let levels = r.levels.as_deref().ok_or_else(|| {
-                runtime::Error::InvalidArgument("GPU validation needs the BFS levels".into())
-            })?;
-            multi.check_bfs_tree(&mg, root, levels, &r.parents)
-        })?,
-    })
+    let mut check = |root, l: &[u32], p: &[u32]| multi.check_bfs_tree(&mg, root, l, p);
+    Ok(run_checked(cfg, g, &backend, validator, &mut check, bfs)?)
 }
 
 /// Two panels: TEPS per root (with the harmonic mean) and BFS time per root.

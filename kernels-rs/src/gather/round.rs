@@ -4,6 +4,7 @@
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use super::{Ctx, GatherProgram};
+use crate::skeleton::{chunk_rows, CsrView};
 use crate::thread::ThreadCtx;
 use crate::warp::{kernel_warp, Warp};
 use crate::word::StateWord;
@@ -267,30 +268,20 @@ impl<'a, P: GatherProgram> Round<'a, P> {
     /// combine `gather(msg, w)` into their targets' accumulators atomically.
     #[inline(always)]
     pub fn push(&self, t: ThreadCtx, sv: &[u32], mec: u64) {
-        let offsets = self.out_offsets;
-        let m = self.out_targets.len() as u64;
+        let out = CsrView {
+            offsets: self.out_offsets,
+            targets: self.out_targets,
+        };
         let mut i = t.global();
         while i < sv.len() as u64 {
-            let first = i * mec;
-            let last = if m - first < mec { m } else { first + mec };
-            let mut u = sv[i as usize] as usize;
-            let mut e = first;
-            while e < last {
-                let mut end = offsets[u + 1];
-                while end <= e {
-                    u += 1;
-                    end = offsets[u + 1];
-                }
-                let stop = if end < last { end } else { last };
+            chunk_rows(out, mec, i, sv[i as usize], |u, edges| {
                 if self.in_frontier(u) {
                     // SAFETY: `msg` is not written during a gather launch.
                     let msg = unsafe { *self.msg[u].get() };
-                    let mut k = e as usize;
-                    while k < stop as usize {
+                    for k in edges {
                         let v = self.out_targets[k] as usize;
                         // SAFETY: states are not written during a gather launch.
                         if P::ACCEPTS && !P::accepts(unsafe { *self.state[v].get() }) {
-                            k += 1;
                             continue;
                         }
                         let w = if P::WEIGHTED {
@@ -303,12 +294,9 @@ impl<'a, P: GatherProgram> Round<'a, P> {
                         if let Some(r) = self.received {
                             set_bit(r, v);
                         }
-                        k += 1;
                     }
                 }
-                e = stop;
-                u += 1;
-            }
+            });
             i += t.stride();
         }
     }
