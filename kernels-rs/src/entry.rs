@@ -354,6 +354,62 @@ pub unsafe fn check_tree(
     c.run(t, crate::warp::kernel_warp(t))
 }
 
+/// One GPU's share of the peer exchange ([`crate::peer::PeerGather`]): `table`
+/// holds `bufs · parts` rows; `sums` (null for none) `parts` counter addresses.
+///
+/// # Safety
+/// See the module docs and [`crate::peer::PeerGather::run`].
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn peer_gather(
+    t: ThreadCtx,
+    me: u32,
+    parts: u32,
+    table: *const u64,
+    bufs: u32,
+    sums: *const u64,
+    sum_words: u32,
+    sum_out: *mut u64,
+) {
+    let parts_ = parts as usize;
+    // SAFETY: caller's contract.
+    let g = unsafe {
+        crate::peer::PeerGather {
+            me: me as usize,
+            parts: parts_,
+            table: slice(table, bufs as usize * parts_ * crate::peer::ROW),
+            bufs: bufs as usize,
+            sums: if sums.is_null() {
+                &[]
+            } else {
+                slice(sums, parts_)
+            },
+            sum_words: sum_words as usize,
+            sum_out,
+        }
+    };
+    // SAFETY: forwarded contract.
+    unsafe { g.run(t) }
+}
+
+/// Defines the peer-exchange kernel under `$name` (parameters `me, parts, table,
+/// bufs, sums, sum_words, sum_out`).
+#[macro_export]
+macro_rules! peer_gather_kernel {
+    ($name:ident) => {
+        $crate::__kernel!(
+            $name => $crate::entry::peer_gather;
+            me: u32,
+            parts: u32,
+            table: *const u64,
+            bufs: u32,
+            sums: *const u64,
+            sum_words: u32,
+            sum_out: *mut u64,
+        );
+    };
+}
+
 /// Defines the BFS-tree check kernel under `$name` (parameters `n, m, offsets,
 /// targets, root, levels, parents, verdict, first, end`).
 #[macro_export]

@@ -68,6 +68,7 @@ pub mod intersect;
 #[cfg(test)]
 mod lockstep;
 pub mod msbfs;
+pub mod peer;
 pub mod program;
 pub mod resident;
 pub mod skeleton;

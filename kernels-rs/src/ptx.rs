@@ -7,6 +7,7 @@ mod builtin {
     crate::ptx_kernels!(crate::bfs::BfsAtomicMin => bfs_min_init, bfs_min_naive_level, bfs_min_balanced_level);
     crate::sv_kernel!(vertex_build_sv);
     crate::tree_check_kernel!(vertex_check_bfs_tree);
+    crate::peer_gather_kernel!(vertex_peer_gather);
     crate::cc_kernels!();
     crate::msbfs_kernels!();
     crate::tc_kernel!(vertex_tc_count);

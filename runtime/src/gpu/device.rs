@@ -91,6 +91,8 @@ pub(super) struct Kernels {
     pub(super) td_scan: CudaFunction,
     pub(super) build_sv: CudaFunction,
     pub(super) check_tree: CudaFunction,
+    /// The multi-GPU exchange over peer access (`multi::peer`).
+    pub(super) peer_gather: CudaFunction,
     pub(super) plan: CudaFunction,
     pub(super) plan_pass: CudaFunction,
     pub(super) stamped_queue: CudaFunction,
@@ -114,6 +116,7 @@ impl Device {
             td_scan: gpu.function("bfs_td_scan")?,
             build_sv: gpu.function("vertex_build_sv")?,
             check_tree: gpu.function("vertex_check_bfs_tree")?,
+            peer_gather: gpu.function("vertex_peer_gather")?,
             plan: gpu.function("vertex_plan_level")?,
             plan_pass: gpu.function("vertex_plan_pass")?,
             stamped_queue: gpu.function("vertex_stamped_queue")?,

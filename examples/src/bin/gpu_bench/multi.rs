@@ -27,7 +27,7 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use runtime::generate::pick_roots;
 use runtime::gpu::direction::LevelLog;
-use runtime::gpu::multi::{LevelTime, MultiGpu, TimeSplit};
+use runtime::gpu::multi::{LevelTime, MultiGpu, Route, TimeSplit};
 use runtime::gpu::{BfsKernel, ProgramOptions};
 use runtime::graph::{build, BuildOptions, Graph};
 use runtime::validate::BfsValidator;
@@ -56,6 +56,9 @@ struct Row {
     scale: u32,
     gpus: usize,
     levels_per_sync: u32,
+    /// How the GPUs exchanged: peer access or NCCL (both, side by side, where
+    /// peer access is available).
+    route: Route,
     roots: usize,
     gteps_hmean: f64,
     time_ms_median: f64,
@@ -94,8 +97,13 @@ struct Report<'a> {
     nccl_nvls_enable: Option<String>,
     checks: &'a [check::Check],
     rows: &'a [Row],
+    /// The route of the rows the scaling figures use (the default one).
+    route: Route,
     /// (scale, levels per sync, time on 1 GPU / time on G).
     strong_speedup: Vec<(u32, u32, f64)>,
+    /// (scale, levels per sync, median time over NCCL / over peer access) on
+    /// G GPUs: what the peer exchange gains, measured side by side.
+    peer_over_nccl: Vec<(u32, u32, f64)>,
     /// Of the checked programs (BFS, SSSP, CC, PageRank): (graph, program,
     /// levels per sync, GPUs, mean time on 1 GPU / mean time on G).
     program_speedup: Vec<(String, &'static str, u32, usize, f64)>,
@@ -198,6 +206,7 @@ fn measure(
             scale,
             gpus,
             levels_per_sync: lps,
+            route: multi.route(),
             roots: runs.len(),
             gteps_hmean: n
                 / runs
@@ -226,9 +235,10 @@ fn measure(
                 .collect(),
         };
         eprintln!(
-            "  scale {scale}, {gpus} GPU(s), {lps} levels/sync: {:.2} GTEPS, median {:.3} ms \
+            "  scale {scale}, {gpus} GPU(s), {lps} levels/sync, {:?}: {:.2} GTEPS, median {:.3} ms \
              (kernels {:.3}..{:.3}, all-gather {:.3}, wait {:.3}, host {:.3} ms), exchange {:.1}%, \
              {} invalid",
+            row.route,
             row.gteps_hmean,
             row.time_ms_median,
             row.split.kernel_min_ms,
@@ -255,7 +265,15 @@ pub fn run(a: &Args) -> Result<bool> {
     let started = Instant::now();
     // Communicators over GPU 0 alone and over all of them, kept for the call.
     let one = MultiGpu::open(1)?;
-    let all = MultiGpu::open(a.gpus)?;
+    let mut all = MultiGpu::open(a.gpus)?;
+    // The default route first (what the scaling figures use), then NCCL beside
+    // it when the default is peer access.
+    let main_route = all.route();
+    let routes: Vec<Route> = match main_route {
+        Route::Peer => vec![Route::Peer, Route::Nccl],
+        Route::Nccl => vec![Route::Nccl],
+    };
+    eprintln!("exchange routes: {routes:?}");
     let devices: Vec<_> = all.devices.iter().map(|d| d.info().clone()).collect();
     for d in &devices {
         eprintln!(
@@ -293,9 +311,11 @@ pub fn run(a: &Args) -> Result<bool> {
             nccl_nvls_enable: std::env::var("NCCL_NVLS_ENABLE").ok(),
             checks,
             rows,
-            strong_speedup: strong_speedup(rows, a.gpus),
+            route: main_route,
+            strong_speedup: strong_speedup(rows, a.gpus, main_route),
+            peer_over_nccl: peer_over_nccl(rows, a.gpus),
             program_speedup: check::speedups(checks),
-            weak_efficiency: weak_efficiency(rows, a.gpus, &a.weak),
+            weak_efficiency: weak_efficiency(rows, a.gpus, &a.weak, main_route),
         };
         let json = a.out.join("gpu-multi.json");
         std::fs::write(&json, serde_json::to_string_pretty(&report)? + "\n")
@@ -311,7 +331,14 @@ pub fn run(a: &Args) -> Result<bool> {
         }
         let mut validator = BfsValidator::new(g.csr(), true);
         let mut reference = Vec::new();
-        for multi in [&one, &all] {
+        for route in std::iter::once(None).chain(routes.iter().map(Some)) {
+            let multi = match route {
+                None => &one,
+                Some(&r) => {
+                    all.set_route(r)?;
+                    &all
+                }
+            };
             let r = measure(
                 multi,
                 &g,
@@ -329,8 +356,8 @@ pub fn run(a: &Args) -> Result<bool> {
     }
     let json = write(&rows, &checks)?;
     let svg = a.out.join("gpu-multi.svg");
-    chart(&rows, a.gpus, &a.weak, &svg)?;
-    summary(&rows, &checks, a.gpus, &a.weak);
+    chart(&rows, a.gpus, &a.weak, main_route, &svg)?;
+    summary(&rows, &checks, a.gpus, &a.weak, main_route);
     println!("wrote {} and {}", json.display(), svg.display());
     Ok(rows.iter().all(|r| r.invalid == 0) && checks.iter().all(|c| c.ok))
 }
@@ -340,9 +367,9 @@ fn find(rows: &[Row], scale: u32, gpus: usize, lps: u32) -> Option<&Row> {
         .find(|r| r.scale == scale && r.gpus == gpus && r.levels_per_sync == lps)
 }
 
-fn strong_speedup(rows: &[Row], gpus: usize) -> Vec<(u32, u32, f64)> {
+fn strong_speedup(rows: &[Row], gpus: usize, route: Route) -> Vec<(u32, u32, f64)> {
     rows.iter()
-        .filter(|r| r.gpus == gpus)
+        .filter(|r| r.gpus == gpus && r.route == route)
         .filter_map(|r| {
             let one = find(rows, r.scale, 1, r.levels_per_sync)?;
             Some((
@@ -354,13 +381,37 @@ fn strong_speedup(rows: &[Row], gpus: usize) -> Vec<(u32, u32, f64)> {
         .collect()
 }
 
-fn weak_efficiency(rows: &[Row], gpus: usize, weak: &[u32]) -> Vec<(u32, u32, f64)> {
+/// On G GPUs, per scale and levels per sync: NCCL's median time over peer
+/// access's.
+fn peer_over_nccl(rows: &[Row], gpus: usize) -> Vec<(u32, u32, f64)> {
+    let at = |r: &Row, route| {
+        rows.iter().find(|x| {
+            x.gpus == gpus
+                && x.route == route
+                && x.scale == r.scale
+                && x.levels_per_sync == r.levels_per_sync
+        })
+    };
+    rows.iter()
+        .filter(|r| r.gpus == gpus && r.route == Route::Peer)
+        .filter_map(|r| {
+            let nccl = at(r, Route::Nccl)?;
+            Some((
+                r.scale,
+                r.levels_per_sync,
+                nccl.time_ms_median / r.time_ms_median,
+            ))
+        })
+        .collect()
+}
+
+fn weak_efficiency(rows: &[Row], gpus: usize, weak: &[u32], route: Route) -> Vec<(u32, u32, f64)> {
     let step = gpus.ilog2();
     let mut out = Vec::new();
     for &s in weak {
         for r in rows
             .iter()
-            .filter(|r| r.gpus == gpus && r.scale == s + step)
+            .filter(|r| r.gpus == gpus && r.route == route && r.scale == s + step)
         {
             if let Some(one) = find(rows, s, 1, r.levels_per_sync) {
                 out.push((
@@ -375,7 +426,7 @@ fn weak_efficiency(rows: &[Row], gpus: usize, weak: &[u32]) -> Vec<(u32, u32, f6
 }
 
 /// The compact summary the device step prints.
-fn summary(rows: &[Row], checks: &[check::Check], gpus: usize, weak: &[u32]) {
+fn summary(rows: &[Row], checks: &[check::Check], gpus: usize, weak: &[u32], route: Route) {
     let bad: Vec<_> = checks.iter().filter(|c| !c.ok).collect();
     println!(
         "correctness: {} checks, {} failed{}",
@@ -391,13 +442,18 @@ fn summary(rows: &[Row], checks: &[check::Check], gpus: usize, weak: &[u32]) {
     for (g, p, lps, gpus, x) in check::speedups(checks) {
         println!("{g} {p} (lps {lps}): {x:.2}x on {gpus} GPUs over 1");
     }
-    println!("scale gpus lps   GTEPS  median_ms  kern_max kern_min allgather  wait   host  exch% invalid");
+    println!("scale gpus lps route   GTEPS  median_ms  kern_max kern_min exchange  wait   host  exch% invalid");
     for r in rows {
         println!(
-            "{:5} {:4} {:3} {:7.2} {:10.3} {:9.3} {:8.3} {:9.3} {:5.3} {:6.3} {:6.1} {:7}",
+            "{:5} {:4} {:3} {:5} {:7.2} {:10.3} {:9.3} {:8.3} {:9.3} {:5.3} {:6.3} {:6.1} {:7}",
             r.scale,
             r.gpus,
             r.levels_per_sync,
+            match (r.gpus, r.route) {
+                (1, _) => "-",
+                (_, Route::Peer) => "peer",
+                (_, Route::Nccl) => "nccl",
+            },
             r.gteps_hmean,
             r.time_ms_median,
             r.split.kernel_max_ms,
@@ -409,10 +465,13 @@ fn summary(rows: &[Row], checks: &[check::Check], gpus: usize, weak: &[u32]) {
             r.invalid
         );
     }
-    for (s, lps, x) in strong_speedup(rows, gpus) {
-        println!("strong scale {s}, lps {lps}: speedup {x:.2} on {gpus} GPUs");
+    for (s, lps, x) in strong_speedup(rows, gpus, route) {
+        println!("strong scale {s}, lps {lps}: speedup {x:.2} on {gpus} GPUs ({route:?})");
     }
-    for (s, lps, e) in weak_efficiency(rows, gpus, weak) {
+    for (s, lps, x) in peer_over_nccl(rows, gpus) {
+        println!("scale {s}, lps {lps}: peer exchange {x:.2}x faster than NCCL on {gpus} GPUs");
+    }
+    for (s, lps, e) in weak_efficiency(rows, gpus, weak, route) {
         println!(
             "weak {s}->{}, lps {lps}: efficiency {:.0}%",
             s + gpus.ilog2(),
@@ -421,7 +480,7 @@ fn summary(rows: &[Row], checks: &[check::Check], gpus: usize, weak: &[u32]) {
     }
 }
 
-fn chart(rows: &[Row], gpus: usize, weak: &[u32], path: &Path) -> Result<()> {
+fn chart(rows: &[Row], gpus: usize, weak: &[u32], route: Route, path: &Path) -> Result<()> {
     use vertex_bench::plot::{panels_svg, Panel};
     let mut lps: Vec<u32> = rows.iter().map(|r| r.levels_per_sync).collect();
     lps.sort_unstable();
@@ -430,14 +489,27 @@ fn chart(rows: &[Row], gpus: usize, weak: &[u32], path: &Path) -> Result<()> {
     scales.sort_unstable();
     scales.dedup();
     let mut series = Vec::new();
-    for (i, &l) in lps.iter().enumerate() {
-        for (j, &g) in [1, gpus].iter().enumerate() {
+    // 1 GPU, then G GPUs over each route measured.
+    let mut sides: Vec<(usize, Option<Route>)> = vec![(1, None)];
+    for r in [Route::Peer, Route::Nccl] {
+        if rows.iter().any(|x| x.gpus == gpus && x.route == r) {
+            sides.push((gpus, Some(r)));
+        }
+    }
+    for &l in &lps {
+        for &(g, r) in &sides {
+            let name = match r {
+                None => format!("{g} GPU, {l} levels/sync"),
+                Some(r) => format!("{g} GPUs ({r:?}), {l} levels/sync"),
+            };
             series.push((
-                format!("{g} GPU(s), {l} levels/sync"),
-                2 * i + j,
+                name,
+                series.len(),
                 rows.iter()
-                    .filter(|r| r.gpus == g && r.levels_per_sync == l)
-                    .map(|r| (f64::from(r.scale), r.gteps_hmean))
+                    .filter(|x| {
+                        x.gpus == g && x.levels_per_sync == l && r.is_none_or(|r| x.route == r)
+                    })
+                    .map(|x| (f64::from(x.scale), x.gteps_hmean))
                     .collect::<Vec<_>>(),
             ));
         }
@@ -466,7 +538,7 @@ fn chart(rows: &[Row], gpus: usize, weak: &[u32], path: &Path) -> Result<()> {
                 format!("{name} ({l} levels/sync)"),
                 i,
                 rows.iter()
-                    .filter(|r| r.gpus == gpus && r.levels_per_sync == l)
+                    .filter(|r| r.gpus == gpus && r.route == route && r.levels_per_sync == l)
                     .map(|r| {
                         let y = match i {
                             0 => r.split.kernel_max_ms,
@@ -482,7 +554,7 @@ fn chart(rows: &[Row], gpus: usize, weak: &[u32], path: &Path) -> Result<()> {
         .collect(),
         log_y: false,
     };
-    let eff = weak_efficiency(rows, gpus, weak);
+    let eff = weak_efficiency(rows, gpus, weak, route);
     let mut panels = vec![teps, split];
     if !eff.is_empty() {
         panels.push(Panel {
@@ -508,7 +580,7 @@ fn chart(rows: &[Row], gpus: usize, weak: &[u32], path: &Path) -> Result<()> {
     }
     panels_svg(
         path,
-        "Multi-GPU BFS (1-D partition, NCCL all-gather in place)",
+        &format!("Multi-GPU BFS (1-D partition; exchange over {route:?})"),
         &panels,
     )?;
     Ok(())
@@ -523,6 +595,7 @@ mod tests {
             scale,
             gpus,
             levels_per_sync: lps,
+            route: Route::Peer,
             roots: 4,
             gteps_hmean: gteps,
             time_ms_median: 100.0 / gteps,
@@ -544,22 +617,32 @@ mod tests {
 
     #[test]
     fn multi_chart_and_tables() {
+        let nccl = |scale, gteps| Row {
+            route: Route::Nccl,
+            ..row(scale, 2, 8, gteps)
+        };
         let rows = [
             row(20, 1, 8, 10.0),
             row(20, 2, 8, 15.0),
+            nccl(20, 12.0),
             row(21, 1, 8, 12.0),
             row(21, 2, 8, 16.0),
+            nccl(21, 8.0),
         ];
-        let s = strong_speedup(&rows, 2);
+        // The scaling figures read the default route's rows only.
+        let s = strong_speedup(&rows, 2, Route::Peer);
         assert_eq!(s.len(), 2);
         assert!((s[0].2 - 1.5).abs() < 1e-9);
-        let w = weak_efficiency(&rows, 2, &[20]);
+        let w = weak_efficiency(&rows, 2, &[20], Route::Peer);
         assert_eq!(w, vec![(20, 8, 0.8)]);
+        let p = peer_over_nccl(&rows, 2);
+        assert_eq!(p.len(), 2);
+        assert!((p[0].2 - 1.25).abs() < 1e-9 && (p[1].2 - 2.0).abs() < 1e-9);
         let path = std::env::temp_dir().join(format!("vertex-multi-{}.svg", std::process::id()));
-        chart(&rows, 2, &[20], &path).unwrap();
+        chart(&rows, 2, &[20], Route::Peer, &path).unwrap();
         assert!(std::fs::metadata(&path).unwrap().len() > 100);
         std::fs::remove_file(&path).ok();
-        summary(&rows, &[], 2, &[20]);
+        summary(&rows, &[], 2, &[20], Route::Peer);
         let json = serde_json::to_value(&rows[0]).unwrap();
         assert!(json["level_log"][0].get("allgather_ms").is_some());
     }

@@ -22,6 +22,7 @@ use kernels_rs::direction::{CTL_CHUNKS, CTL_EDGES, CTL_FRONTIER, CTL_WORDS};
 
 use super::nccl::{Comms, Gather};
 use super::partition::{part_graph, PartGraph, Partition};
+use super::peer::{enable_peer_access, PeerExchange, Route};
 use super::timing::{self, LevelTime, Marks, TimeSplit};
 use super::{combine_passes, sum_sizes};
 use crate::error::{Error, Result};
@@ -57,6 +58,11 @@ pub struct MultiGpu {
     /// The ranks' host link when this process is one rank of several: what
     /// sums the level counters of host-driven levels over the ranks.
     pub(super) host: Option<std::sync::Arc<crate::dist::Comm>>,
+    /// The exchange over peer access, when every pair of GPUs has it (one
+    /// process driving several GPUs; `None` for a rank).
+    pub(super) peer: Option<std::sync::Mutex<PeerExchange>>,
+    /// The route exchanges take ([`MultiGpu::set_route`]).
+    pub(super) route: Route,
 }
 
 /// NVLink multicast off (see the module docs) and NCCL's library present.
@@ -119,6 +125,8 @@ pub struct MultiRun<S> {
     /// Of which the exchanges: per level the longest exchange span of any GPU
     /// (the all-gather plus the wait for the slower GPU), summed.
     pub exchange_ms: f64,
+    /// How the exchanges went: NCCL or peer access.
+    pub route: Route,
     /// Bytes each GPU received per level (bitmap, plus states if exchanged).
     pub bytes_per_level: u64,
     /// Levels launched per host wait (1: host-driven levels).
@@ -145,12 +153,25 @@ impl MultiGpu {
         nccl_setup()?;
         let devices = (0..gpus).map(Device::open).collect::<Result<Vec<_>>>()?;
         let comms = Comms::open(gpus)?;
+        // Peer access where every pair has it (NVLink on these hosts); NCCL
+        // otherwise, or when VERTEX_EXCHANGE=nccl asks for it.
+        let wanted = Route::from_env()?;
+        let peer = match gpus > 1 && enable_peer_access(&devices)? {
+            true => Some(std::sync::Mutex::new(PeerExchange::new(&devices)?)),
+            false => None,
+        };
+        let route = match peer {
+            Some(_) => wanted,
+            None => Route::Nccl,
+        };
         let m = MultiGpu {
             devices,
             comms,
             parts_of: (0..gpus).collect(),
             world: gpus,
             host: None,
+            peer,
+            route,
         };
         m.warm_up()?;
         Ok(m)
@@ -196,6 +217,44 @@ impl MultiGpu {
             ))),
             None => Ok(()),
         }
+    }
+
+    /// The route exchanges take: peer access between the GPUs when every pair
+    /// has it (the default), else NCCL.
+    pub fn route(&self) -> Route {
+        self.route
+    }
+
+    /// Picks the exchange's route (to compare them): peer access is an error
+    /// where it is not available (ranks; GPUs without P2P).
+    pub fn set_route(&mut self, route: Route) -> Result<()> {
+        if route == Route::Peer && self.peer.is_none() {
+            return Err(Error::InvalidArgument(
+                "no peer access between these GPUs (or one GPU per process): the exchange stays on NCCL"
+                    .into(),
+            ));
+        }
+        self.route = route;
+        Ok(())
+    }
+
+    /// Enqueues an exchange ([`Comms::exchange`]) on the route picked: over
+    /// peer access when it is on and the slices are whole words, else NCCL.
+    pub(super) fn exchange(
+        &self,
+        gpus: &[&Gpu],
+        gathers: &[Vec<Gather>],
+        sums: Option<(&[u64], usize)>,
+    ) -> Result<()> {
+        if let (Route::Peer, Some(peer)) = (self.route, &self.peer) {
+            let mut peer = peer
+                .lock()
+                .map_err(|_| Error::InvalidArgument("the peer exchange panicked earlier".into()))?;
+            if peer.exchange(gpus, gathers, sums)? {
+                return Ok(());
+            }
+        }
+        self.comms.exchange(gpus, gathers, sums)
     }
 
     /// The ranks' host link, which `what` needs: an error when this process
@@ -333,7 +392,7 @@ impl MultiGpu {
         }
         let mut exec = MultiGpuExec {
             parts,
-            comms: &self.comms,
+            multi: self,
             host: self.host.as_deref(),
             part,
             offsets: &mg.offsets,
@@ -409,6 +468,7 @@ impl MultiGpu {
             levels,
             time_ms,
             exchange_ms,
+            route: self.route,
             bytes_per_level,
             levels_per_sync: lps,
             syncs,
@@ -422,7 +482,8 @@ impl MultiGpu {
 /// The parts on their GPUs and what the exchange moves.
 struct MultiGpuExec<'a, 'd> {
     parts: Vec<DirectionRun<'d, DeviceLauncher<'d>>>,
-    comms: &'a Comms,
+    /// Whose exchange route the levels take.
+    multi: &'a MultiGpu,
     /// Over ranks: what sums the host-driven levels' counters.
     host: Option<&'a crate::dist::Comm>,
     part: &'a Partition,
@@ -499,7 +560,7 @@ impl MultiGpuExec<'_, '_> {
             ),
             None => None,
         };
-        self.comms
+        self.multi
             .exchange(&gpus, &gathers, sums.as_deref().map(|s| (s, SUMMED_WORDS)))?;
         for (p, (a, b)) in starts.into_iter().zip(ends).enumerate() {
             let c = gpus[p].record()?;

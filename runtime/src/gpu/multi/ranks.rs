@@ -76,6 +76,8 @@ impl MultiGpu {
             parts_of: vec![env.rank],
             world: env.world,
             host: Some(comm),
+            peer: None,
+            route: super::peer::Route::Nccl,
         };
         m.warm_up()?;
         Ok(m)

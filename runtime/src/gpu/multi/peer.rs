@@ -1,0 +1,438 @@
+//! The exchange over NVLink peer access (`kernels_rs::peer`), for the GPUs one
+//! process drives: each GPU reads the peers' slices out of their memory in one
+//! launch, between two cross-GPU event barriers, instead of NCCL's all-gather
+//! and all-reduce. Ranks (one GPU per process) keep NCCL.
+//!
+//! Per exchange and GPU: every GPU's level done (barrier 1) → one
+//! `vertex_peer_gather` launch (the slices, the counter sums into a scratch
+//! word pair) → every GPU's reads done (barrier 2) → the sums copied over the
+//! GPU's own counters. The second barrier is what makes reading a peer's
+//! buffers safe: no GPU starts its next level, which writes its states and
+//! clears a bitmap, while another still reads them; and no counter is
+//! overwritten with its sum while a peer still adds it up.
+//!
+//! `VERTEX_EXCHANGE=nccl` keeps NCCL (the comparison the multi-GPU bench makes).
+
+use cudarc::driver::{result as cu, sys, CudaEvent, CudaFunction};
+use kernels_rs::peer::ROW;
+use kernels_rs::ThreadCtx;
+
+use super::nccl::Gather;
+use crate::error::{Error, Result};
+use crate::gpu::cuda::{cuda_err, DevBuf, Gpu};
+use crate::gpu::device::Device;
+use crate::gpu::launcher::{Arg, DeviceLauncher, Grid, Kernel, Launcher};
+
+/// Counter words a sum may cover (the planners sum two).
+pub(super) const MAX_SUM_WORDS: usize = 4;
+
+/// Which route the exchange takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Route {
+    /// NCCL collectives (all-gather, broadcast, all-reduce).
+    Nccl,
+    /// Direct reads over NVLink peer access ([`kernels_rs::peer`]).
+    Peer,
+}
+
+impl Route {
+    /// `VERTEX_EXCHANGE` (`nccl` or `peer`), default peer.
+    pub fn from_env() -> Result<Route> {
+        match std::env::var("VERTEX_EXCHANGE").as_deref() {
+            Err(_) | Ok("") | Ok("peer") => Ok(Route::Peer),
+            Ok("nccl") => Ok(Route::Nccl),
+            Ok(other) => Err(Error::InvalidArgument(format!(
+                "VERTEX_EXCHANGE={other}: expected `peer` or `nccl`"
+            ))),
+        }
+    }
+}
+
+/// Enables peer access between every pair of `devices`: `Ok(false)` when some
+/// pair cannot (no NVLink or PCIe P2P between them), which leaves the exchange
+/// on NCCL.
+pub(super) fn enable_peer_access(devices: &[Device]) -> Result<bool> {
+    for (p, a) in devices.iter().enumerate() {
+        for (q, b) in devices.iter().enumerate() {
+            if p == q {
+                continue;
+            }
+            let mut can = 0i32;
+            // SAFETY: writes one int; both handles come from open contexts.
+            unsafe {
+                sys::cuDeviceCanAccessPeer(&mut can, a.gpu.ctx.cu_device(), b.gpu.ctx.cu_device())
+            }
+            .result()
+            .map_err(cuda_err("cuDeviceCanAccessPeer"))?;
+            if can == 0 {
+                return Ok(false);
+            }
+            a.gpu.bind()?;
+            // SAFETY: `a`'s context is current; `b`'s context is live.
+            match unsafe { sys::cuCtxEnablePeerAccess(b.gpu.ctx.cu_ctx(), 0) } {
+                sys::CUresult::CUDA_SUCCESS
+                | sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED => {}
+                e => {
+                    return Err(Error::Cuda {
+                        call: format!("cuCtxEnablePeerAccess(GPU {p} -> GPU {q})"),
+                        msg: format!("{e:?}"),
+                    })
+                }
+            }
+            // cudarc allocates from the device's stream-ordered memory pool
+            // where the driver has one, and context peer access does not
+            // reach pool memory: `q` gets access to `p`'s pool as well.
+            if a.gpu.ctx.has_async_alloc() {
+                let mut pool: sys::CUmemoryPool = std::ptr::null_mut();
+                // SAFETY: writes one pool handle for a valid device.
+                unsafe { sys::cuDeviceGetMemPool(&mut pool, a.gpu.ctx.cu_device()) }
+                    .result()
+                    .map_err(cuda_err("cuDeviceGetMemPool"))?;
+                let desc = sys::CUmemAccessDesc {
+                    location: sys::CUmemLocation {
+                        type_: sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE,
+                        id: b.gpu.ctx.cu_device(),
+                    },
+                    flags: sys::CUmemAccess_flags::CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
+                };
+                // SAFETY: one access descriptor for a live pool.
+                unsafe { sys::cuMemPoolSetAccess(pool, &desc, 1) }
+                    .result()
+                    .map_err(cuda_err("cuMemPoolSetAccess"))?;
+            }
+        }
+    }
+    Ok(true)
+}
+
+/// The table every GPU's launch reads: per buffer, per part, the part's copy's
+/// address and its slice in 4-byte words. `None` when a slice is not whole
+/// words (a state of 1 or 2 bytes), which NCCL then moves.
+pub(super) fn table(gathers: &[Vec<Gather>]) -> Option<Vec<u64>> {
+    let bufs = gathers.first()?.len();
+    if gathers.iter().any(|g| g.len() != bufs) {
+        return None;
+    }
+    let mut t = Vec::with_capacity(bufs * gathers.len() * ROW);
+    for b in 0..bufs {
+        for (q, g) in gathers.iter().enumerate() {
+            let g = &g[b];
+            let (first, count) = *g.slices.get(q)?;
+            let bytes = |x: u64| x * g.elem_size as u64;
+            if g.buf % 4 != 0 || bytes(first) % 4 != 0 || bytes(count) % 4 != 0 {
+                return None;
+            }
+            t.extend([g.buf, bytes(first) / 4, bytes(count) / 4]);
+        }
+    }
+    Some(t)
+}
+
+/// Words the largest (buffer, peer) copy of `table` moves: what sizes the grid.
+fn largest_copy(table: &[u64]) -> u64 {
+    table.chunks(ROW).map(|r| r[2]).max().unwrap_or(0)
+}
+
+/// `peer_gather(me, parts, table, bufs, sums, sum_words, sum_out)`.
+unsafe fn body(t: ThreadCtx, a: &[Arg]) {
+    // SAFETY: the launcher's contract: the list `gather_on` builds.
+    unsafe {
+        kernels_rs::entry::peer_gather(
+            t,
+            a[0].u32(),
+            a[1].u32(),
+            a[2].ptr(),
+            a[3].u32(),
+            a[4].ptr(),
+            a[5].u32(),
+            a[6].ptr(),
+        )
+    }
+}
+
+/// One GPU's launch on any launcher. `table` (addresses on `l`) holds `bufs ·
+/// parts` rows, then the `parts` counter addresses when `sum_words > 0`.
+///
+/// # Safety
+/// As [`kernels_rs::peer::PeerGather::run`]: every address in the table
+/// readable from `l`'s device, no part touching the slices until every
+/// launch of the exchange ends.
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn gather_on<L: Launcher>(
+    l: &L,
+    device: Option<&CudaFunction>,
+    me: usize,
+    parts: usize,
+    table: u64,
+    bufs: usize,
+    words: u64,
+    sum_words: usize,
+    sum_out: u64,
+) -> Result<()> {
+    let sums = match sum_words {
+        0 => 0,
+        _ => table + (bufs * parts * ROW * 8) as u64,
+    };
+    let k = Kernel {
+        name: "vertex_peer_gather",
+        device,
+        host: body,
+    };
+    let args = [
+        (me as u32).into(),
+        (parts as u32).into(),
+        table.into(),
+        (bufs as u32).into(),
+        sums.into(),
+        (sum_words as u32).into(),
+        sum_out.into(),
+    ];
+    // Enough threads for every (buffer, peer) copy to get its share of blocks.
+    let jobs = (bufs * parts.saturating_sub(1)).max(1) as u64;
+    // SAFETY: forwarded contract; the argument list is `body`'s.
+    unsafe { l.launch(&k, Grid::Resident(words.max(1) * jobs), 256, &args) }
+}
+
+/// The device side: each GPU's kernel, its table buffer and its sums.
+pub(super) struct PeerExchange {
+    kernels: Vec<CudaFunction>,
+    tables: Vec<DevBuf<u64>>,
+    sum_out: Vec<DevBuf<u64>>,
+}
+
+/// An event for ordering only (no timestamp: cheaper to record and wait on).
+fn barrier_event(g: &Gpu) -> Result<CudaEvent> {
+    g.stream
+        .record_event(Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING))
+        .map_err(cuda_err("cuEventRecord"))
+}
+
+/// Every GPU's stream waits for every other GPU's `events`.
+fn barrier(gpus: &[&Gpu], events: &[CudaEvent]) -> Result<()> {
+    for (q, g) in gpus.iter().enumerate() {
+        for (p, e) in events.iter().enumerate() {
+            if p != q {
+                g.stream.wait(e).map_err(cuda_err("cuStreamWaitEvent"))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+impl PeerExchange {
+    /// For `devices`, whose peer access [`enable_peer_access`] enabled.
+    pub(super) fn new(devices: &[Device]) -> Result<PeerExchange> {
+        let parts = devices.len();
+        let mut x = PeerExchange {
+            kernels: Vec::with_capacity(parts),
+            tables: Vec::with_capacity(parts),
+            sum_out: Vec::with_capacity(parts),
+        };
+        for d in devices {
+            x.kernels.push(d.k.peer_gather.clone());
+            // Room for two buffers' rows and the counter addresses.
+            x.tables.push(
+                d.gpu
+                    .alloc::<u64>(2 * parts * ROW + parts, "peer exchange table")?,
+            );
+            x.sum_out
+                .push(d.gpu.alloc::<u64>(MAX_SUM_WORDS, "peer exchange sums")?);
+        }
+        Ok(x)
+    }
+
+    /// Enqueues [`super::nccl::Comms::exchange`]'s exchange over peer access:
+    /// `Ok(false)` (nothing enqueued) when a slice is not whole words.
+    pub(super) fn exchange(
+        &mut self,
+        gpus: &[&Gpu],
+        gathers: &[Vec<Gather>],
+        sums: Option<(&[u64], usize)>,
+    ) -> Result<bool> {
+        let parts = gpus.len();
+        if gathers.len() != parts || parts != self.kernels.len() {
+            return Err(Error::InvalidArgument(format!(
+                "peer exchange over {parts} GPUs with {} gathers and {} set up",
+                gathers.len(),
+                self.kernels.len()
+            )));
+        }
+        let Some(mut t) = table(gathers) else {
+            return Ok(false);
+        };
+        let bufs = gathers[0].len();
+        let words = largest_copy(&t);
+        let sum_words = sums.map_or(0, |s| s.1);
+        if sum_words > MAX_SUM_WORDS || t.len() + parts > self.tables[0].len {
+            return Ok(false);
+        }
+        if let Some((ptrs, _)) = sums {
+            t.extend_from_slice(ptrs);
+        }
+        let ends = gpus
+            .iter()
+            .map(|g| barrier_event(g))
+            .collect::<Result<Vec<_>>>()?;
+        barrier(gpus, &ends)?;
+        for (q, g) in gpus.iter().enumerate() {
+            let l = DeviceLauncher { gpu: g };
+            // Stream-ordered: the previous exchange's launch has read it.
+            l.write(&mut self.tables[q], &t, "peer exchange table")?;
+            // SAFETY: peer access is on between all GPUs (`enable_peer_access`);
+            // the table names each GPU's live buffer and slices (`table`), the
+            // barriers around the launch keep every part off them meanwhile.
+            unsafe {
+                gather_on(
+                    &l,
+                    Some(&self.kernels[q]),
+                    q,
+                    parts,
+                    self.tables[q].ptr,
+                    bufs,
+                    words,
+                    sum_words,
+                    self.sum_out[q].ptr,
+                )?
+            };
+        }
+        let reads = gpus
+            .iter()
+            .map(|g| barrier_event(g))
+            .collect::<Result<Vec<_>>>()?;
+        barrier(gpus, &reads)?;
+        if let Some((ptrs, words)) = sums {
+            for (q, g) in gpus.iter().enumerate() {
+                // SAFETY: `ptrs[q]` holds `words` counters on GPU `q`, `sum_out[q]`
+                // at least as many; ordered after every GPU's read of them.
+                unsafe {
+                    cu::memcpy_dtod_async(
+                        ptrs[q],
+                        self.sum_out[q].ptr,
+                        words * 8,
+                        g.stream.cu_stream(),
+                    )
+                }
+                .map_err(cuda_err("cuMemcpyDtoDAsync(summed counters)"))?;
+            }
+        }
+        Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gpu::launcher::HostLauncher;
+    use cudarc::nccl::sys::ncclDataType_t;
+
+    fn gather(buf: u64, slices: &[(u64, u64)], elem_size: usize) -> Gather {
+        Gather {
+            buf,
+            slices: slices.to_vec(),
+            equal: false,
+            elem: ncclDataType_t::ncclUint8,
+            elem_size,
+        }
+    }
+
+    #[test]
+    fn tables_take_whole_words_only() {
+        // A bitmap of words and 8-byte states: slices in words.
+        let g = vec![
+            vec![
+                gather(64, &[(0, 2), (2, 3)], 4),
+                gather(128, &[(0, 2), (2, 3)], 8),
+            ],
+            vec![
+                gather(256, &[(0, 2), (2, 3)], 4),
+                gather(512, &[(0, 2), (2, 3)], 8),
+            ],
+        ];
+        let t = table(&g).unwrap();
+        assert_eq!(
+            t,
+            vec![64, 0, 2, 256, 2, 3, 128, 0, 4, 512, 4, 6],
+            "rows per buffer, then per part"
+        );
+        assert_eq!(largest_copy(&t), 6);
+        // Two-byte states whose slice starts mid-word: NCCL's job.
+        let odd = vec![
+            vec![gather(64, &[(0, 3), (3, 3)], 2)],
+            vec![gather(256, &[(0, 3), (3, 3)], 2)],
+        ];
+        assert_eq!(table(&odd), None);
+    }
+
+    #[test]
+    fn emulated_gpus_end_with_every_slice_and_the_summed_counters() {
+        // Three "GPUs" (host buffers) with uneven slices of a 37-word bitmap and
+        // of 37 two-word states; each holds only its own slices before.
+        let parts = 3;
+        let words = [(0u64, 10u64), (10, 0), (10, 27)];
+        let fill = |p: usize, mult: u64, len: u64, unit: u64| -> Vec<u32> {
+            (0..len * unit)
+                .map(|i| {
+                    let (f, c) = words[p];
+                    let v = i / unit;
+                    if v >= f && v < f + c {
+                        (mult * (p as u64 + 1) + i) as u32
+                    } else {
+                        0xdead
+                    }
+                })
+                .collect()
+        };
+        let mut bits: Vec<Vec<u32>> = (0..parts).map(|p| fill(p, 1000, 37, 1)).collect();
+        let mut states: Vec<Vec<u32>> = (0..parts).map(|p| fill(p, 100_000, 37, 2)).collect();
+        let counters: Vec<Vec<u64>> = (0..parts as u64)
+            .map(|p| vec![p + 1, 10 * (p + 1)])
+            .collect();
+        let gathers: Vec<Vec<Gather>> = (0..parts)
+            .map(|p| {
+                vec![
+                    gather(bits[p].as_mut_ptr() as u64, &words, 4),
+                    gather(states[p].as_mut_ptr() as u64, &words, 8),
+                ]
+            })
+            .collect();
+        let mut t = table(&gathers).unwrap();
+        t.extend(counters.iter().map(|c| c.as_ptr() as u64));
+        let largest = largest_copy(&t);
+        let l = HostLauncher::new(4);
+        for me in 0..parts {
+            let mut out = [0u64; 2];
+            // SAFETY: every address names a live host buffer of the sizes given.
+            unsafe {
+                gather_on(
+                    &l,
+                    None,
+                    me,
+                    parts,
+                    t.as_ptr() as u64,
+                    2,
+                    largest,
+                    2,
+                    out.as_mut_ptr() as u64,
+                )
+            }
+            .unwrap();
+            assert_eq!(out, [6, 60], "GPU {me}'s sums");
+        }
+        let owner = |v: u64| {
+            words
+                .iter()
+                .position(|&(f, c)| v >= f && v < f + c)
+                .unwrap()
+        };
+        for p in 0..parts {
+            for (i, &w) in bits[p].iter().enumerate() {
+                assert_eq!(w as u64, 1000 * (owner(i as u64) as u64 + 1) + i as u64);
+            }
+            for (i, &w) in states[p].iter().enumerate() {
+                let i = i as u64;
+                assert_eq!(w as u64, 100_000 * (owner(i / 2) as u64 + 1) + i);
+            }
+        }
+    }
+}
