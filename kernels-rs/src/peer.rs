@@ -16,8 +16,9 @@ use crate::thread::ThreadCtx;
 /// several independent ones per thread keep the NVLink busy.
 pub const UNROLL: u64 = 4;
 
-/// Words per row of an exchange table: address, first word, words.
-pub const ROW: usize = 3;
+/// Words per row of an exchange table: address, first word, words, mask
+/// address (0: none), words per masked element.
+pub const ROW: usize = 5;
 
 /// One GPU's exchange.
 pub struct PeerGather<'a> {
@@ -26,9 +27,16 @@ pub struct PeerGather<'a> {
     /// Parts (GPUs) in the exchange.
     pub parts: usize,
     /// Per buffer, per part `q` (`parts` rows of [`ROW`] words per buffer):
-    /// the address of `q`'s copy of the buffer (as `u32` words), then `q`'s
-    /// slice as first word and word count. This GPU's own row is the
-    /// destination; the other rows are read.
+    /// the address of `q`'s copy of the buffer (as `u32` words), `q`'s slice
+    /// as first word and word count, and an optional mask: the address of
+    /// `q`'s bitmap and the words per element (`unit`), word `i` then going
+    /// only if bit `i / unit` is set. This GPU's own row is the destination;
+    /// the other rows are read.
+    ///
+    /// The mask is what keeps the states' exchange small: a state changes only
+    /// where its vertex joins the bitmap exchanged with it, and the kernels
+    /// read other parts' states only of vertices in it (the host emulation
+    /// copies the same way, so every program's test checks that).
     pub table: &'a [u64],
     /// Buffers in `table`.
     pub bufs: usize,
@@ -58,14 +66,21 @@ impl PeerGather<'_> {
             let row = |p: usize| (b * self.parts + p) * ROW;
             let (src, dst) = (self.table[row(q)], self.table[row(self.me)]);
             let (first, count) = (self.table[row(q) + 1], self.table[row(q) + 2]);
-            // SAFETY: the caller's contract: both copies hold `q`'s slice.
+            let (mask, unit) = (self.table[row(q) + 3], self.table[row(q) + 4]);
+            // SAFETY: the caller's contract: both copies hold `q`'s slice, the
+            // mask its bits.
             unsafe {
-                copy_words(
-                    sub,
-                    (src as *const u32).add(first as usize),
-                    (dst as *mut u32).add(first as usize),
-                    count,
-                )
+                match mask {
+                    0 => copy_words(sub, src as *const u32, dst as *mut u32, first, count),
+                    _ => copy_masked(
+                        sub,
+                        src as *const u32,
+                        dst as *mut u32,
+                        (first, count),
+                        mask as *const u32,
+                        unit.max(1),
+                    ),
+                }
             };
         });
         if t.global() == 0 {
@@ -82,28 +97,60 @@ impl PeerGather<'_> {
     }
 }
 
-/// `count` words from `src` to `dst`, grid-stride over `t`'s (sub-)grid with
-/// [`UNROLL`] loads in flight per thread.
+/// Words `first..first + count` from `src` to `dst`, grid-stride over `t`'s
+/// (sub-)grid with [`UNROLL`] loads in flight per thread.
 ///
 /// # Safety
-/// `src` readable and `dst` writable for `count` words, not overlapping.
+/// `src` readable and `dst` writable for those words, not overlapping.
 #[inline(always)]
-unsafe fn copy_words(t: ThreadCtx, src: *const u32, dst: *mut u32, count: u64) {
+unsafe fn copy_words(t: ThreadCtx, src: *const u32, dst: *mut u32, first: u64, count: u64) {
     let stride = t.stride();
+    let at = |i: u64| (first + i) as usize;
     let mut i = t.global();
     // SAFETY (both loops): every index is below `count`.
     while i + (UNROLL - 1) * stride < count {
         let mut w = [0u32; UNROLL as usize];
         for (u, x) in w.iter_mut().enumerate() {
-            *x = unsafe { src.add((i + u as u64 * stride) as usize).read() };
+            *x = unsafe { src.add(at(i + u as u64 * stride)).read() };
         }
         for (u, x) in w.iter().enumerate() {
-            unsafe { dst.add((i + u as u64 * stride) as usize).write(*x) };
+            unsafe { dst.add(at(i + u as u64 * stride)).write(*x) };
         }
         i += UNROLL * stride;
     }
     while i < count {
-        unsafe { dst.add(i as usize).write(src.add(i as usize).read()) };
+        unsafe { dst.add(at(i)).write(src.add(at(i)).read()) };
+        i += stride;
+    }
+}
+
+/// [`copy_words`] of the words whose element (`unit` words each) has its
+/// bit set in `mask`: a warp's lanes read neighbouring words, so they share
+/// the mask word, and a sparse frontier moves little more than its bitmap.
+///
+/// # Safety
+/// As [`copy_words`]; `mask` readable for the slice's elements' bits.
+#[inline(always)]
+unsafe fn copy_masked(
+    t: ThreadCtx,
+    src: *const u32,
+    dst: *mut u32,
+    (first, count): (u64, u64),
+    mask: *const u32,
+    unit: u64,
+) {
+    let stride = t.stride();
+    let mut i = t.global();
+    while i < count {
+        let w = first + i;
+        let e = w / unit;
+        // SAFETY: `e` is an element of the slice: its bit is in `mask`, the
+        // word in both copies.
+        unsafe {
+            if (mask.add((e / 32) as usize).read() >> (e % 32)) & 1 == 1 {
+                dst.add(w as usize).write(src.add(w as usize).read());
+            }
+        }
         i += stride;
     }
 }
@@ -155,7 +202,7 @@ mod tests {
         let sums: Vec<u64> = counters.iter().map(|c| c.as_ptr() as u64).collect();
         let addrs: Vec<u64> = bufs.iter_mut().map(|b| b.as_mut_ptr() as u64).collect();
         let table: Vec<u64> = (0..3)
-            .flat_map(|q| [addrs[q], slices[q].0, slices[q].1])
+            .flat_map(|q| [addrs[q], slices[q].0, slices[q].1, 0, 0])
             .collect();
         for me in 0..3 {
             let mut out = [0u64; 2];
@@ -181,5 +228,46 @@ mod tests {
                 assert_eq!(w, 1000 * owner as u32 + i as u32, "part {p} word {i}");
             }
         }
+    }
+
+    #[test]
+    fn masked_rows_copy_only_the_elements_whose_bit_is_set() {
+        // Two parts over 70 two-word elements (part 0: 0..64, part 1: 64..70);
+        // part 1's bitmap marks elements 64, 66 and 69.
+        let mut st: Vec<Vec<u32>> = (0..2)
+            .map(|p| (0..140u32).map(|i| 10_000 * p + i).collect())
+            .collect();
+        let bits: Vec<Vec<u32>> = vec![vec![u32::MAX, 0, 0], vec![0, 0, 0b1010_0101]];
+        let a: Vec<u64> = st.iter_mut().map(|b| b.as_mut_ptr() as u64).collect();
+        let table: Vec<u64> = vec![
+            a[0],
+            0,
+            128,
+            bits[0].as_ptr() as u64,
+            2,
+            a[1],
+            128,
+            12,
+            bits[1].as_ptr() as u64,
+            2,
+        ];
+        let g = PeerGather {
+            me: 0,
+            parts: 2,
+            table: &table,
+            bufs: 1,
+            sums: &[],
+            sum_words: 0,
+            sum_out: core::ptr::null_mut(),
+        };
+        run_grid(&g, 2, 8);
+        for i in 128..140u32 {
+            let e = i / 2;
+            let set = matches!(e, 64 | 66 | 69);
+            let want = if set { 10_000 + i } else { i };
+            assert_eq!(st[0][i as usize], want, "word {i}");
+        }
+        // Part 0's own slice is untouched.
+        assert!((0..128u32).all(|i| st[0][i as usize] == i));
     }
 }

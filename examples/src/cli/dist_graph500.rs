@@ -133,6 +133,11 @@ pub fn graph500_ranks(a: Graph500Args, env: RankEnv) -> anyhow::Result<()> {
         let mut splits = Vec::with_capacity(roots.len());
         let mut failures = Vec::new();
         for &root in &roots {
+            // Every rank starts the search together (as Graph500's MPI reference
+            // does before each timed BFS): a rank still finishing the previous
+            // root's validation would otherwise be timed as the others' wait
+            // in the first exchange.
+            comm.barrier()?;
             let t = Instant::now();
             let (r, split) = search(root, lps.unwrap_or(1))?;
             splits.extend(split);

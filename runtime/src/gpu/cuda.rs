@@ -214,6 +214,35 @@ impl Gpu {
         self.sync(what)
     }
 
+    /// Copies elements `at..at + out.len()` of `buf` into `out` (a part's own
+    /// slice of a replicated array, without the rest).
+    pub fn download_at<T: DeviceRepr>(
+        &self,
+        buf: &DevBuf<T>,
+        at: usize,
+        out: &mut [T],
+        what: &str,
+    ) -> Result<()> {
+        if out.is_empty() {
+            return Ok(());
+        }
+        let end = at
+            .checked_add(out.len())
+            .filter(|&e| e <= buf.len)
+            .ok_or_else(|| {
+                Error::InvalidArgument(format!(
+                    "reading {what} {at}..{} of a buffer of {}",
+                    at + out.len(),
+                    buf.len
+                ))
+            })?;
+        let view = buf.slice.slice(at..end);
+        self.stream
+            .memcpy_dtoh(&view, out)
+            .map_err(cuda_err(&format!("cuMemcpyDtoH({what})")))?;
+        self.sync(what)
+    }
+
     /// Copies `data` into the start of `buf` (stream-ordered).
     pub fn write<T: DeviceRepr>(&self, buf: &mut DevBuf<T>, data: &[T], what: &str) -> Result<()> {
         self.write_at(buf, 0, data, what)

@@ -196,6 +196,7 @@ impl MultiGpu {
                     equal: true,
                     elem: ncclDataType_t::ncclUint64,
                     elem_size: 8,
+                    mask: None,
                 }]
             })
             .collect();
@@ -441,17 +442,17 @@ impl MultiGpu {
             if lo == hi {
                 continue;
             }
-            let mut all = vec![zero; padded_states];
-            d.gpu.download(
+            // Only the part's own slice: at scale 28 the whole arrays are 1 GB
+            // each per GPU.
+            d.gpu.download_at(
                 &states[p],
-                bytemuck::cast_slice_mut(&mut all),
+                lo * size,
+                bytemuck::cast_slice_mut(&mut out[lo - first..hi - first]),
                 "program state",
             )?;
-            out[lo - first..hi - first].copy_from_slice(&all[lo..hi]);
             if let (Some(op), Some(pb)) = (out_parents.as_mut(), parents[p].as_ref()) {
-                let mut all = vec![0u32; n];
-                d.gpu.download(pb, &mut all, "parents")?;
-                op[lo - first..hi - first].copy_from_slice(&all[lo..hi]);
+                d.gpu
+                    .download_at(pb, lo, &mut op[lo - first..hi - first], "parents")?;
             }
         }
         let bytes_per_level = 4 * padded as u64
@@ -529,6 +530,7 @@ impl MultiGpuExec<'_, '_> {
                     equal: part.span.is_some(),
                     elem: ncclDataType_t::ncclUint32,
                     elem_size: 4,
+                    mask: None,
                 }];
                 if self.exchange_states {
                     g.push(Gather {
@@ -542,6 +544,8 @@ impl MultiGpuExec<'_, '_> {
                         equal: part.span.is_some(),
                         elem: ncclDataType_t::ncclUint8,
                         elem_size: 1,
+                        // Only the states of the bitmap's vertices changed.
+                        mask: Some((0, size)),
                     });
                 }
                 g

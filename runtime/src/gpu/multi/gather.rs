@@ -147,6 +147,7 @@ impl Exchange for Nccl<'_> {
                     equal: self.equal,
                     elem: dtype,
                     elem_size: if elem == 4 { 4 } else { 1 },
+                    mask: None,
                 }]
             })
             .collect();

@@ -35,6 +35,11 @@ pub(super) struct Gather {
     pub equal: bool,
     pub elem: sys::ncclDataType_t,
     pub elem_size: usize,
+    /// For the peer exchange only: `(g, bytes)` moves an element of `bytes`
+    /// only where its bit is set in the bitmap of gather `g` of the same list
+    /// (states along their frontier bitmap, `kernels_rs::peer`); NCCL moves
+    /// the whole slice.
+    pub mask: Option<(usize, usize)>,
 }
 
 impl Comms {

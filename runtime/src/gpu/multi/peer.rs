@@ -107,8 +107,9 @@ pub(super) fn enable_peer_access(devices: &[Device]) -> Result<bool> {
 }
 
 /// The table every GPU's launch reads: per buffer, per part, the part's copy's
-/// address and its slice in 4-byte words. `None` when a slice is not whole
-/// words (a state of 1 or 2 bytes), which NCCL then moves.
+/// address, its slice in 4-byte words and its mask (the part's bitmap and
+/// words per element, or zeros). `None` when a slice is not whole words (a
+/// state of 1 or 2 bytes), which NCCL then moves.
 pub(super) fn table(gathers: &[Vec<Gather>]) -> Option<Vec<u64>> {
     let bufs = gathers.first()?.len();
     if gathers.iter().any(|g| g.len() != bufs) {
@@ -123,7 +124,14 @@ pub(super) fn table(gathers: &[Vec<Gather>]) -> Option<Vec<u64>> {
             if g.buf % 4 != 0 || bytes(first) % 4 != 0 || bytes(count) % 4 != 0 {
                 return None;
             }
-            t.extend([g.buf, bytes(first) / 4, bytes(count) / 4]);
+            let (mask, unit) = match g.mask {
+                None => (0, 0),
+                Some((m, elem_bytes)) if elem_bytes % 4 == 0 && elem_bytes > 0 => {
+                    (gathers[q].get(m)?.buf, (elem_bytes / 4) as u64)
+                }
+                Some(_) => return None,
+            };
+            t.extend([g.buf, bytes(first) / 4, bytes(count) / 4, mask, unit]);
         }
     }
     Some(t)
@@ -303,6 +311,12 @@ impl PeerExchange {
         barrier(gpus, &reads)?;
         if let Some((ptrs, words)) = sums {
             for (q, g) in gpus.iter().enumerate() {
+                // The stream is the context's default (null) one, which a raw
+                // call resolves through the thread's current context: without
+                // this, GPU 0's copy went onto the last-bound GPU's stream,
+                // unordered with GPU 0's next planner (a 2-GPU run planned
+                // from unsummed counters).
+                g.bind()?;
                 // SAFETY: `ptrs[q]` holds `words` counters on GPU `q`, `sum_out[q]`
                 // at least as many; ordered after every GPU's read of them.
                 unsafe {
@@ -333,6 +347,7 @@ mod tests {
             equal: false,
             elem: ncclDataType_t::ncclUint8,
             elem_size,
+            mask: None,
         }
     }
 
@@ -352,10 +367,24 @@ mod tests {
         let t = table(&g).unwrap();
         assert_eq!(
             t,
-            vec![64, 0, 2, 256, 2, 3, 128, 0, 4, 512, 4, 6],
+            vec![64, 0, 2, 0, 0, 256, 2, 3, 0, 0, 128, 0, 4, 0, 0, 512, 4, 6, 0, 0],
             "rows per buffer, then per part"
         );
         assert_eq!(largest_copy(&t), 6);
+        // States in bytes, masked by the bitmap (gather 0): 8 bytes = 2 words
+        // a vertex; a mask of 2-byte elements is NCCL's.
+        let masked = |elem_bytes| {
+            (0..2u64)
+                .map(|p| {
+                    let mut s = gather(1024 * (p + 1), &[(0, 16), (16, 24)], 1);
+                    s.mask = Some((0, elem_bytes));
+                    vec![gather(64 * (p + 1), &[(0, 2), (2, 3)], 4), s]
+                })
+                .collect::<Vec<_>>()
+        };
+        let t = table(&masked(8)).unwrap();
+        assert_eq!(&t[10..], &[1024, 0, 4, 64, 2, 2048, 4, 6, 128, 2]);
+        assert_eq!(table(&masked(2)), None);
         // Two-byte states whose slice starts mid-word: NCCL's job.
         let odd = vec![
             vec![gather(64, &[(0, 3), (3, 3)], 2)],

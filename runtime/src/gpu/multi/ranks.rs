@@ -159,6 +159,7 @@ impl MultiGpu {
             equal: part.span.is_some(),
             elem: ncclDataType_t::ncclUint32,
             elem_size: 4,
+            mask: None,
         };
         self.comms.exchange(&[gpu], &[vec![gather]], None)?;
         gpu.download(&buf, &mut all, "out-degrees")?;
