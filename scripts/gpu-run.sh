@@ -433,12 +433,20 @@ sys.exit(0 if ok else 1)' "$one" "$rk" "$prog" || { bad=1; echo "   one: ${one:0
                             --out "$O" 2>&1 | grep -E "harmonic_mean|error" || bad=1
                         "$V" bench graph500 --scale "$s" --roots "$R" --backend gpu --gpus "$G" \
                             --out "$O" 2>&1 | grep -E "harmonic_mean|error" || bad=1
+                        # One process over NCCL too (the ranks' route): the process
+                        # model compared alone, beside the peer exchange's gain.
+                        mkdir -p "$O/nccl"
+                        VERTEX_EXCHANGE=nccl "$V" bench graph500 --scale "$s" --roots "$R" --backend gpu \
+                            --gpus "$G" --out "$O/nccl" 2>&1 | grep -E "harmonic_mean|error" || bad=1
                         "$V" launch -n "$G" --bind "${RANKS_BIND:-none}" -- "$V" bench graph500 --scale "$s" \
                             --roots "$R" --backend gpu \
                             --out "$O" 2>&1 | grep -E "harmonic_mean|error|vertices|unbound" || bad=1
                         python3 "$B/ranks-compare.py" "$O/graph500-gpu-x$G-direction-s$s.json" \
                             "$O/graph500-gpu-ranks$G-s$s.json" \
                             "$O/graph500-gpu-dsl-direction-s$s.json" || bad=1
+                        echo "  against one process over NCCL:"
+                        python3 "$B/ranks-compare.py" "$O/nccl/graph500-gpu-x$G-direction-s$s.json" \
+                            "$O/graph500-gpu-ranks$G-s$s.json" | head -n 1 || bad=1
                         pack
                     done
                 done

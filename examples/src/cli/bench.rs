@@ -519,7 +519,12 @@ fn run_multi(
     if let Some(&r) = g.roots.first() {
         multi.run_program::<bfs::Program>(&k, &mg, r, &opts)?;
     }
-    let backend = format!("gpu-x{gpus}");
+    // The exchange's route is part of what was measured.
+    let route = match multi.route() {
+        runtime::gpu::multi::Route::Peer => "peer",
+        runtime::gpu::multi::Route::Nccl => "nccl",
+    };
+    let backend = format!("gpu-x{gpus} ({route} exchange)");
     let bfs = |root| {
         let r = multi.run_program::<bfs::Program>(&k, &mg, root, &opts)?;
         let parents = r.parents.ok_or_else(|| runtime::Error::Cuda {
