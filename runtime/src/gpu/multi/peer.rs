@@ -202,10 +202,18 @@ pub(super) unsafe fn gather_on<L: Launcher>(
     unsafe { l.launch(&k, Grid::Resident(words.max(1) * jobs), 256, &args) }
 }
 
-/// The device side: each GPU's kernel, its table buffer and its sums.
+/// Tables a GPU keeps on the device before they are all dropped: a run uses
+/// a few (two bitmaps, with or without states, a counter block per planned
+/// slot), and a new run's buffers mostly land at the same addresses again.
+const CACHED_TABLES: usize = 64;
+
+/// The device side: each GPU's kernel, its tables and its sums.
 pub(super) struct PeerExchange {
     kernels: Vec<CudaFunction>,
-    tables: Vec<DevBuf<u64>>,
+    /// Per GPU, the tables uploaded so far, by content: a level reuses one
+    /// instead of copying it from pageable host memory (a few µs of the
+    /// stream's time, every level).
+    tables: Vec<Vec<(Vec<u64>, DevBuf<u64>)>>,
     sum_out: Vec<DevBuf<u64>>,
 }
 
@@ -239,15 +247,27 @@ impl PeerExchange {
         };
         for d in devices {
             x.kernels.push(d.k.peer_gather.clone());
-            // Room for two buffers' rows and the counter addresses.
-            x.tables.push(
-                d.gpu
-                    .alloc::<u64>(2 * parts * ROW + parts, "peer exchange table")?,
-            );
+            x.tables.push(Vec::new());
             x.sum_out
                 .push(d.gpu.alloc::<u64>(MAX_SUM_WORDS, "peer exchange sums")?);
         }
         Ok(x)
+    }
+
+    /// The device address of table `t` on GPU `q`, uploaded the first time.
+    fn table_on(&mut self, q: usize, g: &Gpu, t: &[u64]) -> Result<u64> {
+        let cache = &mut self.tables[q];
+        if let Some((_, b)) = cache.iter().find(|(k, _)| k.as_slice() == t) {
+            return Ok(b.ptr);
+        }
+        if cache.len() >= CACHED_TABLES {
+            // Stream-ordered frees: launches already enqueued keep theirs.
+            cache.clear();
+        }
+        let b = g.upload(t, "peer exchange table")?;
+        let ptr = b.ptr;
+        cache.push((t.to_vec(), b));
+        Ok(ptr)
     }
 
     /// Enqueues [`super::nccl::Comms::exchange`]'s exchange over peer access:
@@ -272,7 +292,7 @@ impl PeerExchange {
         let bufs = gathers[0].len();
         let words = largest_copy(&t);
         let sum_words = sums.map_or(0, |s| s.1);
-        if sum_words > MAX_SUM_WORDS || t.len() + parts > self.tables[0].len {
+        if sum_words > MAX_SUM_WORDS {
             return Ok(false);
         }
         if let Some((ptrs, _)) = sums {
@@ -285,8 +305,7 @@ impl PeerExchange {
         barrier(gpus, &ends)?;
         for (q, g) in gpus.iter().enumerate() {
             let l = DeviceLauncher { gpu: g };
-            // Stream-ordered: the previous exchange's launch has read it.
-            l.write(&mut self.tables[q], &t, "peer exchange table")?;
+            let table = self.table_on(q, g, &t)?;
             // SAFETY: peer access is on between all GPUs (`enable_peer_access`);
             // the table names each GPU's live buffer and slices (`table`), the
             // barriers around the launch keep every part off them meanwhile.
@@ -296,7 +315,7 @@ impl PeerExchange {
                     Some(&self.kernels[q]),
                     q,
                     parts,
-                    self.tables[q].ptr,
+                    table,
                     bufs,
                     words,
                     sum_words,
