@@ -427,12 +427,15 @@ step_multi() {
     run "$GPU_BENCH" multi --gpus "$GPU_COUNT" --strong "${MULTI_STRONG:-26}" --weak "${MULTI_WEAK:-24,25}" \
         --levels-per-sync "${MULTI_LPS:-8}" --check-scale "${MULTI_CHECK_SCALE:-22}" --out "$DIR"
     local rc=$?
-    readme "Multi-GPU programs in one process (NCCL, 1-D partition)" \
+    readme "Multi-GPU programs in one process (1-D partition; peer-access exchange)" \
 "The programs on a 1-D vertex partition over the GPUs of one host (design:
 docs/multi-gpu.md). Traversals (BFS, SSSP, CC) run the direction kernels on each GPU's
-part and all-gather the frontier bitmap (and states) after each level; PageRank runs
-gather rounds on each GPU's vertices and all-gathers the messages (4 bytes a vertex)
-each round. Correctness and program speedups: BFS, SSSP (plain and near-far), CC and
+part and exchange the frontier bitmap's slices (and the states of its vertices) after
+each level; PageRank runs gather rounds on each GPU's vertices and exchanges the
+messages (4 bytes a vertex) each round. The exchange reads the peers' slices over
+NVLink peer access (\`route\`: peer); the scaling runs are repeated over NCCL's
+all-gather beside it (\`peer_over_nccl\` as (scale, levels per sync, NCCL time / peer
+time), rows tagged with their \`route\`). Correctness and program speedups: BFS, SSSP (plain and near-far), CC and
 PageRank on 1 and G GPUs against the CPU oracles on Kronecker (\`--check-scale\`), a
 grid and a hubs-first file (\`checks[]\`; \`program_speedup\` as (graph, program, levels
 per sync, GPUs, time on 1 GPU / time on G)). Scaling: Graph500 BFS, 16 roots, every

@@ -399,7 +399,10 @@ def rows_multi(f):
         devs = doc.get("devices") or []
         name = short_gpu(devs[0].get("name") if devs and isinstance(devs[0], dict) else None) or "GPU"
         run = f.run(path, doc, f"{len(devs) or '?'}× {name}")
-        rows = doc.get("rows") or []
+        route = doc.get("route")
+        # The scaling figures are the default route's (peer access where there
+        # is one); NCCL's rows beside them feed `peer_over_nccl`.
+        rows = [r for r in doc.get("rows") or [] if r["gpus"] == 1 or route is None or r.get("route") == route]
         gmax = max((r["gpus"] for r in rows), default=1)
         for scale, lps, v in doc.get("strong_speedup") or []:
             if lps != max(x[1] for x in doc["strong_speedup"]):
@@ -415,7 +418,13 @@ def rows_multi(f):
         if big:
             top = max(big, key=lambda r: (r["scale"], r.get("levels_per_sync") or 0))
             out.append((f"BFS scale {top['scale']} on {gmax} GPUs: exchange share",
-                        f"{fmt(100 * top['exchange_share'], 0)} % of the search time", run))
+                        f"{fmt(100 * top['exchange_share'], 0)} % of the search time"
+                        + (f" ({route} exchange)" if route else ""), run))
+        pn = doc.get("peer_over_nccl") or []
+        if pn:
+            lps = max(x[1] for x in pn)
+            cells = [f"scale {x[0]} {fmt(x[2])}×" for x in pn if x[1] == lps]
+            out.append((f"BFS on {gmax} GPUs, peer exchange / NCCL (time ratio)", " · ".join(cells), run))
         # Program speedups on the Kronecker check graph (graph, program, lps, gpus, x).
         sp = [x for x in doc.get("program_speedup") or [] if str(x[0]).startswith("kron:")]
         if sp:
