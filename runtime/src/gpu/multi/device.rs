@@ -241,17 +241,19 @@ impl MultiGpu {
 
     /// Enqueues an exchange ([`Comms::exchange`]) on the route picked: over
     /// peer access when it is on and the slices are whole words, else NCCL.
+    /// `double_buffered` as [`PeerExchange::exchange`] takes it.
     pub(super) fn exchange(
         &self,
         gpus: &[&Gpu],
         gathers: &[Vec<Gather>],
         sums: Option<(&[u64], usize)>,
+        double_buffered: bool,
     ) -> Result<()> {
         if let (Route::Peer, Some(peer)) = (self.route, &self.peer) {
             let mut peer = peer
                 .lock()
                 .map_err(|_| Error::InvalidArgument("the peer exchange panicked earlier".into()))?;
-            if peer.exchange(gpus, gathers, sums)? {
+            if peer.exchange(gpus, gathers, sums, double_buffered)? {
                 return Ok(());
             }
         }
@@ -505,12 +507,15 @@ impl MultiGpuExec<'_, '_> {
     /// All-gathers, in place, every part's slice of the bitmap its level just
     /// wrote (`current`: the current one, else the next) and of the states when
     /// the frontier is not uniform; with `sum_slot`, sums the planned level's
-    /// frontier counters over the GPUs. One NCCL group; events around it.
+    /// frontier counters over the GPUs. One NCCL group or peer exchange;
+    /// events around it. `swapped`: the level swaps its bitmaps (levels do,
+    /// near-far passes do not).
     fn exchange(
         &mut self,
         starts: Vec<CudaEvent>,
         current: bool,
         sum_slot: Option<u32>,
+        swapped: bool,
     ) -> Result<()> {
         let gpus: Vec<&Gpu> = self.parts.iter().map(|x| x.gpu()).collect();
         let ends = gpus
@@ -564,8 +569,14 @@ impl MultiGpuExec<'_, '_> {
             ),
             None => None,
         };
-        self.multi
-            .exchange(&gpus, &gathers, sums.as_deref().map(|s| (s, SUMMED_WORDS)))?;
+        // A level's bitmap is double-buffered (the next level writes the other
+        // one); states and the passes' pending set are not.
+        self.multi.exchange(
+            &gpus,
+            &gathers,
+            sums.as_deref().map(|s| (s, SUMMED_WORDS)),
+            swapped && !self.exchange_states,
+        )?;
         for (p, (a, b)) in starts.into_iter().zip(ends).enumerate() {
             let c = gpus[p].record()?;
             self.marks[p].push(Marks { a, b, c });
@@ -620,7 +631,7 @@ impl<S: bytemuck::Pod> DirectionExec<S> for MultiGpuExec<'_, '_> {
             .iter_mut()
             .map(|x| x.launch_top_down(iter, frontier, c))
             .collect::<Result<Vec<_>>>()?;
-        self.exchange(starts, false, None)?;
+        self.exchange(starts, false, None, true)?;
         let sizes = self.finish(marks, true)?;
         self.total(sum_sizes(
             &sizes
@@ -638,7 +649,7 @@ impl<S: bytemuck::Pod> DirectionExec<S> for MultiGpuExec<'_, '_> {
             .iter_mut()
             .map(|x| x.launch_bottom_up(c))
             .collect::<Result<Vec<_>>>()?;
-        self.exchange(starts, false, None)?;
+        self.exchange(starts, false, None, true)?;
         let sizes = self.finish(marks, true)?;
         self.total(sum_sizes(
             &sizes
@@ -655,7 +666,7 @@ impl<S: bytemuck::Pod> DirectionExec<S> for MultiGpuExec<'_, '_> {
             .iter_mut()
             .map(|x| x.launch_near_far(iter, limit))
             .collect::<Result<Vec<_>>>()?;
-        self.exchange(starts, true, None)?;
+        self.exchange(starts, true, None, false)?;
         let ctls = self.finish(marks, false)?;
         let pass = combine_passes(&ctls.iter().map(|c| Pass::from_ctl(c)).collect::<Vec<_>>())?;
         match self.host {
@@ -701,7 +712,7 @@ impl<S: bytemuck::Pod> PlannedExec<S> for MultiGpuExec<'_, '_> {
             PlannedExec::<S>::enqueue_level(x, iter, slot, level, first)?;
         }
         // The level swapped its bitmaps: the one it wrote is now current.
-        self.exchange(starts, true, Some(slot))
+        self.exchange(starts, true, Some(slot), true)
     }
 
     fn enqueue_pass(
@@ -716,7 +727,7 @@ impl<S: bytemuck::Pod> PlannedExec<S> for MultiGpuExec<'_, '_> {
         for x in &mut self.parts {
             PlannedExec::<S>::enqueue_pass(x, iter, slot, first_pending, first_limit, delta)?;
         }
-        self.exchange(starts, true, Some(slot))
+        self.exchange(starts, true, Some(slot), false)
     }
 
     fn finish_batch(&mut self) -> Result<Vec<[u64; CTL_WORDS]>> {

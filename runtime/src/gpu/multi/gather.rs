@@ -152,7 +152,7 @@ impl Exchange for Nccl<'_> {
             })
             .collect();
         let gpus: Vec<_> = self.multi.devices.iter().map(|d| &d.gpu).collect();
-        self.multi.exchange(&gpus, &gathers, None)
+        self.multi.exchange(&gpus, &gathers, None, false)
     }
 }
 

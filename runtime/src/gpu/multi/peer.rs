@@ -3,13 +3,11 @@
 //! launch, between two cross-GPU event barriers, instead of NCCL's all-gather
 //! and all-reduce. Ranks (one GPU per process) keep NCCL.
 //!
-//! Per exchange and GPU: every GPU's level done (barrier 1) → one
-//! `vertex_peer_gather` launch (the slices, the counter sums into a scratch
-//! word pair) → every GPU's reads done (barrier 2) → the sums copied over the
-//! GPU's own counters. The second barrier is what makes reading a peer's
-//! buffers safe: no GPU starts its next level, which writes its states and
-//! clears a bitmap, while another still reads them; and no counter is
-//! overwritten with its sum while a peer still adds it up.
+//! Per exchange and GPU: the level's counters published to a slot the peers
+//! read → every GPU's level done (barrier 1) → one `vertex_peer_gather`
+//! launch (the peers' slices; the published counters' sums over the GPU's own)
+//! → where the buffers are not double-buffered, every GPU's reads done
+//! (barrier 2) before any GPU writes them again ([`PeerExchange::exchange`]).
 //!
 //! `VERTEX_EXCHANGE=nccl` keeps NCCL (the comparison the multi-GPU bench makes).
 
@@ -207,14 +205,18 @@ pub(super) unsafe fn gather_on<L: Launcher>(
 /// slot), and a new run's buffers mostly land at the same addresses again.
 const CACHED_TABLES: usize = 64;
 
-/// The device side: each GPU's kernel, its tables and its sums.
+/// The device side: each GPU's kernel, its tables and its published counters.
 pub(super) struct PeerExchange {
     kernels: Vec<CudaFunction>,
     /// Per GPU, the tables uploaded so far, by content: a level reuses one
     /// instead of copying it from pageable host memory (a few µs of the
     /// stream's time, every level).
     tables: Vec<Vec<(Vec<u64>, DevBuf<u64>)>>,
-    sum_out: Vec<DevBuf<u64>>,
+    /// Per GPU, two slots of its level counters as the peers read them
+    /// ([`PeerExchange::exchange`]), by the exchange's parity.
+    published: Vec<DevBuf<u64>>,
+    /// Exchanges so far (whose parity picks the published slot).
+    count: u64,
 }
 
 /// An event for ordering only (no timestamp: cheaper to record and wait on).
@@ -243,13 +245,16 @@ impl PeerExchange {
         let mut x = PeerExchange {
             kernels: Vec::with_capacity(parts),
             tables: Vec::with_capacity(parts),
-            sum_out: Vec::with_capacity(parts),
+            published: Vec::with_capacity(parts),
+            count: 0,
         };
         for d in devices {
             x.kernels.push(d.k.peer_gather.clone());
             x.tables.push(Vec::new());
-            x.sum_out
-                .push(d.gpu.alloc::<u64>(MAX_SUM_WORDS, "peer exchange sums")?);
+            x.published.push(
+                d.gpu
+                    .alloc::<u64>(2 * MAX_SUM_WORDS, "published level counters")?,
+            );
         }
         Ok(x)
     }
@@ -272,11 +277,26 @@ impl PeerExchange {
 
     /// Enqueues [`super::nccl::Comms::exchange`]'s exchange over peer access:
     /// `Ok(false)` (nothing enqueued) when a slice is not whole words.
+    ///
+    /// `double_buffered`: no GPU writes the exchanged buffers again before the
+    /// next exchange's barrier (a level's bitmap, swapped for the other one
+    /// next level, with no states beside it). Then one barrier suffices: a GPU
+    /// next touches this buffer two levels on, after waiting for every peer's
+    /// next level, which its stream ordered after the peer's reads. Otherwise
+    /// (states, the near-far passes' pending set, gather messages) a second
+    /// barrier keeps every GPU off its buffers until every peer has read them.
+    ///
+    /// The counters to sum are first published (copied to a slot the peers
+    /// read, by the exchange's parity), so each GPU's launch writes the sum
+    /// over its own counters while a peer may still be reading: a GPU is at
+    /// most one exchange ahead of any peer, so the slot it writes next is not
+    /// the one a peer still reads.
     pub(super) fn exchange(
         &mut self,
         gpus: &[&Gpu],
         gathers: &[Vec<Gather>],
         sums: Option<(&[u64], usize)>,
+        double_buffered: bool,
     ) -> Result<bool> {
         let parts = gpus.len();
         if gathers.len() != parts || parts != self.kernels.len() {
@@ -295,8 +315,24 @@ impl PeerExchange {
         if sum_words > MAX_SUM_WORDS {
             return Ok(false);
         }
-        if let Some((ptrs, _)) = sums {
-            t.extend_from_slice(ptrs);
+        let slot = (self.count % 2) as usize * MAX_SUM_WORDS * 8;
+        self.count += 1;
+        if let Some((ptrs, words)) = sums {
+            for (q, g) in gpus.iter().enumerate() {
+                let published = self.published[q].ptr + slot as u64;
+                t.push(published);
+                // The stream is the context's default (null) one, which a raw
+                // call resolves through the thread's current context: unbound,
+                // GPU 0's copy went onto the last-bound GPU's stream, unordered
+                // with GPU 0's level (a 2-GPU run planned from unsummed counters).
+                g.bind()?;
+                // SAFETY: `ptrs[q]` holds `words` counters on GPU `q`, the
+                // published slot `MAX_SUM_WORDS`; stream-ordered after the level.
+                unsafe {
+                    cu::memcpy_dtod_async(published, ptrs[q], words * 8, g.stream.cu_stream())
+                }
+                .map_err(cuda_err("cuMemcpyDtoDAsync(published counters)"))?;
+            }
         }
         let ends = gpus
             .iter()
@@ -307,8 +343,10 @@ impl PeerExchange {
             let l = DeviceLauncher { gpu: g };
             let table = self.table_on(q, g, &t)?;
             // SAFETY: peer access is on between all GPUs (`enable_peer_access`);
-            // the table names each GPU's live buffer and slices (`table`), the
-            // barriers around the launch keep every part off them meanwhile.
+            // the table names each GPU's live buffer and slices (`table`) and
+            // published counters; the barriers keep every part off what is
+            // read until it is read (see above). The sums go over GPU `q`'s
+            // own counters (`sums[q]`), which no peer reads.
             unsafe {
                 gather_on(
                     &l,
@@ -319,35 +357,16 @@ impl PeerExchange {
                     bufs,
                     words,
                     sum_words,
-                    self.sum_out[q].ptr,
+                    sums.map_or(0, |(ptrs, _)| ptrs[q]),
                 )?
             };
         }
-        let reads = gpus
-            .iter()
-            .map(|g| barrier_event(g))
-            .collect::<Result<Vec<_>>>()?;
-        barrier(gpus, &reads)?;
-        if let Some((ptrs, words)) = sums {
-            for (q, g) in gpus.iter().enumerate() {
-                // The stream is the context's default (null) one, which a raw
-                // call resolves through the thread's current context: without
-                // this, GPU 0's copy went onto the last-bound GPU's stream,
-                // unordered with GPU 0's next planner (a 2-GPU run planned
-                // from unsummed counters).
-                g.bind()?;
-                // SAFETY: `ptrs[q]` holds `words` counters on GPU `q`, `sum_out[q]`
-                // at least as many; ordered after every GPU's read of them.
-                unsafe {
-                    cu::memcpy_dtod_async(
-                        ptrs[q],
-                        self.sum_out[q].ptr,
-                        words * 8,
-                        g.stream.cu_stream(),
-                    )
-                }
-                .map_err(cuda_err("cuMemcpyDtoDAsync(summed counters)"))?;
-            }
+        if !double_buffered {
+            let reads = gpus
+                .iter()
+                .map(|g| barrier_event(g))
+                .collect::<Result<Vec<_>>>()?;
+            barrier(gpus, &reads)?;
         }
         Ok(true)
     }
