@@ -480,6 +480,11 @@ sys.exit(0 if ok else 1)' "$one" "$rk" "$prog" || { bad=1; echo "   one: ${one:0
                                 || echo "memcheck $prog: FAILED (exit $e)"; }
                         [ -s "/tmp/san-multi-$prog.json" ] && tail -c 400 "/tmp/san-multi-$prog.json" && echo
                     done
+                    # The peer exchange's kernel (vertex_peer_gather) under racecheck too.
+                    echo "--- compute-sanitizer --tool racecheck: vertex sssp kron:14 --gpus $G"
+                    timeout 75 "$SAN" --tool racecheck --error-exitcode 3 "$B/vertex" sssp kron:14 \
+                        --backend gpu --gpus "$G" --weights 1..255 --validate --json > /dev/null \
+                        || { bad=1; echo "racecheck sssp: FAILED or TIMEOUT"; }
                 fi
                 echo "=== multi summary"
                 cat "$OUTDIR/multi-summary.txt"
