@@ -214,9 +214,19 @@ where
     let mut tiles = None;
     let mut states_note = None;
     let mut threads = None;
+    let mut route_note = None;
     let (states, time_s, rounds, backend, ran) = match &gpu {
         Some(_) if a.gpus > 1 => {
             let multi = runtime::gpu::multi::MultiGpu::open(a.gpus)?;
+            // Which exchange ran (VERTEX_EXCHANGE=nccl picks NCCL's).
+            route_note = Some(format!(
+                "{} GPUs, exchange: {}",
+                a.gpus,
+                match multi.route() {
+                    runtime::gpu::multi::Route::Peer => "peer access (NVLink)",
+                    runtime::gpu::multi::Route::Nccl => "NCCL",
+                }
+            ));
             let k = multi.load_program::<P>()?;
             let mg = multi.upload(g, P::WEIGHTED)?;
             let r = multi.run_program::<P>(&k, &mg, source, &po)?;
@@ -368,7 +378,7 @@ where
         kernel_note,
         resident,
         tiles,
-        backend_note: note,
+        backend_note: note.or(route_note),
         time_s,
         load_s,
         rounds,
