@@ -1,7 +1,8 @@
 //! The exchange over NVLink peer access (`kernels_rs::peer`), for the GPUs one
 //! process drives: each GPU reads the peers' slices out of their memory in one
-//! launch, between two cross-GPU event barriers, instead of NCCL's all-gather
-//! and all-reduce. Ranks (one GPU per process) keep NCCL.
+//! launch, after a cross-GPU event barrier (and before a second one where the
+//! buffers are not double-buffered), instead of NCCL's all-gather and
+//! all-reduce. Ranks (one GPU per process) keep NCCL.
 //!
 //! Per exchange and GPU: the level's counters published to a slot the peers
 //! read → every GPU's level done (barrier 1) → one `vertex_peer_gather`
