@@ -9,6 +9,7 @@
 use std::time::Instant;
 
 use super::device::check_same_plan;
+use super::nccl::Gather;
 use super::partition::{part_graph, PartGraph, Partition};
 use super::{combine_passes, sum_sizes};
 use crate::error::{Error, Result};
@@ -23,6 +24,7 @@ use crate::gpu::program_api::{
 };
 use crate::graph::Graph;
 use crate::program::VertexProgram;
+use cudarc::nccl::sys::ncclDataType_t;
 use kernels_rs::direction::{CTL_EDGES, CTL_FRONTIER, CTL_WORDS};
 
 /// The parts and what the exchange must copy.
@@ -41,12 +43,90 @@ struct MultiHost<'a, P: kernels_rs::Program> {
 
 impl<P: kernels_rs::Program> MultiHost<'_, P> {
     /// Copies every part's slice of the frontier bitmap (and states) to the
-    /// others. States go only for the vertices in the part's exchanged bitmap,
-    /// as the device's peer exchange does: a state changes only where its
+    /// others, through the device's peer exchange: its table
+    /// ([`super::peer::table`]) and `vertex_peer_gather`'s body under the
+    /// emulator, one part after another. States go only for the vertices in
+    /// the part's exchanged bitmap, as there: a state changes only where its
     /// vertex joins that bitmap, and the kernels read other parts' states only
-    /// of vertices in it, so the tests here check that the smaller copy is
-    /// enough on every program and path.
-    fn exchange(&mut self) {
+    /// of vertices in it, so the tests here check, on every program and path,
+    /// both that the smaller copy is enough and the peer path itself.
+    fn exchange(&mut self) -> Result<()> {
+        if !self.exchange_peer()? {
+            self.exchange_direct();
+        }
+        Ok(())
+    }
+
+    /// [`Self::exchange`] over the peer path: `false` (nothing copied) where
+    /// the device would use NCCL (a state not whole 4-byte words).
+    fn exchange_peer(&mut self) -> Result<bool> {
+        let parts = self.parts.len();
+        let size = std::mem::size_of::<P::State>() as u64;
+        let clamp = |(first, count): (u64, u64), len: u64| {
+            let first = first.min(len);
+            (first, count.min(len - first))
+        };
+        let n = self.n as u64;
+        let mut gathers = Vec::with_capacity(parts);
+        for p in 0..parts {
+            let bits = self.parts[p].frontier_words();
+            let words = bits.len() as u64;
+            let mut g = vec![Gather {
+                buf: bits.as_mut_ptr() as u64,
+                slices: (0..parts)
+                    .map(|q| clamp(self.partition.word_slice(q), words))
+                    .collect(),
+                equal: false,
+                elem: ncclDataType_t::ncclUint32,
+                elem_size: 4,
+                mask: None,
+            }];
+            if self.states {
+                g.push(Gather {
+                    buf: self.states_of[p] as u64,
+                    slices: (0..parts)
+                        .map(|q| {
+                            let (first, count) = clamp(self.partition.state_slice(q), n);
+                            (first * size, count * size)
+                        })
+                        .collect(),
+                    equal: false,
+                    elem: ncclDataType_t::ncclUint8,
+                    elem_size: 1,
+                    mask: Some((0, size as usize)),
+                });
+            }
+            gathers.push(g);
+        }
+        let Some(table) = super::peer::table(&gathers) else {
+            return Ok(false);
+        };
+        let words = super::peer::largest_copy(&table);
+        let l = HostLauncher::new(4);
+        for me in 0..parts {
+            // SAFETY: the table names each part's live bitmap and state
+            // vector and slices within them (clamped to their lengths); no
+            // launch runs now, and a part writes only other parts' slices of
+            // its own copies, which no later part reads.
+            unsafe {
+                super::peer::gather_on(
+                    &l,
+                    None,
+                    me,
+                    parts,
+                    table.as_ptr() as u64,
+                    gathers[0].len(),
+                    words,
+                    0,
+                    0,
+                )
+            }?;
+        }
+        Ok(true)
+    }
+
+    /// [`Self::exchange`] by plain copies (states masked the same way).
+    fn exchange_direct(&mut self) {
         for p in 0..self.parts.len() {
             let (first, count) = self.partition.word_slice(p);
             let bits = self.parts[p].frontier_words();
@@ -106,7 +186,7 @@ where
             .iter_mut()
             .map(|p| p.top_down(iter, frontier, candidate))
             .collect::<Result<Vec<_>>>()?;
-        self.exchange();
+        self.exchange()?;
         Ok(sum_sizes(&sizes))
     }
 
@@ -116,7 +196,7 @@ where
             .iter_mut()
             .map(|p| p.bottom_up(iter, candidate))
             .collect::<Result<Vec<_>>>()?;
-        self.exchange();
+        self.exchange()?;
         Ok(sum_sizes(&sizes))
     }
 
@@ -126,7 +206,7 @@ where
             .iter_mut()
             .map(|p| DirectionExec::<P::State>::near_far(p, iter, limit))
             .collect::<Result<Vec<_>>>()?;
-        self.exchange();
+        self.exchange()?;
         combine_passes(&passes)
     }
 }
@@ -174,7 +254,7 @@ where
         for part in &mut self.parts {
             PlannedExec::<P::State>::enqueue_level(part, iter, slot, level, first)?;
         }
-        self.exchange();
+        self.exchange()?;
         self.sum_counters(slot)
     }
 
@@ -196,7 +276,7 @@ where
                 delta,
             )?;
         }
-        self.exchange();
+        self.exchange()?;
         self.sum_counters(slot)
     }
 

@@ -137,7 +137,7 @@ pub(super) fn table(gathers: &[Vec<Gather>]) -> Option<Vec<u64>> {
 }
 
 /// Words the largest (buffer, peer) copy of `table` moves: what sizes the grid.
-fn largest_copy(table: &[u64]) -> u64 {
+pub(super) fn largest_copy(table: &[u64]) -> u64 {
     table.chunks(ROW).map(|r| r[2]).max().unwrap_or(0)
 }
 
