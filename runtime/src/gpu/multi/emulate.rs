@@ -1,10 +1,11 @@
 //! The multi-GPU loop over simulated parts on the host: each part is a
 //! `DirectionRun` on the emulator's launcher over its [`PartGraph`] with its
 //! own copy of the state, and the per-level exchange copies each part's slices
-//! to the others — what NCCL's all-gather does on the device. CI checks with it that any number of parts gives
-//! the single-GPU answer, with host-driven levels and with device-planned ones
+//! to the others with the device's peer exchange (its table and kernel body,
+//! `super::peer`). CI checks with it that any number of parts gives the
+//! single-GPU answer, with host-driven levels and with device-planned ones
 //! (there the parts' next-frontier counters are summed into every part's block
-//! after each level, as the device's NCCL all-reduce does).
+//! after each level, as the device's exchange does).
 
 use std::time::Instant;
 
