@@ -529,29 +529,14 @@ impl MultiGpuExec<'_, '_> {
             .iter()
             .zip(self.states)
             .map(|(x, st)| {
-                let mut g = vec![Gather {
-                    buf: x.bitmap_ptr(current),
-                    slices: (0..part.parts).map(|q| part.word_slice(q)).collect(),
-                    equal: part.span.is_some(),
-                    elem: ncclDataType_t::ncclUint32,
-                    elem_size: 4,
-                    mask: None,
-                }];
+                // Device buffers are padded: the slices stand whole.
+                let mut g = vec![Gather::bitmap(
+                    part,
+                    x.bitmap_ptr(current),
+                    part.padded_words(),
+                )];
                 if self.exchange_states {
-                    g.push(Gather {
-                        buf: st.ptr,
-                        slices: (0..part.parts)
-                            .map(|q| {
-                                let (first, count) = part.state_slice(q);
-                                (first * size as u64, count * size as u64)
-                            })
-                            .collect(),
-                        equal: part.span.is_some(),
-                        elem: ncclDataType_t::ncclUint8,
-                        elem_size: 1,
-                        // Only the states of the bitmap's vertices changed.
-                        mask: Some((0, size)),
-                    });
+                    g.push(Gather::states(part, st.ptr, part.padded_states(), size));
                 }
                 g
             })

@@ -25,7 +25,6 @@ use crate::gpu::program_api::{
 };
 use crate::graph::Graph;
 use crate::program::VertexProgram;
-use cudarc::nccl::sys::ncclDataType_t;
 use kernels_rs::direction::{CTL_EDGES, CTL_FRONTIER, CTL_WORDS};
 
 /// The parts and what the exchange must copy.
@@ -62,40 +61,23 @@ impl<P: kernels_rs::Program> MultiHost<'_, P> {
     /// the device would use NCCL (a state not whole 4-byte words).
     fn exchange_peer(&mut self) -> Result<bool> {
         let parts = self.parts.len();
-        let size = std::mem::size_of::<P::State>() as u64;
-        let clamp = |(first, count): (u64, u64), len: u64| {
-            let first = first.min(len);
-            (first, count.min(len - first))
-        };
-        let n = self.n as u64;
+        let size = std::mem::size_of::<P::State>();
         let mut gathers = Vec::with_capacity(parts);
         for p in 0..parts {
             let bits = self.parts[p].frontier_words();
             let words = bits.len() as u64;
-            let mut g = vec![Gather {
-                buf: bits.as_mut_ptr() as u64,
-                slices: (0..parts)
-                    .map(|q| clamp(self.partition.word_slice(q), words))
-                    .collect(),
-                equal: false,
-                elem: ncclDataType_t::ncclUint32,
-                elem_size: 4,
-                mask: None,
-            }];
+            let mut g = vec![Gather::bitmap(
+                &self.partition,
+                bits.as_mut_ptr() as u64,
+                words,
+            )];
             if self.states {
-                g.push(Gather {
-                    buf: self.states_of[p] as u64,
-                    slices: (0..parts)
-                        .map(|q| {
-                            let (first, count) = clamp(self.partition.state_slice(q), n);
-                            (first * size, count * size)
-                        })
-                        .collect(),
-                    equal: false,
-                    elem: ncclDataType_t::ncclUint8,
-                    elem_size: 1,
-                    mask: Some((0, size as usize)),
-                });
+                g.push(Gather::states(
+                    &self.partition,
+                    self.states_of[p] as u64,
+                    self.n as u64,
+                    size,
+                ));
             }
             gathers.push(g);
         }

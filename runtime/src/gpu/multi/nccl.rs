@@ -7,6 +7,7 @@
 use cudarc::nccl::result as nr;
 use cudarc::nccl::sys;
 
+use super::partition::Partition;
 use crate::error::{Error, Result};
 use crate::gpu::cuda::Gpu;
 
@@ -40,6 +41,50 @@ pub(super) struct Gather {
     /// (states along their frontier bitmap, `kernels_rs::peer`); NCCL moves
     /// the whole slice.
     pub mask: Option<(usize, usize)>,
+}
+
+impl Gather {
+    /// The parts' slices of a frontier bitmap of `words` words at `buf` (each
+    /// slice cut to the buffer: a host copy holds the graph's words, a device
+    /// one the padded count).
+    pub(super) fn bitmap(part: &Partition, buf: u64, words: u64) -> Gather {
+        Gather {
+            buf,
+            slices: (0..part.parts)
+                .map(|q| within(part.word_slice(q), words))
+                .collect(),
+            equal: part.span.is_some(),
+            elem: sys::ncclDataType_t::ncclUint32,
+            elem_size: 4,
+            mask: None,
+        }
+    }
+
+    /// The parts' slices of `len` states of `size` bytes at `buf`, in bytes,
+    /// masked for the peer exchange by the bitmap that is gather 0 of the same
+    /// list: only the states of the bitmap's vertices changed.
+    pub(super) fn states(part: &Partition, buf: u64, len: u64, size: usize) -> Gather {
+        let bytes = size as u64;
+        Gather {
+            buf,
+            slices: (0..part.parts)
+                .map(|q| {
+                    let (first, count) = within(part.state_slice(q), len);
+                    (first * bytes, count * bytes)
+                })
+                .collect(),
+            equal: part.span.is_some(),
+            elem: sys::ncclDataType_t::ncclUint8,
+            elem_size: 1,
+            mask: Some((0, size)),
+        }
+    }
+}
+
+/// Slice `(first, count)` cut to a buffer of `len` elements.
+fn within((first, count): (u64, u64), len: u64) -> (u64, u64) {
+    let first = first.min(len);
+    (first, count.min(len - first))
 }
 
 impl Comms {

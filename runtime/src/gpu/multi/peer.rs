@@ -318,7 +318,7 @@ impl PeerExchange {
         }
         let slot = (self.count % 2) as usize * MAX_SUM_WORDS * 8;
         self.count += 1;
-        if let Some((ptrs, words)) = sums {
+        if let Some((ptrs, counters)) = sums {
             for (q, g) in gpus.iter().enumerate() {
                 let published = self.published[q].ptr + slot as u64;
                 t.push(published);
@@ -327,10 +327,10 @@ impl PeerExchange {
                 // GPU 0's copy went onto the last-bound GPU's stream, unordered
                 // with GPU 0's level (a 2-GPU run planned from unsummed counters).
                 g.bind()?;
-                // SAFETY: `ptrs[q]` holds `words` counters on GPU `q`, the
+                // SAFETY: `ptrs[q]` holds `counters` counters on GPU `q`, the
                 // published slot `MAX_SUM_WORDS`; stream-ordered after the level.
                 unsafe {
-                    cu::memcpy_dtod_async(published, ptrs[q], words * 8, g.stream.cu_stream())
+                    cu::memcpy_dtod_async(published, ptrs[q], counters * 8, g.stream.cu_stream())
                 }
                 .map_err(cuda_err("cuMemcpyDtoDAsync(published counters)"))?;
             }
