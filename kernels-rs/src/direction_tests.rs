@@ -192,6 +192,64 @@ fn top_down_levels_with_32_lane_warps() {
     check(400, 2, 275, |_| Way::TopDown);
 }
 
+/// The chunks `td_chunks` should list for the vertices set in `frontier`.
+fn wanted_chunks(offsets: &[u64], frontier: &[AtomicU32], chunk: u64) -> Vec<u64> {
+    let n = offsets.len() - 1;
+    let mut want: Vec<u64> = (0..n)
+        .filter(|&v| frontier[v / 32].load(Relaxed) & 1 << (v % 32) != 0)
+        .flat_map(|v| {
+            (0..(offsets[v + 1] - offsets[v]).div_ceil(chunk)).map(move |k| (v as u64) << 32 | k)
+        })
+        .collect();
+    want.sort_unstable();
+    want
+}
+
+#[test]
+fn td_chunks_lists_hubs_with_the_whole_warp_and_the_rest_lane_by_lane() {
+    // Hubs 0..4 (about 1,000 edges, 250 chunks of 4: listed by their warp), one
+    // word holding a hub and small vertices, words of small vertices only.
+    let n = 2000;
+    let (offsets, _) = graph(n);
+    assert!((offsets[1] - offsets[0]).div_ceil(4) > LANE_LIST_CHUNKS);
+    let frontier = bits(n);
+    for v in (0..n).filter(|v| v % 5 == 0 || *v < 40 || (700..760).contains(v)) {
+        frontier[v / 32].fetch_or(1 << (v % 32), Relaxed);
+    }
+    for (warps, chunk) in [(1, 4), (2, 4), (3, 1), (1, 64)] {
+        let chunks: Vec<AtomicU64> = (0..chunk_capacity(n as u64, offsets[n], chunk))
+            .map(|_| AtomicU64::new(u64::MAX))
+            .collect();
+        // A zeroed block: the host planned the level (`PLAN_HOST`).
+        let ctl: Vec<AtomicU64> = (0..CTL_WORDS).map(|_| AtomicU64::new(0)).collect();
+        launch_warps(warps, |t, w| {
+            td_chunks(
+                t,
+                w,
+                &offsets,
+                Bitmap { words: &frontier },
+                chunk,
+                &chunks,
+                &ctl,
+            )
+        });
+        let listed_len = word(&ctl, CTL_CHUNKS) as usize;
+        let mut listed: Vec<u64> = chunks[..listed_len]
+            .iter()
+            .map(|c| c.load(Relaxed))
+            .collect();
+        listed.sort_unstable();
+        assert_eq!(
+            listed,
+            wanted_chunks(&offsets, &frontier, chunk),
+            "chunk {chunk}"
+        );
+        assert!(chunks[listed_len..]
+            .iter()
+            .all(|c| c.load(Relaxed) == u64::MAX));
+    }
+}
+
 #[test]
 fn scan_levels_with_32_lane_warps() {
     check(5000, 1, 0, |_| Way::Scan);
