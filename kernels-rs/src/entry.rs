@@ -355,7 +355,10 @@ pub unsafe fn check_tree(
 }
 
 /// One GPU's share of the peer exchange ([`crate::peer::PeerGather`]): `table`
-/// holds `bufs · parts` rows; `sums` (null for none) `parts` counter addresses.
+/// holds `bufs · parts` rows; `sums` (null for none) `parts` counter addresses;
+/// `flags` (null: the host ordered the launch) `parts` arrival arrays, with the
+/// exchange's `epoch` and this part's counters and published slot
+/// ([`crate::peer::Arrive`]).
 ///
 /// # Safety
 /// See the module docs and [`crate::peer::PeerGather::run`].
@@ -370,6 +373,10 @@ pub unsafe fn peer_gather(
     sums: *const u64,
     sum_words: u32,
     sum_out: *mut u64,
+    epoch: u64,
+    flags: *const u64,
+    publish_from: *const u64,
+    publish_to: *mut u64,
 ) {
     let parts_ = parts as usize;
     // SAFETY: caller's contract.
@@ -386,6 +393,15 @@ pub unsafe fn peer_gather(
             },
             sum_words: sum_words as usize,
             sum_out,
+            arrive: if flags.is_null() {
+                None
+            } else {
+                Some(crate::peer::Arrive {
+                    epoch,
+                    flags: slice(flags, parts_),
+                    publish: (publish_from, publish_to),
+                })
+            },
         }
     };
     // SAFETY: forwarded contract.
@@ -406,6 +422,10 @@ macro_rules! peer_gather_kernel {
             sums: *const u64,
             sum_words: u32,
             sum_out: *mut u64,
+            epoch: u64,
+            flags: *const u64,
+            publish_from: *const u64,
+            publish_to: *mut u64,
         );
     };
 }

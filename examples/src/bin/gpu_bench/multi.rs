@@ -27,7 +27,7 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use runtime::generate::pick_roots;
 use runtime::gpu::direction::LevelLog;
-use runtime::gpu::multi::{LevelTime, MultiGpu, Route, TimeSplit};
+use runtime::gpu::multi::{Barrier, LevelTime, MultiGpu, Route, TimeSplit};
 use runtime::gpu::{BfsKernel, ProgramOptions};
 use runtime::graph::{build, BuildOptions, Graph};
 use runtime::validate::BfsValidator;
@@ -104,11 +104,32 @@ struct Report<'a> {
     /// (scale, levels per sync, median time over NCCL / over peer access) on
     /// G GPUs: what the peer exchange gains, measured side by side.
     peer_over_nccl: Vec<(u32, u32, f64)>,
+    /// How the peer exchange's launches waited in the rows (`device`: each
+    /// launch waits for its peers' arrival itself).
+    peer_barrier: Option<Barrier>,
+    /// The peer route's rows measured again with the other barrier (cross-GPU
+    /// event waits), side by side: what the launches' own barrier gains.
+    events_barrier: &'a [BarrierCompare],
     /// Of the checked programs (BFS, SSSP, CC, PageRank): (graph, program,
     /// levels per sync, GPUs, mean time on 1 GPU / mean time on G).
     program_speedup: Vec<(String, &'static str, u32, usize, f64)>,
     /// (base scale S, levels per sync, TEPS(G GPUs, S + log2 G) / (G · TEPS(1 GPU, S))).
     weak_efficiency: Vec<(u32, u32, f64)>,
+}
+
+/// One peer-route row measured with the event barrier, beside the row's own.
+#[derive(Serialize)]
+struct BarrierCompare {
+    scale: u32,
+    levels_per_sync: u32,
+    gteps_hmean: f64,
+    time_ms_median: f64,
+    /// Mean exchange time per BFS (ms), with the events and with the row's barrier.
+    exchange_ms: f64,
+    exchange_ms_device: f64,
+    /// The row's median time over this one's inverse: events time / device time.
+    events_over_device: f64,
+    invalid: usize,
 }
 
 fn generate(scale: u32, edgefactor: u64) -> Result<Graph<u32>> {
@@ -301,28 +322,33 @@ pub fn run(a: &Args) -> Result<bool> {
     scales.sort_unstable();
     scales.dedup();
     let mut rows: Vec<Row> = Vec::new();
-    let write = |rows: &[Row], checks: &[check::Check]| -> Result<PathBuf> {
-        let report = Report {
-            host: HostInfo::read(),
-            gpus: a.gpus,
-            devices: devices.clone(),
-            command_line: std::env::args().collect::<Vec<_>>().join(" "),
-            edgefactor: a.edgefactor,
-            nccl_nvls_enable: std::env::var("NCCL_NVLS_ENABLE").ok(),
-            checks,
-            rows,
-            route: main_route,
-            strong_speedup: strong_speedup(rows, a.gpus, main_route),
-            peer_over_nccl: peer_over_nccl(rows, a.gpus),
-            program_speedup: check::speedups(checks),
-            weak_efficiency: weak_efficiency(rows, a.gpus, &a.weak, main_route),
+    let mut barriers: Vec<BarrierCompare> = Vec::new();
+    let peer_barrier = all.peer_barrier();
+    let write =
+        |rows: &[Row], checks: &[check::Check], compare: &[BarrierCompare]| -> Result<PathBuf> {
+            let report = Report {
+                host: HostInfo::read(),
+                gpus: a.gpus,
+                devices: devices.clone(),
+                command_line: std::env::args().collect::<Vec<_>>().join(" "),
+                edgefactor: a.edgefactor,
+                nccl_nvls_enable: std::env::var("NCCL_NVLS_ENABLE").ok(),
+                checks,
+                rows,
+                route: main_route,
+                strong_speedup: strong_speedup(rows, a.gpus, main_route),
+                peer_over_nccl: peer_over_nccl(rows, a.gpus),
+                peer_barrier,
+                events_barrier: compare,
+                program_speedup: check::speedups(checks),
+                weak_efficiency: weak_efficiency(rows, a.gpus, &a.weak, main_route),
+            };
+            let json = a.out.join("gpu-multi.json");
+            std::fs::write(&json, serde_json::to_string_pretty(&report)? + "\n")
+                .with_context(|| format!("writing {}", json.display()))?;
+            Ok(json)
         };
-        let json = a.out.join("gpu-multi.json");
-        std::fs::write(&json, serde_json::to_string_pretty(&report)? + "\n")
-            .with_context(|| format!("writing {}", json.display()))?;
-        Ok(json)
-    };
-    write(&rows, &checks)?;
+    write(&rows, &checks, &barriers)?;
     for &scale in &scales {
         let g = generate(scale, a.edgefactor)?;
         let rs = pick_roots(g.csr(), a.roots, 5);
@@ -349,17 +375,60 @@ pub fn run(a: &Args) -> Result<bool> {
                 &a.levels_per_sync,
                 &mut reference,
             )?;
+            // The peer route again with the event barrier, beside the rows.
+            if route == Some(&Route::Peer) && peer_barrier == Some(Barrier::Device) {
+                all.set_peer_barrier(Barrier::Events)?;
+                let events = measure(
+                    &all,
+                    &g,
+                    &mut validator,
+                    scale,
+                    a.edgefactor,
+                    &rs,
+                    &a.levels_per_sync,
+                    &mut reference,
+                );
+                all.set_peer_barrier(Barrier::Device)?;
+                for (e, d) in events?.iter().zip(&r) {
+                    barriers.push(BarrierCompare {
+                        scale,
+                        levels_per_sync: e.levels_per_sync,
+                        gteps_hmean: e.gteps_hmean,
+                        time_ms_median: e.time_ms_median,
+                        exchange_ms: e.split.allgather_ms + e.split.wait_ms,
+                        exchange_ms_device: d.split.allgather_ms + d.split.wait_ms,
+                        events_over_device: e.time_ms_median / d.time_ms_median,
+                        invalid: e.invalid,
+                    });
+                }
+            }
             rows.extend(r);
-            write(&rows, &checks)?;
+            write(&rows, &checks, &barriers)?;
         }
         eprintln!("  ({:.0} s since start)", started.elapsed().as_secs_f64());
     }
-    let json = write(&rows, &checks)?;
+    let json = write(&rows, &checks, &barriers)?;
     let svg = a.out.join("gpu-multi.svg");
     chart(&rows, a.gpus, &a.weak, main_route, &svg)?;
     summary(&rows, &checks, a.gpus, &a.weak, main_route);
+    for b in &barriers {
+        println!(
+            "peer barrier, scale {}, lps {}: events {:.3} ms a search (exchange {:.3}), device {:.3} \
+             (exchange {:.3}): device {:.2}x faster, {} invalid",
+            b.scale,
+            b.levels_per_sync,
+            b.time_ms_median,
+            b.exchange_ms,
+            b.time_ms_median / b.events_over_device,
+            b.exchange_ms_device,
+            b.events_over_device,
+            b.invalid
+        );
+    }
     println!("wrote {} and {}", json.display(), svg.display());
-    Ok(rows.iter().all(|r| r.invalid == 0) && checks.iter().all(|c| c.ok))
+    Ok(rows.iter().all(|r| r.invalid == 0)
+        && barriers.iter().all(|b| b.invalid == 0)
+        && checks.iter().all(|c| c.ok))
 }
 
 fn find(rows: &[Row], scale: u32, gpus: usize, lps: u32) -> Option<&Row> {

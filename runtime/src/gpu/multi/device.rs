@@ -22,7 +22,7 @@ use kernels_rs::direction::{CTL_CHUNKS, CTL_EDGES, CTL_FRONTIER, CTL_WORDS};
 
 use super::nccl::{Comms, Gather};
 use super::partition::{part_graph, PartGraph, Partition};
-use super::peer::{enable_peer_access, PeerExchange, Route};
+use super::peer::{enable_peer_access, Barrier, PeerExchange, Route};
 use super::timing::{self, LevelTime, Marks, TimeSplit};
 use super::{combine_passes, sum_sizes};
 use crate::error::{Error, Result};
@@ -156,8 +156,9 @@ impl MultiGpu {
         // Peer access where every pair has it (NVLink on these hosts); NCCL
         // otherwise, or when VERTEX_EXCHANGE=nccl asks for it.
         let wanted = Route::from_env()?;
+        let barrier = Barrier::from_env()?;
         let peer = match gpus > 1 && enable_peer_access(&devices)? {
-            true => Some(std::sync::Mutex::new(PeerExchange::new(&devices)?)),
+            true => Some(std::sync::Mutex::new(PeerExchange::new(&devices, barrier)?)),
             false => None,
         };
         let route = match peer {
@@ -236,6 +237,27 @@ impl MultiGpu {
             ));
         }
         self.route = route;
+        Ok(())
+    }
+
+    /// How the peer exchange's launches wait for every GPU's level
+    /// ([`Barrier`], `VERTEX_PEER_BARRIER`); `None` without peer access.
+    pub fn peer_barrier(&self) -> Option<Barrier> {
+        let peer = self.peer.as_ref()?;
+        peer.lock().ok().map(|p| p.barrier())
+    }
+
+    /// Picks how the peer exchange's launches wait (to compare them); an error
+    /// without peer access.
+    pub fn set_peer_barrier(&mut self, barrier: Barrier) -> Result<()> {
+        let peer = self.peer.as_mut().ok_or_else(|| {
+            Error::InvalidArgument(
+                "no peer access between these GPUs: no peer barrier to pick".into(),
+            )
+        })?;
+        peer.get_mut()
+            .map_err(|_| Error::InvalidArgument("the peer exchange panicked earlier".into()))?
+            .set_barrier(barrier);
         Ok(())
     }
 

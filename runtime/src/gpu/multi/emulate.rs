@@ -102,6 +102,7 @@ impl<P: kernels_rs::Program> MultiHost<'_, P> {
                     words,
                     0,
                     0,
+                    None,
                 )
             }?;
         }

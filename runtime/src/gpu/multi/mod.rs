@@ -22,7 +22,7 @@ mod tree_check;
 pub use device::{MultiGpu, MultiGraph, MultiRun};
 pub use gather::{emulate_gather, emulate_gather_rank, MultiGatherGraph, MultiGatherRun};
 pub use partition::{part_graph, PartGraph, Partition};
-pub use peer::Route;
+pub use peer::{Barrier, Route};
 pub use ranks::{rank_gpu_missing, rank_part_graph, EdgeWeight};
 pub use timing::{LevelTime, TimeSplit};
 pub use tree_check::check_bfs_tree_parts_emulated;

@@ -10,7 +10,16 @@
 //! → where the buffers are not double-buffered, every GPU's reads done
 //! (barrier 2) before any GPU writes them again ([`PeerExchange::exchange`]).
 //!
-//! `VERTEX_EXCHANGE=nccl` keeps NCCL (the comparison the multi-GPU bench makes).
+//! Barrier 1 is the launch's own by default ([`Barrier::Device`],
+//! `kernels_rs::peer::Arrive`: the launch publishes the counters, writes its
+//! arrival into the peers' memory and waits for theirs), or cross-GPU event
+//! waits before the launch ([`Barrier::Events`], after a copy that publishes
+//! the counters). Barrier 2 is event waits either way.
+//!
+//! `VERTEX_EXCHANGE=nccl` keeps NCCL (the comparison the multi-GPU bench makes);
+//! `VERTEX_PEER_BARRIER=events` keeps the event barrier (the comparison for the
+//! device one, and the way to run the exchange under a tool that serialises the
+//! GPUs' kernels, where a launch waiting for a peer's would never see it).
 
 use cudarc::driver::{result as cu, sys, CudaEvent, CudaFunction};
 use kernels_rs::peer::ROW;
@@ -43,6 +52,30 @@ impl Route {
             Ok("nccl") => Ok(Route::Nccl),
             Ok(other) => Err(Error::InvalidArgument(format!(
                 "VERTEX_EXCHANGE={other}: expected `peer` or `nccl`"
+            ))),
+        }
+    }
+}
+
+/// How a peer exchange's launches wait for every GPU's level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Barrier {
+    /// Each launch waits itself, on arrival words the peers write into its
+    /// memory (`kernels_rs::peer::Arrive`).
+    Device,
+    /// The host enqueues cross-GPU event waits before the launches.
+    Events,
+}
+
+impl Barrier {
+    /// `VERTEX_PEER_BARRIER` (`device` or `events`), default device.
+    pub fn from_env() -> Result<Barrier> {
+        match std::env::var("VERTEX_PEER_BARRIER").as_deref() {
+            Err(_) | Ok("") | Ok("device") => Ok(Barrier::Device),
+            Ok("events") => Ok(Barrier::Events),
+            Ok(other) => Err(Error::InvalidArgument(format!(
+                "VERTEX_PEER_BARRIER={other}: expected `device` or `events`"
             ))),
         }
     }
@@ -141,7 +174,8 @@ pub(super) fn largest_copy(table: &[u64]) -> u64 {
     table.chunks(ROW).map(|r| r[2]).max().unwrap_or(0)
 }
 
-/// `peer_gather(me, parts, table, bufs, sums, sum_words, sum_out)`.
+/// `peer_gather(me, parts, table, bufs, sums, sum_words, sum_out, epoch, flags,
+/// publish_from, publish_to)`.
 unsafe fn body(t: ThreadCtx, a: &[Arg]) {
     // SAFETY: the launcher's contract: the list `gather_on` builds.
     unsafe {
@@ -154,17 +188,36 @@ unsafe fn body(t: ThreadCtx, a: &[Arg]) {
             a[4].ptr(),
             a[5].u32(),
             a[6].ptr(),
+            a[7].u64(),
+            a[8].ptr(),
+            a[9].ptr(),
+            a[10].ptr(),
         )
     }
 }
 
+/// A launch's own barrier ([`Barrier::Device`]): device addresses on the
+/// launching GPU.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct ArriveArgs {
+    /// The exchange's number, above every earlier one's.
+    pub epoch: u64,
+    /// `parts` addresses: every GPU's arrival array.
+    pub flags: u64,
+    /// This GPU's counters and its published slot.
+    pub publish: (u64, u64),
+}
+
 /// One GPU's launch on any launcher. `table` (addresses on `l`) holds `bufs ·
-/// parts` rows, then the `parts` counter addresses when `sum_words > 0`.
+/// parts` rows, then the `parts` counter addresses when `sum_words > 0`;
+/// `arrive`, the launch's own barrier (`None`: the host ordered it).
 ///
 /// # Safety
 /// As [`kernels_rs::peer::PeerGather::run`]: every address in the table
 /// readable from `l`'s device, no part touching the slices until every
-/// launch of the exchange ends.
+/// launch of the exchange ends; with `arrive`, every part's launch of the
+/// exchange enqueued with the same epoch (or the launches wait until the
+/// kernel's timeout and fail).
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn gather_on<L: Launcher>(
     l: &L,
@@ -176,6 +229,7 @@ pub(super) unsafe fn gather_on<L: Launcher>(
     words: u64,
     sum_words: usize,
     sum_out: u64,
+    arrive: Option<ArriveArgs>,
 ) -> Result<()> {
     let sums = match sum_words {
         0 => 0,
@@ -194,6 +248,10 @@ pub(super) unsafe fn gather_on<L: Launcher>(
         sums.into(),
         (sum_words as u32).into(),
         sum_out.into(),
+        arrive.map_or(0, |a| a.epoch).into(),
+        arrive.map_or(0, |a| a.flags).into(),
+        arrive.map_or(0, |a| a.publish.0).into(),
+        arrive.map_or(0, |a| a.publish.1).into(),
     ];
     // Enough threads for every (buffer, peer) copy to get its share of blocks.
     let jobs = (bufs * parts.saturating_sub(1)).max(1) as u64;
@@ -218,6 +276,11 @@ pub(super) struct PeerExchange {
     published: Vec<DevBuf<u64>>,
     /// Exchanges so far (whose parity picks the published slot).
     count: u64,
+    /// How launches wait for every GPU's level.
+    barrier: Barrier,
+    /// Per GPU, its arrival array (a word per GPU, written by the peers) and
+    /// the table of every GPU's arrays' addresses ([`Barrier::Device`]).
+    arrivals: Vec<(DevBuf<u64>, DevBuf<u64>)>,
 }
 
 /// An event for ordering only (no timestamp: cheaper to record and wait on).
@@ -241,14 +304,17 @@ fn barrier(gpus: &[&Gpu], events: &[CudaEvent]) -> Result<()> {
 
 impl PeerExchange {
     /// For `devices`, whose peer access [`enable_peer_access`] enabled.
-    pub(super) fn new(devices: &[Device]) -> Result<PeerExchange> {
+    pub(super) fn new(devices: &[Device], barrier: Barrier) -> Result<PeerExchange> {
         let parts = devices.len();
         let mut x = PeerExchange {
             kernels: Vec::with_capacity(parts),
             tables: Vec::with_capacity(parts),
             published: Vec::with_capacity(parts),
             count: 0,
+            barrier,
+            arrivals: Vec::with_capacity(parts),
         };
+        let mut arrays = Vec::with_capacity(parts);
         for d in devices {
             x.kernels.push(d.k.peer_gather.clone());
             x.tables.push(Vec::new());
@@ -256,8 +322,30 @@ impl PeerExchange {
                 d.gpu
                     .alloc::<u64>(2 * MAX_SUM_WORDS, "published level counters")?,
             );
+            // Zeroed: no exchange has arrived (epochs start at 1).
+            arrays.push(d.gpu.upload(&vec![0u64; parts], "peer arrival words")?);
+        }
+        let addrs: Vec<u64> = arrays.iter().map(|a| a.ptr).collect();
+        for (d, a) in devices.iter().zip(arrays) {
+            let table = d.gpu.upload(&addrs, "peer arrival table")?;
+            x.arrivals.push((a, table));
+        }
+        for d in devices {
+            // The zeroed words are on the device before any peer writes one.
+            d.gpu.sync("zeroing the peer arrival words")?;
         }
         Ok(x)
+    }
+
+    /// How the launches wait for every GPU's level.
+    pub(super) fn barrier(&self) -> Barrier {
+        self.barrier
+    }
+
+    /// Picks how the launches wait. The epochs go on across the switch (the
+    /// event barrier counts exchanges too), so arrival words stay below them.
+    pub(super) fn set_barrier(&mut self, barrier: Barrier) {
+        self.barrier = barrier;
     }
 
     /// The device address of table `t` on GPU `q`, uploaded the first time.
@@ -318,10 +406,14 @@ impl PeerExchange {
         }
         let slot = (self.count % 2) as usize * MAX_SUM_WORDS * 8;
         self.count += 1;
+        let device = self.barrier == Barrier::Device;
         if let Some((ptrs, counters)) = sums {
             for (q, g) in gpus.iter().enumerate() {
                 let published = self.published[q].ptr + slot as u64;
                 t.push(published);
+                if device {
+                    continue; // the launch publishes them
+                }
                 // The stream is the context's default (null) one, which a raw
                 // call resolves through the thread's current context: unbound,
                 // GPU 0's copy went onto the last-bound GPU's stream, unordered
@@ -335,19 +427,29 @@ impl PeerExchange {
                 .map_err(cuda_err("cuMemcpyDtoDAsync(published counters)"))?;
             }
         }
-        let ends = gpus
-            .iter()
-            .map(|g| barrier_event(g))
-            .collect::<Result<Vec<_>>>()?;
-        barrier(gpus, &ends)?;
+        if !device {
+            let ends = gpus
+                .iter()
+                .map(|g| barrier_event(g))
+                .collect::<Result<Vec<_>>>()?;
+            barrier(gpus, &ends)?;
+        }
         for (q, g) in gpus.iter().enumerate() {
             let l = DeviceLauncher { gpu: g };
             let table = self.table_on(q, g, &t)?;
+            let own = sums.map_or(0, |(ptrs, _)| ptrs[q]);
+            let arrive = device.then(|| ArriveArgs {
+                epoch: self.count,
+                flags: self.arrivals[q].1.ptr,
+                publish: (own, self.published[q].ptr + slot as u64),
+            });
             // SAFETY: peer access is on between all GPUs (`enable_peer_access`);
             // the table names each GPU's live buffer and slices (`table`) and
             // published counters; the barriers keep every part off what is
             // read until it is read (see above). The sums go over GPU `q`'s
-            // own counters (`sums[q]`), which no peer reads.
+            // own counters (`sums[q]`), which no peer reads. With the device
+            // barrier every GPU's launch is enqueued here with the same epoch
+            // (an error above returns before any is).
             unsafe {
                 gather_on(
                     &l,
@@ -358,7 +460,8 @@ impl PeerExchange {
                     bufs,
                     words,
                     sum_words,
-                    sums.map_or(0, |(ptrs, _)| ptrs[q]),
+                    own,
+                    arrive,
                 )?
             };
         }
@@ -482,6 +585,7 @@ mod tests {
                     largest,
                     2,
                     out.as_mut_ptr() as u64,
+                    None,
                 )
             }
             .unwrap();
@@ -502,5 +606,100 @@ mod tests {
                 assert_eq!(w as u64, 100_000 * (owner(i / 2) as u64 + 1) + i);
             }
         }
+    }
+
+    #[test]
+    fn emulated_gpus_that_wait_for_each_other_themselves_run_side_by_side() {
+        // Three "GPUs" as threads, each launching its share with the device
+        // barrier (arrival words and published counters in host memory): the
+        // launch publishes, arrives, waits for the others and copies.
+        use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
+        let parts = 3;
+        let words = [(0u64, 5u64), (5, 9), (14, 3)];
+        let bits: Vec<Vec<AtomicU32>> = (0..parts)
+            .map(|p| {
+                (0..17u64)
+                    .map(|i| {
+                        let (f, c) = words[p];
+                        AtomicU32::new(if i >= f && i < f + c {
+                            7 * i as u32 + 1
+                        } else {
+                            0
+                        })
+                    })
+                    .collect()
+            })
+            .collect();
+        let counters: Vec<[AtomicU64; 2]> = (0..parts as u64)
+            .map(|p| [AtomicU64::new(p + 1), AtomicU64::new(10 * (p + 1))])
+            .collect();
+        let published: Vec<[AtomicU64; 2]> =
+            (0..parts).map(|_| [0, 0].map(AtomicU64::new)).collect();
+        let arrivals: Vec<Vec<AtomicU64>> = (0..parts)
+            .map(|_| (0..parts).map(|_| AtomicU64::new(0)).collect())
+            .collect();
+        let flags: Vec<u64> = arrivals.iter().map(|a| a.as_ptr() as u64).collect();
+        let gathers: Vec<Vec<Gather>> = (0..parts)
+            .map(|p| vec![gather(bits[p].as_ptr() as u64, &words, 4)])
+            .collect();
+        let mut t = table(&gathers).unwrap();
+        t.extend(published.iter().map(|c| c.as_ptr() as u64));
+        let largest = largest_copy(&t);
+        // The emulator runs a launch's blocks on rayon, and a block waiting for
+        // a peer holds its worker: a pool with a worker for every part's
+        // blocks (2 each), not the global one (2 workers on a 2-core machine).
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2 * parts + 2)
+            .build()
+            .unwrap();
+        std::thread::scope(|s| {
+            for me in 0..parts {
+                let (t, flags, counters, published, pool) =
+                    (&t, &flags, &counters, &published, &pool);
+                s.spawn(move || {
+                    pool.install(|| {
+                        let l = HostLauncher::new(2);
+                        let out = [AtomicU64::new(0), AtomicU64::new(0)];
+                        let arrive = ArriveArgs {
+                            epoch: 1,
+                            flags: flags.as_ptr() as u64,
+                            publish: (counters[me].as_ptr() as u64, published[me].as_ptr() as u64),
+                        };
+                        // SAFETY: every address names a live host buffer of the sizes
+                        // given; the parts touch one another's only through atomics
+                        // and the slices the barrier orders.
+                        unsafe {
+                            gather_on(
+                                &l,
+                                None,
+                                me,
+                                parts,
+                                t.as_ptr() as u64,
+                                1,
+                                largest,
+                                2,
+                                out.as_ptr() as u64,
+                                Some(arrive),
+                            )
+                        }
+                        .unwrap();
+                        assert_eq!(
+                            [out[0].load(Relaxed), out[1].load(Relaxed)],
+                            [6, 60],
+                            "GPU {me}'s sums"
+                        );
+                    })
+                });
+            }
+        });
+        for (p, b) in bits.iter().enumerate() {
+            for (i, w) in b.iter().enumerate() {
+                assert_eq!(w.load(Relaxed), 7 * i as u32 + 1, "GPU {p} word {i}");
+            }
+        }
+        assert!(arrivals.iter().enumerate().all(|(q, a)| a
+            .iter()
+            .enumerate()
+            .all(|(p, w)| w.load(Relaxed) == u64::from(p != q))));
     }
 }
