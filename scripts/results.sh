@@ -433,13 +433,17 @@ docs/multi-gpu.md). Traversals (BFS, SSSP, CC) run the direction kernels on each
 part and exchange the frontier bitmap's slices (and the states of its vertices) after
 each level; PageRank runs gather rounds on each GPU's vertices and exchanges the
 messages (4 bytes a vertex) each round. The exchange reads the peers' slices over
-NVLink peer access (\`route\`: peer); the scaling runs are repeated over NCCL's
+NVLink peer access (\`route\`: peer; launched after cross-GPU event waits,
+\`peer_barrier\`: events); the scaling runs are repeated over NCCL's
 all-gather beside it (\`peer_over_nccl\` as (scale, levels per sync, NCCL time / peer
-time), rows tagged with their \`route\`). Correctness and program speedups: BFS, SSSP (plain and near-far), CC and
+time), rows tagged with their \`route\`) and, over peer access, with each launch
+waiting for its peers' arrival itself instead (\`other_barrier[]\`, \`over_row\`:
+that time / the row's). Correctness and program speedups: BFS, SSSP (plain and near-far), CC and
 PageRank on 1 and G GPUs against the CPU oracles on Kronecker (\`--check-scale\`), a
 grid and a hubs-first file (\`checks[]\`; \`program_speedup\` as (graph, program, levels
-per sync, GPUs, time on 1 GPU / time on G)). Scaling: Graph500 BFS, 16 roots, every
-tree validated; strong scaling at the \`--strong\` scales, weak scaling S -> S + log2 G
+per sync, GPUs, time on 1 GPU / time on G)). Scaling: Graph500 BFS on Kronecker graphs
+with every vertex's neighbours hubs first (as \`vertex bench graph500\` builds them), 16
+roots, every tree validated; strong scaling at the \`--strong\` scales, weak scaling S -> S + log2 G
 for each \`--weak\` S (\`strong_speedup\`, \`weak_efficiency\` as (scale, levels per sync,
 value); \`rows[]\` with the per-level time split and the exchange's share). Needs >= 2
 GPUs: not part of \`all\`."

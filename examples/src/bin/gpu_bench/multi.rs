@@ -104,12 +104,13 @@ struct Report<'a> {
     /// (scale, levels per sync, median time over NCCL / over peer access) on
     /// G GPUs: what the peer exchange gains, measured side by side.
     peer_over_nccl: Vec<(u32, u32, f64)>,
-    /// How the peer exchange's launches waited in the rows (`device`: each
-    /// launch waits for its peers' arrival itself).
+    /// How the peer exchange's launches waited in the rows (`events`:
+    /// cross-GPU event waits; `device`: each launch waits for its peers'
+    /// arrival itself).
     peer_barrier: Option<Barrier>,
-    /// The peer route's rows measured again with the other barrier (cross-GPU
-    /// event waits), side by side: what the launches' own barrier gains.
-    events_barrier: &'a [BarrierCompare],
+    /// The peer route's rows measured again with the other barrier, side by
+    /// side.
+    other_barrier: &'a [BarrierCompare],
     /// Of the checked programs (BFS, SSSP, CC, PageRank): (graph, program,
     /// levels per sync, GPUs, mean time on 1 GPU / mean time on G).
     program_speedup: Vec<(String, &'static str, u32, usize, f64)>,
@@ -117,18 +118,20 @@ struct Report<'a> {
     weak_efficiency: Vec<(u32, u32, f64)>,
 }
 
-/// One peer-route row measured with the event barrier, beside the row's own.
+/// One peer-route row measured with the other barrier, beside the row's own.
 #[derive(Serialize)]
 struct BarrierCompare {
+    /// The barrier of this measurement (the rows' is `peer_barrier`).
+    barrier: Barrier,
     scale: u32,
     levels_per_sync: u32,
     gteps_hmean: f64,
     time_ms_median: f64,
-    /// Mean exchange time per BFS (ms), with the events and with the row's barrier.
+    /// Mean exchange time per BFS (ms), with this barrier and with the row's.
     exchange_ms: f64,
-    exchange_ms_device: f64,
-    /// The row's median time over this one's inverse: events time / device time.
-    events_over_device: f64,
+    exchange_ms_row: f64,
+    /// This median time / the row's.
+    over_row: f64,
     invalid: usize,
 }
 
@@ -344,7 +347,7 @@ pub fn run(a: &Args) -> Result<bool> {
                 strong_speedup: strong_speedup(rows, a.gpus, main_route),
                 peer_over_nccl: peer_over_nccl(rows, a.gpus),
                 peer_barrier,
-                events_barrier: compare,
+                other_barrier: compare,
                 program_speedup: check::speedups(checks),
                 weak_efficiency: weak_efficiency(rows, a.gpus, &a.weak, main_route),
             };
@@ -380,10 +383,15 @@ pub fn run(a: &Args) -> Result<bool> {
                 &a.levels_per_sync,
                 &mut reference,
             )?;
-            // The peer route again with the event barrier, beside the rows.
-            if route == Some(&Route::Peer) && peer_barrier == Some(Barrier::Device) {
-                all.set_peer_barrier(Barrier::Events)?;
-                let events = measure(
+            // The peer route again with the other barrier, beside the rows.
+            let other = match peer_barrier {
+                Some(Barrier::Events) => Some(Barrier::Device),
+                Some(Barrier::Device) => Some(Barrier::Events),
+                None => None,
+            };
+            if let (Some(&Route::Peer), Some(own), Some(other)) = (route, peer_barrier, other) {
+                all.set_peer_barrier(other)?;
+                let measured = measure(
                     &all,
                     &g,
                     &mut validator,
@@ -393,16 +401,17 @@ pub fn run(a: &Args) -> Result<bool> {
                     &a.levels_per_sync,
                     &mut reference,
                 );
-                all.set_peer_barrier(Barrier::Device)?;
-                for (e, d) in events?.iter().zip(&r) {
+                all.set_peer_barrier(own)?;
+                for (e, d) in measured?.iter().zip(&r) {
                     barriers.push(BarrierCompare {
+                        barrier: other,
                         scale,
                         levels_per_sync: e.levels_per_sync,
                         gteps_hmean: e.gteps_hmean,
                         time_ms_median: e.time_ms_median,
                         exchange_ms: e.split.allgather_ms + e.split.wait_ms,
-                        exchange_ms_device: d.split.allgather_ms + d.split.wait_ms,
-                        events_over_device: e.time_ms_median / d.time_ms_median,
+                        exchange_ms_row: d.split.allgather_ms + d.split.wait_ms,
+                        over_row: e.time_ms_median / d.time_ms_median,
                         invalid: e.invalid,
                     });
                 }
@@ -418,15 +427,16 @@ pub fn run(a: &Args) -> Result<bool> {
     summary(&rows, &checks, a.gpus, &a.weak, main_route);
     for b in &barriers {
         println!(
-            "peer barrier, scale {}, lps {}: events {:.3} ms a search (exchange {:.3}), device {:.3} \
-             (exchange {:.3}): device {:.2}x faster, {} invalid",
+            "peer barrier, scale {}, lps {}: {:?} {:.3} ms a search (exchange {:.3}), the rows' {:.3} \
+             (exchange {:.3}): the rows' barrier {:.2}x faster, {} invalid",
             b.scale,
             b.levels_per_sync,
+            b.barrier,
             b.time_ms_median,
             b.exchange_ms,
-            b.time_ms_median / b.events_over_device,
-            b.exchange_ms_device,
-            b.events_over_device,
+            b.time_ms_median / b.over_row,
+            b.exchange_ms_row,
+            b.over_row,
             b.invalid
         );
     }
