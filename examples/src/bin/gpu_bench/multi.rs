@@ -373,16 +373,19 @@ pub fn run(a: &Args) -> Result<bool> {
                     &all
                 }
             };
-            let r = measure(
-                multi,
-                &g,
-                &mut validator,
-                scale,
-                a.edgefactor,
-                &rs,
-                &a.levels_per_sync,
-                &mut reference,
-            )?;
+            let mut measure_on = |m: &MultiGpu| {
+                measure(
+                    m,
+                    &g,
+                    &mut validator,
+                    scale,
+                    a.edgefactor,
+                    &rs,
+                    &a.levels_per_sync,
+                    &mut reference,
+                )
+            };
+            let r = measure_on(multi)?;
             // The peer route again with the other barrier, beside the rows.
             let other = match peer_barrier {
                 Some(Barrier::Events) => Some(Barrier::Device),
@@ -391,16 +394,7 @@ pub fn run(a: &Args) -> Result<bool> {
             };
             if let (Some(&Route::Peer), Some(own), Some(other)) = (route, peer_barrier, other) {
                 all.set_peer_barrier(other)?;
-                let measured = measure(
-                    &all,
-                    &g,
-                    &mut validator,
-                    scale,
-                    a.edgefactor,
-                    &rs,
-                    &a.levels_per_sync,
-                    &mut reference,
-                );
+                let measured = measure_on(&all);
                 all.set_peer_barrier(own)?;
                 for (e, d) in measured?.iter().zip(&r) {
                     barriers.push(BarrierCompare {

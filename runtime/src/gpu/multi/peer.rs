@@ -46,16 +46,32 @@ pub enum Route {
     Peer,
 }
 
-impl Route {
-    /// `VERTEX_EXCHANGE` (`nccl` or `peer`), default peer.
-    pub fn from_env() -> Result<Route> {
-        match std::env::var("VERTEX_EXCHANGE").as_deref() {
-            Err(_) | Ok("") | Ok("peer") => Ok(Route::Peer),
-            Ok("nccl") => Ok(Route::Nccl),
-            Ok(other) => Err(Error::InvalidArgument(format!(
-                "VERTEX_EXCHANGE={other}: expected `peer` or `nccl`"
-            ))),
+/// The choice environment variable `var` names among `choices` (name, value);
+/// the first when it is unset or empty, an error naming the choices otherwise.
+fn env_choice<T: Copy>(var: &str, choices: &[(&str, T)]) -> Result<T> {
+    let wanted = std::env::var(var).unwrap_or_default();
+    if wanted.is_empty() {
+        return Ok(choices[0].1);
+    }
+    match choices.iter().find(|(name, _)| *name == wanted) {
+        Some(&(_, v)) => Ok(v),
+        None => {
+            let names: Vec<String> = choices.iter().map(|(n, _)| format!("`{n}`")).collect();
+            Err(Error::InvalidArgument(format!(
+                "{var}={wanted}: expected {}",
+                names.join(" or ")
+            )))
         }
+    }
+}
+
+impl Route {
+    /// `VERTEX_EXCHANGE` (`peer` or `nccl`), default peer.
+    pub fn from_env() -> Result<Route> {
+        env_choice(
+            "VERTEX_EXCHANGE",
+            &[("peer", Route::Peer), ("nccl", Route::Nccl)],
+        )
     }
 }
 
@@ -73,13 +89,10 @@ pub enum Barrier {
 impl Barrier {
     /// `VERTEX_PEER_BARRIER` (`events` or `device`), default events.
     pub fn from_env() -> Result<Barrier> {
-        match std::env::var("VERTEX_PEER_BARRIER").as_deref() {
-            Err(_) | Ok("") | Ok("events") => Ok(Barrier::Events),
-            Ok("device") => Ok(Barrier::Device),
-            Ok(other) => Err(Error::InvalidArgument(format!(
-                "VERTEX_PEER_BARRIER={other}: expected `device` or `events`"
-            ))),
-        }
+        env_choice(
+            "VERTEX_PEER_BARRIER",
+            &[("events", Barrier::Events), ("device", Barrier::Device)],
+        )
     }
 }
 
@@ -493,6 +506,23 @@ mod tests {
             elem_size,
             mask: None,
         }
+    }
+
+    #[test]
+    fn choices_from_the_environment_default_to_the_first_and_name_the_others() {
+        let var = "VERTEX_TEST_PEER_CHOICE";
+        let choices = [("events", 1), ("device", 2)];
+        std::env::remove_var(var);
+        assert_eq!(env_choice(var, &choices).unwrap(), 1);
+        std::env::set_var(var, "device");
+        assert_eq!(env_choice(var, &choices).unwrap(), 2);
+        std::env::set_var(var, "fast");
+        let e = env_choice(var, &choices).unwrap_err().to_string();
+        assert!(
+            e.contains("VERTEX_TEST_PEER_CHOICE=fast: expected `events` or `device`"),
+            "{e}"
+        );
+        std::env::remove_var(var);
     }
 
     #[test]
