@@ -93,9 +93,14 @@ pub struct Graph500Args {
     /// plans its levels on the device (`kernels_rs::direction::plan_level`).
     #[arg(long, value_delimiter = ',', default_values_t = [runtime::gpu::DEFAULT_LEVELS_PER_SYNC])]
     pub levels_per_sync: Vec<u32>,
-    /// GPUs (> 1: the BFS program's direction kernels on a 1-D partition, NCCL).
+    /// GPUs (> 1: the BFS program's direction kernels on a 1-D partition, the
+    /// GPUs exchanging frontier slices between levels).
     #[arg(long, default_value_t = 1)]
     pub gpus: usize,
+    /// With --gpus N: how the GPUs exchange (default: peer access where every
+    /// pair has it, else NCCL; VERTEX_EXCHANGE sets the default too).
+    #[arg(long, value_enum)]
+    pub exchange: Option<crate::cli::common::Exchange>,
     /// Order of each vertex's neighbours, set during (timed) construction:
     /// `degree` puts hubs first so bottom-up BFS levels stop early, `id` keeps
     /// the builder's order.
@@ -183,6 +188,7 @@ fn graph500_cmd(a: Graph500Args) -> anyhow::Result<()> {
         return super::dist_graph500::graph500_ranks(a, env);
     }
     let cfg = a.config();
+    crate::cli::common::check_exchange(a.gpus, a.exchange)?;
     if a.validator == Validator::Gpu && a.backend == Backend::Cpu {
         bail!("--validator gpu needs --backend gpu or gpu-dsl");
     }
@@ -245,7 +251,7 @@ fn graph500_cmd(a: Graph500Args) -> anyhow::Result<()> {
         let sync = lps.unwrap_or(runtime::gpu::DEFAULT_LEVELS_PER_SYNC);
         let (report, timing) = match (&dev, a.backend, kernel, mec) {
             (Some(_), _, Some(_), Some(mec)) if a.gpus > 1 => (
-                run_multi(a.gpus, &cfg, &g, mec, a.validator)?,
+                run_multi(a.gpus, a.exchange, &cfg, &g, mec, a.validator)?,
                 GPU_MULTI_TIMING,
             ),
             (Some(dev), Backend::Gpu, Some(k), Some(mec)) => (
@@ -501,12 +507,13 @@ fn run_gpu_dsl(
 
 fn run_multi(
     gpus: usize,
+    exchange: Option<crate::cli::common::Exchange>,
     cfg: &Graph500Config,
     g: &Graph500Graph,
     max_edge_count: u64,
     validator: Validator,
 ) -> anyhow::Result<Graph500Report> {
-    let multi = runtime::gpu::multi::MultiGpu::open(gpus)?;
+    let multi = crate::cli::common::open_gpus(gpus, exchange)?;
     let opts = ProgramOptions {
         kernel: BfsKernel::Direction,
         max_edge_count: Some(max_edge_count),

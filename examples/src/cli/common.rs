@@ -19,6 +19,47 @@ pub enum Backend {
     Auto,
 }
 
+/// How the GPUs of one process exchange frontier slices and messages
+/// (`--exchange`, with `--gpus N`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Exchange {
+    /// Each GPU reads its peers' slices over NVLink peer access (the default
+    /// where every pair of GPUs has it).
+    Peer,
+    /// NCCL's all-gather and all-reduce.
+    Nccl,
+}
+
+/// `--exchange` asks how several GPUs exchange: an error with fewer than two.
+pub fn check_exchange(gpus: usize, exchange: Option<Exchange>) -> anyhow::Result<()> {
+    if gpus < 2 && exchange.is_some() {
+        anyhow::bail!("--exchange picks how several GPUs exchange: it needs --gpus 2 or more");
+    }
+    Ok(())
+}
+
+/// Opens `gpus` GPUs for one process, on the exchange route `exchange` asks for
+/// (`None`: `VERTEX_EXCHANGE`, else peer access where available): an error
+/// naming the flag when it asks for peer access the GPUs lack, or for any route
+/// on one GPU.
+pub fn open_gpus(
+    gpus: usize,
+    exchange: Option<Exchange>,
+) -> anyhow::Result<runtime::gpu::multi::MultiGpu> {
+    use anyhow::Context;
+    use runtime::gpu::multi::{MultiGpu, Route};
+    check_exchange(gpus, exchange)?;
+    let mut m = MultiGpu::open(gpus).with_context(|| format!("--gpus {gpus}"))?;
+    if let Some(e) = exchange {
+        let route = match e {
+            Exchange::Peer => Route::Peer,
+            Exchange::Nccl => Route::Nccl,
+        };
+        m.set_route(route).context("--exchange peer")?;
+    }
+    Ok(m)
+}
+
 /// The output pieces `vertex_dsl::cli` gives every program crate's command line.
 pub use vertex_dsl::cli::output::{check_output, human_out, is_stdout, write_result};
 

@@ -29,6 +29,7 @@ const CPU_RANKS_TIMING: &str =
 
 pub fn graph500_ranks(a: Graph500Args, env: RankEnv) -> anyhow::Result<()> {
     super::dist_gpu::one_gpu_per_rank(a.gpus)?;
+    super::dist_gpu::ranks_exchange(a.exchange)?;
     if a.validator == Validator::Gpu {
         bail!("--validator gpu: over ranks the ranks check every result together (Graph500's rules on the depths); drop the option");
     }

@@ -99,7 +99,12 @@ fn load_ranked<T>(
 
 /// What every rank refuses before joining: writing results, and more than one
 /// GPU a rank (`--gpus`, which a rank would otherwise ignore).
-fn check_ranks(output: Option<&std::path::Path>, gpus: usize) -> anyhow::Result<()> {
+fn check_ranks(
+    output: Option<&std::path::Path>,
+    gpus: usize,
+    exchange: Option<crate::cli::common::Exchange>,
+) -> anyhow::Result<()> {
+    super::dist_gpu::ranks_exchange(exchange)?;
     if output.is_some() {
         bail!(
             "-o is not available in a run over several ranks (each rank holds only its vertices)"
@@ -142,7 +147,7 @@ pub(super) fn slowest_ms(comm: &Comm, t: std::time::Duration) -> anyhow::Result<
 }
 
 pub fn dist_bfs_cmd(a: RunArgs, env: RankEnv) -> anyhow::Result<()> {
-    check_ranks(a.output.as_deref(), a.gpus)?;
+    check_ranks(a.output.as_deref(), a.gpus, a.exchange)?;
     let comm = Arc::new(Comm::connect(&env)?);
     let gpus = use_gpus(a.backend, &env, &comm)?;
     // Generated graphs undirected, files as listed: as the one-process bfs.
@@ -241,7 +246,7 @@ struct CcSummary {
 }
 
 pub fn dist_cc_cmd(a: RunArgs, env: RankEnv) -> anyhow::Result<()> {
-    check_ranks(a.output.as_deref(), a.gpus)?;
+    check_ranks(a.output.as_deref(), a.gpus, a.exchange)?;
     let comm = Arc::new(Comm::connect(&env)?);
     let gpus = use_gpus(a.backend, &env, &comm)?;
     // Weak components of a directed file: every edge both ways, as the
@@ -347,7 +352,7 @@ struct PrSummary {
 
 pub fn dist_pr_cmd(a: GatherArgs, env: RankEnv) -> anyhow::Result<()> {
     use vertex_examples::programs::pagerank::pagerank as pr;
-    check_ranks(a.output.as_deref(), a.gpus)?;
+    check_ranks(a.output.as_deref(), a.gpus, a.exchange)?;
     if a.schedule != GatherSchedule::Sync {
         bail!("over several ranks PageRank runs in Jacobi rounds (--schedule sync) only");
     }
@@ -490,7 +495,7 @@ struct SsspSummary {
 /// Bellman–Ford), with random weights keyed by the edge, so each rank weighs
 /// its own edges as the one-process command weighs them.
 pub fn dist_sssp_cmd(a: RunArgs, env: RankEnv) -> anyhow::Result<()> {
-    check_ranks(a.output.as_deref(), a.gpus)?;
+    check_ranks(a.output.as_deref(), a.gpus, a.exchange)?;
     let file_weighted =
         GenSpec::parse(&a.graph).is_none() && runtime::load::weight_kind_of(&a.graph)?.is_some();
     let (lo, hi) = match a.weights {

@@ -86,9 +86,13 @@ pub struct GatherArgs {
     pub symmetrize: bool,
     /// GPUs of this host to run on (`--backend gpu`): each keeps the in-edges of
     /// its share of the vertices, rounds pull, and the messages are all-gathered
-    /// over NCCL each round.
+    /// each round.
     #[arg(long, default_value_t = 1)]
     pub gpus: usize,
+    /// With --gpus N: how the GPUs exchange the messages (default: peer access
+    /// where every pair has it, else NCCL; VERTEX_EXCHANGE sets the default too).
+    #[arg(long, value_enum)]
+    pub exchange: Option<crate::cli::common::Exchange>,
     /// Write `vertex value` lines to FILE; `-o -` writes them to stdout and the
     /// summary to stderr (not with --json, which also wants stdout).
     #[arg(short, long)]
@@ -262,6 +266,7 @@ fn run<P: GatherProgram>(a: GatherArgs, shape: Shape<P>) -> anyhow::Result<()> {
         );
     }
     let cpu_only = order.is_some() || a.schedule == GatherSchedule::GaussSeidel;
+    crate::cli::common::check_exchange(a.gpus, a.exchange)?;
     if a.gpus == 0 || (a.gpus > 1 && (cpu_only || a.common.backend != Backend::Gpu)) {
         bail!(
             "--gpus {}: expected 1, or more with --backend gpu and round schedules",
@@ -270,8 +275,7 @@ fn run<P: GatherProgram>(a: GatherArgs, shape: Shape<P>) -> anyhow::Result<()> {
     }
     let multi = (a.gpus > 1)
         .then(|| -> anyhow::Result<_> {
-            let m = runtime::gpu::multi::MultiGpu::open(a.gpus)
-                .with_context(|| format!("--gpus {}", a.gpus))?;
+            let m = crate::cli::common::open_gpus(a.gpus, a.exchange)?;
             let k = m.load_gather::<P>()?;
             Ok((m, k))
         })

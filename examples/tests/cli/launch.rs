@@ -184,6 +184,24 @@ fn ranks_refuse_what_they_cannot_split() {
         assert!(!out.status.success(), "{prog}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains("start more ranks"), "{prog}: {err}");
+        // Ranks exchange over NCCL: asking for peer access is refused by name.
+        let out = vertex(&[
+            "launch",
+            "-n",
+            "2",
+            "--",
+            exe,
+            prog,
+            "kron:8",
+            "--exchange",
+            "peer",
+        ]);
+        assert!(!out.status.success(), "{prog}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("ranks (one GPU per process) exchange over NCCL"),
+            "{prog}: {err}"
+        );
     }
     let bad = Command::new(exe)
         .args(["bfs", "kron:10"])

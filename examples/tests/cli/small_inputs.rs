@@ -353,3 +353,33 @@ fn weight_ranges_are_read_or_refused_by_name() {
         assert!(!o.status.success() && err.contains(says), "{bad}: {err}");
     }
 }
+
+#[test]
+fn an_exchange_route_without_several_gpus_is_refused_by_name() {
+    // `--exchange` picks how several GPUs exchange: refused on one, by name,
+    // by the traversals, the gather programs and Graph500 alike (no GPU needed).
+    for args in [
+        &["bfs", "kron:8", "--exchange", "nccl"][..],
+        &["pr", "kron:8", "--exchange", "peer"][..],
+        &[
+            "bench",
+            "graph500",
+            "--scale",
+            "8",
+            "--backend",
+            "cpu",
+            "--exchange",
+            "nccl",
+        ][..],
+    ] {
+        let out = run(args);
+        assert!(!out.status.success(), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("--exchange picks how several GPUs exchange"),
+            "{args:?}: {err}"
+        );
+    }
+    let out = run(&["bfs", "kron:8", "--gpus", "2", "--exchange", "fast"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("possible values: peer, nccl"));
+}

@@ -79,9 +79,14 @@ pub struct RunArgs {
     /// obim schedule's buckets.
     #[arg(long)]
     pub delta: Option<String>,
-    /// GPUs (> 1: direction kernels on a 1-D partition, NCCL between levels).
+    /// GPUs (> 1: direction kernels on a 1-D partition, the GPUs exchanging
+    /// frontier slices between levels).
     #[arg(long, default_value_t = 1)]
     pub gpus: usize,
+    /// With --gpus N: how the GPUs exchange (default: peer access where every
+    /// pair has it, else NCCL; VERTEX_EXCHANGE sets the default too).
+    #[arg(long, value_enum)]
+    pub exchange: Option<crate::cli::common::Exchange>,
     /// Random integer weights LO..HI (weighted programs default to 1..255 on
     /// graphs without weights; on a weighted file these replace its weights).
     #[arg(long, value_parser = parse_range)]

@@ -100,6 +100,7 @@ where
     <P as VertexProgram>::State: std::fmt::Display + Serialize,
 {
     crate::cli::common::check_output(a.output.as_deref(), a.json)?;
+    crate::cli::common::check_exchange(a.gpus, a.exchange)?;
     if a.gpus == 0 || (a.gpus > 1 && a.backend == Backend::Cpu) {
         bail!(
             "--gpus {}: expected 1, or more with --backend gpu|auto",
@@ -217,8 +218,8 @@ where
     let mut route_note = None;
     let (states, time_s, rounds, backend, ran) = match &gpu {
         Some(_) if a.gpus > 1 => {
-            let multi = runtime::gpu::multi::MultiGpu::open(a.gpus)?;
-            // Which exchange ran (VERTEX_EXCHANGE=nccl picks NCCL's).
+            let multi = crate::cli::common::open_gpus(a.gpus, a.exchange)?;
+            // Which exchange ran (--exchange or VERTEX_EXCHANGE picks it).
             route_note = Some(format!(
                 "{} GPUs, exchange: {}",
                 a.gpus,
