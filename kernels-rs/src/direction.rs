@@ -344,7 +344,7 @@ fn list_word_chunks(
 }
 
 /// Chunks a lane lists alone: a word whose vertices have more is listed by its
-/// whole warp (see [`list_warp_chunks`]).
+/// whole warp (`list_warp_chunks`).
 pub const LANE_LIST_CHUNKS: u64 = 32;
 
 /// Every lane of a warp lists the `count` chunks of the vertices set in `bits`
