@@ -31,6 +31,7 @@ use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use crate::msbfs::{cells, each_lane, CHUNK_BITS};
 use crate::program::Program;
 use crate::thread::ThreadCtx;
+use crate::warp::{write_lists, Warp};
 use crate::word::{slice, StateWord};
 
 /// `ctl[CTL_ITEMS]`: edge chunks listed for the round being expanded.
@@ -223,22 +224,33 @@ pub unsafe fn chunks<P: Program>(t: ThreadCtx, desc: *const PushBatchDesc, round
     if t.global() == 0 && count > 0 {
         b.ctl[CTL_ROUNDS].fetch_add(1, Relaxed);
     }
-    let mut e0 = t.global() * ENTRIES_PER_THREAD;
+    let degree = |e: u64| b.degree(vertices[e as usize].load(Relaxed) as usize);
+    // Warp-uniform steps (the warp's first entry), so that a lane with a
+    // hub's chunks has its warp write them (`write_lists`).
+    let w = crate::warp::kernel_warp(t);
+    let lane = u64::from(w.lane());
+    let mut base = (t.global() - lane) * ENTRIES_PER_THREAD;
     let step = t.stride() * ENTRIES_PER_THREAD;
-    while e0 < count {
+    while base < count {
+        let e0 = count.min(base + lane * ENTRIES_PER_THREAD);
         let e1 = count.min(e0 + ENTRIES_PER_THREAD);
-        let degree = |e: u64| b.degree(vertices[e as usize].load(Relaxed) as usize);
         let total: u64 = (e0..e1).map(|e| degree(e).div_ceil(b.chunk)).sum();
-        if total > 0 {
-            let mut at = b.ctl[CTL_ITEMS].fetch_add(total, Relaxed) as usize;
+        let at = match total {
+            0 => 0,
+            _ => b.ctl[CTL_ITEMS].fetch_add(total, Relaxed),
+        };
+        write_lists(w, (e0, e1), at, total, |(e0, e1), mut at, start, step| {
             for e in e0..e1 {
-                for k in 0..degree(e).div_ceil(b.chunk) {
-                    b.items[at].store(e << CHUNK_BITS | k, Relaxed);
-                    at += 1;
+                let n = degree(e).div_ceil(b.chunk);
+                let mut k = start;
+                while k < n {
+                    b.items[(at + k) as usize].store(e << CHUNK_BITS | k, Relaxed);
+                    k += step;
                 }
+                at += n;
             }
-        }
-        e0 += step;
+        });
+        base += step;
     }
 }
 

@@ -30,7 +30,7 @@ use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use crate::program::Program;
 use crate::skeleton::{chunk_rows, CsrView};
 use crate::thread::ThreadCtx;
-use crate::warp::{rejoined_stride, Warp};
+use crate::warp::{rejoined_stride, write_lists, Warp};
 use crate::word::StateWord;
 
 /// Level counter: vertices that joined the next frontier.
@@ -322,40 +322,38 @@ fn degree(offsets: &[u64], v: usize) -> u64 {
 }
 
 /// Writes from slot `at` of the work list the chunks of every vertex whose bit
-/// is set in `bits`, word `w` of a bitmap; the next free slot.
+/// is set in `bits`, word `w` of a bitmap: of each vertex's chunks, those whose
+/// index is `start` plus a multiple of `step` ([`write_lists`]).
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 fn list_word_chunks(
     offsets: &[u64],
     chunk: u64,
     chunks: &[AtomicU64],
-    mut at: usize,
+    mut at: u64,
     w: u64,
     mut bits: u32,
-) -> usize {
+    start: u64,
+    step: u64,
+) {
     while bits != 0 {
         let v = (w as usize) * 32 + bits.trailing_zeros() as usize;
-        for i in 0..degree(offsets, v).div_ceil(chunk) {
-            chunks[at].store((v as u64) << 32 | i, Relaxed);
-            at += 1;
+        let n = degree(offsets, v).div_ceil(chunk);
+        let mut i = start;
+        while i < n {
+            chunks[(at + i) as usize].store((v as u64) << 32 | i, Relaxed);
+            i += step;
         }
+        at += n;
         bits &= bits - 1;
     }
-    at
 }
-
-/// Chunks a lane lists alone: a word whose vertices have more is listed by its
-/// whole warp (`list_warp_chunks`).
-pub const LANE_LIST_CHUNKS: u64 = 32;
 
 /// Every lane of a warp lists the `count` chunks of the vertices set in `bits`
 /// (bitmap word `word`): one atomic reserves the warp's total, a prefix sum
-/// of shuffles places each lane's share. A lane with more than
-/// [`LANE_LIST_CHUNKS`] has its word listed by the whole warp, 32 chunks a
-/// step: one lane writing a hub's chunks alone was the level's critical path
-/// (H200, Kronecker 26, a top-down level of 1,720 vertices and 23 M edges: 3.1
-/// ms, one lane storing the ~200 k chunks of the largest hub one by one; a
-/// level of one 93 k-edge vertex at scale 25: 0.24 ms against 0.04 for an
-/// empty one). Whole warps only.
+/// of shuffles places each lane's share, and a word of more than
+/// `LANE_LIST_ITEMS` chunks (a hub's) is written by the whole warp
+/// ([`write_lists`]). Whole warps only.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn list_warp_chunks<W: Warp>(
@@ -378,32 +376,15 @@ fn list_warp_chunks<W: Warp>(
         0
     };
     let at = w.shfl_u64(first, 0) + before;
-    let shared = count > LANE_LIST_CHUNKS;
-    if !shared {
-        list_word_chunks(offsets, chunk, chunks, at as usize, word, bits);
-    }
-    // The shared words, one after another: every lane takes every 32nd chunk
-    // of each of the word's vertices (warp-uniform: the word, its bits and its
-    // slot come from one lane).
-    let mut big = w.ballot(shared);
-    while big != 0 {
-        let src = big.trailing_zeros();
-        big &= big - 1;
-        let word = w.shfl_u64(word, src);
-        let mut bits = w.shfl(bits, src);
-        let mut at = w.shfl_u64(at, src);
-        while bits != 0 {
-            let v = (word as usize) * 32 + bits.trailing_zeros() as usize;
-            let n = degree(offsets, v).div_ceil(chunk);
-            let mut i = u64::from(w.lane());
-            while i < n {
-                chunks[(at + i) as usize].store((v as u64) << 32 | i, Relaxed);
-                i += u64::from(W::SIZE);
-            }
-            at += n;
-            bits &= bits - 1;
-        }
-    }
+    write_lists(
+        w,
+        (word, u64::from(bits)),
+        at,
+        count,
+        |(word, bits), at, start, step| {
+            list_word_chunks(offsets, chunk, chunks, at, word, bits as u32, start, step)
+        },
+    );
 }
 
 /// Top-down, step 1: the frontier bitmap → the work list of edge chunks.

@@ -211,7 +211,7 @@ fn td_chunks_lists_hubs_with_the_whole_warp_and_the_rest_lane_by_lane() {
     // word holding a hub and small vertices, words of small vertices only.
     let n = 2000;
     let (offsets, _) = graph(n);
-    assert!((offsets[1] - offsets[0]).div_ceil(4) > LANE_LIST_CHUNKS);
+    assert!((offsets[1] - offsets[0]).div_ceil(4) > crate::warp::LANE_LIST_ITEMS);
     let frontier = bits(n);
     for v in (0..n).filter(|v| v % 5 == 0 || *v < 40 || (700..760).contains(v)) {
         frontier[v / 32].fetch_or(1 << (v % 32), Relaxed);

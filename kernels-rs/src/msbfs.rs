@@ -42,6 +42,7 @@
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use crate::thread::ThreadCtx;
+use crate::warp::{write_lists, Warp};
 use crate::word::{slice, StateWord};
 
 /// Lanes per batch: the bits of one word.
@@ -378,27 +379,38 @@ pub unsafe fn chunks(t: ThreadCtx, desc: *const BatchDesc, depth: u32) {
         }
     }
     let (lo, hi) = b.level(depth);
-    let mut e0 = lo + t.global() * ENTRIES_PER_THREAD;
+    let degree = |e: u64| {
+        let (a, z) = b.row(b.order[e as usize].load(Relaxed) as usize);
+        z - a
+    };
+    // Warp-uniform steps (the warp's first entry), so that a lane with a
+    // hub's chunks has its warp write them (`write_lists`).
+    let w = crate::warp::kernel_warp(t);
+    let lane = u64::from(w.lane());
+    let mut base = lo + (t.global() - lane) * ENTRIES_PER_THREAD;
     let step = t.stride() * ENTRIES_PER_THREAD;
     let mut edges = 0u64;
-    while e0 < hi {
+    while base < hi {
+        let e0 = hi.min(base + lane * ENTRIES_PER_THREAD);
         let e1 = hi.min(e0 + ENTRIES_PER_THREAD);
-        let degree = |e: u64| {
-            let (a, z) = b.row(b.order[e as usize].load(Relaxed) as usize);
-            z - a
-        };
         let total: u64 = (e0..e1).map(|e| degree(e).div_ceil(b.chunk)).sum();
         edges += (e0..e1).map(degree).sum::<u64>();
-        if total > 0 {
-            let mut at = b.ctl[CTL_ITEMS].fetch_add(total, Relaxed) as usize;
+        let at = match total {
+            0 => 0,
+            _ => b.ctl[CTL_ITEMS].fetch_add(total, Relaxed),
+        };
+        write_lists(w, (e0, e1), at, total, |(e0, e1), mut at, start, step| {
             for e in e0..e1 {
-                for k in 0..degree(e).div_ceil(b.chunk) {
-                    b.items[at].store(e << CHUNK_BITS | k, Relaxed);
-                    at += 1;
+                let n = degree(e).div_ceil(b.chunk);
+                let mut k = start;
+                while k < n {
+                    b.items[(at + k) as usize].store(e << CHUNK_BITS | k, Relaxed);
+                    k += step;
                 }
+                at += n;
             }
-        }
-        e0 += step;
+        });
+        base += step;
     }
     if edges > 0 {
         b.ctl[CTL_FRONTIER_EDGES].fetch_add(edges, Relaxed);
