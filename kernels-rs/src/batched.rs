@@ -28,10 +28,10 @@
 
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
-use crate::msbfs::{cells, each_lane, CHUNK_BITS};
+use crate::msbfs::{cells, each_lane, list_entry_chunks, CHUNK_BITS};
 use crate::program::Program;
 use crate::thread::ThreadCtx;
-use crate::warp::{write_lists, Warp};
+use crate::warp::Warp;
 use crate::word::{slice, StateWord};
 
 /// `ctl[CTL_ITEMS]`: edge chunks listed for the round being expanded.
@@ -234,22 +234,7 @@ pub unsafe fn chunks<P: Program>(t: ThreadCtx, desc: *const PushBatchDesc, round
     while base < count {
         let e0 = count.min(base + lane * ENTRIES_PER_THREAD);
         let e1 = count.min(e0 + ENTRIES_PER_THREAD);
-        let total: u64 = (e0..e1).map(|e| degree(e).div_ceil(b.chunk)).sum();
-        let at = match total {
-            0 => 0,
-            _ => b.ctl[CTL_ITEMS].fetch_add(total, Relaxed),
-        };
-        write_lists(w, (e0, e1), at, total, |(e0, e1), mut at, start, step| {
-            for e in e0..e1 {
-                let n = degree(e).div_ceil(b.chunk);
-                let mut k = start;
-                while k < n {
-                    b.items[(at + k) as usize].store(e << CHUNK_BITS | k, Relaxed);
-                    k += step;
-                }
-                at += n;
-            }
-        });
+        list_entry_chunks(w, (e0, e1), degree, b.chunk, b.items, &b.ctl[CTL_ITEMS]);
         base += step;
     }
 }

@@ -393,28 +393,44 @@ pub unsafe fn chunks(t: ThreadCtx, desc: *const BatchDesc, depth: u32) {
     while base < hi {
         let e0 = hi.min(base + lane * ENTRIES_PER_THREAD);
         let e1 = hi.min(e0 + ENTRIES_PER_THREAD);
-        let total: u64 = (e0..e1).map(|e| degree(e).div_ceil(b.chunk)).sum();
         edges += (e0..e1).map(degree).sum::<u64>();
-        let at = match total {
-            0 => 0,
-            _ => b.ctl[CTL_ITEMS].fetch_add(total, Relaxed),
-        };
-        write_lists(w, (e0, e1), at, total, |(e0, e1), mut at, start, step| {
-            for e in e0..e1 {
-                let n = degree(e).div_ceil(b.chunk);
-                let mut k = start;
-                while k < n {
-                    b.items[(at + k) as usize].store(e << CHUNK_BITS | k, Relaxed);
-                    k += step;
-                }
-                at += n;
-            }
-        });
+        list_entry_chunks(w, (e0, e1), degree, b.chunk, b.items, &b.ctl[CTL_ITEMS]);
         base += step;
     }
     if edges > 0 {
         b.ctl[CTL_FRONTIER_EDGES].fetch_add(edges, Relaxed);
     }
+}
+
+/// Lists the edge chunks of frontier entries `e0..e1` (this lane's; `degree`
+/// of an entry) as work items `entry << CHUNK_BITS | chunk index`, the lane's
+/// total reserved by one atomic add on `count`; a lane with a hub's chunks has
+/// its warp write them ([`write_lists`]). Whole warps only.
+#[inline(always)]
+pub(crate) fn list_entry_chunks<W: Warp>(
+    w: W,
+    (e0, e1): (u64, u64),
+    degree: impl Fn(u64) -> u64,
+    chunk: u64,
+    items: &[AtomicU64],
+    count: &AtomicU64,
+) {
+    let total: u64 = (e0..e1).map(|e| degree(e).div_ceil(chunk)).sum();
+    let at = match total {
+        0 => 0,
+        _ => count.fetch_add(total, Relaxed),
+    };
+    write_lists(w, (e0, e1), at, total, |(e0, e1), mut at, start, step| {
+        for e in e0..e1 {
+            let n = degree(e).div_ceil(chunk);
+            let mut k = start;
+            while k < n {
+                items[(at + k) as usize].store(e << CHUNK_BITS | k, Relaxed);
+                k += step;
+            }
+            at += n;
+        }
+    });
 }
 
 /// Pushes each item's lanes along its edges: lanes not yet seen at a target are
