@@ -8,7 +8,8 @@
 //! top-down level turns it into a work list without a per-vertex queue append —
 //! in [`td_chunks`] each lane takes one bitmap word, counts the `⌈deg / chunk⌉`
 //! edge chunks of its set bits, and the warp reserves its lanes' chunks with *one*
-//! atomic add before each lane writes its `(vertex, chunk index)` pairs.
+//! atomic add before each lane writes its `(vertex, chunk index)` pairs — or, for
+//! a word holding a hub, the whole warp writes them ([`crate::warp::write_lists`]).
 //! [`TopDown::relax`] then gives each thread one chunk (seed 000's edge-chunk
 //! balancing, restricted to frontier edges), so a hub's adjacency is spread over
 //! many threads. A level whose frontier holds many edges scans them all instead
