@@ -42,21 +42,20 @@ pub(super) fn use_gpus(backend: Backend, env: &RankEnv, comm: &Comm) -> anyhow::
     })
 }
 
-/// `--gpus` over ranks: each rank drives one GPU, so only 1 is taken.
-/// `--exchange` over ranks: they exchange over NCCL, peer access is for the GPUs
-/// of one process.
-pub(super) fn ranks_exchange(exchange: Option<crate::cli::common::Exchange>) -> anyhow::Result<()> {
-    if exchange == Some(crate::cli::common::Exchange::Peer) {
-        bail!("--exchange peer: ranks (one GPU per process) exchange over NCCL; peer access is for --gpus N in one process");
-    }
-    Ok(())
-}
-
-pub(super) fn one_gpu_per_rank(gpus: usize) -> anyhow::Result<()> {
+/// The multi-GPU options over ranks: `--gpus` (each rank drives one GPU, so
+/// only 1 is taken) and `--exchange` (ranks exchange over NCCL; peer access is
+/// for the GPUs of one process).
+pub(super) fn one_gpu_per_rank(
+    gpus: usize,
+    exchange: Option<crate::cli::common::Exchange>,
+) -> anyhow::Result<()> {
     if gpus != 1 {
         bail!(
             "--gpus {gpus}: over ranks each rank drives one GPU (its LOCAL_RANK); start more ranks instead"
         );
+    }
+    if exchange == Some(crate::cli::common::Exchange::Peer) {
+        bail!("--exchange peer: ranks (one GPU per process) exchange over NCCL; peer access is for --gpus N in one process");
     }
     Ok(())
 }

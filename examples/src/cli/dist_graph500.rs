@@ -28,8 +28,7 @@ const CPU_RANKS_TIMING: &str =
     "the slowest rank's wall time of the bottom-up level loop over ranks (TCP exchange)";
 
 pub fn graph500_ranks(a: Graph500Args, env: RankEnv) -> anyhow::Result<()> {
-    super::dist_gpu::one_gpu_per_rank(a.gpus)?;
-    super::dist_gpu::ranks_exchange(a.exchange)?;
+    super::dist_gpu::one_gpu_per_rank(a.gpus, a.exchange)?;
     if a.validator == Validator::Gpu {
         bail!("--validator gpu: over ranks the ranks check every result together (Graph500's rules on the depths); drop the option");
     }

@@ -97,20 +97,19 @@ fn load_ranked<T>(
     Ok((g, rank, t.elapsed().as_secs_f64() * 1e3))
 }
 
-/// What every rank refuses before joining: writing results, and more than one
-/// GPU a rank (`--gpus`, which a rank would otherwise ignore).
+/// What every rank refuses before joining: writing results, more than one GPU a
+/// rank (`--gpus`, which a rank would otherwise ignore) and `--exchange peer`.
 fn check_ranks(
     output: Option<&std::path::Path>,
     gpus: usize,
     exchange: Option<crate::cli::common::Exchange>,
 ) -> anyhow::Result<()> {
-    super::dist_gpu::ranks_exchange(exchange)?;
     if output.is_some() {
         bail!(
             "-o is not available in a run over several ranks (each rank holds only its vertices)"
         );
     }
-    super::dist_gpu::one_gpu_per_rank(gpus)
+    super::dist_gpu::one_gpu_per_rank(gpus, exchange)
 }
 
 /// The source asked for, else the first vertex with out-edges (as the

@@ -332,6 +332,11 @@ pub fn run(a: &Args) -> Result<bool> {
     let mut rows: Vec<Row> = Vec::new();
     let mut barriers: Vec<BarrierCompare> = Vec::new();
     let peer_barrier = all.peer_barrier();
+    // The peer rows are measured again with this one, side by side.
+    let other = peer_barrier.map(|b| match b {
+        Barrier::Events => Barrier::Device,
+        Barrier::Device => Barrier::Events,
+    });
     let write =
         |rows: &[Row], checks: &[check::Check], compare: &[BarrierCompare]| -> Result<PathBuf> {
             let report = Report {
@@ -387,11 +392,6 @@ pub fn run(a: &Args) -> Result<bool> {
             };
             let r = measure_on(multi)?;
             // The peer route again with the other barrier, beside the rows.
-            let other = match peer_barrier {
-                Some(Barrier::Events) => Some(Barrier::Device),
-                Some(Barrier::Device) => Some(Barrier::Events),
-                None => None,
-            };
             if let (Some(&Route::Peer), Some(own), Some(other)) = (route, peer_barrier, other) {
                 all.set_peer_barrier(other)?;
                 let measured = measure_on(&all);
