@@ -295,6 +295,27 @@ impl Bitmap<'_> {
     }
 }
 
+/// A bitmap no thread writes while the kernel runs: a level's frontier, which
+/// the bottom-up, scan and work-list kernels only read (the level writes the
+/// other buffer). Plain loads, which L1 may serve across a block; [`Bitmap`]'s
+/// atomic loads (`ld.relaxed.sys`) go to L2 every time. A bottom-up level
+/// tests the in-neighbours of every vertex it scans, and with hubs first most
+/// of those tests read the few words holding the hubs. H200, Graph500 BFS, the
+/// same 16 roots: each search took 0.963x / 0.941x / 0.937x the time (geometric
+/// mean) at scales 24 / 25 / 26, 47 of the 48 searches faster.
+#[derive(Clone, Copy, Debug)]
+pub struct FrozenBitmap<'a> {
+    pub words: &'a [u32],
+}
+
+impl FrozenBitmap<'_> {
+    /// Whether `v`'s bit is set.
+    #[inline(always)]
+    pub fn contains(&self, v: usize) -> bool {
+        self.words[v >> 5] & (1 << (v & 31)) != 0
+    }
+}
+
 /// Per-thread tallies of the next frontier, flushed once per thread.
 #[derive(Default)]
 struct Tally {
@@ -402,7 +423,7 @@ pub fn td_chunks<W: Warp>(
     t: ThreadCtx,
     w: W,
     offsets: &[u64],
-    frontier: Bitmap,
+    frontier: FrozenBitmap,
     chunk: u64,
     chunks: &[AtomicU64],
     ctl: &[AtomicU64],
@@ -417,7 +438,7 @@ pub fn td_chunks<W: Warp>(
     while base < nwords {
         let word = base + lane;
         let bits = if word < nwords {
-            frontier.words[word as usize].load(Relaxed)
+            frontier.words[word as usize]
         } else {
             0
         };
@@ -588,7 +609,7 @@ impl<P: Program> TopDown<'_, P> {
     /// [`crate::skeleton::build_sv`]) and relaxes those whose source is in
     /// `frontier`; no work list. Whole warps only (the tally).
     #[inline(always)]
-    pub fn scan<W: Warp>(&self, t: ThreadCtx, w: W, frontier: Bitmap, sv: &[u32]) {
+    pub fn scan<W: Warp>(&self, t: ThreadCtx, w: W, frontier: FrozenBitmap, sv: &[u32]) {
         if !matches!(self.ctl[CTL_PLAN].load(Relaxed), PLAN_HOST | PLAN_SCAN) || self.chunk == 0 {
             return;
         }
@@ -612,7 +633,7 @@ pub struct BottomUp<'a, P: Program> {
     pub out_offsets: &'a [u64],
     pub state: &'a [<P::State as StateWord>::Atomic],
     pub parents: Option<&'a [AtomicU32]>,
-    pub frontier: Bitmap<'a>,
+    pub frontier: FrozenBitmap<'a>,
     pub next: Bitmap<'a>,
     /// What every frontier vertex offers (uniform frontier, see the module docs).
     pub candidate: P::State,

@@ -101,6 +101,8 @@ fn check(n: usize, warps: u32, source: usize, way: impl Fn(u32) -> Way) {
     loop {
         let ctl: Vec<AtomicU64> = (0..CTL_WORDS).map(|_| AtomicU64::new(0)).collect();
         next.iter().for_each(|w| w.store(0, Relaxed));
+        // The level only reads its frontier.
+        let frozen: Vec<u32> = cur.iter().map(|w| w.load(Relaxed)).collect();
         let way = way(level);
         if way == Way::BottomUp {
             let bu = BottomUp::<Bfs> {
@@ -108,7 +110,7 @@ fn check(n: usize, warps: u32, source: usize, way: impl Fn(u32) -> Way) {
                 out_offsets: &offsets,
                 state: &state,
                 parents: Some(&parents),
-                frontier: Bitmap { words: &cur },
+                frontier: FrozenBitmap { words: &frozen },
                 next: Bitmap { words: &next },
                 candidate: level + 1,
                 ctl: &ctl,
@@ -119,7 +121,15 @@ fn check(n: usize, warps: u32, source: usize, way: impl Fn(u32) -> Way) {
         } else {
             if way == Way::TopDown {
                 launch_warps(warps, |t, w| {
-                    td_chunks(t, w, &offsets, Bitmap { words: &cur }, chunk, &chunks, &ctl)
+                    td_chunks(
+                        t,
+                        w,
+                        &offsets,
+                        FrozenBitmap { words: &frozen },
+                        chunk,
+                        &chunks,
+                        &ctl,
+                    )
                 });
             }
             let list: Vec<u64> = chunks.iter().map(|c| c.load(Relaxed)).collect();
@@ -143,7 +153,7 @@ fn check(n: usize, warps: u32, source: usize, way: impl Fn(u32) -> Way) {
                 let sv: Vec<u32> = (0..targets.len().div_ceil(chunk as usize))
                     .map(|i| offsets.partition_point(|&o| o <= (i as u64) * chunk) as u32 - 1)
                     .collect();
-                let frontier = Bitmap { words: &cur };
+                let frontier = FrozenBitmap { words: &frozen };
                 launch_warps(warps, |t, w| td.scan(t, w, frontier, &sv));
             }
         }
@@ -193,10 +203,10 @@ fn top_down_levels_with_32_lane_warps() {
 }
 
 /// The chunks `td_chunks` should list for the vertices set in `frontier`.
-fn wanted_chunks(offsets: &[u64], frontier: &[AtomicU32], chunk: u64) -> Vec<u64> {
+fn wanted_chunks(offsets: &[u64], frontier: &[u32], chunk: u64) -> Vec<u64> {
     let n = offsets.len() - 1;
     let mut want: Vec<u64> = (0..n)
-        .filter(|&v| frontier[v / 32].load(Relaxed) & 1 << (v % 32) != 0)
+        .filter(|&v| frontier[v / 32] & 1 << (v % 32) != 0)
         .flat_map(|v| {
             (0..(offsets[v + 1] - offsets[v]).div_ceil(chunk)).map(move |k| (v as u64) << 32 | k)
         })
@@ -216,6 +226,7 @@ fn td_chunks_lists_hubs_with_the_whole_warp_and_the_rest_lane_by_lane() {
     for v in (0..n).filter(|v| v % 5 == 0 || *v < 40 || (700..760).contains(v)) {
         frontier[v / 32].fetch_or(1 << (v % 32), Relaxed);
     }
+    let frontier: Vec<u32> = frontier.iter().map(|w| w.load(Relaxed)).collect();
     for (warps, chunk) in [(1, 4), (2, 4), (3, 1), (1, 64)] {
         let chunks: Vec<AtomicU64> = (0..chunk_capacity(n as u64, offsets[n], chunk))
             .map(|_| AtomicU64::new(u64::MAX))
@@ -227,7 +238,7 @@ fn td_chunks_lists_hubs_with_the_whole_warp_and_the_rest_lane_by_lane() {
                 t,
                 w,
                 &offsets,
-                Bitmap { words: &frontier },
+                FrozenBitmap { words: &frontier },
                 chunk,
                 &chunks,
                 &ctl,

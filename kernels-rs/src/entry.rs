@@ -583,6 +583,17 @@ unsafe fn bitmap<'a>(ptr: *mut u32, n: u64) -> direction::Bitmap<'a> {
     }
 }
 
+/// # Safety
+/// `ptr` valid for [`bitmap_words`]`(n)` words that nothing writes while the
+/// kernel runs (a level's frontier: the level writes the other buffer).
+#[inline(always)]
+unsafe fn frozen_bitmap<'a>(ptr: *const u32, n: u64) -> direction::FrozenBitmap<'a> {
+    direction::FrozenBitmap {
+        // SAFETY: forwarded contract.
+        words: unsafe { slice(ptr, bitmap_words(n) as usize) },
+    }
+}
+
 /// Top-down step 1 ([`direction::td_chunks`]): frontier bitmap → chunk work list.
 /// Launched with whole warps (blocks a multiple of 32 threads).
 ///
@@ -608,7 +619,7 @@ pub unsafe fn td_chunks(
             t,
             crate::warp::kernel_warp(t),
             slice(offsets, n as usize + 1),
-            bitmap(frontier, n),
+            frozen_bitmap(frontier, n),
             chunk,
             u64::atomics_from_raw(chunks, capacity as usize),
             u64::atomics_from_raw(ctl, direction::CTL_WORDS),
@@ -797,7 +808,7 @@ pub unsafe fn td_scan<P: Program>(
                 candidate,
             ),
             slice(sv, nsv as usize),
-            bitmap(frontier, n),
+            frozen_bitmap(frontier, n),
         )
     };
     td.scan(t, crate::warp::kernel_warp(t), frontier, sv)
@@ -839,7 +850,7 @@ pub unsafe fn bottom_up<P: Program>(
             out_offsets: slice(out_offsets, n_ + 1),
             state: P::State::atomics_from_raw(state, n_),
             parents: opt_u32_cells(parents, n_),
-            frontier: bitmap(frontier, n),
+            frontier: frozen_bitmap(frontier, n),
             next: bitmap(next, n),
             candidate: slice(candidate, 1)[0],
             ctl: u64::atomics_from_raw(ctl, direction::CTL_WORDS),
