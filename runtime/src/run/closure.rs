@@ -4,7 +4,7 @@
 
 use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 
-use super::{place, refuse, Backend, Kind, Outcome, Placed, Report, Run, Runnable};
+use super::{multi, place, refuse, Backend, Kind, Outcome, Placed, Report, Run, Runnable};
 use crate::apsp::{self, DistMatrix, Elem, ProgramSemiring};
 use crate::error::{Error, Result};
 use crate::program::{AtomicState, VertexProgram};
@@ -35,6 +35,7 @@ where
                 || plan.tolerance.is_some(),
             "the closure runs from every vertex with blocked Floyd–Warshall",
         )?;
+        multi::one_gpu(plan, "all-pairs closures")?;
         let g = self.graph.csr();
         if !g.is_weighted() && g.num_edges() > 0 {
             return Err(Error::InvalidArgument(format!(

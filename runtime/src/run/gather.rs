@@ -1,12 +1,16 @@
 //! Gather/apply programs (`gather = ..`, level sweeps included) through the one
 //! run call: synchronous rounds or the asynchronous engines on the CPU
 //! ([`crate::cpu::gather`], [`crate::cpu::gather_async`]), the generated round
-//! kernels on the GPU ([`Device::run_gather`]).
+//! kernels on the GPU ([`Device::run_gather`]) or on several
+//! ([`MultiGpu::run_gather`]).
 //!
 //! [`Device::run_gather`]: crate::gpu::Device::run_gather
+//! [`MultiGpu::run_gather`]: crate::gpu::multi::MultiGpu::run_gather
 
 use super::device_cache::GraphKey;
-use super::{pick_source, place, refuse, Backend, Kind, Outcome, Placed, Plan, Report, Runnable};
+use super::{
+    multi, pick_source, place, refuse, Backend, Kind, Outcome, Placed, Plan, Report, Runnable,
+};
 use crate::cpu::gather_async::AsyncOrder;
 use crate::error::Result;
 use crate::gather::{GatherOptions, GatherProgram, GatherReport};
@@ -42,6 +46,12 @@ where
     let mut report = Report::empty(name, Kind::Gather);
     report.source = source;
     report.source_reason = source_note;
+    if let Some(why) = multi::placed::<P>(plan)? {
+        report.backend_reason = why;
+        let (values, r) = gpus::<P>(g, plan, &opts, &mut report)?;
+        fill(&mut report, &r);
+        return Ok(Outcome { values, report });
+    }
     let (values, r) = match place::<P>(plan)? {
         Placed::Cpu(why) => {
             report.backend_reason = why;
@@ -92,6 +102,22 @@ where
     Ok(Outcome { values, report })
 }
 
+/// `P` in rounds over the plan's GPUs, as `vertex --gpus N` runs it.
+fn gpus<P: GatherProgram + Runnable>(
+    g: &Graph<<P as Runnable>::Weight>,
+    plan: &Plan,
+    opts: &GatherOptions,
+    report: &mut Report,
+) -> Result<(Vec<<P as GatherProgram>::State>, GatherReport)> {
+    let gopts = gpu_options(plan);
+    let m = multi::open(plan)?;
+    let k = m.load_gather::<P>()?;
+    let mg = m.upload_gather(g, &gopts, <P as GatherProgram>::WEIGHTED)?;
+    let r = m.run_gather::<P>(&k, &mg, opts, None)?;
+    multi::describe(&m, "rounds", report);
+    Ok((r.states, r.report))
+}
+
 /// The engine's report in the common one (GPU runs report 0 threads).
 fn fill(report: &mut Report, r: &GatherReport) {
     report.rounds = u64::from(r.rounds);
@@ -126,6 +152,7 @@ where
             "program `{name}` runs batched in synchronous rounds (one kind of kernel, no buckets, no other schedule)"
         ),
     )?;
+    multi::one_gpu(plan, "batched runs (many sources at once)")?;
     let opts = GatherOptions {
         max_rounds: plan.max_rounds,
         tolerance: plan.tolerance,

@@ -12,7 +12,7 @@ use std::time::Instant;
 use kernels_rs::intersect::IntersectProgram;
 
 use super::device_cache::GraphKey;
-use super::{place, refuse, Backend, Kind, Outcome, Placed, Plan, Report, Runnable};
+use super::{multi, place, refuse, Backend, Kind, Outcome, Placed, Plan, Report, Runnable};
 use crate::error::Result;
 use crate::graph::Graph;
 
@@ -56,6 +56,7 @@ where
             || plan.tolerance.is_some(),
         &format!("program `{name}` intersects neighbour lists once: it has no source, schedule, kernel choice or rounds"),
     )?;
+    multi::one_gpu(plan, "intersection programs")?;
     let mut report = Report::empty(name, Kind::Intersect);
     let run = match place::<P>(plan)? {
         Placed::Cpu(why) => {

@@ -14,7 +14,9 @@
 //! `Cpu` and `Gpu` force one (a forced GPU that cannot work is an error saying
 //! why). Strategies (`schedule` on the CPU, `kernel` on the GPU) default to the
 //! `auto` choices of [`crate::cpu::auto`] and [`crate::gpu::auto`], the same the
-//! `vertex` command makes.
+//! `vertex` command makes. [`Run::gpus`] spreads push and gather programs over
+//! several GPUs of the machine (`vertex --gpus N`; [`Run::exchange`] picks how
+//! they exchange).
 //!
 //! GPU state is kept between calls ([`device_cache`]): the device is opened once
 //! per process, a program's kernels are loaded once per device, and the last
@@ -26,12 +28,14 @@ pub mod columns;
 pub mod device_cache;
 pub mod gather;
 pub mod intersect;
+mod multi;
 pub mod push;
 
 use std::time::Duration;
 
 use crate::error::{Error, Result};
 use crate::gpu::batched::{BatchedStats, LaneStates};
+use crate::gpu::multi::Route;
 use crate::gpu::BfsKernel;
 use crate::graph::{Graph, Weight};
 use crate::program::{Batchable, Schedule};
@@ -101,8 +105,16 @@ pub struct Plan {
     /// Convergence tolerance of gather programs (default: the program's
     /// `TOLERANCE`).
     pub tolerance: Option<f64>,
-    /// Which GPU (0-based).
+    /// Which GPU (0-based), for runs on one.
     pub device: usize,
+    /// GPUs `0..gpus` of this machine for one run (push and gather programs
+    /// from one source; the CPU backend refuses more than one). 0 (the
+    /// default) and 1 both mean one GPU, [`Plan::device`].
+    pub gpus: usize,
+    /// How several GPUs exchange frontiers and messages; `None`:
+    /// `VERTEX_EXCHANGE`, else peer access where every pair of GPUs has it,
+    /// else NCCL ([`crate::gpu::multi::MultiGpu::open`]). Only with `gpus` > 1.
+    pub exchange: Option<Route>,
 }
 
 /// What a run did: where it ran and why, how, and how long.
@@ -114,10 +126,11 @@ pub struct Report {
     pub backend: Backend,
     /// Why that backend: what was asked for, or why `auto` chose it.
     pub backend_reason: String,
-    /// The GPU's name, when the run went there.
+    /// The GPU's name, when the run went there ("2 x NAME" on several).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub device: Option<String>,
-    /// The CPU schedule or GPU kernel that ran (`sync`, `obim`, `tiles`, ...).
+    /// The CPU schedule or GPU kernel that ran (`sync`, `obim`, `tiles`, ...;
+    /// on several GPUs with the partition and the exchange route).
     pub strategy: String,
     /// Why that strategy, when an `auto` choice made it.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -272,6 +285,52 @@ impl<'g, P: Runnable> Run<'g, P> {
     /// Which GPU (default 0).
     pub fn device(mut self, d: usize) -> Self {
         self.plan.device = d;
+        self
+    }
+    /// Runs on GPUs `0..n` of this machine, the graph partitioned among them
+    /// (`vertex --gpus N`): for graphs too big for one GPU, or big enough
+    /// that each GPU's share of a level outweighs the exchange after it.
+    /// Push programs run the direction kernel (the one with a multi-GPU
+    /// engine), gather programs their rounds; intersection programs, batched
+    /// runs and [`Run::all_pairs`] refuse it, as does [`Backend::Cpu`].
+    /// `auto` takes the GPUs and never falls back to the CPU: GPUs that cannot
+    /// be opened are the run's error. 0 and 1 (the default) mean one GPU.
+    ///
+    /// ```no_run
+    /// # use runtime::run::{Kind, Outcome, Plan, Report, Runnable};
+    /// # #[derive(Clone, Copy)] struct Bfs;
+    /// # impl Runnable for Bfs {
+    /// #     type Weight = u32; type Output = Vec<u32>;
+    /// #     const NAME: &'static str = "bfs"; const KIND: Kind = Kind::Push;
+    /// #     const NEEDS_SOURCE: bool = true; const WEIGHTED: bool = false;
+    /// #     fn has_gpu_kernels() -> bool { true }
+    /// #     fn go(_: &runtime::graph::Graph<u32>, _: &Plan) -> runtime::Result<Outcome<Vec<u32>>> {
+    /// #         unimplemented!("the macro's impl")
+    /// #     }
+    /// # }
+    /// use runtime::gpu::multi::Route;
+    /// use runtime::run::{run, Backend};
+    ///
+    /// // `Bfs`: a `#[vertex_program]` push program with GPU kernels.
+    /// let g = runtime::load::load_graph::<u32>("kron:24", &Default::default())?.graph;
+    /// let out = run::<Bfs>(&g).source(0).backend(Backend::Gpu).gpus(2).go()?;
+    /// println!("{} on {:?}: {}", out.report.strategy, out.report.device, out.report.time.as_secs_f64());
+    /// // The same over NCCL instead of peer access, to compare the routes.
+    /// let nccl = run::<Bfs>(&g).source(0).gpus(2).exchange(Route::Nccl).go()?;
+    /// assert_eq!(nccl.values, out.values);
+    /// # Ok::<(), runtime::Error>(())
+    /// ```
+    pub fn gpus(mut self, n: usize) -> Self {
+        self.plan.gpus = n;
+        self
+    }
+    /// How several GPUs ([`Run::gpus`]) exchange after each level or round:
+    /// [`Route::Peer`] (NVLink peer access; an error where some pair of GPUs
+    /// lacks it) or [`Route::Nccl`]. Default: `VERTEX_EXCHANGE`, else peer
+    /// access where available. Set it to compare the routes; with one GPU it
+    /// is an error (nothing is exchanged).
+    pub fn exchange(mut self, r: Route) -> Self {
+        self.plan.exchange = Some(r);
         self
     }
     /// Everything at once (what a command line parsed).
@@ -446,6 +505,7 @@ pub(crate) enum Placed {
 /// backend refuses the other one's settings (`auto` may end on either side, so
 /// it takes both).
 pub(crate) fn place<P: Runnable>(plan: &Plan) -> Result<Placed> {
+    multi::check(plan)?;
     if plan.backend == Backend::Cpu {
         refuse(
             "kernel / max_edge_count",
@@ -461,12 +521,7 @@ pub(crate) fn place<P: Runnable>(plan: &Plan) -> Result<Placed> {
         )?;
     }
     let usable = || -> Result<String> {
-        if !P::has_gpu_kernels() {
-            return Err(Error::GpuUnavailable(format!(
-                "program `{}` has no GPU kernels (its crate built no PTX)",
-                P::NAME
-            )));
-        }
+        gpu_kernels::<P>()?;
         device_cache::device_name(plan.device)
     };
     match plan.backend {
@@ -477,6 +532,17 @@ pub(crate) fn place<P: Runnable>(plan: &Plan) -> Result<Placed> {
             Err(e) => Placed::Cpu(format!("auto: the CPU ({e})")),
         }),
     }
+}
+
+/// An error unless `P`'s crate built its GPU kernels.
+pub(crate) fn gpu_kernels<P: Runnable>() -> Result<()> {
+    if P::has_gpu_kernels() {
+        return Ok(());
+    }
+    Err(Error::GpuUnavailable(format!(
+        "program `{}` has no GPU kernels (its crate built no PTX)",
+        P::NAME
+    )))
 }
 
 /// The source a run starts from: the plan's (checked), else the first vertex

@@ -1,13 +1,17 @@
 //! Push programs (`combine = ..`) through the one run call: the CPU schedules of
 //! [`crate::cpu::run`] and the GPU kernels of [`Device::run_program`], each with
-//! its `auto` choice when the plan names none.
+//! its `auto` choice when the plan names none; on several GPUs the direction
+//! kernel of [`MultiGpu::run_program`].
 //!
 //! [`Device::run_program`]: crate::gpu::Device::run_program
+//! [`MultiGpu::run_program`]: crate::gpu::multi::MultiGpu::run_program
 
 use std::time::Duration;
 
 use super::device_cache::{self, GraphKey};
-use super::{pick_source, place, refuse, Backend, Kind, Outcome, Placed, Plan, Report, Runnable};
+use super::{
+    multi, pick_source, place, refuse, Backend, Kind, Outcome, Placed, Plan, Report, Runnable,
+};
 use crate::cpu::{AsyncOptions, CpuOptions};
 use crate::error::Result;
 use crate::gpu::batched::LaneStates;
@@ -42,6 +46,12 @@ where
     report.source = source;
     report.source_reason = source_note;
     let s = source.unwrap_or(0);
+    direction_only(plan)?;
+    if let Some(why) = multi::placed::<P>(plan)? {
+        report.backend_reason = why;
+        let values = gpus::<P>(g, s, plan, &mut report)?;
+        return Ok(Outcome { values, report });
+    }
     let values = match place::<P>(plan)? {
         Placed::Cpu(why) => {
             report.backend_reason = why;
@@ -53,6 +63,23 @@ where
         }
     };
     Ok(Outcome { values, report })
+}
+
+/// Refuses a kernel other than the direction kernel on several GPUs: it is
+/// the one kernel with a multi-GPU engine, and running another than the one
+/// named would mislead.
+fn direction_only(plan: &Plan) -> Result<()> {
+    match plan.kernel {
+        Some(k) if plan.gpus > 1 && !matches!(k, BfsKernel::Auto | BfsKernel::Direction) => refuse(
+            &format!("kernel {}", k.name()),
+            true,
+            &format!(
+                "on several GPUs (gpus {}) the direction kernel runs, on a 1-D partition: name `direction` or `auto`",
+                plan.gpus
+            ),
+        ),
+        _ => Ok(()),
+    }
 }
 
 fn cpu<P: VertexProgram>(
@@ -138,6 +165,34 @@ fn gpu<P: GpuProgram>(
     Ok(r.states)
 }
 
+/// `P` from `source` with the direction kernel over the plan's GPUs, as
+/// `vertex --gpus N` runs it.
+fn gpus<P: GpuProgram>(
+    g: &Graph<<P as VertexProgram>::Weight>,
+    source: u32,
+    plan: &Plan,
+    report: &mut Report,
+) -> Result<Vec<<P as VertexProgram>::State>> {
+    let opts = ProgramOptions {
+        kernel: BfsKernel::Direction,
+        max_edge_count: plan.max_edge_count,
+        delta: plan.delta,
+        ..ProgramOptions::default()
+    };
+    let m = multi::open(plan)?;
+    let k = m.load_program::<P>()?;
+    let mg = m.upload(g, <P as VertexProgram>::WEIGHTED)?;
+    let r = m.run_program::<P>(&k, &mg, source, &opts)?;
+    multi::describe(&m, BfsKernel::Direction.name(), report);
+    if matches!(plan.kernel, None | Some(BfsKernel::Auto)) {
+        report.strategy_reason =
+            Some("the direction kernel is the one that runs on several GPUs".into());
+    }
+    report.rounds = r.levels.len() as u64;
+    report.time = Duration::from_secs_f64(r.time_ms * 1e-3);
+    Ok(r.states)
+}
+
 /// [`super::Run::go_batched`] of a push program (what the macro's `Batchable`
 /// impl calls): programs that start from a source and combine idempotently
 /// (BFS, SSSP, widest path, reachability, ...), 64 sources a batch, each edge
@@ -162,6 +217,7 @@ where
             || plan.schedule.is_some(),
         "settings of single-source runs; batched runs have their own rounds",
     )?;
+    multi::one_gpu(plan, "batched runs (many sources at once)")?;
     crate::gpu::batched::check_batchable::<P>()?;
     let mut report = Report::empty(<P as VertexProgram>::NAME, Kind::Push);
     let stats = match place::<P>(plan)? {
@@ -186,4 +242,30 @@ where
     };
     super::batched_report(&mut report, sources.len(), &stats);
     Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn several_gpus_take_the_direction_kernel_only() {
+        let on = |gpus, kernel| Plan {
+            backend: Backend::Gpu,
+            gpus,
+            kernel,
+            ..Plan::default()
+        };
+        let e = direction_only(&on(2, Some(BfsKernel::Tiles)))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("kernel tiles:") && e.contains("direction"),
+            "{e}"
+        );
+        for k in [None, Some(BfsKernel::Auto), Some(BfsKernel::Direction)] {
+            direction_only(&on(2, k)).unwrap();
+        }
+        direction_only(&on(1, Some(BfsKernel::Tiles))).unwrap();
+    }
 }

@@ -53,12 +53,18 @@ fn env_choice<T: Copy>(var: &str, choices: &[(&str, T)]) -> Result<T> {
     if wanted.is_empty() {
         return Ok(choices[0].1);
     }
+    named(&format!("{var}={wanted}"), &wanted, choices)
+}
+
+/// The value called `wanted` among `choices` (name, value); an error that
+/// starts with `what` and names the choices otherwise.
+fn named<T: Copy>(what: &str, wanted: &str, choices: &[(&str, T)]) -> Result<T> {
     match choices.iter().find(|(name, _)| *name == wanted) {
         Some(&(_, v)) => Ok(v),
         None => {
             let names: Vec<String> = choices.iter().map(|(n, _)| format!("`{n}`")).collect();
             Err(Error::InvalidArgument(format!(
-                "{var}={wanted}: expected {}",
+                "{what}: expected {}",
                 names.join(" or ")
             )))
         }
@@ -66,12 +72,35 @@ fn env_choice<T: Copy>(var: &str, choices: &[(&str, T)]) -> Result<T> {
 }
 
 impl Route {
+    /// The routes by the names `VERTEX_EXCHANGE`, the CLI's `--exchange` and
+    /// Python's `exchange=` take; the first is the default.
+    pub const NAMES: [(&'static str, Route); 2] = [("peer", Route::Peer), ("nccl", Route::Nccl)];
+
     /// `VERTEX_EXCHANGE` (`peer` or `nccl`), default peer.
     pub fn from_env() -> Result<Route> {
-        env_choice(
-            "VERTEX_EXCHANGE",
-            &[("peer", Route::Peer), ("nccl", Route::Nccl)],
-        )
+        env_choice("VERTEX_EXCHANGE", &Self::NAMES)
+    }
+
+    /// The route called `name` ([`Route::NAMES`]); an error naming the choices
+    /// otherwise.
+    pub fn from_name(name: &str) -> Result<Route> {
+        named(&format!("exchange `{name}`"), name, &Self::NAMES)
+    }
+
+    /// Its name in [`Route::NAMES`].
+    pub fn name(self) -> &'static str {
+        match self {
+            Route::Peer => "peer",
+            Route::Nccl => "nccl",
+        }
+    }
+
+    /// What a report says about it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Route::Peer => "peer access (NVLink)",
+            Route::Nccl => "NCCL",
+        }
     }
 }
 
