@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
+use runtime::gpu::multi::Route;
 use runtime::gpu::BfsKernel;
 use runtime::program::Schedule;
 use runtime::run::{Backend, Plan};
@@ -76,6 +77,15 @@ pub struct RunArgs {
     /// GPU to use (0-based).
     #[arg(long, default_value_t = 0)]
     pub device: usize,
+    /// GPUs 0..N of this machine for one run, the graph partitioned among
+    /// them (push programs run the direction kernel, gather programs their
+    /// rounds; not with --backend cpu).
+    #[arg(long, default_value_t = 1)]
+    pub gpus: usize,
+    /// With --gpus N: how the GPUs exchange, `peer` (NVLink peer access, the
+    /// default where every pair has it) or `nccl`.
+    #[arg(long, value_parser = parse_route)]
+    pub exchange: Option<Route>,
     /// Check the result against the program's oracle (programs registered
     /// with one).
     #[arg(long)]
@@ -112,6 +122,13 @@ impl RunArgs {
             max_rounds: self.max_rounds,
             tolerance: self.tolerance,
             device: self.device,
+            gpus: self.gpus,
+            exchange: self.exchange,
         }
     }
+}
+
+/// `--exchange`'s value, by the names the run call's [`Route`] takes.
+fn parse_route(name: &str) -> Result<Route, String> {
+    Route::from_name(name).map_err(|e| e.to_string())
 }
