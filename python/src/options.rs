@@ -1,10 +1,12 @@
 //! The CLI's run options from Python keyword arguments: the same names and
 //! the same values (`backend="cpu"|"gpu"|"auto"`, `schedule="sync"|...`,
-//! `kernel="balanced"|...`), parsed into the one run call's [`Plan`].
+//! `kernel="balanced"|...`, `gpus=2`, `exchange="peer"|"nccl"`), parsed into
+//! the one run call's [`Plan`].
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use runtime::gpu::multi::Route;
 use runtime::program::Schedule;
 use runtime::run::{Backend, Plan};
 
@@ -20,6 +22,11 @@ pub struct RunOptions {
     pub delta: Option<u64>,
     pub max_rounds: Option<u32>,
     pub tolerance: Option<f64>,
+    /// GPUs of this machine for one run (`None` or 1: one GPU; 0 is refused
+    /// rather than read as one, since Python callers mean a count).
+    pub gpus: Option<usize>,
+    /// How several GPUs exchange: `"peer"` or `"nccl"`.
+    pub exchange: Option<String>,
 }
 
 impl<'py> FromPyObject<'py> for RunOptions {
@@ -43,6 +50,8 @@ impl<'py> FromPyObject<'py> for RunOptions {
             delta: get(d, "delta")?,
             max_rounds: get(d, "max_rounds")?,
             tolerance: get(d, "tolerance")?,
+            gpus: get(d, "gpus")?,
+            exchange: get(d, "exchange")?,
         })
     }
 }
@@ -79,8 +88,21 @@ impl RunOptions {
                     .map_err(|e| PyValueError::new_err(format!("kernel {k:?}: {e}")))?,
             ),
         };
+        if self.gpus == Some(0) {
+            return Err(PyValueError::new_err(
+                "gpus 0: expected 1 (one GPU, the default) or more",
+            ));
+        }
+        let exchange = self
+            .exchange
+            .as_deref()
+            .map(Route::from_name)
+            .transpose()
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
         Ok(Plan {
             backend: backend(self.backend.as_deref())?,
+            gpus: self.gpus.unwrap_or(1),
+            exchange,
             schedule,
             threads: self.threads,
             kernel,

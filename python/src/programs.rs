@@ -150,9 +150,10 @@ fn cc<'py>(
     let opts = opts.unwrap_or_default();
     match algorithm {
         "afforest" => {
-            if !matches!(opts.backend.as_deref(), None | Some("cpu") | Some("auto")) {
+            let on_gpus = opts.gpus.is_some_and(|n| n > 1) || opts.exchange.is_some();
+            if on_gpus || !matches!(opts.backend.as_deref(), None | Some("cpu") | Some("auto")) {
                 return Err(PyValueError::new_err(
-                    "cc algorithm \"afforest\" runs on the CPU; algorithm=\"label\" runs on either",
+                    "cc algorithm \"afforest\" runs on the CPU; algorithm=\"label\" runs on the CPU, one GPU or several (gpus=N)",
                 ));
             }
             let topo = g.topo().py_err()?;

@@ -144,3 +144,32 @@ def test_widest_and_float_widest_refused():
     g = vertex.from_edges([0], [1], 2, weights=[0.5])
     with pytest.raises(ValueError, match="u32"):
         vertex.widest(g, 0, backend="cpu")
+
+
+def test_several_gpus_options_are_checked():
+    g = path_graph()
+    with pytest.raises(ValueError, match="gpus 2.*backend"):
+        vertex.bfs(g, 0, backend="cpu", gpus=2)
+    with pytest.raises(ValueError, match="exchange `foo`.*peer.*nccl"):
+        vertex.bfs(g, 0, backend="gpu", gpus=2, exchange="foo")
+    with pytest.raises(ValueError, match="exchange nccl.*gpus"):
+        vertex.pagerank(g, backend="gpu", exchange="nccl")
+    with pytest.raises(ValueError, match="gpus 0"):
+        vertex.sssp(g, 0, gpus=0)
+    with pytest.raises(ValueError, match="afforest"):
+        vertex.cc(g, gpus=2)
+    # tc takes no gpus= in Python; the compiled call refuses it all the same.
+    with pytest.raises(ValueError, match="gpus 2.*intersection"):
+        vertex._vertex.tc(g, {"backend": "gpu", "gpus": 2})
+    # One GPU is what gpus=1 asks for: the CPU run it allows is unchanged.
+    assert vertex.bfs(g, 0, backend="cpu", gpus=1).values.tolist() == [0, 1, 2, 3, 4]
+
+
+def test_several_gpus_missing_is_a_clear_error():
+    if vertex.GPU_KERNELS:
+        pytest.skip("kernels built; GPUs may be present")
+    for backend in ("gpu", "auto"):
+        with pytest.raises(vertex.GpuUnavailableError):
+            vertex.bfs(path_graph(), 0, backend=backend, gpus=2)
+        with pytest.raises(vertex.GpuUnavailableError):
+            vertex.pagerank(path_graph(), backend=backend, gpus=2)

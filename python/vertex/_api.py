@@ -25,6 +25,24 @@ class Result(NamedTuple):
     report: dict
 
 
+#: What ``gpus`` and ``exchange`` do, for the docstrings of the programs that
+#: run on several GPUs.
+_GPUS_DOC = """
+
+    ``gpus=N`` (N ≥ 2) runs on GPUs ``0..N`` of this machine, the graph
+    partitioned among them (the CLI's ``--gpus N``; ``backend="cpu"`` refuses
+    it, ``"auto"`` takes the GPUs without falling back to the CPU, and
+    ``gpus=0`` is a ``ValueError``). ``exchange="peer"`` (NVLink peer
+    access, the default where available) or ``"nccl"`` picks how they
+    exchange after each level or round; it needs ``gpus`` ≥ 2."""
+
+
+def _gpus_doc(f):
+    if f.__doc__:  # None under python -OO
+        f.__doc__ += _GPUS_DOC
+    return f
+
+
 def _opts(backend, threads, kernel, schedule, **more):
     d = {
         "backend": backend,
@@ -35,6 +53,8 @@ def _opts(backend, threads, kernel, schedule, **more):
         "delta": None,
         "max_rounds": None,
         "tolerance": None,
+        "gpus": None,
+        "exchange": None,
     }
     d.update({k: v for k, v in more.items() if v is not None})
     return d
@@ -128,46 +148,60 @@ def from_networkx(G, *, weight="weight"):
 # ---------------------------------------------------------------- programs
 
 
-def bfs(g, source=None, *, backend="auto", threads=None, kernel=None, schedule=None, max_edge_count=None):
+@_gpus_doc
+def bfs(g, source=None, *, backend="auto", threads=None, kernel=None, schedule=None, max_edge_count=None,
+        gpus=None, exchange=None):
     """Hops from ``source`` (default: the first vertex with out-edges; the
     report names it). ``uint32``; ``UNREACHED`` where not reached."""
-    o = _opts(backend, threads, kernel, schedule, max_edge_count=max_edge_count)
+    o = _opts(backend, threads, kernel, schedule, max_edge_count=max_edge_count, gpus=gpus, exchange=exchange)
     return _result(_vertex.bfs(g, source, o))
 
 
-def sssp(g, source=None, *, backend="auto", threads=None, kernel=None, schedule=None, delta=None, max_edge_count=None):
+@_gpus_doc
+def sssp(g, source=None, *, backend="auto", threads=None, kernel=None, schedule=None, delta=None, max_edge_count=None,
+         gpus=None, exchange=None):
     """Shortest distances from ``source``: ``uint64`` for integer weights
     (``2**64-1`` = unreached), ``float64`` for float weights (``inf``). A
     negative cycle raises :class:`NegativeCycleError`."""
-    o = _opts(backend, threads, kernel, schedule, delta=delta, max_edge_count=max_edge_count)
+    o = _opts(backend, threads, kernel, schedule, delta=delta, max_edge_count=max_edge_count,
+              gpus=gpus, exchange=exchange)
     return _result(_vertex.sssp(g, source, o))
 
 
-def widest(g, source=None, *, backend="auto", threads=None, kernel=None, schedule=None):
+@_gpus_doc
+def widest(g, source=None, *, backend="auto", threads=None, kernel=None, schedule=None, gpus=None, exchange=None):
     """Widest-path (bottleneck) widths from ``source``; 0 = unreached."""
-    return _result(_vertex.widest(g, source, _opts(backend, threads, kernel, schedule)))
+    o = _opts(backend, threads, kernel, schedule, gpus=gpus, exchange=exchange)
+    return _result(_vertex.widest(g, source, o))
 
 
-def cc(g, *, algorithm="afforest", backend="auto", threads=None, kernel=None, schedule=None):
+@_gpus_doc
+def cc(g, *, algorithm="afforest", backend="auto", threads=None, kernel=None, schedule=None, gpus=None,
+       exchange=None):
     """Connected components (weak ones on a directed graph): each vertex's
     label is the smallest vertex id of its component. ``algorithm``:
     ``"afforest"`` (CPU, the CLI's default) or ``"label"`` (the
-    label-propagation program, CPU or GPU)."""
-    return _result(_vertex.cc(g, algorithm, _opts(backend, threads, kernel, schedule)))
+    label-propagation program, CPU or GPU; the one of the two that takes
+    ``gpus``)."""
+    o = _opts(backend, threads, kernel, schedule, gpus=gpus, exchange=exchange)
+    return _result(_vertex.cc(g, algorithm, o))
 
 
-def pagerank(g, *, backend="auto", threads=None, max_rounds=None, tolerance=None):
+@_gpus_doc
+def pagerank(g, *, backend="auto", threads=None, max_rounds=None, tolerance=None, gpus=None, exchange=None):
     """PageRank as gapbs (and ``vertex pr``) define it: damping 0.85, no
     redistribution of dangling rank, stop at L1 change < 1e-4 or 20 rounds;
     self-loops and repeated edges dropped. For networkx's PageRank use
     ``nx.pagerank(G, backend="vertex")``."""
-    o = _opts(backend, threads, None, None, max_rounds=max_rounds, tolerance=tolerance)
+    o = _opts(backend, threads, None, None, max_rounds=max_rounds, tolerance=tolerance, gpus=gpus,
+              exchange=exchange)
     return _result(_vertex.pagerank(g, o))
 
 
-def kcore(g, *, backend="auto", threads=None):
+@_gpus_doc
+def kcore(g, *, backend="auto", threads=None, gpus=None, exchange=None):
     """Core numbers of the simple undirected graph."""
-    return _result(_vertex.kcore(g, _opts(backend, threads, None, None)))
+    return _result(_vertex.kcore(g, _opts(backend, threads, None, None, gpus=gpus, exchange=exchange)))
 
 
 def tc(g, *, backend="auto", threads=None):

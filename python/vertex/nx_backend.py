@@ -14,7 +14,9 @@ code: never a different answer.
 
 Options: ``nx.config.backends.vertex.backend`` (``"cpu"``, the default;
 ``"gpu"`` or ``"auto"`` for the programs that have GPU kernels),
-``.threads``, and ``.lazy_results`` (``True``, the default: per-node results
+``.threads``, ``.gpus`` and ``.exchange`` (several GPUs for the BFS, shortest
+path and core-number calls, as ``vertex.bfs(..., gpus=2)``; with
+``backend="gpu"`` or ``"auto"``), and ``.lazy_results`` (``True``, the default: per-node results
 are :class:`~vertex.nodemap.NodeMap` mappings over the engines' arrays, as
 graphblas-algorithms returns them; ``False``: plain dicts, as networkx).
 """
@@ -89,7 +91,12 @@ def _config(name, default):
 
 
 def _opts():
-    return {"backend": _config("backend", "cpu"), "threads": _config("threads", None)}
+    return {
+        "backend": _config("backend", "cpu"),
+        "threads": _config("threads", None),
+        "gpus": _config("gpus", None),
+        "exchange": _config("exchange", None),
+    }
 
 
 def _node_values(G, values, present=None, order=None):
@@ -530,6 +537,8 @@ def get_info():
         "project": "vertex",
         "package": "vertex-graph",
         "short_summary": "Rust graph engines (rayon CPU, CUDA GPU) behind networkx",
-        "default_config": {"backend": "cpu", "threads": None, "lazy_results": True},
+        "default_config": {
+            "backend": "cpu", "threads": None, "gpus": None, "exchange": None, "lazy_results": True,
+        },
         "functions": {name: ({"additional_docs": notes[name]} if name in notes else {}) for name in _IMPLEMENTED},
     }
