@@ -294,7 +294,8 @@ impl<'g, P: Runnable> Run<'g, P> {
     /// engine), gather programs their rounds; intersection programs, batched
     /// runs and [`Run::all_pairs`] refuse it, as does [`Backend::Cpu`].
     /// `auto` takes the GPUs and never falls back to the CPU: GPUs that cannot
-    /// be opened are the run's error. 0 and 1 (the default) mean one GPU.
+    /// be opened are the run's error. 0 and 1 (the default) mean one GPU;
+    /// with more, [`Run::device`] stays 0 (the GPUs are `0..n`).
     ///
     /// ```no_run
     /// # use runtime::run::{Kind, Outcome, Plan, Report, Runnable};

@@ -56,6 +56,11 @@ pub(crate) fn placed<P: Runnable>(plan: &Plan) -> Result<Option<String>> {
         plan.schedule.is_some() || plan.threads.is_some(),
         &format!("CPU settings, and the run is on {} GPUs", plan.gpus),
     )?;
+    refuse(
+        &format!("device {}", plan.device),
+        plan.device != 0,
+        &format!("gpus {} runs on GPUs 0..{0}, not from another", plan.gpus),
+    )?;
     gpu_kernels::<P>()?;
     Ok(Some(match plan.backend {
         Backend::Auto => format!("auto: {} GPUs asked for", plan.gpus),
@@ -182,6 +187,12 @@ mod tests {
             };
             let e = message(placed::<NoKernels>(&threads));
             assert!(e.contains("threads") && e.contains("2 GPUs"), "{e}");
+            let device = Plan {
+                device: 1,
+                ..plan(b, 2, None)
+            };
+            let e = message(placed::<NoKernels>(&device));
+            assert!(e.starts_with("device 1:") && e.contains("gpus 2"), "{e}");
         }
     }
 
