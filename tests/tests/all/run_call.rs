@@ -292,3 +292,61 @@ fn semiring_programs_close_over_all_pairs() {
         );
     }
 }
+
+#[test]
+fn several_gpus_are_refused_where_they_cannot_run() {
+    use runtime::gpu::multi::Route;
+    let g = kron(8);
+    let refused = |e: runtime::Error, starts: &str| {
+        let e = e.to_string();
+        assert!(e.starts_with(starts), "{e}");
+    };
+    let e = run::<bfs::Program>(&g).backend(Backend::Cpu).gpus(2);
+    refused(e.go().unwrap_err(), "gpus 2:");
+    let e = run::<pagerank::Program>(&g).backend(Backend::Cpu).gpus(2);
+    refused(e.go().unwrap_err(), "gpus 2:");
+    let e = run::<bfs::Program>(&g).gpus(2).kernel(Kernel::Tiles);
+    refused(e.go().unwrap_err(), "kernel tiles:");
+    let e = run::<bfs::Program>(&g).exchange(Route::Nccl);
+    refused(e.go().unwrap_err(), "exchange nccl:");
+    let e = run::<bfs::Program>(&g).gpus(1).exchange(Route::Peer);
+    refused(e.go().unwrap_err(), "exchange peer:");
+    let e = run::<triangles::Program>(&g).gpus(2).go().unwrap_err();
+    assert!(e.to_string().contains("intersection"), "{e}");
+    let e = run::<bfs::Program>(&g).sources([0, 1]).gpus(2);
+    let e = e.go_many::<u32>().unwrap_err();
+    assert!(e.to_string().contains("batched"), "{e}");
+    let el = EdgeList::<i32> {
+        num_vertices: 2,
+        edges: vec![[0, 1]],
+        weights: Some(vec![1]),
+    };
+    let w = build(&el, BuildOptions::default()).unwrap();
+    let e = run::<apsp::Program>(&w).gpus(2).all_pairs().unwrap_err();
+    assert!(e.to_string().contains("all-pairs"), "{e}");
+}
+
+#[test]
+fn several_gpus_run_or_say_why_not() {
+    let g = kron(10);
+    // `auto` asked for 2 GPUs takes them or fails: no quiet CPU run.
+    for b in [Backend::Gpu, Backend::Auto] {
+        match run::<bfs::Program>(&g).source(0).backend(b).gpus(2).go() {
+            Ok(out) => {
+                assert_eq!(out.values, oracle::bfs_levels(g.csr(), 0));
+                assert_eq!(out.report.backend, Backend::Gpu);
+                let device = out.report.device.unwrap_or_default();
+                assert!(device.starts_with("2 x "), "{device}");
+                assert!(
+                    out.report.strategy.contains("direction"),
+                    "{}",
+                    out.report.strategy
+                );
+            }
+            Err(e) => assert!(
+                matches!(e, runtime::Error::GpuUnavailable(_)),
+                "GPUs that cannot run must say why: {e}"
+            ),
+        }
+    }
+}
