@@ -71,9 +71,15 @@ fi
 # and gpu-run.sh unpacks them on the GPU machine.
 xz -T2 -6 bundle/vertex bundle/vertex-gpu-bench bundle/vertex-apsp-bench bundle/my-vertex-programs
 cp "$PTX" bundle/kernels.ptx
+# BUNDLE_WHEEL=1: the Python package as a wheel too (bundle/wheel/, abi3: any
+# CPython >= 3.9), for gpu-run.sh frontdoor's Python checks. pip builds it with
+# maturin, the kernels embedded as in the binaries.
+if [ "${BUNDLE_WHEEL:-0}" = 1 ]; then
+    MATURIN_PEP517_ARGS="--strip" python3 -m pip wheel -q --no-deps ./python -w bundle/wheel
+fi
 mkdir -p bundle/cuda && cp bench/cuda/*.cu bundle/cuda/
 cp scripts/gpu-run.sh scripts/ncu_summary.py scripts/odd-graphs.py scripts/tail-graph.py \
-    scripts/ranks-compare.py bundle/
+    scripts/ranks-compare.py scripts/python-gpus.py bundle/
 { git rev-parse --short HEAD 2>/dev/null || echo unknown; } >bundle/GIT_REV
 if ! git diff --quiet HEAD 2>/dev/null; then echo "+dirty" >>bundle/GIT_REV; fi
 tr -d '\n' <bundle/GIT_REV >bundle/GIT_REV.tmp && mv bundle/GIT_REV.tmp bundle/GIT_REV

@@ -9,7 +9,8 @@
 #   info      nvidia-smi and the device as the binary sees it
 #   frontdoor the one run call on the GPU: the program-crate template's CLI (push,
 #             struct-state gather, intersection) and `vertex run` for every shipped
-#             program, validated against the oracles or compared with the CPU
+#             program, validated against the oracles or compared with the CPU; with two
+#             GPUs the template with --gpus 2, and the Python package (BUNDLE_WHEEL=1)
 #   sources   many sources at once (issue 48): batched BC and closeness on the GPU
 #             --validate'd on Kronecker, grid, uniform and a directed file (70 sources:
 #             two batches), compute-sanitizer memcheck + racecheck of the msbfs kernels,
@@ -570,6 +571,28 @@ sys.exit(0 if ok else 1)' "$one" "$rk" "$prog" || { bad=1; echo "   one: ${one:0
                     "$B/vertex" run compare "$p" kron:18 --symmetrize --schedules sync,gpu --repeat 2 --require-all || bad=1
                 done
                 "$B/vertex" run bfs kron:18 --json | head -c 600; echo
+                # Several GPUs through the same run call: the template's command
+                # line (--gpus 2, both routes) against its CPU run.
+                if [ "$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')" -ge 2 ]; then
+                    for p in within_hops paths; do
+                        for g in kron:18 grid:200x200; do
+                            want=$("$T" "$p" "$g" --backend cpu --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["result"])')
+                            for ex in peer nccl; do
+                                got=$("$T" "$p" "$g" --backend gpu --gpus 2 --exchange "$ex" --json \
+                                    | python3 -c 'import json,sys; print(json.load(sys.stdin)["result"])')
+                                [ "$got" = "$want" ] && echo "$p $g --gpus 2 $ex ok" \
+                                    || { echo "BAD $p $g --gpus 2 $ex: $got, CPU $want"; bad=1; }
+                            done
+                        done
+                    done
+                fi
+                # The Python package (gpu-bundle.sh with BUNDLE_WHEEL=1), one GPU
+                # and, where there are two, gpus=2 on both routes, against the CPU.
+                whl=$(ls "$B"/wheel/*.whl 2>/dev/null | head -n1)
+                if [ -n "$whl" ]; then
+                    rm -rf /tmp/pyvx && pip install -q --no-deps --target /tmp/pyvx "$whl" || bad=1
+                    PYTHONPATH=/tmp/pyvx python3 "$B/python-gpus.py" || bad=1
+                fi
                 [ "$bad" = 0 ]
             } 2>&1 | tee "$OUTDIR/frontdoor.log"
             rc=${PIPESTATUS[0]}
