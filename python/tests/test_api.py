@@ -173,3 +173,13 @@ def test_several_gpus_missing_is_a_clear_error():
             vertex.bfs(path_graph(), 0, backend=backend, gpus=2)
         with pytest.raises(vertex.GpuUnavailableError):
             vertex.pagerank(path_graph(), backend=backend, gpus=2)
+
+
+def test_a_reports_warning_is_a_python_warning():
+    # What a run on several GPUs of a grid reports (a GPU machine's run says so
+    # itself); here the report as the compiled call returns it.
+    from vertex import _api
+
+    with pytest.warns(RuntimeWarning, match="one GPU"):
+        r = _api._result((np.zeros(2), '{"warning": "gpus 2: one GPU is likely much faster"}'))
+    assert r.report["warning"].startswith("gpus 2")

@@ -3,6 +3,7 @@ numpy arrays and report dicts out. Every function here is a thin wrapper; the
 work (and the GIL-free engine run) is in ``vertex._vertex``."""
 
 import json
+import warnings
 from typing import NamedTuple, Optional
 
 import numpy as np
@@ -62,7 +63,12 @@ def _opts(backend, threads, kernel, schedule, **more):
 
 def _result(pair):
     values, report = pair
-    return Result(values, json.loads(report))
+    report = json.loads(report)
+    # What the run's settings likely cost (several GPUs on a high-diameter
+    # graph): a Python warning, as the command line prints one.
+    if report.get("warning"):
+        warnings.warn(report["warning"], RuntimeWarning, stacklevel=3)
+    return Result(values, report)
 
 
 # ---------------------------------------------------------------- graphs in

@@ -135,6 +135,11 @@ pub struct Report {
     /// Why that strategy, when an `auto` choice made it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub strategy_reason: Option<String>,
+    /// What the run's settings likely cost, when the run can tell (several
+    /// GPUs on a high-diameter graph, where one GPU is much faster): said, as
+    /// the command line's warnings are, since the caller asked for them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
     /// The source vertex, for programs that start from one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<u32>,
@@ -485,6 +490,7 @@ impl Report {
             device: None,
             strategy: String::new(),
             strategy_reason: None,
+            warning: None,
             source: None,
             source_reason: None,
             rounds: 0,

@@ -179,6 +179,8 @@ fn gpus<P: GpuProgram>(
         delta: plan.delta,
         ..ProgramOptions::default()
     };
+    report.warning = crate::gpu::auto::several_gpus_warning::<P>(g, source)
+        .map(|why| format!("gpus {}: {why}", plan.gpus));
     let m = multi::open(plan)?;
     let k = m.load_program::<P>()?;
     let mg = m.upload(g, <P as VertexProgram>::WEIGHTED)?;

@@ -199,6 +199,19 @@ fn many_heavy_rows_in_one_round() {
     assert_eq!(r.states, oracle::bfs_levels(g.csr(), 0));
 }
 
+/// Several GPUs on a graph one GPU runs with a persistent kernel: the run
+/// says so (the report's warning, the CLI's stderr); on Kronecker it does not.
+#[test]
+fn several_gpus_warn_on_grids_only() {
+    let grid = generated("grid:100x100", true);
+    let kron = generated("kron:12:16", true);
+    let w = auto::several_gpus_warning::<bfs::Program>(&grid, 0).expect("a grid warns");
+    assert!(w.contains("one GPU") && w.contains("tiles"), "{w}");
+    assert!(auto::several_gpus_warning::<sssp::sssp::Program>(&grid, 0).is_some());
+    let src = first_with_edges(&kron);
+    assert_eq!(auto::several_gpus_warning::<bfs::Program>(&kron, src), None);
+}
+
 #[test]
 fn auto_picks_resident_or_tiles_on_grids_and_chains_only() {
     let grid = generated("grid:100x100", true);

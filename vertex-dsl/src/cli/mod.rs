@@ -257,6 +257,10 @@ where
         .plan(plan)
         .go()
         .with_context(|| format!("running {} on {}", P::NAME, a.graph))?;
+    // On stderr whatever the output format, as the `vertex` command's warnings.
+    if let Some(w) = &out.report.warning {
+        eprintln!("warning: {w}");
+    }
     let validated = match oracle {
         Some(f) if a.validate => {
             let want = f(&g, out.report.source);

@@ -66,24 +66,15 @@ struct Summary {
     validated: Option<bool>,
 }
 
-/// Warns when `auto` would run `P` on one GPU with a persistent kernel (a
-/// high-diameter graph): a partition over several GPUs exchanges after every
-/// level, thousands of them on a grid or a road network. 2 H200s, a 1000²
-/// grid: SSSP 247 ms on two GPUs, 111 with one GPU's level kernel, and a few ms
-/// with its tiles.
+/// Warns when several GPUs are likely much slower than one
+/// ([`runtime::gpu::auto::several_gpus_warning`]).
 fn warn_high_diameter_gpus<P: GpuProgram>(
     g: &runtime::graph::Graph<<P as VertexProgram>::Weight>,
     source: u32,
     gpus: usize,
 ) {
-    let one = runtime::gpu::auto::choose::<P>(g, source);
-    if matches!(one.kernel, BfsKernel::Resident | BfsKernel::Tiles) {
-        eprintln!(
-            "warning: --gpus {gpus}: {}; the GPUs exchange after every level, so one GPU \
-             (`--gpus 1`, the {} kernel) is likely much faster",
-            one.reason,
-            one.kernel.name()
-        );
+    if let Some(why) = runtime::gpu::auto::several_gpus_warning::<P>(g, source) {
+        eprintln!("warning: --gpus {gpus}: {why}");
     }
 }
 
