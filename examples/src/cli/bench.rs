@@ -527,10 +527,7 @@ fn run_multi(
         multi.run_program::<bfs::Program>(&k, &mg, r, &opts)?;
     }
     // The exchange's route is part of what was measured.
-    let route = match multi.route() {
-        runtime::gpu::multi::Route::Peer => "peer",
-        runtime::gpu::multi::Route::Nccl => "nccl",
-    };
+    let route = multi.route().name();
     let backend = format!("gpu-x{gpus} ({route} exchange)");
     let bfs = |root| {
         let r = multi.run_program::<bfs::Program>(&k, &mg, root, &opts)?;

@@ -30,6 +30,17 @@ pub enum Exchange {
     Nccl,
 }
 
+impl Exchange {
+    /// The runtime's route this flag value names.
+    pub fn route(self) -> runtime::gpu::multi::Route {
+        use runtime::gpu::multi::Route;
+        match self {
+            Exchange::Peer => Route::Peer,
+            Exchange::Nccl => Route::Nccl,
+        }
+    }
+}
+
 /// `--exchange` asks how several GPUs exchange: an error with fewer than two.
 pub fn check_exchange(gpus: usize, exchange: Option<Exchange>) -> anyhow::Result<()> {
     if gpus < 2 && exchange.is_some() {
@@ -47,15 +58,13 @@ pub fn open_gpus(
     exchange: Option<Exchange>,
 ) -> anyhow::Result<runtime::gpu::multi::MultiGpu> {
     use anyhow::Context;
-    use runtime::gpu::multi::{MultiGpu, Route};
+    use runtime::gpu::multi::MultiGpu;
     check_exchange(gpus, exchange)?;
     let mut m = MultiGpu::open(gpus).with_context(|| format!("--gpus {gpus}"))?;
     if let Some(e) = exchange {
-        let route = match e {
-            Exchange::Peer => Route::Peer,
-            Exchange::Nccl => Route::Nccl,
-        };
-        m.set_route(route).context("--exchange peer")?;
+        let route = e.route();
+        m.set_route(route)
+            .with_context(|| format!("--exchange {}", route.name()))?;
     }
     Ok(m)
 }

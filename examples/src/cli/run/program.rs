@@ -214,10 +214,7 @@ where
             route_note = Some(format!(
                 "{} GPUs, exchange: {}",
                 a.gpus,
-                match multi.route() {
-                    runtime::gpu::multi::Route::Peer => "peer access (NVLink)",
-                    runtime::gpu::multi::Route::Nccl => "NCCL",
-                }
+                multi.route().describe()
             ));
             let k = multi.load_program::<P>()?;
             let mg = multi.upload(g, P::WEIGHTED)?;
