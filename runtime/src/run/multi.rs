@@ -43,14 +43,14 @@ pub(crate) fn one_gpu(plan: &Plan, what: &str) -> Result<()> {
 }
 
 /// Whether `P` runs on several GPUs, and if so why (the report's
-/// `backend_reason`); `None`: one GPU or the CPU, as [`super::place`] decides.
-/// Refuses CPU settings and a program without GPU kernels before any GPU is
-/// opened.
+/// `backend_reason`); `None`: one GPU or the CPU, as [`super::place`] decides
+/// (and checks the plan's multi-GPU settings, [`check`]). Refuses CPU
+/// settings and a program without GPU kernels before any GPU is opened.
 pub(crate) fn placed<P: Runnable>(plan: &Plan) -> Result<Option<String>> {
-    check(plan)?;
     if plan.gpus <= 1 {
         return Ok(None);
     }
+    check(plan)?;
     refuse(
         "schedule / threads",
         plan.schedule.is_some() || plan.threads.is_some(),
