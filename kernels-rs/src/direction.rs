@@ -94,12 +94,40 @@ pub const ALPHA: u64 = 15;
 /// Back to top-down when the frontier shrinks to ≤ n / β (gapbs' default).
 pub const BETA: u64 = 18;
 
+/// Beamer's two switch points, a run's setting rather than constants: gapbs tuned
+/// α = 15 and β = 18 for CPUs, where a bottom-up test costs what a top-down edge
+/// does; on a GPU top-down claims are atomics scattered over the states, so the
+/// best α may differ by graph and device (Gunrock takes both as `--do-a`/`--do-b`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Heuristic {
+    /// Bottom-up once the frontier's out-edges exceed the unexplored edges / α.
+    pub alpha: u64,
+    /// Back to top-down once the shrinking frontier holds ≤ n / β vertices.
+    pub beta: u64,
+}
+
+impl Heuristic {
+    /// gapbs' α and β.
+    pub const DEFAULT: Heuristic = Heuristic {
+        alpha: ALPHA,
+        beta: BETA,
+    };
+}
+
+impl Default for Heuristic {
+    fn default() -> Self {
+        Heuristic::DEFAULT
+    }
+}
+
 /// Beamer's direction heuristic, shared by the host loop and [`plan_level`] so the
 /// two cannot drift apart: while top-down, go bottom-up once the frontier's
-/// out-edges exceed the unexplored edges / [`ALPHA`]; while bottom-up, stay until
-/// the frontier shrinks (fewer vertices than the level before) to ≤ n / [`BETA`].
+/// out-edges exceed the unexplored edges / α; while bottom-up, stay until the
+/// frontier shrinks (fewer vertices than the level before) to ≤ n / β. A zero α or
+/// β (refused by the host) counts as 1.
 #[inline(always)]
 pub fn choose_bottom_up(
+    h: Heuristic,
     was_bottom_up: bool,
     vertices: u64,
     edges: u64,
@@ -108,9 +136,9 @@ pub fn choose_bottom_up(
     n: u64,
 ) -> bool {
     if was_bottom_up {
-        !(vertices < previous && vertices <= n / BETA)
+        !(vertices < previous && vertices <= n / h.beta.max(1))
     } else {
-        edges > unexplored / ALPHA
+        edges > unexplored / h.alpha.max(1)
     }
 }
 
@@ -217,6 +245,7 @@ pub fn plan_level(
     m: u64,
     first: (u64, u64),
     level: u32,
+    h: Heuristic,
 ) {
     let (vertices, edges, previous, unexplored, was_bottom_up, done) = match prev {
         None => (first.0, first.1, 0, m, false, false),
@@ -240,7 +269,7 @@ pub fn plan_level(
         return;
     }
     let bottom_up = level == LEVEL_MAY_PULL
-        && choose_bottom_up(was_bottom_up, vertices, edges, previous, unexplored, n);
+        && choose_bottom_up(h, was_bottom_up, vertices, edges, previous, unexplored, n);
     let unexplored = if bottom_up {
         unexplored
     } else {

@@ -13,6 +13,9 @@ use super::*;
 use crate::bfs::{Bfs, UNREACHED};
 use crate::lockstep::{csr_descending, launch_warps};
 
+/// gapbs' switch points, the runs' default.
+const H: Heuristic = Heuristic::DEFAULT;
+
 /// A symmetric graph with hubs (rows far longer than a warp), a path (many
 /// levels), isolated vertices and a second component.
 fn graph(n: usize) -> (Vec<u64>, Vec<u32>) {
@@ -302,7 +305,7 @@ fn plan_level_follows_the_heuristic_and_ends() {
     let (n, m) = (1000u64, 30_000u64);
     // Level 0: one source of degree 10 goes top-down; its edges leave m_u.
     let l0 = block();
-    plan_level(None, &l0, n, m, (1, 10), LEVEL_MAY_PULL);
+    plan_level(None, &l0, n, m, (1, 10), LEVEL_MAY_PULL, H);
     assert_eq!(word(&l0, CTL_PLAN), PLAN_TOP_DOWN);
     assert_eq!(word(&l0, CTL_UNEXPLORED), m - 10);
     assert_eq!(
@@ -322,7 +325,7 @@ fn plan_level_follows_the_heuristic_and_ends() {
     l0[CTL_FRONTIER].store(300, Relaxed);
     l0[CTL_EDGES].store(5000, Relaxed);
     let l1 = block();
-    plan_level(Some(&l0), &l1, n, m, (0, 0), LEVEL_MAY_PULL);
+    plan_level(Some(&l0), &l1, n, m, (0, 0), LEVEL_MAY_PULL, H);
     assert_eq!(word(&l1, CTL_PLAN), PLAN_BOTTOM_UP);
     assert_eq!(
         word(&l1, CTL_UNEXPLORED),
@@ -331,24 +334,24 @@ fn plan_level_follows_the_heuristic_and_ends() {
     );
     // Without a uniform candidate the same frontier stays top-down.
     let td = block();
-    plan_level(Some(&l0), &td, n, m, (0, 0), LEVEL_TOP_DOWN_ONLY);
+    plan_level(Some(&l0), &td, n, m, (0, 0), LEVEL_TOP_DOWN_ONLY, H);
     assert_eq!(word(&td, CTL_PLAN), PLAN_TOP_DOWN);
     // Shrinking to ≤ n / β goes back to top-down.
     l1[CTL_FRONTIER].store(n / BETA, Relaxed);
     let l2 = block();
-    plan_level(Some(&l1), &l2, n, m, (0, 0), LEVEL_MAY_PULL);
+    plan_level(Some(&l1), &l2, n, m, (0, 0), LEVEL_MAY_PULL, H);
     assert_eq!(word(&l2, CTL_PLAN), PLAN_TOP_DOWN);
     // An empty frontier ends it, and every later level stays done.
     let l3 = block();
-    plan_level(Some(&l2), &l3, n, m, (0, 0), LEVEL_MAY_PULL);
+    plan_level(Some(&l2), &l3, n, m, (0, 0), LEVEL_MAY_PULL, H);
     assert_eq!(word(&l3, CTL_PLAN), PLAN_DONE);
     l3[CTL_FRONTIER].store(5, Relaxed);
     let l4 = block();
-    plan_level(Some(&l3), &l4, n, m, (0, 0), LEVEL_MAY_PULL);
+    plan_level(Some(&l3), &l4, n, m, (0, 0), LEVEL_MAY_PULL, H);
     assert_eq!(word(&l4, CTL_PLAN), PLAN_DONE);
     // The host's "over" (no candidate left) ends it too.
     let over = block();
-    plan_level(Some(&l0), &over, n, m, (0, 0), LEVEL_OVER);
+    plan_level(Some(&l0), &over, n, m, (0, 0), LEVEL_OVER, H);
     assert_eq!(word(&over, CTL_PLAN), PLAN_DONE);
     // The kernels follow the plan.
     assert!(runs_top_down(&l2) && !runs_bottom_up(&l2));
@@ -357,6 +360,35 @@ fn plan_level_follows_the_heuristic_and_ends() {
     let host = block();
     host[CTL_PLAN].store(PLAN_HOST, Relaxed);
     assert!(runs_top_down(&host) && runs_bottom_up(&host));
+}
+
+/// The run's α and β move the switch points as they say: the level that goes
+/// bottom-up with α = 15 (5000 edges > 29,990 / 15) stays top-down with α = 5, and
+/// a larger β returns to top-down from a frontier the default keeps bottom-up.
+#[test]
+fn plan_level_takes_the_runs_alpha_and_beta() {
+    let (n, m) = (1000u64, 30_000u64);
+    let l0 = block();
+    plan_level(None, &l0, n, m, (1, 10), LEVEL_MAY_PULL, H);
+    l0[CTL_FRONTIER].store(300, Relaxed);
+    l0[CTL_EDGES].store(5000, Relaxed);
+    let plan = |prev: &[AtomicU64], h: Heuristic| {
+        let cur = block();
+        plan_level(Some(prev), &cur, n, m, (0, 0), LEVEL_MAY_PULL, h);
+        word(&cur, CTL_PLAN)
+    };
+    assert_eq!(plan(&l0, H), PLAN_BOTTOM_UP);
+    let low = Heuristic { alpha: 5, beta: 18 };
+    assert_eq!(plan(&l0, low), PLAN_TOP_DOWN);
+    // Bottom-up from 300 vertices, shrinking to 100: n / 18 = 55 keeps pulling,
+    // n / 5 = 200 goes back.
+    let l1 = block();
+    plan_level(Some(&l0), &l1, n, m, (0, 0), LEVEL_MAY_PULL, H);
+    l1[CTL_FRONTIER].store(100, Relaxed);
+    assert_eq!(plan(&l1, H), PLAN_BOTTOM_UP);
+    assert_eq!(plan(&l1, Heuristic { alpha: 15, beta: 5 }), PLAN_TOP_DOWN);
+    // Zeros (the host refuses them) count as 1 rather than dividing by zero.
+    assert_eq!(plan(&l0, Heuristic { alpha: 0, beta: 0 }), PLAN_TOP_DOWN);
 }
 
 /// A program whose priority is its state, for [`td_select`].

@@ -503,15 +503,18 @@ pub unsafe fn plan_level(
     m: u64,
     first_vertices: u64,
     first_edges: u64,
+    alpha: u64,
+    beta: u64,
     level: u32,
 ) {
     if t.global() != 0 {
         return;
     }
+    let h = direction::Heuristic { alpha, beta };
     // SAFETY: caller's contract.
     unsafe {
         let (prev, cur) = plan_blocks(prev, cur);
-        direction::plan_level(prev, cur, n, m, (first_vertices, first_edges), level)
+        direction::plan_level(prev, cur, n, m, (first_vertices, first_edges), level, h)
     }
 }
 
@@ -540,7 +543,7 @@ pub unsafe fn plan_pass(
 }
 
 /// Defines the program-independent planning kernels: `$level` (parameters
-/// `prev, cur, n, m, first_vertices, first_edges, level`) and `$pass`
+/// `prev, cur, n, m, first_vertices, first_edges, alpha, beta, level`) and `$pass`
 /// (`prev, cur, first_pending, first_limit, delta`); one thread each.
 #[macro_export]
 macro_rules! plan_kernel {
@@ -562,6 +565,8 @@ macro_rules! plan_kernel {
             m: u64,
             first_vertices: u64,
             first_edges: u64,
+            alpha: u64,
+            beta: u64,
             level: u32,
         );
     };

@@ -11,7 +11,7 @@ use std::time::Instant;
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand, ValueEnum};
 use runtime::cpu::{self, CpuOptions};
-use runtime::gpu::{BfsKernel, Device, DeviceInfo, GpuBfsOptions, ProgramOptions};
+use runtime::gpu::{BfsKernel, Device, DeviceInfo, GpuBfsOptions, Heuristic, ProgramOptions};
 use serde::Serialize;
 use vertex_bench::graph500::{self, BfsRun, Graph500Config, Graph500Graph, Graph500Report};
 use vertex_bench::host::HostInfo;
@@ -93,6 +93,15 @@ pub struct Graph500Args {
     /// plans its levels on the device (`kernels_rs::direction::plan_level`).
     #[arg(long, value_delimiter = ',', default_values_t = [runtime::gpu::DEFAULT_LEVELS_PER_SYNC])]
     pub levels_per_sync: Vec<u32>,
+    /// Direction kernel: Beamer's α, bottom-up once the frontier's out-edges
+    /// exceed the unexplored edges / α (comma list: each value runs on the same
+    /// graph and roots, one after another, so they compare side by side).
+    #[arg(long, value_delimiter = ',', default_values_t = [runtime::gpu::direction::ALPHA])]
+    pub alpha: Vec<u64>,
+    /// Direction kernel: Beamer's β, back to top-down once the shrinking
+    /// frontier holds at most n / β vertices.
+    #[arg(long, default_value_t = runtime::gpu::direction::BETA)]
+    pub beta: u64,
     /// GPUs (> 1: the BFS program's direction kernels on a 1-D partition, the
     /// GPUs exchanging frontier slices between levels).
     #[arg(long, default_value_t = 1)]
@@ -162,6 +171,11 @@ pub(super) struct Output<'a> {
     pub max_edge_count: Option<u64>,
     /// GPU levels per host wait (single-GPU backends and GPU ranks).
     pub levels_per_sync: Option<u32>,
+    /// The direction kernel's switch points (GPU backends in one process).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alpha: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub beta: Option<u64>,
     /// Over ranks: rank 0's mean time per BFS in the exchanges (ms).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exchange_ms_mean: Option<f64>,
@@ -232,30 +246,52 @@ fn graph500_cmd(a: Graph500Args) -> anyhow::Result<()> {
     if a.levels_per_sync.is_empty() || a.levels_per_sync.iter().any(|&l| !(1..=64).contains(&l)) {
         bail!("--levels-per-sync takes values in 1..=64");
     }
-    // Every kernel at every levels-per-sync value (one GPU); the CPU and the
-    // multi-GPU loop have no such choice.
-    let runs: Vec<(Option<BfsKernel>, Option<u32>)> = match dev {
-        Some(_) if a.gpus > 1 => a.kernel.iter().map(|&k| (Some(k), None)).collect(),
-        Some(_) => a
-            .levels_per_sync
-            .iter()
-            .flat_map(|&l| a.kernel.iter().map(move |&k| (Some(k), Some(l))))
-            .collect(),
-        None => vec![(None, None)],
+    let heuristics = a
+        .alpha
+        .iter()
+        .map(|&alpha| {
+            let h = Heuristic {
+                alpha,
+                beta: a.beta,
+            };
+            runtime::gpu::options::validate_heuristic(h).map(|()| h)
+        })
+        .collect::<runtime::Result<Vec<_>>>()?;
+    if heuristics.is_empty() {
+        bail!("--alpha needs at least one value");
+    }
+    // Every kernel at every levels-per-sync value (one GPU) and every α (GPUs);
+    // the CPU has no such choice, the multi-GPU loop no levels per sync.
+    let runs: Vec<(Option<BfsKernel>, Option<u32>, Option<Heuristic>)> = match dev {
+        Some(_) => {
+            let lps: Vec<Option<u32>> = match a.gpus > 1 {
+                true => vec![None],
+                false => a.levels_per_sync.iter().map(|&l| Some(l)).collect(),
+            };
+            let mut runs = Vec::new();
+            for &h in &heuristics {
+                for &l in &lps {
+                    runs.extend(a.kernel.iter().map(|&k| (Some(k), l, Some(h))));
+                }
+            }
+            runs
+        }
+        None => vec![(None, None, None)],
     };
     let mut first_hmean = None;
     let mut invalid = Vec::new();
     let mut results = Vec::new();
-    for (kernel, lps) in runs {
+    for (kernel, lps, h) in runs {
         let mec = kernel.map(|k| a.max_edge_count.unwrap_or(default_mec(k)));
         let sync = lps.unwrap_or(runtime::gpu::DEFAULT_LEVELS_PER_SYNC);
+        let heuristic = h.unwrap_or_default();
         let (report, timing) = match (&dev, a.backend, kernel, mec) {
             (Some(_), _, Some(_), Some(mec)) if a.gpus > 1 => (
-                run_multi(a.gpus, a.exchange, &cfg, &g, mec, a.validator)?,
+                run_multi(a.gpus, a.exchange, &cfg, &g, mec, heuristic, a.validator)?,
                 GPU_MULTI_TIMING,
             ),
             (Some(dev), Backend::Gpu, Some(k), Some(mec)) => (
-                run_gpu(dev, &cfg, &g, k, mec, sync, a.validator)?,
+                run_gpu(dev, &cfg, &g, k, mec, sync, heuristic, a.validator)?,
                 GPU_TIMING,
             ),
             (Some(dev), Backend::GpuDsl, Some(k), Some(mec)) => {
@@ -265,7 +301,7 @@ fn graph500_cmd(a: Graph500Args) -> anyhow::Result<()> {
                     GPU_DSL_TIMING
                 };
                 (
-                    run_gpu_dsl(dev, &cfg, &g, k, mec, sync, a.validator)?,
+                    run_gpu_dsl(dev, &cfg, &g, k, mec, sync, heuristic, a.validator)?,
                     timing,
                 )
             }
@@ -274,9 +310,11 @@ fn graph500_cmd(a: Graph500Args) -> anyhow::Result<()> {
         let kname = kernel.map(kernel_name);
         if let Some(k) = &kname {
             eprintln!(
-                "kernel: {k} (max_edge_count {}, levels per sync {})",
+                "kernel: {k} (max_edge_count {}, levels per sync {}, α {}, β {})",
                 mec.unwrap_or(0),
-                lps.map_or("-".into(), |l| l.to_string())
+                lps.map_or("-".into(), |l| l.to_string()),
+                heuristic.alpha,
+                heuristic.beta
             );
         }
         if a.json {
@@ -300,17 +338,27 @@ fn graph500_cmd(a: Graph500Args) -> anyhow::Result<()> {
             kernel: kname.clone(),
             max_edge_count: mec,
             levels_per_sync: lps,
+            alpha: h.map(|h| h.alpha),
+            beta: h.map(|h| h.beta),
             exchange_ms_mean: None,
             rank_split_mean: None,
             report: &report,
         };
-        // The default levels per sync keeps the plain name.
-        let sync_tag = match lps {
+        // The default levels per sync, α and β keep the plain name.
+        let mut sync_tag = match lps {
             Some(l) if l != runtime::gpu::DEFAULT_LEVELS_PER_SYNC => format!("-sync{l}"),
             _ => String::new(),
         };
+        if heuristic.alpha != runtime::gpu::direction::ALPHA {
+            sync_tag += &format!("-a{}", heuristic.alpha);
+        }
+        if heuristic.beta != runtime::gpu::direction::BETA {
+            sync_tag += &format!("-b{}", heuristic.beta);
+        }
         let stem = match &kname {
-            Some(k) if a.gpus > 1 => format!("graph500-gpu-x{}-{k}-s{}", a.gpus, a.scale),
+            Some(k) if a.gpus > 1 => {
+                format!("graph500-gpu-x{}-{k}{sync_tag}-s{}", a.gpus, a.scale)
+            }
             Some(k) => format!("graph500-{}-{k}{sync_tag}-s{}", a.backend.name(), a.scale),
             None => format!("graph500-{}-s{}", a.backend.name(), a.scale),
         };
@@ -424,6 +472,7 @@ fn run_gpu(
     kernel: BfsKernel,
     max_edge_count: u64,
     levels_per_sync: u32,
+    heuristic: Heuristic,
     validator: Validator,
 ) -> anyhow::Result<Graph500Report> {
     dev.check_traversal_fits(&g.graph, 4, true, max_edge_count)?;
@@ -434,6 +483,7 @@ fn run_gpu(
         kernel,
         max_edge_count,
         levels_per_sync,
+        heuristic,
         ..GpuBfsOptions::default()
     };
     if let Some(&r) = g.roots.first() {
@@ -462,6 +512,7 @@ fn run_gpu_dsl(
     kernel: BfsKernel,
     max_edge_count: u64,
     levels_per_sync: u32,
+    heuristic: Heuristic,
     validator: Validator,
 ) -> anyhow::Result<Graph500Report> {
     let k = dev.load_program::<bfs::Program>()?;
@@ -475,6 +526,7 @@ fn run_gpu_dsl(
         max_edge_count: Some(max_edge_count),
         levels_per_sync,
         parents: kernel == BfsKernel::Direction,
+        heuristic,
         ..ProgramOptions::default()
     };
     if let Some(&r) = g.roots.first() {
@@ -511,6 +563,7 @@ fn run_multi(
     cfg: &Graph500Config,
     g: &Graph500Graph,
     max_edge_count: u64,
+    heuristic: Heuristic,
     validator: Validator,
 ) -> anyhow::Result<Graph500Report> {
     let multi = crate::cli::common::open_gpus(gpus, exchange)?;
@@ -518,6 +571,7 @@ fn run_multi(
         kernel: BfsKernel::Direction,
         max_edge_count: Some(max_edge_count),
         parents: true,
+        heuristic,
         ..ProgramOptions::default()
     };
     let k = multi.load_program::<bfs::Program>()?;

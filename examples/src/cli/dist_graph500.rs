@@ -254,6 +254,8 @@ pub fn graph500_ranks(a: Graph500Args, env: RankEnv) -> anyhow::Result<()> {
             kernel,
             max_edge_count: a.max_edge_count,
             levels_per_sync: lps,
+            alpha: None,
+            beta: None,
             exchange_ms_mean: Some(exchange.as_secs_f64() * 1e3 / roots.len() as f64),
             rank_split_mean: (!rank_splits.is_empty()).then_some(rank_splits),
             report: &report,

@@ -22,6 +22,7 @@ use crate::graph::{Csr, Weight};
 pub use super::device::{Device, DeviceGraph};
 use super::options::Pull;
 pub use super::options::{BfsKernel, DEFAULT_LEVELS_PER_SYNC, DEFAULT_MAX_EDGE_COUNT};
+use kernels_rs::direction::Heuristic;
 
 /// How a newly reached vertex is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -48,6 +49,9 @@ pub struct GpuBfsOptions {
     pub block_size: u32,
     /// Whether the direction kernel may go bottom-up.
     pub pull: Pull,
+    /// Direction kernel: Beamer's α and β, where it switches direction.
+    #[serde(with = "super::options::HeuristicJson")]
+    pub heuristic: Heuristic,
 }
 
 impl Default for GpuBfsOptions {
@@ -60,6 +64,7 @@ impl Default for GpuBfsOptions {
             levels_per_sync: DEFAULT_LEVELS_PER_SYNC,
             block_size: 256,
             pull: Pull::Auto,
+            heuristic: Heuristic::DEFAULT,
         }
     }
 }
@@ -87,7 +92,8 @@ impl GpuBfsOptions {
             self.max_edge_count,
             self.block_size,
             self.levels_per_sync,
-        )
+        )?;
+        super::options::validate_heuristic(self.heuristic)
     }
 }
 
@@ -250,6 +256,7 @@ impl Device {
             pptr,
             4,
         )?;
+        exec.heuristic = opts.heuristic;
         self.gpu.sync("BFS buffer allocation")?;
         let wall = Instant::now();
         let pull = opts.pull == Pull::Auto && g.incoming().is_some();

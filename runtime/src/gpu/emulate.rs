@@ -105,6 +105,7 @@ fn direction_emulated<W: Weight>(
             pptr,
             4,
         )?;
+        exec.heuristic = opts.heuristic;
         let pull = (opts.pull == Pull::Auto && incoming.is_some()).then_some(0u32);
         let (log, syncs) = direction::drive_levels(
             &mut exec,

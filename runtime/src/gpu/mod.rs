@@ -102,7 +102,7 @@ pub mod tree_check;
 pub use bfs::{bfs, BfsCombine, GpuBfsOptions, GpuBfsResult};
 pub use cuda::DeviceInfo;
 pub use device::{Device, DeviceGraph};
-pub use options::{BfsKernel, DEFAULT_LEVELS_PER_SYNC};
+pub use options::{BfsKernel, Heuristic, DEFAULT_LEVELS_PER_SYNC};
 pub use program_api::{GpuProgram, ProgramOptions, ProgramRun};
 
 /// Whether a GPU run could work here: PTX embedded and a driver library present

@@ -5,6 +5,7 @@
 //! all name them without importing each other.
 
 use crate::error::{Error, Result};
+pub use kernels_rs::direction::Heuristic;
 
 /// Which level kernel to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -152,3 +153,24 @@ pub const TAIL_HANDOVER: Handover = Handover {
     levels: 16,
     frontier: 2048,
 };
+
+/// How options that record a [`Heuristic`] write it (kernels-rs is `no_std`
+/// without serde): `{"alpha": …, "beta": …}`.
+#[derive(serde::Serialize)]
+#[serde(remote = "Heuristic")]
+pub(crate) struct HeuristicJson {
+    alpha: u64,
+    beta: u64,
+}
+
+/// Checks a run's α and β: zero would divide by zero (bottom-up at once, or
+/// never back), so the switch points start at 1.
+pub fn validate_heuristic(h: Heuristic) -> Result<()> {
+    if h.alpha == 0 || h.beta == 0 {
+        return Err(Error::InvalidArgument(format!(
+            "direction heuristic α = {}, β = {}: both must be at least 1",
+            h.alpha, h.beta
+        )));
+    }
+    Ok(())
+}

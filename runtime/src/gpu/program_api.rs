@@ -18,6 +18,7 @@ use super::options::{BfsKernel, Pull};
 use crate::error::{Error, Result};
 use crate::graph::{Graph, Weight};
 use crate::program::{Combine, VertexProgram};
+use kernels_rs::direction::Heuristic;
 
 /// The weights a kernel body reads from a host CSR in the emulator: the CSR's
 /// own (the macro sets the GPU weight type to the host one when the program
@@ -71,6 +72,9 @@ pub struct ProgramOptions {
     pub parents: bool,
     /// Whether the direction kernel may go bottom-up.
     pub pull: Pull,
+    /// Direction kernel: Beamer's α and β, where it switches direction.
+    #[serde(with = "super::options::HeuristicJson")]
+    pub heuristic: Heuristic,
     /// Direction kernel, programs with a priority (SSSP): bucket width Δ in
     /// priority units for near-far passes; `None` = plain frontier (Bellman-Ford
     /// style). [`gpu_delta`] suggests one from the graph.
@@ -92,6 +96,7 @@ impl Default for ProgramOptions {
             block_size: 256,
             parents: false,
             pull: Pull::Auto,
+            heuristic: Heuristic::DEFAULT,
             delta: None,
             handover: None,
         }
@@ -143,7 +148,8 @@ impl ProgramOptions {
             self.edges_per_item(),
             self.block_size,
             self.levels_per_sync,
-        )
+        )?;
+        super::options::validate_heuristic(self.heuristic)
     }
 }
 

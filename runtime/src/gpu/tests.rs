@@ -5,7 +5,7 @@ use kernels_rs::entry::{self, RawLevel};
 use kernels_rs::{combine, Program, ThreadCtx};
 use proptest::prelude::*;
 
-use super::direction::Pull;
+use super::direction::{Heuristic, Pull};
 use super::emulate::{self, launch};
 use super::{BfsCombine, BfsKernel, GpuBfsOptions};
 use crate::generate;
@@ -44,6 +44,7 @@ fn all_options() -> Vec<GpuBfsOptions> {
                     levels_per_sync: lps,
                     block_size: 32,
                     pull: Pull::Auto,
+                    heuristic: Heuristic::DEFAULT,
                 });
             }
         }
@@ -80,14 +81,27 @@ fn check_direction(g: &Csr<u32>, source: u32, want: &oracle::BfsTree) -> usize {
             continue;
         }
         let graph = Graph::new(g.clone(), sym);
-        for (mec, pull, lps) in [
-            (1, Pull::Auto, 1),
-            (1, Pull::Auto, 2),
-            (5, Pull::Auto, 3),
-            (32, Pull::Auto, 1),
-            (32, Pull::Auto, 8),
-            (32, Pull::Never, 1),
-            (32, Pull::Never, 8),
+        // α = 1: bottom-up only once the frontier holds more edges than are
+        // left; α = u64::MAX: from the first level with any edges.
+        let d = Heuristic::DEFAULT;
+        let late = Heuristic { alpha: 1, ..d };
+        let early = Heuristic {
+            alpha: u64::MAX,
+            ..d
+        };
+        let mut by_alpha = [0usize; 3];
+        for (mec, pull, lps, heuristic) in [
+            (1, Pull::Auto, 1, d),
+            (1, Pull::Auto, 2, d),
+            (5, Pull::Auto, 3, d),
+            (32, Pull::Auto, 1, d),
+            (32, Pull::Auto, 8, d),
+            (32, Pull::Never, 1, d),
+            (32, Pull::Never, 8, d),
+            (32, Pull::Auto, 1, late),
+            (32, Pull::Auto, 8, late),
+            (32, Pull::Auto, 1, early),
+            (32, Pull::Auto, 8, early),
         ] {
             let opts = GpuBfsOptions {
                 kernel: BfsKernel::Direction,
@@ -96,6 +110,7 @@ fn check_direction(g: &Csr<u32>, source: u32, want: &oracle::BfsTree) -> usize {
                 block_size: 32,
                 pull,
                 levels_per_sync: lps,
+                heuristic,
                 ..GpuBfsOptions::default()
             };
             let got = emulate::bfs_direction(&graph, source, &opts, 5).unwrap();
@@ -125,8 +140,20 @@ fn check_direction(g: &Csr<u32>, source: u32, want: &oracle::BfsTree) -> usize {
             if pull == Pull::Never {
                 assert!(got.directions.iter().all(|d| !d.bottom_up));
             }
-            bottom_up += got.directions.iter().filter(|d| d.bottom_up).count();
+            let pulled = got.directions.iter().filter(|d| d.bottom_up).count();
+            bottom_up += pulled;
+            if (mec, pull, lps) == (32, Pull::Auto, 8) {
+                by_alpha[[late, d, early]
+                    .iter()
+                    .position(|&h| h == heuristic)
+                    .unwrap()] = pulled;
+            }
         }
+        // A larger α goes bottom-up sooner, so at least as many levels pull.
+        assert!(
+            by_alpha[0] <= by_alpha[1] && by_alpha[1] <= by_alpha[2],
+            "bottom-up levels by α 1 / 15 / max: {by_alpha:?}"
+        );
     }
     bottom_up
 }
@@ -243,6 +270,15 @@ fn bad_arguments_are_errors() {
         ..Default::default()
     };
     assert!(emulate::bfs(&g, 0, &zero, 4).is_err());
+    for (alpha, beta) in [(0, 18), (15, 0)] {
+        let h = GpuBfsOptions {
+            kernel: BfsKernel::Direction,
+            heuristic: Heuristic { alpha, beta },
+            ..Default::default()
+        };
+        let e = h.validate().unwrap_err().to_string();
+        assert!(e.contains("at least 1"), "{e}");
+    }
 }
 
 #[test]

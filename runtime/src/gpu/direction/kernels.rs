@@ -17,7 +17,7 @@ pub(crate) struct DirectionKernels<'k> {
     pub td_select: Kernel<'k>,
     pub td_relax: Kernel<'k>,
     pub bottom_up: Kernel<'k>,
-    /// `plan_level(prev, cur, n, m, first_vertices, first_edges, level)`.
+    /// `plan_level(prev, cur, n, m, first_vertices, first_edges, alpha, beta, level)`.
     pub plan: Kernel<'k>,
     /// `plan_pass(prev, cur, first_pending, first_limit, delta)`.
     pub plan_pass: Kernel<'k>,
@@ -207,9 +207,9 @@ unsafe fn bottom_up_body<P: Program>(t: ThreadCtx, a: &[Arg]) {
     }
 }
 
-/// `plan_level(prev, cur, n, m, first_vertices, first_edges, level)`.
+/// `plan_level(prev, cur, n, m, first_vertices, first_edges, alpha, beta, level)`.
 unsafe fn plan_level_body(t: ThreadCtx, a: &[Arg]) {
-    let [prev, cur, n, m, vertices, edges, level] = words(a);
+    let [prev, cur, n, m, vertices, edges, alpha, beta, level] = words(a);
     // SAFETY: see above.
     unsafe {
         entry::plan_level(
@@ -220,6 +220,8 @@ unsafe fn plan_level_body(t: ThreadCtx, a: &[Arg]) {
             m.u64(),
             vertices.u64(),
             edges.u64(),
+            alpha.u64(),
+            beta.u64(),
             level.u32(),
         )
     }

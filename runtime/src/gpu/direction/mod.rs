@@ -45,7 +45,7 @@ use crate::error::{Error, Result};
 pub use super::options::{Handover, Pull, TAIL_HANDOVER};
 pub(crate) use buckets::drive_buckets_levels;
 pub(crate) use kernels::DirectionKernels;
-pub use kernels_rs::direction::{ALPHA, BETA};
+pub use kernels_rs::direction::{Heuristic, ALPHA, BETA};
 pub(crate) use run::{DirGraph, DirectionRun};
 /// Edges per top-down work item when none is asked for.
 pub const DEFAULT_CHUNK: u64 = 32;
@@ -103,6 +103,9 @@ impl FrontierSize {
 
 /// What the loop needs from an executor (GPU or emulation).
 pub(crate) trait DirectionExec<S> {
+    /// Beamer's α and β for this run (the host loop's choice; planned levels
+    /// pass the same to the device).
+    fn heuristic(&self) -> Heuristic;
     /// Initial states (and parents); the frontier = `{source}` or, without a
     /// source, every vertex.
     fn init(&mut self, source: Option<u32>) -> Result<FrontierSize>;
@@ -156,6 +159,7 @@ pub(crate) fn drive<S: Copy>(
         };
         bottom_up = candidate.is_some()
             && choose_bottom_up(
+                exec.heuristic(),
                 bottom_up,
                 frontier.vertices,
                 frontier.edges,

@@ -5,7 +5,7 @@
 //! the multi-GPU parts (both kinds) all run this code.
 
 use kernels_rs::direction::{
-    choose_scan, chunk_capacity, CTL_WORDS, LEVEL_MAY_SCAN, LEVEL_TOP_DOWN_ONLY,
+    choose_scan, chunk_capacity, Heuristic, CTL_WORDS, LEVEL_MAY_SCAN, LEVEL_TOP_DOWN_ONLY,
 };
 use kernels_rs::entry;
 
@@ -99,6 +99,9 @@ pub(crate) struct DirectionRun<'a, L: Launcher> {
     /// Edges of the whole graph when the graph is a partition (0 = its own):
     /// the unexplored edges a planned traversal starts from.
     pub whole_m: u64,
+    /// Beamer's α and β for the levels this run plans on the device (the host
+    /// loop reads them through [`DirectionExec::heuristic`]).
+    pub heuristic: Heuristic,
     pub start: Option<L::Mark>,
     pub levels: Vec<(L::Mark, L::Mark)>,
     pub end: Option<L::Mark>,
@@ -188,6 +191,7 @@ impl<'a, L: Launcher> DirectionRun<'a, L> {
             degree_offsets: 0,
             owned: (0, n),
             whole_m: 0,
+            heuristic: Heuristic::DEFAULT,
             start: None,
             levels: Vec::new(),
             end: None,
@@ -539,6 +543,10 @@ impl<'a, L: Launcher> DirectionRun<'a, L> {
 }
 
 impl<S: bytemuck::Pod, L: Launcher> DirectionExec<S> for DirectionRun<'_, L> {
+    fn heuristic(&self) -> Heuristic {
+        self.heuristic
+    }
+
     fn init(&mut self, source: Option<u32>) -> Result<FrontierSize> {
         self.launch_init(source)?;
         Ok(initial_size(self.g.host_offsets, source))
@@ -631,9 +639,12 @@ impl<S: bytemuck::Pod, L: Launcher> PlannedExec<S> for DirectionRun<'_, L> {
             m.into(),
             first.vertices.into(),
             first.edges.into(),
+            self.heuristic.alpha.into(),
+            self.heuristic.beta.into(),
             level.into(),
         ];
-        // SAFETY: `plan_level(prev, cur, n, m, first_vertices, first_edges, level)`
+        // SAFETY: `plan_level(prev, cur, n, m, first_vertices, first_edges, alpha,
+        // beta, level)`
         // of kernels_rs::plan_kernel!: prev null or another block of CTL_WORDS
         // counters (slots ≥ 2), cur CTL_WORDS counters.
         unsafe { self.l.launch(&self.k.plan, Grid::Cover(1), 32, &args)? };

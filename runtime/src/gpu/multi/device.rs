@@ -18,7 +18,7 @@ use std::time::Instant;
 
 use cudarc::driver::CudaEvent;
 use cudarc::nccl::{self, sys::ncclDataType_t};
-use kernels_rs::direction::{CTL_CHUNKS, CTL_EDGES, CTL_FRONTIER, CTL_WORDS};
+use kernels_rs::direction::{Heuristic, CTL_CHUNKS, CTL_EDGES, CTL_FRONTIER, CTL_WORDS};
 
 use super::nccl::{Comms, Gather};
 use super::partition::{part_graph, PartGraph, Partition};
@@ -407,6 +407,7 @@ impl MultiGpu {
             let r = part.range(self.parts_of[p]);
             x.owned = (r.start, r.end);
             x.whole_m = mg.m;
+            x.heuristic = opts.heuristic;
             if scan_levels::<P>(opts, pull) {
                 x.enable_scan()?;
             }
@@ -618,6 +619,11 @@ impl MultiGpuExec<'_, '_> {
 }
 
 impl<S: bytemuck::Pod> DirectionExec<S> for MultiGpuExec<'_, '_> {
+    fn heuristic(&self) -> Heuristic {
+        // Every part was given the run's.
+        self.parts[0].heuristic
+    }
+
     fn init(&mut self, source: Option<u32>) -> Result<FrontierSize> {
         for x in &mut self.parts {
             x.launch_init(source)?;

@@ -25,7 +25,7 @@ use crate::gpu::program_api::{
 };
 use crate::graph::Graph;
 use crate::program::VertexProgram;
-use kernels_rs::direction::{CTL_EDGES, CTL_FRONTIER, CTL_WORDS};
+use kernels_rs::direction::{Heuristic, CTL_EDGES, CTL_FRONTIER, CTL_WORDS};
 
 /// The parts and what the exchange must copy.
 struct MultiHost<'a, P: kernels_rs::Program> {
@@ -152,6 +152,11 @@ impl<P: kernels_rs::Program> DirectionExec<P::State> for MultiHost<'_, P>
 where
     P::State: bytemuck::Pod,
 {
+    fn heuristic(&self) -> Heuristic {
+        // Every part was given the run's.
+        self.parts[0].heuristic
+    }
+
     fn init(&mut self, source: Option<u32>) -> Result<FrontierSize> {
         for part in &mut self.parts {
             DirectionExec::<P::State>::init(part, source)?;
@@ -328,6 +333,7 @@ pub fn emulate_multi<P: GpuProgram>(
             let r = partition.range(parts.len());
             h.owned = (r.start, r.end);
             h.whole_m = g.num_edges();
+            h.heuristic = opts.heuristic;
             if scan_levels::<P>(opts, pull) {
                 h.enable_scan()?;
             }

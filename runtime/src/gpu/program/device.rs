@@ -158,6 +158,7 @@ impl Device {
             pptr,
             state_size,
         )?;
+        exec.heuristic = opts.heuristic;
         self.gpu.sync("program buffer allocation")?;
         let wall = Instant::now();
         let src = P::NEEDS_SOURCE.then_some(source);

@@ -156,6 +156,7 @@ fn emulate_direction_csr<P: GpuProgram>(
                 pptr,
                 std::mem::size_of::<<P as VertexProgram>::State>(),
             )?;
+            exec.heuristic = opts.heuristic;
             let src = P::NEEDS_SOURCE.then_some(source);
             match bucket_delta::<P>(opts) {
                 Some(delta) => {
