@@ -206,6 +206,20 @@ fn graph500_cmd(a: Graph500Args) -> anyhow::Result<()> {
     if a.validator == Validator::Gpu && a.backend == Backend::Cpu {
         bail!("--validator gpu needs --backend gpu or gpu-dsl");
     }
+    let heuristics = a
+        .alpha
+        .iter()
+        .map(|&alpha| {
+            let h = Heuristic {
+                alpha,
+                beta: a.beta,
+            };
+            runtime::gpu::options::validate_heuristic(h).map(|()| h)
+        })
+        .collect::<runtime::Result<Vec<_>>>()?;
+    if heuristics.is_empty() {
+        bail!("--alpha needs at least one value");
+    }
     std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
     // Open the device before generating so a missing GPU fails fast.
     let dev = match a.backend {
@@ -246,20 +260,6 @@ fn graph500_cmd(a: Graph500Args) -> anyhow::Result<()> {
     if a.levels_per_sync.is_empty() || a.levels_per_sync.iter().any(|&l| !(1..=64).contains(&l)) {
         bail!("--levels-per-sync takes values in 1..=64");
     }
-    let heuristics = a
-        .alpha
-        .iter()
-        .map(|&alpha| {
-            let h = Heuristic {
-                alpha,
-                beta: a.beta,
-            };
-            runtime::gpu::options::validate_heuristic(h).map(|()| h)
-        })
-        .collect::<runtime::Result<Vec<_>>>()?;
-    if heuristics.is_empty() {
-        bail!("--alpha needs at least one value");
-    }
     // Every kernel at every levels-per-sync value (one GPU) and every α (GPUs);
     // the CPU has no such choice, the multi-GPU loop no levels per sync.
     let runs: Vec<(Option<BfsKernel>, Option<u32>, Option<Heuristic>)> = match dev {
@@ -285,13 +285,19 @@ fn graph500_cmd(a: Graph500Args) -> anyhow::Result<()> {
         let mec = kernel.map(|k| a.max_edge_count.unwrap_or(default_mec(k)));
         let sync = lps.unwrap_or(runtime::gpu::DEFAULT_LEVELS_PER_SYNC);
         let heuristic = h.unwrap_or_default();
+        let launch = |kernel, max_edge_count| Launch {
+            kernel,
+            max_edge_count,
+            levels_per_sync: sync,
+            heuristic,
+        };
         let (report, timing) = match (&dev, a.backend, kernel, mec) {
             (Some(_), _, Some(_), Some(mec)) if a.gpus > 1 => (
                 run_multi(a.gpus, a.exchange, &cfg, &g, mec, heuristic, a.validator)?,
                 GPU_MULTI_TIMING,
             ),
             (Some(dev), Backend::Gpu, Some(k), Some(mec)) => (
-                run_gpu(dev, &cfg, &g, k, mec, sync, heuristic, a.validator)?,
+                run_gpu(dev, &cfg, &g, launch(k, mec), a.validator)?,
                 GPU_TIMING,
             ),
             (Some(dev), Backend::GpuDsl, Some(k), Some(mec)) => {
@@ -301,7 +307,7 @@ fn graph500_cmd(a: Graph500Args) -> anyhow::Result<()> {
                     GPU_DSL_TIMING
                 };
                 (
-                    run_gpu_dsl(dev, &cfg, &g, k, mec, sync, heuristic, a.validator)?,
+                    run_gpu_dsl(dev, &cfg, &g, launch(k, mec), a.validator)?,
                     timing,
                 )
             }
@@ -465,16 +471,28 @@ where
     }
 }
 
-fn run_gpu(
-    dev: &Device,
-    cfg: &Graph500Config,
-    g: &Graph500Graph,
+/// One GPU run's kernel settings.
+#[derive(Clone, Copy)]
+struct Launch {
     kernel: BfsKernel,
     max_edge_count: u64,
     levels_per_sync: u32,
     heuristic: Heuristic,
+}
+
+fn run_gpu(
+    dev: &Device,
+    cfg: &Graph500Config,
+    g: &Graph500Graph,
+    launch: Launch,
     validator: Validator,
 ) -> anyhow::Result<Graph500Report> {
+    let Launch {
+        kernel,
+        max_edge_count,
+        levels_per_sync,
+        heuristic,
+    } = launch;
     dev.check_traversal_fits(&g.graph, 4, true, max_edge_count)?;
     runtime::progress::status("graph500: uploading the graph to the GPU, warm-up run...");
     let dg = dev.upload_traversal(&g.graph, false)?;
@@ -509,12 +527,15 @@ fn run_gpu_dsl(
     dev: &Device,
     cfg: &Graph500Config,
     g: &Graph500Graph,
-    kernel: BfsKernel,
-    max_edge_count: u64,
-    levels_per_sync: u32,
-    heuristic: Heuristic,
+    launch: Launch,
     validator: Validator,
 ) -> anyhow::Result<Graph500Report> {
+    let Launch {
+        kernel,
+        max_edge_count,
+        levels_per_sync,
+        heuristic,
+    } = launch;
     let k = dev.load_program::<bfs::Program>()?;
     dev.check_traversal_fits(&g.graph, 4, true, max_edge_count)?;
     runtime::progress::status("graph500: uploading the graph to the GPU, warm-up run...");

@@ -92,11 +92,13 @@ impl GpuRank {
         source: u32,
         max_edge_count: Option<u64>,
         levels_per_sync: u32,
+        heuristic: runtime::gpu::Heuristic,
     ) -> anyhow::Result<(RankBfs, TimeSplit, f64)> {
         let opts = ProgramOptions {
             kernel: BfsKernel::Direction,
             max_edge_count,
             levels_per_sync,
+            heuristic,
             ..ProgramOptions::default()
         };
         let r = self

@@ -39,6 +39,17 @@ pub fn graph500_ranks(a: Graph500Args, env: RankEnv) -> anyhow::Result<()> {
     if a.levels_per_sync.is_empty() || a.levels_per_sync.iter().any(|&l| !(1..=64).contains(&l)) {
         bail!("--levels-per-sync takes values in 1..=64");
     }
+    let heuristic = match a.alpha[..] {
+        [alpha] => runtime::gpu::Heuristic {
+            alpha,
+            beta: a.beta,
+        },
+        _ => bail!("--alpha: ranks run one value"),
+    };
+    runtime::gpu::options::validate_heuristic(heuristic)?;
+    if !gpu && heuristic != runtime::gpu::Heuristic::DEFAULT {
+        bail!("--alpha/--beta: CPU ranks go bottom-up every level; the switch points are the GPU direction kernel's");
+    }
     if gpu {
         if let Some(why) = runtime::gpu::multi::rank_gpu_missing() {
             bail!(
@@ -110,7 +121,7 @@ pub fn graph500_ranks(a: Graph500Args, env: RankEnv) -> anyhow::Result<()> {
     let search = |root: u32, lps: u32| -> anyhow::Result<(RankBfs, Option<(TimeSplit, f64)>)> {
         match (&rank, &kernels) {
             (Some(r), Some(k)) => {
-                let (b, split, host) = r.bfs(k, root, a.max_edge_count, lps)?;
+                let (b, split, host) = r.bfs(k, root, a.max_edge_count, lps, heuristic)?;
                 Ok((b, Some((split, host))))
             }
             _ => Ok((bfs(&g, &comm, root)?, None)),
@@ -254,8 +265,8 @@ pub fn graph500_ranks(a: Graph500Args, env: RankEnv) -> anyhow::Result<()> {
             kernel,
             max_edge_count: a.max_edge_count,
             levels_per_sync: lps,
-            alpha: None,
-            beta: None,
+            alpha: gpu.then_some(heuristic.alpha),
+            beta: gpu.then_some(heuristic.beta),
             exchange_ms_mean: Some(exchange.as_secs_f64() * 1e3 / roots.len() as f64),
             rank_split_mean: (!rank_splits.is_empty()).then_some(rank_splits),
             report: &report,

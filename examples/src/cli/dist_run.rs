@@ -165,6 +165,7 @@ pub fn dist_bfs_cmd(a: RunArgs, env: RankEnv) -> anyhow::Result<()> {
                 source,
                 a.max_edge_count,
                 runtime::gpu::DEFAULT_LEVELS_PER_SYNC,
+                runtime::gpu::Heuristic::DEFAULT,
             )?
             .0
         }
