@@ -89,15 +89,21 @@ pub const LEVEL_OVER: u32 = 2;
 /// frontier has many edges scans them all ([`choose_scan`]).
 pub const LEVEL_MAY_SCAN: u32 = 3;
 
-/// Bottom-up when frontier edges > unexplored edges / α (gapbs' default).
-pub const ALPHA: u64 = 15;
+/// Bottom-up when frontier edges > unexplored edges / α. gapbs takes 15 on CPUs;
+/// on one H200 (Graph500, 16 roots, each α on the same graph and roots in one
+/// process) 50 ran 1.06×, 1.04× and 1.10× the harmonic-mean TEPS of 15 at scales
+/// 24, 25 and 26 with no root slower by over 3 %: the roots whose hub level 15
+/// left top-down (9.5 → 3.7 ms at scale 26) go bottom-up there. 100 and 200 gain
+/// as much on those roots but slow others (4.0 → 4.9 ms); 400 loses.
+pub const ALPHA: u64 = 50;
 /// Back to top-down when the frontier shrinks to ≤ n / β (gapbs' default).
 pub const BETA: u64 = 18;
 
 /// Beamer's two switch points, a run's setting rather than constants: gapbs tuned
 /// α = 15 and β = 18 for CPUs, where a bottom-up test costs what a top-down edge
 /// does; on a GPU top-down claims are atomics scattered over the states, so the
-/// best α may differ by graph and device (Gunrock takes both as `--do-a`/`--do-b`).
+/// best α differs ([`ALPHA`]) and may differ by graph and device (Gunrock takes
+/// both as `--do-a`/`--do-b`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Heuristic {
     /// Bottom-up once the frontier's out-edges exceed the unexplored edges / α.
@@ -107,7 +113,7 @@ pub struct Heuristic {
 }
 
 impl Heuristic {
-    /// gapbs' α and β.
+    /// [`ALPHA`] and [`BETA`].
     pub const DEFAULT: Heuristic = Heuristic {
         alpha: ALPHA,
         beta: BETA,

@@ -13,7 +13,7 @@ use super::*;
 use crate::bfs::{Bfs, UNREACHED};
 use crate::lockstep::{csr_descending, launch_warps};
 
-/// gapbs' switch points, the runs' default.
+/// The runs' default switch points.
 const H: Heuristic = Heuristic::DEFAULT;
 
 /// A symmetric graph with hubs (rows far longer than a warp), a path (many
@@ -377,7 +377,16 @@ fn plan_level_takes_the_runs_alpha_and_beta() {
         plan_level(Some(prev), &cur, n, m, (0, 0), LEVEL_MAY_PULL, h);
         word(&cur, CTL_PLAN)
     };
-    assert_eq!(plan(&l0, H), PLAN_BOTTOM_UP);
+    assert_eq!(
+        plan(
+            &l0,
+            Heuristic {
+                alpha: 15,
+                beta: 18
+            }
+        ),
+        PLAN_BOTTOM_UP
+    );
     let low = Heuristic { alpha: 5, beta: 18 };
     assert_eq!(plan(&l0, low), PLAN_TOP_DOWN);
     // Bottom-up from 300 vertices, shrinking to 100: n / 18 = 55 keeps pulling,

@@ -293,6 +293,8 @@
 //!   `.kernel(Kernel::..)` and `.max_edge_count(m)` on the GPU — each defaults
 //!   to what `vertex` picks from the program and the graph (a diameter probe,
 //!   hubs, Δ from the weights);
+//! * `.heuristic(Heuristic { alpha, beta })`: where the GPU direction kernel
+//!   turns bottom-up and back (push programs);
 //! * `.delta(d)`, `.max_rounds(r)`, `.tolerance(t)`, `.device(i)`;
 //! * `.all_pairs()` instead of `.go()` for `semiring` programs: the closure
 //!   over every pair of vertices, blocked Floyd–Warshall on the CPU or GPU.
@@ -397,7 +399,7 @@ pub use runtime::run::{run, Backend, Intersected, Outcome, Plan, Report, Run, Ru
 
 /// The CPU schedules ([`Run::schedule`]) and GPU kernels ([`Run::kernel`]).
 #[cfg(not(target_arch = "nvptx64"))]
-pub use runtime::{gpu::BfsKernel as Kernel, program::Schedule};
+pub use runtime::{gpu::BfsKernel as Kernel, gpu::Heuristic, program::Schedule};
 
 #[cfg(not(target_arch = "nvptx64"))]
 pub use runtime::load::LoadOptions;
@@ -438,7 +440,7 @@ pub fn load_with<W: runtime::graph::Weight>(
 pub mod prelude {
     pub use crate::vertex_program;
     #[cfg(not(target_arch = "nvptx64"))]
-    pub use crate::{load, run, Backend, Kernel, Schedule};
+    pub use crate::{load, run, Backend, Heuristic, Kernel, Schedule};
     /// What gather/apply operators know about their vertex and round.
     pub use kernels_rs::gather::Ctx;
     /// Graph ↔ petgraph conversions (feature `petgraph`).

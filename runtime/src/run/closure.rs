@@ -25,12 +25,13 @@ where
         let plan = &self.plan;
         let name = <P as VertexProgram>::NAME;
         refuse(
-            "source / schedule / kernel / delta / max_rounds / tolerance",
+            "source / schedule / kernel / delta / heuristic / max_rounds / tolerance",
             plan.source.is_some()
                 || self.sources.is_some()
                 || plan.schedule.is_some()
                 || plan.kernel.is_some()
                 || plan.delta.is_some()
+                || plan.heuristic.is_some()
                 || plan.max_rounds.is_some()
                 || plan.tolerance.is_some(),
             "the closure runs from every vertex with blocked Floyd–Warshall",

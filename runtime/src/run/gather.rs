@@ -29,8 +29,8 @@ where
 {
     let name = <P as GatherProgram>::NAME;
     refuse(
-        "kernel / delta",
-        plan.kernel.is_some() || plan.delta.is_some(),
+        "kernel / delta / heuristic",
+        plan.kernel.is_some() || plan.delta.is_some() || plan.heuristic.is_some(),
         &format!(
             "program `{name}` is a gather/apply program: it runs in rounds (one kind of kernel, no buckets)"
         ),
@@ -146,8 +146,11 @@ where
 {
     let name = <P as GatherProgram>::NAME;
     refuse(
-        "kernel / delta / schedule",
-        plan.kernel.is_some() || plan.delta.is_some() || plan.schedule.is_some(),
+        "kernel / delta / heuristic / schedule",
+        plan.kernel.is_some()
+            || plan.delta.is_some()
+            || plan.heuristic.is_some()
+            || plan.schedule.is_some(),
         &format!(
             "program `{name}` runs batched in synchronous rounds (one kind of kernel, no buckets, no other schedule)"
         ),

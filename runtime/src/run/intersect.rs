@@ -47,11 +47,12 @@ where
 {
     let name = <P as IntersectProgram>::NAME;
     refuse(
-        "source / schedule / kernel / delta / max_rounds / tolerance",
+        "source / schedule / kernel / delta / heuristic / max_rounds / tolerance",
         plan.source.is_some()
             || plan.schedule.is_some()
             || plan.kernel.is_some()
             || plan.delta.is_some()
+            || plan.heuristic.is_some()
             || plan.max_rounds.is_some()
             || plan.tolerance.is_some(),
         &format!("program `{name}` intersects neighbour lists once: it has no source, schedule, kernel choice or rounds"),

@@ -36,7 +36,7 @@ use std::time::Duration;
 use crate::error::{Error, Result};
 use crate::gpu::batched::{BatchedStats, LaneStates};
 use crate::gpu::multi::Route;
-use crate::gpu::BfsKernel;
+use crate::gpu::{BfsKernel, Heuristic};
 use crate::graph::{Graph, Weight};
 use crate::program::{Batchable, Schedule};
 
@@ -115,6 +115,22 @@ pub struct Plan {
     /// `VERTEX_EXCHANGE`, else peer access where every pair of GPUs has it,
     /// else NCCL ([`crate::gpu::multi::MultiGpu::open`]). Only with `gpus` > 1.
     pub exchange: Option<Route>,
+    /// Beamer's α and β for the direction kernel of push programs (where it
+    /// turns bottom-up and back); `None`: [`Heuristic::DEFAULT`].
+    #[serde(with = "heuristic_json")]
+    pub heuristic: Option<Heuristic>,
+}
+
+/// How a plan writes its optional [`Heuristic`] (kernels-rs has no serde).
+mod heuristic_json {
+    use super::Heuristic;
+
+    pub fn serialize<S: serde::Serializer>(h: &Option<Heuristic>, s: S) -> Result<S::Ok, S::Error> {
+        match h {
+            Some(h) => serde::Serialize::serialize(&Some([h.alpha, h.beta]), s),
+            None => s.serialize_none(),
+        }
+    }
 }
 
 /// What a run did: where it ran and why, how, and how long.
@@ -270,6 +286,12 @@ impl<'g, P: Runnable> Run<'g, P> {
     /// Edges per GPU thread or work item.
     pub fn max_edge_count(mut self, m: u64) -> Self {
         self.plan.max_edge_count = Some(m);
+        self
+    }
+    /// Beamer's α and β for the direction kernel of push programs on the GPU
+    /// (default [`Heuristic::DEFAULT`]): a larger α turns bottom-up sooner.
+    pub fn heuristic(mut self, h: Heuristic) -> Self {
+        self.plan.heuristic = Some(h);
         self
     }
     /// Bucket width of ordered schedules and kernels (programs with a priority).
@@ -513,10 +535,13 @@ pub(crate) enum Placed {
 /// it takes both).
 pub(crate) fn place<P: Runnable>(plan: &Plan) -> Result<Placed> {
     multi::check(plan)?;
+    if let Some(h) = plan.heuristic {
+        crate::gpu::options::validate_heuristic(h)?;
+    }
     if plan.backend == Backend::Cpu {
         refuse(
-            "kernel / max_edge_count",
-            plan.kernel.is_some() || plan.max_edge_count.is_some(),
+            "kernel / max_edge_count / heuristic",
+            plan.kernel.is_some() || plan.max_edge_count.is_some() || plan.heuristic.is_some(),
             "GPU settings, and the run is on the CPU",
         )?;
     }

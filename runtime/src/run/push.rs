@@ -147,6 +147,7 @@ fn gpu<P: GpuProgram>(
     let base = ProgramOptions {
         max_edge_count: plan.max_edge_count,
         delta: plan.delta,
+        heuristic: plan.heuristic.unwrap_or_default(),
         ..ProgramOptions::default()
     };
     let (opts, why) =
@@ -177,6 +178,7 @@ fn gpus<P: GpuProgram>(
         kernel: BfsKernel::Direction,
         max_edge_count: plan.max_edge_count,
         delta: plan.delta,
+        heuristic: plan.heuristic.unwrap_or_default(),
         ..ProgramOptions::default()
     };
     report.warning = crate::gpu::auto::several_gpus_warning::<P>(g, source)
@@ -211,11 +213,12 @@ where
     P: GpuProgram + Runnable<Weight = <P as VertexProgram>::Weight>,
 {
     refuse(
-        "max_rounds / tolerance / kernel / delta",
+        "max_rounds / tolerance / kernel / delta / heuristic / schedule",
         plan.max_rounds.is_some()
             || plan.tolerance.is_some()
             || plan.kernel.is_some()
             || plan.delta.is_some()
+            || plan.heuristic.is_some()
             || plan.schedule.is_some(),
         "settings of single-source runs; batched runs have their own rounds",
     )?;

@@ -145,6 +145,22 @@ fn settings_that_cannot_apply_are_refused() {
     assert!(e.to_string().contains("gather/apply"), "{e}");
     let e = run::<bfs::Program>(&g).sources([1, 2]).go().unwrap_err();
     assert!(e.to_string().contains("go_each"), "{e}");
+    // Beamer's α and β: the GPU direction kernel's, checked wherever the run lands.
+    let h = Heuristic {
+        alpha: 100,
+        beta: 18,
+    };
+    let e = run::<bfs::Program>(&g)
+        .backend(Backend::Cpu)
+        .heuristic(h)
+        .go()
+        .unwrap_err();
+    assert!(e.to_string().contains("GPU settings"), "{e}");
+    let e = run::<pagerank::Program>(&g).heuristic(h).go().unwrap_err();
+    assert!(e.to_string().contains("gather/apply"), "{e}");
+    let zero = Heuristic { alpha: 0, beta: 18 };
+    let e = run::<bfs::Program>(&g).heuristic(zero).go().unwrap_err();
+    assert!(e.to_string().contains("at least 1"), "{e}");
 }
 
 #[test]

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use runtime::gpu::multi::Route;
-use runtime::gpu::BfsKernel;
+use runtime::gpu::{BfsKernel, Heuristic};
 use runtime::program::Schedule;
 use runtime::run::{Backend, Plan};
 
@@ -58,6 +58,15 @@ pub struct RunArgs {
     /// Edges per GPU thread or work item.
     #[arg(long)]
     pub max_edge_count: Option<u64>,
+    /// Direction kernel of push programs: Beamer's α, bottom-up once the
+    /// frontier's out-edges exceed the unexplored edges / α (default 50; a
+    /// larger α turns sooner).
+    #[arg(long)]
+    pub alpha: Option<u64>,
+    /// Direction kernel: Beamer's β, back to top-down once the shrinking
+    /// frontier holds at most n / β vertices (default 18).
+    #[arg(long)]
+    pub beta: Option<u64>,
     /// Bucket width of ordered schedules and kernels (programs with a priority).
     #[arg(long)]
     pub delta: Option<u64>,
@@ -124,6 +133,10 @@ impl RunArgs {
             device: self.device,
             gpus: self.gpus,
             exchange: self.exchange,
+            heuristic: (self.alpha.is_some() || self.beta.is_some()).then(|| Heuristic {
+                alpha: self.alpha.unwrap_or(Heuristic::DEFAULT.alpha),
+                beta: self.beta.unwrap_or(Heuristic::DEFAULT.beta),
+            }),
         }
     }
 }

@@ -2,7 +2,7 @@
 //! bottom-up per level, and its two executors (the GPU, and the same kernel bodies
 //! emulated on the host for CI). The kernels are `kernels_rs::direction`.
 //!
-//! The switch follows gapbs (Beamer's heuristic): go bottom-up when the frontier's
+//! The switch follows Beamer's heuristic as gapbs does (with its own α): go bottom-up when the frontier's
 //! out-edges exceed the still unexplored edges / [`ALPHA`]; go back to top-down once
 //! the frontier shrinks and is at most `n / `[`BETA`]. Both counts come from the
 //! level counters the kernels fill. `drive` reads them back after each level
