@@ -90,11 +90,13 @@ pub const LEVEL_OVER: u32 = 2;
 pub const LEVEL_MAY_SCAN: u32 = 3;
 
 /// Bottom-up when frontier edges > unexplored edges / α. gapbs takes 15 on CPUs;
-/// on one H200 (Graph500, 16 roots, each α on the same graph and roots in one
-/// process) 50 ran 1.06×, 1.04× and 1.10× the harmonic-mean TEPS of 15 at scales
-/// 24, 25 and 26 with no root slower by over 3 %: the roots whose hub level 15
-/// left top-down (9.5 → 3.7 ms at scale 26) go bottom-up there. 100 and 200 gain
-/// as much on those roots but slow others (4.0 → 4.9 ms); 400 loses.
+/// on one H200 (Graph500, each α on the same graph and roots in one process) 50
+/// ran 1.06×, 1.04× and 1.10× the harmonic-mean TEPS of 15 at scales 24, 25 and 26
+/// (16 roots, none slower by over 3 %): the roots whose hub level 15 left top-down
+/// (9.5 → 3.7 ms at scale 26) go bottom-up there. At scales 20–23 (64 roots) it
+/// ran 1.06, 1.01 (per root), 1.01 and 1.02×, on a uniform random graph of 4 M
+/// vertices 1.01× (8 sources). 100 and 200 gain as much on the slow roots but slow
+/// others (4.0 → 4.9 ms); 400 loses.
 pub const ALPHA: u64 = 50;
 /// Back to top-down when the frontier shrinks to ≤ n / β (gapbs' default).
 pub const BETA: u64 = 18;
