@@ -27,6 +27,9 @@ pub struct RunOptions {
     pub gpus: Option<usize>,
     /// How several GPUs exchange: `"peer"` or `"nccl"`.
     pub exchange: Option<String>,
+    /// The GPU direction kernel's switch points (the CLI's `--alpha`/`--beta`).
+    pub alpha: Option<u64>,
+    pub beta: Option<u64>,
 }
 
 impl<'py> FromPyObject<'py> for RunOptions {
@@ -52,6 +55,8 @@ impl<'py> FromPyObject<'py> for RunOptions {
             tolerance: get(d, "tolerance")?,
             gpus: get(d, "gpus")?,
             exchange: get(d, "exchange")?,
+            alpha: get(d, "alpha")?,
+            beta: get(d, "beta")?,
         })
     }
 }
@@ -110,6 +115,7 @@ impl RunOptions {
             delta: self.delta,
             max_rounds: self.max_rounds,
             tolerance: self.tolerance,
+            heuristic: runtime::gpu::options::heuristic_from(self.alpha, self.beta),
             ..Plan::default()
         })
     }

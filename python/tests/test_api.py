@@ -161,6 +161,11 @@ def test_several_gpus_options_are_checked():
     # tc takes no gpus= in Python; the compiled call refuses it all the same.
     with pytest.raises(ValueError, match="gpus 2.*intersection"):
         vertex._vertex.tc(g, {"backend": "gpu", "gpus": 2})
+    # The direction kernel's switch points: GPU settings, at least 1.
+    with pytest.raises(ValueError, match="heuristic: GPU settings"):
+        vertex.bfs(g, 0, backend="cpu", alpha=100)
+    with pytest.raises(ValueError, match="at least 1"):
+        vertex.bfs(g, 0, beta=0)
     # One GPU is what gpus=1 asks for: the CPU run it allows is unchanged.
     assert vertex.bfs(g, 0, backend="cpu", gpus=1).values.tolist() == [0, 1, 2, 3, 4]
 

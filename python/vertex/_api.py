@@ -56,6 +56,8 @@ def _opts(backend, threads, kernel, schedule, **more):
         "tolerance": None,
         "gpus": None,
         "exchange": None,
+        "alpha": None,
+        "beta": None,
     }
     d.update({k: v for k, v in more.items() if v is not None})
     return d
@@ -156,10 +158,15 @@ def from_networkx(G, *, weight="weight"):
 
 @_gpus_doc
 def bfs(g, source=None, *, backend="auto", threads=None, kernel=None, schedule=None, max_edge_count=None,
-        gpus=None, exchange=None):
+        gpus=None, exchange=None, alpha=None, beta=None):
     """Hops from ``source`` (default: the first vertex with out-edges; the
-    report names it). ``uint32``; ``UNREACHED`` where not reached."""
-    o = _opts(backend, threads, kernel, schedule, max_edge_count=max_edge_count, gpus=gpus, exchange=exchange)
+    report names it). ``uint32``; ``UNREACHED`` where not reached.
+
+    ``alpha``/``beta`` move where the GPU direction kernel turns bottom-up
+    (frontier edges > unexplored edges / alpha, default 50) and back (frontier
+    ≤ n / beta, default 18); the CPU refuses them."""
+    o = _opts(backend, threads, kernel, schedule, max_edge_count=max_edge_count, gpus=gpus, exchange=exchange,
+              alpha=alpha, beta=beta)
     return _result(_vertex.bfs(g, source, o))
 
 

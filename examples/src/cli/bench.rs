@@ -487,21 +487,15 @@ fn run_gpu(
     launch: Launch,
     validator: Validator,
 ) -> anyhow::Result<Graph500Report> {
-    let Launch {
-        kernel,
-        max_edge_count,
-        levels_per_sync,
-        heuristic,
-    } = launch;
-    dev.check_traversal_fits(&g.graph, 4, true, max_edge_count)?;
+    dev.check_traversal_fits(&g.graph, 4, true, launch.max_edge_count)?;
     runtime::progress::status("graph500: uploading the graph to the GPU, warm-up run...");
     let dg = dev.upload_traversal(&g.graph, false)?;
     let opts = GpuBfsOptions {
         parents: true,
-        kernel,
-        max_edge_count,
-        levels_per_sync,
-        heuristic,
+        kernel: launch.kernel,
+        max_edge_count: launch.max_edge_count,
+        levels_per_sync: launch.levels_per_sync,
+        heuristic: launch.heuristic,
         ..GpuBfsOptions::default()
     };
     if let Some(&r) = g.roots.first() {
@@ -530,24 +524,18 @@ fn run_gpu_dsl(
     launch: Launch,
     validator: Validator,
 ) -> anyhow::Result<Graph500Report> {
-    let Launch {
-        kernel,
-        max_edge_count,
-        levels_per_sync,
-        heuristic,
-    } = launch;
     let k = dev.load_program::<bfs::Program>()?;
-    dev.check_traversal_fits(&g.graph, 4, true, max_edge_count)?;
+    dev.check_traversal_fits(&g.graph, 4, true, launch.max_edge_count)?;
     runtime::progress::status("graph500: uploading the graph to the GPU, warm-up run...");
     let dg = dev.upload_traversal(&g.graph, false)?;
     // The direction kernel records parents on the device (BFS has a uniform
     // frontier); the seed 000 kernels leave them to a host pass.
     let opts = ProgramOptions {
-        kernel,
-        max_edge_count: Some(max_edge_count),
-        levels_per_sync,
-        parents: kernel == BfsKernel::Direction,
-        heuristic,
+        kernel: launch.kernel,
+        max_edge_count: Some(launch.max_edge_count),
+        levels_per_sync: launch.levels_per_sync,
+        parents: launch.kernel == BfsKernel::Direction,
+        heuristic: launch.heuristic,
         ..ProgramOptions::default()
     };
     if let Some(&r) = g.roots.first() {

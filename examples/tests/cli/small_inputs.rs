@@ -383,3 +383,26 @@ fn an_exchange_route_without_several_gpus_is_refused_by_name() {
     let out = run(&["bfs", "kron:8", "--gpus", "2", "--exchange", "fast"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("possible values: peer, nccl"));
 }
+
+#[test]
+fn the_direction_switch_points_are_checked_before_any_work() {
+    // `--alpha`/`--beta` are the GPU direction kernel's: zero is refused by
+    // Graph500 before the graph is built, and by the one run call on the CPU.
+    let out = run(&[
+        "bench",
+        "graph500",
+        "--scale",
+        "8",
+        "--backend",
+        "gpu",
+        "--alpha",
+        "15,0",
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("at least 1"), "{err}");
+    let out = run(&["run", "bfs", "kron:8", "--backend", "cpu", "--alpha", "100"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("heuristic: GPU settings"), "{err}");
+}

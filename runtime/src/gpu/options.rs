@@ -163,6 +163,16 @@ pub(crate) struct HeuristicJson {
     beta: u64,
 }
 
+/// What a front end's optional `--alpha`/`--beta` ask for: `None` when neither
+/// is given (the run keeps its default), else [`Heuristic::DEFAULT`] with those
+/// replaced.
+pub fn heuristic_from(alpha: Option<u64>, beta: Option<u64>) -> Option<Heuristic> {
+    (alpha.is_some() || beta.is_some()).then(|| Heuristic {
+        alpha: alpha.unwrap_or(Heuristic::DEFAULT.alpha),
+        beta: beta.unwrap_or(Heuristic::DEFAULT.beta),
+    })
+}
+
 /// Checks a run's α and β: zero would divide by zero (bottom-up at once, or
 /// never back), so the switch points start at 1.
 pub fn validate_heuristic(h: Heuristic) -> Result<()> {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use runtime::gpu::multi::Route;
-use runtime::gpu::{BfsKernel, Heuristic};
+use runtime::gpu::BfsKernel;
 use runtime::program::Schedule;
 use runtime::run::{Backend, Plan};
 
@@ -133,10 +133,7 @@ impl RunArgs {
             device: self.device,
             gpus: self.gpus,
             exchange: self.exchange,
-            heuristic: (self.alpha.is_some() || self.beta.is_some()).then(|| Heuristic {
-                alpha: self.alpha.unwrap_or(Heuristic::DEFAULT.alpha),
-                beta: self.beta.unwrap_or(Heuristic::DEFAULT.beta),
-            }),
+            heuristic: runtime::gpu::options::heuristic_from(self.alpha, self.beta),
         }
     }
 }
