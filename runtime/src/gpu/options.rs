@@ -163,6 +163,16 @@ pub(crate) struct HeuristicJson {
     beta: u64,
 }
 
+/// [`HeuristicJson`] of an optional heuristic (`null` when unset).
+pub(crate) fn optional_heuristic_json<S: serde::Serializer>(
+    h: &Option<Heuristic>,
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    #[derive(serde::Serialize)]
+    struct Set(#[serde(with = "HeuristicJson")] Heuristic);
+    serde::Serialize::serialize(&h.map(Set), s)
+}
+
 /// What a front end's optional `--alpha`/`--beta` ask for: `None` when neither
 /// is given (the run keeps its default), else [`Heuristic::DEFAULT`] with those
 /// replaced.

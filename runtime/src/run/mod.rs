@@ -117,20 +117,8 @@ pub struct Plan {
     pub exchange: Option<Route>,
     /// Beamer's α and β for the direction kernel of push programs (where it
     /// turns bottom-up and back); `None`: [`Heuristic::DEFAULT`].
-    #[serde(with = "heuristic_json")]
+    #[serde(serialize_with = "crate::gpu::options::optional_heuristic_json")]
     pub heuristic: Option<Heuristic>,
-}
-
-/// How a plan writes its optional [`Heuristic`] (kernels-rs has no serde).
-mod heuristic_json {
-    use super::Heuristic;
-
-    pub fn serialize<S: serde::Serializer>(h: &Option<Heuristic>, s: S) -> Result<S::Ok, S::Error> {
-        match h {
-            Some(h) => serde::Serialize::serialize(&Some([h.alpha, h.beta]), s),
-            None => s.serialize_none(),
-        }
-    }
 }
 
 /// What a run did: where it ran and why, how, and how long.

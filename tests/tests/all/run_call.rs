@@ -158,6 +158,16 @@ fn settings_that_cannot_apply_are_refused() {
     assert!(e.to_string().contains("GPU settings"), "{e}");
     let e = run::<pagerank::Program>(&g).heuristic(h).go().unwrap_err();
     assert!(e.to_string().contains("gather/apply"), "{e}");
+    let plan = |heuristic| vertex_dsl::Plan {
+        heuristic,
+        ..Default::default()
+    };
+    let json = |p| serde_json::to_value(p).unwrap()["heuristic"].clone();
+    assert_eq!(
+        json(plan(Some(h))),
+        serde_json::json!({"alpha": 100, "beta": 18})
+    );
+    assert_eq!(json(plan(None)), serde_json::Value::Null);
     let zero = Heuristic { alpha: 0, beta: 18 };
     let e = run::<bfs::Program>(&g).heuristic(zero).go().unwrap_err();
     assert!(e.to_string().contains("at least 1"), "{e}");
