@@ -131,6 +131,25 @@ pub struct Graph500Args {
 }
 
 impl Graph500Args {
+    /// The direction kernel's switch points these options ask for, one per
+    /// `--alpha` value, each checked.
+    pub(super) fn heuristics(&self) -> anyhow::Result<Vec<Heuristic>> {
+        if self.alpha.is_empty() {
+            bail!("--alpha needs at least one value");
+        }
+        Ok(self
+            .alpha
+            .iter()
+            .map(|&alpha| {
+                let h = Heuristic {
+                    alpha,
+                    beta: self.beta,
+                };
+                runtime::gpu::options::validate_heuristic(h).map(|()| h)
+            })
+            .collect::<runtime::Result<Vec<_>>>()?)
+    }
+
     /// The benchmark's configuration these options ask for.
     pub(super) fn config(&self) -> Graph500Config {
         Graph500Config {
@@ -206,20 +225,7 @@ fn graph500_cmd(a: Graph500Args) -> anyhow::Result<()> {
     if a.validator == Validator::Gpu && a.backend == Backend::Cpu {
         bail!("--validator gpu needs --backend gpu or gpu-dsl");
     }
-    let heuristics = a
-        .alpha
-        .iter()
-        .map(|&alpha| {
-            let h = Heuristic {
-                alpha,
-                beta: a.beta,
-            };
-            runtime::gpu::options::validate_heuristic(h).map(|()| h)
-        })
-        .collect::<runtime::Result<Vec<_>>>()?;
-    if heuristics.is_empty() {
-        bail!("--alpha needs at least one value");
-    }
+    let heuristics = a.heuristics()?;
     std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
     // Open the device before generating so a missing GPU fails fast.
     let dev = match a.backend {

@@ -39,14 +39,10 @@ pub fn graph500_ranks(a: Graph500Args, env: RankEnv) -> anyhow::Result<()> {
     if a.levels_per_sync.is_empty() || a.levels_per_sync.iter().any(|&l| !(1..=64).contains(&l)) {
         bail!("--levels-per-sync takes values in 1..=64");
     }
-    let heuristic = match a.alpha[..] {
-        [alpha] => runtime::gpu::Heuristic {
-            alpha,
-            beta: a.beta,
-        },
+    let heuristic = match a.heuristics()?[..] {
+        [h] => h,
         _ => bail!("--alpha: ranks run one value"),
     };
-    runtime::gpu::options::validate_heuristic(heuristic)?;
     if !gpu && heuristic != runtime::gpu::Heuristic::DEFAULT {
         bail!("--alpha/--beta: CPU ranks go bottom-up every level; the switch points are the GPU direction kernel's");
     }

@@ -82,8 +82,7 @@ pub fn build<W: Weight>(el: &EdgeList<W>, opts: BuildOptions) -> Result<Graph<W>
 /// [`build`] that takes the edge list and gives it back slab by slab as its
 /// entries are scattered (in eight steps): the peak then holds about one
 /// copy of the scattered entries, not the input as well (unweighted Graph500:
-/// 17 bytes per input edge instead of 24; scale 29 in ~155 GB, within a 256 GB
-/// host). Weighted lists are built as by [`build`] (their weights ride along
+/// 17 bytes per input edge instead of 24). Weighted lists are built as by [`build`] (their weights ride along
 /// until the end).
 ///
 /// ```
@@ -300,7 +299,7 @@ where
     let total = bucket_start[buckets];
     // Chunk c writes its entries of bucket b at cursors[c][b] onwards.
     let mut next = bucket_start[..buckets].to_vec();
-    let cursors: Vec<Vec<usize>> = counted
+    let mut cursors: Vec<Vec<usize>> = counted
         .iter()
         .map(|(h, _)| {
             let here = next.clone();
@@ -316,7 +315,6 @@ where
     // (`pairs` takes pages as they are written), not both whole.
     let mut pairs: Vec<(u32, R)> = zeroed_vec(total, "the CSR build's edge scratch")?;
     let out = SharedMut(pairs.as_mut_ptr());
-    let mut cursors = cursors;
     let slab = cursors.len().div_ceil(RELEASE_STEPS).max(1);
     while !cursors.is_empty() {
         let first = cursors.len().saturating_sub(slab);
