@@ -60,8 +60,18 @@ pub const CTL_IN_EDGES: usize = 8;
 pub const CTL_LIMIT: usize = 9;
 /// Device-planned bucketed passes: vertices pending before this pass.
 pub const CTL_PENDING: usize = 10;
+/// Device-planned levels: this level's number (the previous level's plus one,
+/// `u64::MAX` in the block a traversal's first level is planned from), which
+/// the relax kernels read when launched with [`ITER_FROM_PLAN`]: then every
+/// batch of levels has the same launches and arguments, and one recorded batch
+/// (a CUDA graph) replays for all of them.
+pub const CTL_LEVEL: usize = 11;
 /// Words of the counter block.
-pub const CTL_WORDS: usize = 11;
+pub const CTL_WORDS: usize = 12;
+
+/// The `iter` argument of a top-down kernel that reads its level from the
+/// counter block ([`CTL_LEVEL`]) instead.
+pub const ITER_FROM_PLAN: u32 = u32::MAX;
 
 /// [`CTL_PLAN`]: the host launched the level and chose its direction.
 pub const PLAN_HOST: u64 = 0;
@@ -230,6 +240,21 @@ pub fn plan_pass(
     cur[CTL_PENDING].store(pending, Relaxed);
 }
 
+/// The counter block a traversal's first level is planned from, standing for
+/// the level before it: the initial frontier `first` = (vertices, out-edges),
+/// `m` edges unexplored, top-down, numbered so that the first level is 0.
+/// Written by the host into the slot before the batch's first (so that the
+/// first batch launches what every later batch does).
+pub fn first_level_block(first: (u64, u64), m: u64) -> [u64; CTL_WORDS] {
+    let mut b = [0u64; CTL_WORDS];
+    b[CTL_FRONTIER] = first.0;
+    b[CTL_EDGES] = first.1;
+    b[CTL_UNEXPLORED] = m;
+    b[CTL_PLAN] = PLAN_TOP_DOWN;
+    b[CTL_LEVEL] = u64::MAX;
+    b
+}
+
 /// Whether a level whose block says `plan` runs the bottom-up kernel.
 #[inline(always)]
 fn runs_bottom_up(ctl: &[AtomicU64]) -> bool {
@@ -244,7 +269,8 @@ fn runs_bottom_up(ctl: &[AtomicU64]) -> bool {
 /// [`choose_scan`] also reads); `cur` is this level's block,
 /// cleared here and given its [`CTL_PLAN`]. The level's kernels then run or
 /// return at once by that plan; a finished traversal plans [`PLAN_DONE`] for
-/// every later level.
+/// every later level. A `prev` of [`first_level_block`]`(first, m)` plans level
+/// 0 exactly as `None` does.
 #[inline(always)]
 pub fn plan_level(
     prev: Option<&[AtomicU64]>,
@@ -255,8 +281,8 @@ pub fn plan_level(
     level: u32,
     h: Heuristic,
 ) {
-    let (vertices, edges, previous, unexplored, was_bottom_up, done) = match prev {
-        None => (first.0, first.1, 0, m, false, false),
+    let (vertices, edges, previous, unexplored, was_bottom_up, done, number) = match prev {
+        None => (first.0, first.1, 0, m, false, false, 0),
         Some(p) => {
             let plan = p[CTL_PLAN].load(Relaxed);
             (
@@ -266,12 +292,14 @@ pub fn plan_level(
                 p[CTL_UNEXPLORED].load(Relaxed),
                 plan == PLAN_BOTTOM_UP,
                 plan == PLAN_DONE,
+                p[CTL_LEVEL].load(Relaxed).wrapping_add(1),
             )
         }
     };
     for c in cur {
         c.store(0, Relaxed);
     }
+    cur[CTL_LEVEL].store(number, Relaxed);
     if done || vertices == 0 || level == LEVEL_OVER {
         cur[CTL_PLAN].store(PLAN_DONE, Relaxed);
         return;

@@ -483,3 +483,54 @@ fn td_select_takes_the_pending_vertices_below_the_limit_with_32_lane_warps() {
     want.sort_unstable();
     assert_eq!(listed, want);
 }
+
+/// Level 0 planned from [`first_level_block`] is level 0 planned from nothing,
+/// and every planned level carries its number ([`CTL_LEVEL`]), which a relax
+/// launched with [`ITER_FROM_PLAN`] reads: so every batch of levels launches
+/// the same arguments.
+#[test]
+fn levels_planned_from_the_first_block_are_numbered_as_from_none() {
+    let (n, m) = (1000u64, 30_000u64);
+    let from_none = block();
+    plan_level(None, &from_none, n, m, (1, 10), LEVEL_MAY_PULL, H);
+    let first: Vec<AtomicU64> = first_level_block((1, 10), m)
+        .into_iter()
+        .map(AtomicU64::new)
+        .collect();
+    let l0 = block();
+    plan_level(Some(&first), &l0, n, m, (0, 0), LEVEL_MAY_PULL, H);
+    let words = |b: &[AtomicU64]| b.iter().map(|w| w.load(Relaxed)).collect::<Vec<_>>();
+    assert_eq!(words(&l0), words(&from_none));
+    assert_eq!(word(&l0, CTL_LEVEL), 0);
+    l0[CTL_FRONTIER].store(300, Relaxed);
+    l0[CTL_EDGES].store(5000, Relaxed);
+    let l1 = block();
+    plan_level(Some(&l0), &l1, n, m, (0, 0), LEVEL_MAY_PULL, H);
+    assert_eq!(word(&l1, CTL_LEVEL), 1);
+    // The relax kernels' arguments take the level from the block.
+    let (offsets, targets) = ([0u64, 1, 2], [1u32, 0]);
+    let mut state = [0u32, UNREACHED];
+    let mut next = [0u32];
+    let ctl: Vec<u64> = words(&l1);
+    let mut ctl = ctl;
+    // SAFETY: every pointer covers what `top_down` reads for n = 2, m = 2.
+    let td = unsafe {
+        crate::entry::top_down::<Bfs>(
+            2,
+            2,
+            offsets.as_ptr(),
+            targets.as_ptr(),
+            core::ptr::null(),
+            state.as_mut_ptr(),
+            core::ptr::null_mut(),
+            &[],
+            32,
+            next.as_mut_ptr(),
+            ctl.as_mut_ptr(),
+            ITER_FROM_PLAN,
+            core::ptr::null(),
+            core::ptr::null(),
+        )
+    };
+    assert_eq!(td.iter, 1);
+}

@@ -672,7 +672,7 @@ pub unsafe fn td_select<P: Program>(
 /// As [`td_relax`]; `chunks` as long as the launch reads it.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn top_down<'a, P: Program>(
+pub(crate) unsafe fn top_down<'a, P: Program>(
     n: u64,
     m: u64,
     offsets: *const u64,
@@ -691,6 +691,12 @@ unsafe fn top_down<'a, P: Program>(
     let (n_, m_) = (n as usize, m as usize);
     // SAFETY: caller's contract.
     unsafe {
+        let ctl = u64::atomics_from_raw(ctl, direction::CTL_WORDS);
+        let iter = if iter == direction::ITER_FROM_PLAN {
+            ctl[direction::CTL_LEVEL].load(core::sync::atomic::Ordering::Relaxed) as u32
+        } else {
+            iter
+        };
         direction::TopDown::<P> {
             graph: CsrView {
                 offsets: slice(offsets, n_ + 1),
@@ -702,7 +708,7 @@ unsafe fn top_down<'a, P: Program>(
             chunks,
             chunk,
             next: bitmap(next, n),
-            ctl: u64::atomics_from_raw(ctl, direction::CTL_WORDS),
+            ctl,
             iter,
             degree_offsets: if degree_offsets.is_null() {
                 slice(offsets, n_ + 1)

@@ -102,6 +102,11 @@ pub struct Graph500Args {
     /// frontier holds at most n / β vertices.
     #[arg(long, default_value_t = runtime::gpu::direction::BETA)]
     pub beta: u64,
+    /// One GPU: each batch of device-planned levels as one CUDA graph (`on`)
+    /// or launch by launch (`off`); a comma list runs each on the same graph
+    /// and roots, one after another.
+    #[arg(long, value_delimiter = ',', default_value = "on")]
+    pub cuda_graphs: Vec<crate::cli::common::OnOff>,
     /// GPUs (> 1: the BFS program's direction kernels on a 1-D partition, the
     /// GPUs exchanging frontier slices between levels).
     #[arg(long, default_value_t = 1)]
@@ -195,6 +200,9 @@ pub(super) struct Output<'a> {
     pub alpha: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub beta: Option<u64>,
+    /// One GPU: whether planned batches ran as CUDA graphs, and how many did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cuda_graphs: Option<runtime::gpu::graphs::GraphStats>,
     /// Over ranks: rank 0's mean time per BFS in the exchanges (ms).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exchange_ms_mean: Option<f64>,
@@ -268,27 +276,46 @@ fn graph500_cmd(a: Graph500Args) -> anyhow::Result<()> {
     }
     // Every kernel at every levels-per-sync value (one GPU) and every α (GPUs);
     // the CPU has no such choice, the multi-GPU loop no levels per sync.
-    let runs: Vec<(Option<BfsKernel>, Option<u32>, Option<Heuristic>)> = match dev {
+    #[allow(clippy::type_complexity)]
+    let runs: Vec<(
+        Option<BfsKernel>,
+        Option<u32>,
+        Option<Heuristic>,
+        Option<bool>,
+    )> = match dev {
         Some(_) => {
             let lps: Vec<Option<u32>> = match a.gpus > 1 {
                 true => vec![None],
                 false => a.levels_per_sync.iter().map(|&l| Some(l)).collect(),
             };
+            let graphs: Vec<Option<bool>> = match a.gpus > 1 {
+                true => vec![None],
+                false => a.cuda_graphs.iter().map(|g| Some(g.on())).collect(),
+            };
             let mut runs = Vec::new();
-            for &h in &heuristics {
-                for &l in &lps {
-                    runs.extend(a.kernel.iter().map(|&k| (Some(k), l, Some(h))));
+            for &g in &graphs {
+                for &h in &heuristics {
+                    for &l in &lps {
+                        runs.extend(a.kernel.iter().map(|&k| (Some(k), l, Some(h), g)));
+                    }
                 }
             }
             runs
         }
-        None => vec![(None, None, None)],
+        None => vec![(None, None, None, None)],
     };
     let mut first_hmean = None;
     let mut invalid = Vec::new();
     let mut results = Vec::new();
-    for (kernel, lps, h) in runs {
+    for (kernel, lps, h, graphs) in runs {
         let mec = kernel.map(|k| a.max_edge_count.unwrap_or(default_mec(k)));
+        let before = match (&dev, graphs) {
+            (Some(d), Some(on)) => {
+                d.set_cuda_graphs(on)?;
+                Some(d.graph_stats()?.0)
+            }
+            _ => None,
+        };
         let sync = lps.unwrap_or(runtime::gpu::DEFAULT_LEVELS_PER_SYNC);
         let heuristic = h.unwrap_or_default();
         let launch = |kernel, max_edge_count| Launch {
@@ -320,6 +347,25 @@ fn graph500_cmd(a: Graph500Args) -> anyhow::Result<()> {
             _ => (run_cpu(&cfg, &g, a.threads)?, CPU_TIMING),
         };
         let kname = kernel.map(kernel_name);
+        let cuda_graphs = match (&dev, before) {
+            (Some(d), Some(b)) => {
+                let (now, off) = d.graph_stats()?;
+                let used = runtime::gpu::graphs::GraphStats {
+                    replayed: now.replayed - b.replayed,
+                    captured: now.captured - b.captured,
+                    direct: now.direct - b.direct,
+                };
+                eprintln!(
+                    "CUDA graphs: {} batches replayed, {} captured, {} launch by launch{}",
+                    used.replayed,
+                    used.captured,
+                    used.direct,
+                    off.map_or(String::new(), |r| format!(" ({r})"))
+                );
+                Some(used)
+            }
+            _ => None,
+        };
         if let Some(k) = &kname {
             eprintln!(
                 "kernel: {k} (max_edge_count {}, levels per sync {}, α {}, β {})",
@@ -352,6 +398,7 @@ fn graph500_cmd(a: Graph500Args) -> anyhow::Result<()> {
             levels_per_sync: lps,
             alpha: h.map(|h| h.alpha),
             beta: h.map(|h| h.beta),
+            cuda_graphs,
             exchange_ms_mean: None,
             rank_split_mean: None,
             report: &report,
@@ -366,6 +413,9 @@ fn graph500_cmd(a: Graph500Args) -> anyhow::Result<()> {
         }
         if heuristic.beta != runtime::gpu::direction::BETA {
             sync_tag += &format!("-b{}", heuristic.beta);
+        }
+        if graphs == Some(false) {
+            sync_tag += "-nographs";
         }
         let stem = match &kname {
             Some(k) if a.gpus > 1 => {

@@ -19,6 +19,19 @@ pub enum Backend {
     Auto,
 }
 
+/// A switch given as `on` or `off` (in comma lists of runs to compare).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OnOff {
+    On,
+    Off,
+}
+
+impl OnOff {
+    pub fn on(self) -> bool {
+        self == OnOff::On
+    }
+}
+
 /// How the GPUs of one process exchange frontier slices and messages
 /// (`--exchange`, with `--gpus N`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -263,6 +263,7 @@ pub fn graph500_ranks(a: Graph500Args, env: RankEnv) -> anyhow::Result<()> {
             levels_per_sync: lps,
             alpha: gpu.then_some(heuristic.alpha),
             beta: gpu.then_some(heuristic.beta),
+            cuda_graphs: None,
             exchange_ms_mean: Some(exchange.as_secs_f64() * 1e3 / roots.len() as f64),
             rank_split_mean: (!rank_splits.is_empty()).then_some(rank_splits),
             report: &report,

@@ -257,6 +257,8 @@ impl Device {
             4,
         )?;
         exec.heuristic = opts.heuristic;
+        // One GPU: each batch of planned levels is one CUDA graph.
+        exec.graphs = true;
         self.gpu.sync("BFS buffer allocation")?;
         let wall = Instant::now();
         let pull = opts.pull == Pull::Auto && g.incoming().is_some();

@@ -9,35 +9,18 @@
 use std::sync::Arc;
 
 use cudarc::driver::{
-    result::DriverError, sys, CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice,
-    CudaStream, DevicePtr, DeviceRepr, LaunchConfig, ValidAsZeroBits,
+    sys, CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr,
+    DeviceRepr, LaunchConfig, ValidAsZeroBits,
 };
 
+use super::graphs::{GraphStats, Graphs};
 use crate::error::{Error, Result};
 
 /// Device memory kept free beyond what a request needs (the driver, the module and
 /// the launch machinery need some).
 pub const MEMORY_RESERVE: u64 = 64 << 20;
 
-/// Turns a cudarc error from `call` into the runtime's error.
-pub fn cuda_err(call: &str) -> impl FnOnce(DriverError) -> Error + '_ {
-    move |e| Error::Cuda {
-        call: call.to_string(),
-        msg: describe(&e),
-    }
-}
-
-/// `NAME: description` of a driver error code.
-pub fn describe(e: &DriverError) -> String {
-    let name = e
-        .error_name()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|_| format!("{:?}", e.0));
-    match e.error_string() {
-        Ok(s) => format!("{name}: {}", s.to_string_lossy()),
-        Err(_) => name,
-    }
-}
+pub use super::cuda_error::{cuda_err, describe};
 
 /// What the host learns about the device once, at open.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -65,6 +48,8 @@ pub struct Gpu {
     /// and kernel name ([`Self::blocks_per_multiprocessor`]).
     occupancy:
         std::sync::Mutex<std::collections::HashMap<u32, std::collections::HashMap<String, u32>>>,
+    /// Recorded batches and their CUDA graphs ([`super::graphs`]).
+    pub(crate) graphs: std::sync::Mutex<Graphs>,
 }
 
 /// Whether a CUDA driver library can be loaded at all (no library → no GPU path).
@@ -118,6 +103,7 @@ impl Gpu {
             .load_module(cudarc::nvrtc::Ptx::from_src(ptx))
             .map_err(cuda_err("cuModuleLoadData (JIT of the embedded PTX)"))?;
         Ok(Gpu {
+            graphs: std::sync::Mutex::new(Graphs::new(ctx.clone())),
             ctx,
             stream,
             module,
@@ -274,6 +260,20 @@ impl Gpu {
         self.stream
             .synchronize()
             .map_err(cuda_err(&format!("cuStreamSynchronize (after {after})")))
+    }
+
+    /// The GPU's recorder and graph cache.
+    pub(crate) fn graphs(&self) -> Result<std::sync::MutexGuard<'_, Graphs>> {
+        self.graphs
+            .lock()
+            .map_err(|_| Error::GpuUnavailable("CUDA graph cache poisoned".into()))
+    }
+
+    /// How this GPU's recorded batches ran (CUDA graphs replayed, captured, or
+    /// issued call by call), and why call by call if they were.
+    pub fn graph_stats(&self) -> Result<(GraphStats, Option<String>)> {
+        let g = self.graphs()?;
+        Ok((g.stats, g.off_reason().map(str::to_string)))
     }
 
     /// A timing event recorded now on the stream.

@@ -128,6 +128,20 @@ impl Device {
         Ok(Device { gpu, k })
     }
 
+    /// Whether batches of device-planned levels run as CUDA graphs (the
+    /// default; `VERTEX_CUDA_GRAPHS=0` starts with them off). Off issues every
+    /// launch as it comes, which is what a graph saves: for comparisons.
+    pub fn set_cuda_graphs(&self, on: bool) -> Result<()> {
+        self.gpu.graphs()?.set_on(on);
+        Ok(())
+    }
+
+    /// How the batches ran so far: CUDA graphs replayed, captured, or issued
+    /// call by call (and why, if so).
+    pub fn graph_stats(&self) -> Result<(crate::gpu::graphs::GraphStats, Option<String>)> {
+        self.gpu.graph_stats()
+    }
+
     /// Name, memory and so on.
     pub fn info(&self) -> &DeviceInfo {
         &self.gpu.info

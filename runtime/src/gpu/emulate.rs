@@ -106,6 +106,8 @@ fn direction_emulated<W: Weight>(
             4,
         )?;
         exec.heuristic = opts.heuristic;
+        // As the device runs one GPU's batches (recorded, then replayed).
+        exec.graphs = true;
         let pull = (opts.pull == Pull::Auto && incoming.is_some()).then_some(0u32);
         let (log, syncs) = direction::drive_levels(
             &mut exec,

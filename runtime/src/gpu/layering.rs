@@ -21,7 +21,15 @@ const MAX_LINES: usize = 800;
 /// launcher trait over both backends, the level loop protocol, the kernel
 /// settings, and the device with its graphs.
 const BOTTOM: &[&str] = &[
-    "cuda", "ptx", "launch", "launcher", "driver", "options", "device",
+    "cuda",
+    "cuda_error",
+    "graphs",
+    "ptx",
+    "launch",
+    "launcher",
+    "driver",
+    "options",
+    "device",
 ];
 
 /// Top-level edges that still close a cycle, each with the change that removes

@@ -5,7 +5,8 @@
 //! the multi-GPU parts (both kinds) all run this code.
 
 use kernels_rs::direction::{
-    choose_scan, chunk_capacity, Heuristic, CTL_WORDS, LEVEL_MAY_SCAN, LEVEL_TOP_DOWN_ONLY,
+    choose_scan, chunk_capacity, first_level_block, Heuristic, CTL_WORDS, ITER_FROM_PLAN,
+    LEVEL_MAY_SCAN, LEVEL_TOP_DOWN_ONLY,
 };
 use kernels_rs::entry;
 
@@ -102,6 +103,13 @@ pub(crate) struct DirectionRun<'a, L: Launcher> {
     /// Beamer's α and β for the levels this run plans on the device (the host
     /// loop reads them through [`DirectionExec::heuristic`]).
     pub heuristic: Heuristic,
+    /// Issue each batch of planned levels as one recorded batch
+    /// ([`Launcher::begin_batch`]: a CUDA graph on a device). Only where
+    /// nothing else goes on the stream between a batch's levels (one GPU; the
+    /// multi-GPU exchange does).
+    pub graphs: bool,
+    /// A batch is being recorded.
+    recording: bool,
     pub start: Option<L::Mark>,
     pub levels: Vec<(L::Mark, L::Mark)>,
     pub end: Option<L::Mark>,
@@ -192,6 +200,8 @@ impl<'a, L: Launcher> DirectionRun<'a, L> {
             owned: (0, n),
             whole_m: 0,
             heuristic: Heuristic::DEFAULT,
+            graphs: false,
+            recording: false,
             start: None,
             levels: Vec::new(),
             end: None,
@@ -526,19 +536,31 @@ impl<'a, L: Launcher> DirectionRun<'a, L> {
     }
 
     /// The batch, and the addresses of the counter blocks of the level before
-    /// `iter` (0 at level 0; the previous slot, wrapping around, since a batch
-    /// always runs all its slots) and of `iter` itself (slot `slot`).
-    fn batch_blocks(&self, iter: u32, slot: u32) -> Result<(&Batch<L>, u64, u64)> {
+    /// `iter` (the previous slot, wrapping around, since a batch always runs
+    /// all its slots; at level 0 of a planned level, the last slot holds
+    /// [`first_level_block`]; a bucketed pass plans level 0 from none) and of
+    /// `iter` itself (slot `slot`).
+    fn batch_blocks(&self, iter: u32, slot: u32, pass: bool) -> Result<(&Batch<L>, u64, u64)> {
         let Some(batch) = self.batch.as_ref() else {
             return Err(self.err("a planned level enqueued before begin_batch"));
         };
         let block = |s: u32| L::addr(&batch.blocks) + u64::from(s) * (CTL_WORDS * 8) as u64;
-        let prev = if iter == 0 {
+        let prev = if iter == 0 && pass {
             0
         } else {
             block((slot + batch.slots - 1) % batch.slots)
         };
         Ok((batch, prev, block(slot)))
+    }
+}
+
+impl<L: Launcher> Drop for DirectionRun<'_, L> {
+    fn drop(&mut self) {
+        // A run that failed inside a batch leaves no recording behind (the
+        // device's next operations would join it).
+        if self.recording {
+            self.l.abandon_batch();
+        }
     }
 }
 
@@ -619,7 +641,22 @@ impl<S: bytemuck::Pod, L: Launcher> PlannedExec<S> for DirectionRun<'_, L> {
         first: FrontierSize,
     ) -> Result<()> {
         let words = state_words(self.state_size) as u64;
-        let (batch, prev, cur) = self.batch_blocks(iter, slot)?;
+        if iter == 0 {
+            // Level 0 is planned from a block standing for the level before it,
+            // so that the first batch launches what every later batch does.
+            let block = first_level_block((first.vertices, first.edges), self.whole_m());
+            let Some(batch) = self.batch.as_mut() else {
+                return Err(self.err("a planned level enqueued before begin_batch"));
+            };
+            let last = (batch.slots as usize - 1) * CTL_WORDS;
+            self.l
+                .write_at(&mut batch.blocks, last, &block, "planned level counters")?;
+        }
+        if slot == 0 && self.graphs {
+            self.l.begin_batch()?;
+            self.recording = true;
+        }
+        let (batch, prev, cur) = self.batch_blocks(iter, slot, false)?;
         let cand = if batch.uniform[slot as usize] {
             L::addr(&batch.candidates) + u64::from(slot) * words * 8
         } else {
@@ -632,13 +669,15 @@ impl<S: bytemuck::Pod, L: Launcher> PlannedExec<S> for DirectionRun<'_, L> {
             LEVEL_TOP_DOWN_ONLY if self.sv.is_some() => LEVEL_MAY_SCAN,
             l => l,
         };
+        // The first frontier is in the block before level 0: no argument
+        // changes from batch to batch.
         let args = [
             prev.into(),
             cur.into(),
             self.n().into(),
             m.into(),
-            first.vertices.into(),
-            first.edges.into(),
+            0u64.into(),
+            0u64.into(),
             self.heuristic.alpha.into(),
             self.heuristic.beta.into(),
             level.into(),
@@ -650,7 +689,9 @@ impl<S: bytemuck::Pod, L: Launcher> PlannedExec<S> for DirectionRun<'_, L> {
         unsafe { self.l.launch(&self.k.plan, Grid::Cover(1), 32, &args)? };
         self.td_chunks(cur)?;
         // The work list's size is only known on the device: cover the bound
-        // (the relax kernel is grid-stride over a resident grid).
+        // (the relax kernel is grid-stride over a resident grid). The level's
+        // number comes from its block, as the first frontier does.
+        let iter = ITER_FROM_PLAN;
         self.relax(iter, L::addr(&self.bits[1]), self.capacity, cand, cur)?;
         // Bottom-up can only be planned where the level has a candidate; there
         // the kernel is launched every level and the plan says whether it works.
@@ -675,7 +716,7 @@ impl<S: bytemuck::Pod, L: Launcher> PlannedExec<S> for DirectionRun<'_, L> {
         first_limit: u64,
         delta: u64,
     ) -> Result<()> {
-        let (_, prev, cur) = self.batch_blocks(iter, slot)?;
+        let (_, prev, cur) = self.batch_blocks(iter, slot, true)?;
         let a = self.l.mark()?;
         let args = [
             prev.into(),
@@ -700,6 +741,9 @@ impl<S: bytemuck::Pod, L: Launcher> PlannedExec<S> for DirectionRun<'_, L> {
     }
 
     fn finish_batch(&mut self) -> Result<Vec<[u64; CTL_WORDS]>> {
+        if std::mem::take(&mut self.recording) {
+            self.l.replay()?;
+        }
         let Some(batch) = self.batch.as_ref() else {
             return Err(self.err("finish_batch before begin_batch"));
         };

@@ -6,6 +6,7 @@ use cudarc::driver::{CudaEvent, LaunchArgs, LaunchConfig, PushKernelArg};
 use super::{Arg, Elem, Grid, Kernel, Launcher, TeamKernel, TeamShape};
 use crate::error::{Error, Result};
 use crate::gpu::cuda::{cuda_err, DevBuf, Gpu};
+use crate::gpu::graphs::Op;
 
 /// A device's stream as a [`Launcher`].
 pub(crate) struct DeviceLauncher<'g> {
@@ -24,6 +25,18 @@ fn push_args<'a>(b: &mut LaunchArgs<'a>, args: &'a [Arg]) {
 }
 
 impl DeviceLauncher<'_> {
+    /// Refuses an operation that cannot be recorded while a batch has
+    /// recorded ones (it would run before them).
+    fn not_recording(&self, what: &str) -> Result<()> {
+        if self.gpu.graphs()?.pending() {
+            return Err(Error::Cuda {
+                call: "CUDA graph recording".into(),
+                msg: format!("{what} inside a recorded batch"),
+            });
+        }
+        Ok(())
+    }
+
     fn config(
         &self,
         f: &cudarc::driver::CudaFunction,
@@ -60,10 +73,18 @@ impl Launcher for DeviceLauncher<'_> {
         data: &[T],
         what: &str,
     ) -> Result<()> {
+        self.not_recording(what)?;
         self.gpu.write_at(buf, at, data, what)
     }
 
     fn clear<T: Elem>(&self, buf: &mut DevBuf<T>, what: &str) -> Result<()> {
+        if let Some(ops) = self.gpu.graphs()?.recording() {
+            ops.push(Op::Memset {
+                ptr: buf.ptr,
+                bytes: buf.slice.num_bytes(),
+            });
+            return Ok(());
+        }
         self.gpu
             .stream
             .memset_zeros(&mut buf.slice)
@@ -71,12 +92,14 @@ impl Launcher for DeviceLauncher<'_> {
     }
 
     fn read_prefix<T: Elem>(&self, buf: &DevBuf<T>, len: usize, what: &str) -> Result<Vec<T>> {
+        self.not_recording(what)?;
         let mut out = vec![T::zeroed(); len.min(buf.len)];
         self.gpu.download(buf, &mut out, what)?;
         Ok(out)
     }
 
     fn read_marked<T: Elem>(&self, buf: &DevBuf<T>, what: &str) -> Result<(Vec<T>, CudaEvent)> {
+        self.not_recording(what)?;
         let mut out = vec![T::zeroed(); buf.len];
         if !out.is_empty() {
             self.gpu
@@ -105,6 +128,23 @@ impl Launcher for DeviceLauncher<'_> {
             });
         };
         let cfg = self.config(f, k.name, grid, block)?;
+        if let Some(ops) = self.gpu.graphs()?.recording() {
+            ops.push(Op::Launch {
+                f: f.clone(),
+                grid: cfg.grid_dim.0,
+                block: cfg.block_dim.0,
+                smem: cfg.shared_mem_bytes,
+                params: args
+                    .iter()
+                    .map(|a| match *a {
+                        Arg::U32(x) => u64::from(x),
+                        Arg::U64(x) => x,
+                        Arg::F64(x) => x.to_bits(),
+                    })
+                    .collect(),
+            });
+            return Ok(());
+        }
         let mut b = self.gpu.stream.launch_builder(f);
         push_args(&mut b, args);
         // SAFETY: the caller's contract: `args` is `k`'s parameter list, in its
@@ -115,10 +155,12 @@ impl Launcher for DeviceLauncher<'_> {
     }
 
     fn sync(&self, after: &str) -> Result<()> {
+        self.not_recording(after)?;
         self.gpu.sync(after)
     }
 
     unsafe fn launch_team(&self, k: &TeamKernel<'_>, shape: TeamShape, args: &[Arg]) -> Result<()> {
+        self.not_recording(k.name)?;
         let call = if shape.cooperative {
             "cuLaunchCooperativeKernel"
         } else {
@@ -165,10 +207,36 @@ impl Launcher for DeviceLauncher<'_> {
     }
 
     fn mark(&self) -> Result<CudaEvent> {
+        let mut graphs = self.gpu.graphs()?;
+        if let Some(ops) = graphs.recording() {
+            // Recorded where the batch runs (see `gpu::graphs`).
+            let e = self
+                .gpu
+                .ctx
+                .new_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))
+                .map_err(cuda_err("cuEventCreate"))?;
+            ops.push(Op::Mark(e.cu_event()));
+            return Ok(e);
+        }
+        drop(graphs);
         self.gpu.record()
     }
 
     fn elapsed_ms(&self, a: &CudaEvent, b: &CudaEvent) -> Result<f64> {
         Gpu::elapsed_ms(a, b)
+    }
+
+    fn begin_batch(&self) -> Result<()> {
+        self.gpu.graphs()?.begin()
+    }
+
+    fn replay(&self) -> Result<()> {
+        self.gpu.graphs()?.replay(self.gpu.stream.cu_stream())
+    }
+
+    fn abandon_batch(&self) {
+        if let Ok(mut g) = self.gpu.graphs() {
+            g.abandon();
+        }
     }
 }

@@ -214,6 +214,21 @@ pub(crate) trait Launcher {
     fn mark(&self) -> Result<Self::Mark>;
     /// Milliseconds from `a` to `b` (waits for both).
     fn elapsed_ms(&self, a: &Self::Mark, b: &Self::Mark) -> Result<f64>;
+    /// Starts a batch: the launches, clears and marks until [`Self::replay`]
+    /// are recorded and issued together (on a device, as a CUDA graph captured
+    /// the first time and replayed whenever the same batch comes again; see
+    /// `gpu::graphs`). Any other operation on the launcher before the replay
+    /// is an error, as it would overtake the recorded ones. The emulator runs
+    /// every operation as it comes.
+    fn begin_batch(&self) -> Result<()> {
+        Ok(())
+    }
+    /// Issues the batch begun by [`Self::begin_batch`] and stops recording.
+    fn replay(&self) -> Result<()> {
+        Ok(())
+    }
+    /// Drops a batch that will not be issued (its run failed while recording).
+    fn abandon_batch(&self) {}
 }
 
 /// The first five parameters of every graph kernel: `(n, m, offsets, targets,

@@ -159,6 +159,8 @@ impl Device {
             state_size,
         )?;
         exec.heuristic = opts.heuristic;
+        // One GPU: each batch of planned levels is one CUDA graph.
+        exec.graphs = true;
         self.gpu.sync("program buffer allocation")?;
         let wall = Instant::now();
         let src = P::NEEDS_SOURCE.then_some(source);

@@ -157,6 +157,8 @@ fn emulate_direction_csr<P: GpuProgram>(
                 std::mem::size_of::<<P as VertexProgram>::State>(),
             )?;
             exec.heuristic = opts.heuristic;
+            // As the device runs one GPU's batches (recorded, then replayed).
+            exec.graphs = true;
             let src = P::NEEDS_SOURCE.then_some(source);
             match bucket_delta::<P>(opts) {
                 Some(delta) => {
