@@ -105,7 +105,8 @@ pub struct Graph500Args {
     /// One GPU: each batch of device-planned levels as one CUDA graph (`on`)
     /// or launch by launch (`off`); a comma list runs each on the same graph
     /// and roots, one after another.
-    #[arg(long, value_delimiter = ',', default_value = "on")]
+    /// (default: on, unless VERTEX_CUDA_GRAPHS=0).
+    #[arg(long, value_delimiter = ',')]
     pub cuda_graphs: Vec<crate::cli::common::OnOff>,
     /// GPUs (> 1: the BFS program's direction kernels on a 1-D partition, the
     /// GPUs exchanging frontier slices between levels).
@@ -290,6 +291,7 @@ fn graph500_cmd(a: Graph500Args) -> anyhow::Result<()> {
             };
             let graphs: Vec<Option<bool>> = match a.gpus > 1 {
                 true => vec![None],
+                false if a.cuda_graphs.is_empty() => vec![None],
                 false => a.cuda_graphs.iter().map(|g| Some(g.on())).collect(),
             };
             let mut runs = Vec::new();
@@ -309,9 +311,11 @@ fn graph500_cmd(a: Graph500Args) -> anyhow::Result<()> {
     let mut results = Vec::new();
     for (kernel, lps, h, graphs) in runs {
         let mec = kernel.map(|k| a.max_edge_count.unwrap_or(default_mec(k)));
-        let before = match (&dev, graphs) {
-            (Some(d), Some(on)) => {
-                d.set_cuda_graphs(on)?;
+        let before = match (&dev, graphs, a.gpus) {
+            (Some(d), g, 1) => {
+                if let Some(on) = g {
+                    d.set_cuda_graphs(on)?;
+                }
                 Some(d.graph_stats()?.0)
             }
             _ => None,

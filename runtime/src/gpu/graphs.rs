@@ -1,24 +1,25 @@
 //! Batches of launches replayed as CUDA graphs.
 //!
-//! Why: a device-planned batch of BFS levels is about seven stream calls a level
-//! (a clear, the plan, three or four kernels, two timing events), each a few µs
-//! of host time, while a level late in a search or on a small graph runs in a
-//! few µs on the GPU. The GPU then waits for the host: on one H200 a launched
-//! level costs ~28 µs even when it has nothing to do (Graph500 scale 18, 8
-//! against 16 levels a sync), and a whole search at scale 18 takes 0.28 ms.
-//! A graph issues the batch with one call and lets the GPU start each kernel as
-//! the one before ends.
+//! Why: a device-planned batch of BFS levels is about seven stream calls a
+//! level (a clear, the plan, three or four kernels, two timing events), each a
+//! few µs of host time; a graph issues the batch with one call and starts each
+//! kernel as the one before ends. Measured on one H200 (Graph500, 16 roots, on
+//! and off in one process): 1.0–1.09× at scales 18–26, within the spread but at
+//! scale 20; a 1000×1000 grid's 1,817 levels 54.9 ms against 62.4. The host was
+//! not what bounded those searches: ncu times a level that has nothing to do at
+//! ~13 µs of kernels (plan, work list, relax and bottom-up grids that return at
+//! once), and a search at scale 18 is 0.26 ms either way.
 //!
 //! How: the launcher records a batch's operations ([`Op`]) instead of issuing
 //! them; [`Graphs::replay`] looks the batch up by its key (every kernel, grid,
 //! argument and cleared range, in order) and launches the graph captured for
-//! it, or captures one (on a stream of its own: the legacy default stream
-//! cannot be captured). A key holds the buffers' addresses, so a graph only
-//! replays where the same buffers are live again: the same semantics by
-//! construction. Timing marks become event-record nodes whose events are set
-//! to the batch's own before each launch. Batches that never repeat (a key that
-//! changes every time) stop being captured after a few misses and are issued
-//! directly, as is everything when `VERTEX_CUDA_GRAPHS=0` or when capture fails.
+//! it, or — the second time a batch comes — captures one (on a stream of its
+//! own: the legacy default stream cannot be captured). A key holds the
+//! buffers' addresses, so a graph only replays where the same buffers are live
+//! again: the same semantics by construction. Timing marks become event-record
+//! nodes, pointed at the batch's events for each launch. Batches that never
+//! repeat stop being captured after a few misses and are issued directly, as
+//! is everything when `VERTEX_CUDA_GRAPHS=0` or after a capture fails.
 
 use std::sync::Arc;
 
@@ -170,6 +171,8 @@ pub(crate) struct Graphs {
     ctx: Arc<CudaContext>,
     recording: Option<Vec<Op>>,
     cache: Vec<Entry>,
+    /// Keys of batches issued once and not captured (yet).
+    seen: Vec<Vec<Key>>,
     /// The capture stream (null until the first capture).
     capture: sys::CUstream,
     misses: u64,
@@ -191,6 +194,7 @@ impl Graphs {
             ctx,
             recording: None,
             cache: Vec::new(),
+            seen: Vec::new(),
             capture: std::ptr::null_mut(),
             misses: 0,
             off,
@@ -243,6 +247,16 @@ impl Graphs {
             let e = self.cache.remove(i);
             let r = launch(&e, &ops, stream);
             return self.launched(e, r, &ops, stream, false);
+        }
+        // A batch seen for the first time is issued as it is: a capture costs
+        // ~0.4 ms of host time (Kronecker 22), more than one search saves, so
+        // only a batch that comes back is captured.
+        if !self.seen.contains(&key) {
+            self.seen.push(key);
+            if self.seen.len() > CAPACITY {
+                self.seen.remove(0);
+            }
+            return self.direct(&ops, stream);
         }
         self.misses += 1;
         if self.misses > MISSES_BEFORE_GIVING_UP && self.misses > self.stats.replayed {

@@ -77,13 +77,25 @@ pub const DEFAULT_MAX_EDGE_COUNT: u64 = 64;
 /// each thread's lines are evicted before it comes back to them.
 pub const BALANCED_MAX_EDGE_COUNT: u64 = 8;
 
+/// Edges per top-down work item when none is asked for. A level that reaches
+/// the hubs top-down is latency-bound: each work item is one lane walking its
+/// edges one after another (a dependent state and bitmap read per edge), so
+/// smaller items mean more lanes at once. One H200, Graph500, 16 roots, every
+/// tree valid, harmonic-mean GTEPS at 32 / 16 / 8 / 4 edges an item: scale 18
+/// 14.1 / 14.9 / 17.0 / 16.6, 20 49.3 / 54.6 / 55.8 / 60.4, 22 134.7 / 146.7 /
+/// 151.7 / 151.2, 24 254.9 / 255.2 / 266.2 / 260.1, 26 316.1 / 324.3 / 327.8 /
+/// 326.0. The work list then takes `8 (n + m / 8)` bytes.
+pub const DIRECTION_CHUNK: u64 = 8;
+
 /// A program run's edges per item when none is given: [`BALANCED_MAX_EDGE_COUNT`]
-/// for the balanced (and naive) level kernels, [`DEFAULT_MAX_EDGE_COUNT`] for
-/// the direction kernel's work items.
+/// for the balanced (and naive) level kernels, the direction kernel's
+/// [`DIRECTION_CHUNK`] for its work items, [`DEFAULT_MAX_EDGE_COUNT`]
+/// for the resident and tiles kernels.
 pub fn default_max_edge_count(kernel: BfsKernel) -> u64 {
     match kernel {
         BfsKernel::Balanced | BfsKernel::Naive | BfsKernel::Auto => BALANCED_MAX_EDGE_COUNT,
-        BfsKernel::Direction | BfsKernel::Resident | BfsKernel::Tiles => DEFAULT_MAX_EDGE_COUNT,
+        BfsKernel::Direction => DIRECTION_CHUNK,
+        BfsKernel::Resident | BfsKernel::Tiles => DEFAULT_MAX_EDGE_COUNT,
     }
 }
 

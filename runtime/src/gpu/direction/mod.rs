@@ -48,7 +48,7 @@ pub(crate) use kernels::DirectionKernels;
 pub use kernels_rs::direction::{Heuristic, ALPHA, BETA};
 pub(crate) use run::{DirGraph, DirectionRun};
 /// Edges per top-down work item when none is asked for.
-pub const DEFAULT_CHUNK: u64 = 32;
+pub const DEFAULT_CHUNK: u64 = super::options::DIRECTION_CHUNK;
 
 /// What one level did, for reports and plots.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]

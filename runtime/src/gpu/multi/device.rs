@@ -396,7 +396,7 @@ impl MultiGpu {
                 dk,
                 DirGraph::of(&graphs[p]),
                 opts.max_edge_count
-                    .unwrap_or(crate::gpu::options::DEFAULT_MAX_EDGE_COUNT),
+                    .unwrap_or(crate::gpu::direction::DEFAULT_CHUNK),
                 opts.block_size,
                 states[p].ptr,
                 pptr,

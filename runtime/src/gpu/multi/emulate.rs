@@ -323,7 +323,7 @@ pub fn emulate_multi<P: GpuProgram>(
                 DirectionKernels::host::<P>(P::NAME),
                 graph,
                 opts.max_edge_count
-                    .unwrap_or(crate::gpu::options::DEFAULT_MAX_EDGE_COUNT),
+                    .unwrap_or(crate::gpu::direction::DEFAULT_CHUNK),
                 opts.block_size,
                 st.as_mut_ptr() as u64,
                 pptr,
