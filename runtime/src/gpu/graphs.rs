@@ -10,8 +10,8 @@
 //! ~13 µs of kernels (plan, work list, relax and bottom-up grids that return at
 //! once), and a search at scale 18 is 0.26 ms either way.
 //!
-//! How: the launcher records a batch's operations ([`Op`]) instead of issuing
-//! them; [`Graphs::replay`] looks the batch up by its key (every kernel, grid,
+//! How: the launcher records a batch's operations (`Op`) instead of issuing
+//! them; `Graphs::replay` looks the batch up by its key (every kernel, grid,
 //! argument and cleared range, in order) and launches the graph captured for
 //! it, or — the second time a batch comes — captures one (on a stream of its
 //! own: the legacy default stream cannot be captured). A key holds the
