@@ -166,6 +166,17 @@ pub struct GraphStats {
     pub direct: u64,
 }
 
+impl GraphStats {
+    /// What ran since `before` (an earlier reading of the same GPU's stats).
+    pub fn since(self, before: GraphStats) -> GraphStats {
+        GraphStats {
+            replayed: self.replayed.saturating_sub(before.replayed),
+            captured: self.captured.saturating_sub(before.captured),
+            direct: self.direct.saturating_sub(before.direct),
+        }
+    }
+}
+
 /// A GPU's recorder and graph cache.
 pub(crate) struct Graphs {
     ctx: Arc<CudaContext>,
@@ -295,34 +306,28 @@ impl Graphs {
         stream: sys::CUstream,
         captured: bool,
     ) -> Result<()> {
-        match r {
-            Ok(Ok(())) => {
-                self.cache.push(e);
-                if self.cache.len() > CAPACITY {
-                    let old = self.cache.remove(0);
-                    destroy(&old);
-                }
-                match captured {
-                    true => self.stats.captured += 1,
-                    false => self.stats.replayed += 1,
-                }
-                Ok(())
-            }
-            Ok(Err(err)) => {
-                // Launched: kept (not destroyed under its launch), never
-                // replayed again.
-                self.cache.push(e);
-                self.stats.replayed += u64::from(!captured);
-                self.stats.captured += u64::from(captured);
-                self.off = Some(format!("replay failed: {err}"));
-                Ok(())
-            }
+        let result = match r {
+            Ok(result) => result,
             Err(err) => {
                 destroy(&e);
                 self.off = Some(format!("replay failed: {err}"));
-                self.direct(ops, stream)
+                return self.direct(ops, stream);
             }
+        };
+        // Launched, whatever came after: counted, and kept (not destroyed under
+        // its launch).
+        match captured {
+            true => self.stats.captured += 1,
+            false => self.stats.replayed += 1,
         }
+        self.cache.push(e);
+        match result {
+            Ok(()) if self.cache.len() > CAPACITY => destroy(&self.cache.remove(0)),
+            Ok(()) => {}
+            // Never replayed again.
+            Err(err) => self.off = Some(format!("replay failed: {err}")),
+        }
+        Ok(())
     }
 
     /// Why batches are issued call by call, if they are.
