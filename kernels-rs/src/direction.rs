@@ -492,9 +492,11 @@ pub fn td_chunks<W: Warp>(
     chunk: u64,
     chunks: &[AtomicU64],
     ctl: &[AtomicU64],
+    clear: Option<&[AtomicU32]>,
 ) {
     let nwords = frontier.words.len() as u64;
-    if chunk == 0 || !runs_top_down(ctl) {
+    let top_down = chunk != 0 && runs_top_down(ctl);
+    if !top_down && clear.is_none() {
         return;
     }
     let lane = u64::from(w.lane());
@@ -502,6 +504,13 @@ pub fn td_chunks<W: Warp>(
     let mut base = t.global() - lane;
     while base < nwords {
         let word = base + lane;
+        if let Some(c) = clear.and_then(|c| c.get(word as usize)) {
+            c.store(0, Relaxed);
+        }
+        if !top_down {
+            base += t.stride();
+            continue;
+        }
         let bits = if word < nwords {
             frontier.words[word as usize]
         } else {

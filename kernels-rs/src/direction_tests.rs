@@ -132,6 +132,7 @@ fn check(n: usize, warps: u32, source: usize, way: impl Fn(u32) -> Way) {
                         chunk,
                         &chunks,
                         &ctl,
+                        None,
                     )
                 });
             }
@@ -245,6 +246,7 @@ fn td_chunks_lists_hubs_with_the_whole_warp_and_the_rest_lane_by_lane() {
                 chunk,
                 &chunks,
                 &ctl,
+                None,
             )
         });
         let listed_len = word(&ctl, CTL_CHUNKS) as usize;
@@ -261,6 +263,56 @@ fn td_chunks_lists_hubs_with_the_whole_warp_and_the_rest_lane_by_lane() {
         assert!(chunks[listed_len..]
             .iter()
             .all(|c| c.load(Relaxed) == u64::MAX));
+    }
+}
+
+#[test]
+fn td_chunks_clears_the_next_bitmap_whatever_the_plan() {
+    // A planned level clears its next bitmap in `td_chunks`: every word, on a
+    // top-down level (which lists its chunks as without the clear) and on a
+    // bottom-up or finished one (which lists none).
+    let n = 2000;
+    let (offsets, _) = graph(n);
+    // Every 8th vertex, shifted by one each word (no bit past `n`).
+    let frontier: Vec<u32> = (0..n.div_ceil(32))
+        .map(|i| {
+            let valid = (n - 32 * i).min(32);
+            0x0101_0101u32.rotate_left(i as u32) & (u32::MAX >> (32 - valid))
+        })
+        .collect();
+    for plan in [PLAN_HOST, PLAN_TOP_DOWN, PLAN_BOTTOM_UP, PLAN_DONE] {
+        for warps in [1, 3] {
+            let chunk = 4;
+            let chunks: Vec<AtomicU64> = (0..chunk_capacity(n as u64, offsets[n], chunk))
+                .map(|_| AtomicU64::new(u64::MAX))
+                .collect();
+            let ctl: Vec<AtomicU64> = (0..CTL_WORDS).map(|_| AtomicU64::new(0)).collect();
+            ctl[CTL_PLAN].store(plan, Relaxed);
+            let next: Vec<AtomicU32> = frontier.iter().map(|_| AtomicU32::new(!0)).collect();
+            launch_warps(warps, |t, w| {
+                td_chunks(
+                    t,
+                    w,
+                    &offsets,
+                    FrozenBitmap { words: &frontier },
+                    chunk,
+                    &chunks,
+                    &ctl,
+                    Some(&next),
+                )
+            });
+            assert!(next.iter().all(|w| w.load(Relaxed) == 0), "plan {plan}");
+            let mut listed: Vec<u64> = chunks[..word(&ctl, CTL_CHUNKS) as usize]
+                .iter()
+                .map(|c| c.load(Relaxed))
+                .collect();
+            listed.sort_unstable();
+            let want = match plan {
+                PLAN_HOST | PLAN_TOP_DOWN => wanted_chunks(&offsets, &frontier, chunk),
+                _ => Vec::new(),
+            };
+            assert_eq!(listed, want, "plan {plan}, {warps} warps");
+        }
     }
 }
 

@@ -600,12 +600,16 @@ unsafe fn frozen_bitmap<'a>(ptr: *const u32, n: u64) -> direction::FrozenBitmap<
 }
 
 /// Top-down step 1 ([`direction::td_chunks`]): frontier bitmap → chunk work list.
-/// Launched with whole warps (blocks a multiple of 32 threads).
+/// Launched with whole warps (blocks a multiple of 32 threads). A non-null
+/// `clear` (the next frontier's bitmap) is zeroed on the way, whatever the
+/// level's direction: a planned level's bitmap clear then costs no launch of
+/// its own.
 ///
 /// # Safety
 /// See the module docs; `frontier` holds `bitmap_words(n)` words, `chunks`
 /// `capacity ≥ direction::chunk_capacity(n, m, chunk)` slots, `ctl`
-/// `direction::CTL_WORDS` counters.
+/// `direction::CTL_WORDS` counters, `clear` null or `bitmap_words(n)` words
+/// that no other thread of the launch reads or writes.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn td_chunks(
@@ -617,6 +621,7 @@ pub unsafe fn td_chunks(
     chunks: *mut u64,
     capacity: u64,
     ctl: *mut u64,
+    clear: *mut u32,
 ) {
     // SAFETY: caller's contract.
     unsafe {
@@ -628,6 +633,7 @@ pub unsafe fn td_chunks(
             chunk,
             u64::atomics_from_raw(chunks, capacity as usize),
             u64::atomics_from_raw(ctl, direction::CTL_WORDS),
+            (!clear.is_null()).then(|| bitmap(clear, n).words),
         )
     }
 }
@@ -872,9 +878,102 @@ pub unsafe fn bottom_up<P: Program>(
     bu.run(t, crate::warp::kernel_warp(t))
 }
 
+/// A device-planned level's work in the direction its plan chose: the
+/// bottom-up scan ([`direction::BottomUp::run`]) when the plan is
+/// [`direction::PLAN_BOTTOM_UP`], the top-down relax of the work list
+/// ([`direction::TopDown::relax`]) otherwise (an empty list on a level planned
+/// done or by scan). One launch where a planned level would launch both
+/// kernels and one of them would return at once: a launch that returns at
+/// once still costs ~4 µs of a resident grid plus a node of the batch's graph
+/// (ncu, Graph500 scale 22 on an H200).
+///
+/// # Safety
+/// As [`td_relax`] and [`bottom_up`] together (the arguments after `candidate`
+/// are [`bottom_up`]'s own); `ctl` is a planned level's block ([`plan_level`]).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn level<P: Program>(
+    t: ThreadCtx,
+    n: u64,
+    m: u64,
+    offsets: *const u64,
+    targets: *const u32,
+    weights: *const P::Weight,
+    state: *mut P::State,
+    parents: *mut u32,
+    chunks: *const u64,
+    capacity: u64,
+    chunk: u64,
+    next: *mut u32,
+    ctl: *mut u64,
+    iter: u32,
+    degree_offsets: *const u64,
+    candidate: *const P::State,
+    first: u64,
+    end: u64,
+    m_in: u64,
+    in_offsets: *const u64,
+    in_sources: *const u32,
+    frontier: *mut u32,
+) {
+    // SAFETY: caller's contract (one block of CTL_WORDS counters).
+    let plan = unsafe { u64::atomics_from_raw(ctl, direction::CTL_WORDS) }[direction::CTL_PLAN]
+        .load(core::sync::atomic::Ordering::Relaxed);
+    // Every thread reads the same word: the branch is grid-uniform.
+    if plan == direction::PLAN_BOTTOM_UP {
+        let out_offsets = if degree_offsets.is_null() {
+            offsets
+        } else {
+            degree_offsets
+        };
+        // SAFETY: caller's contract, as `bottom_up`'s.
+        unsafe {
+            bottom_up::<P>(
+                t,
+                n,
+                first,
+                end,
+                m_in,
+                in_offsets,
+                in_sources,
+                out_offsets,
+                state,
+                parents,
+                frontier,
+                next,
+                candidate,
+                ctl,
+            )
+        }
+    } else {
+        // SAFETY: caller's contract, as `td_relax`'s.
+        unsafe {
+            td_relax::<P>(
+                t,
+                n,
+                m,
+                offsets,
+                targets,
+                weights,
+                state,
+                parents,
+                chunks,
+                capacity,
+                chunk,
+                next,
+                ctl,
+                iter,
+                degree_offsets,
+                candidate,
+            )
+        }
+    }
+}
+
 /// Defines a program's direction-optimizing kernels (see [`crate::direction`]):
 ///
-/// * `td_chunks(n, offsets, frontier, chunk, chunks, capacity, ctl)`
+/// * `td_chunks(n, offsets, frontier, chunk, chunks, capacity, ctl, clear)` (clear may
+///   be null)
 /// * `td_select(n, offsets, state, pending, limit, chunk, chunks, capacity, ctl)`
 /// * `td_relax(n, m, offsets, targets, weights, state, parents, chunks, capacity,
 ///   chunk, next, ctl, iter, degree_offsets, candidate)` (the last two may be null)
@@ -883,15 +982,44 @@ pub unsafe fn bottom_up<P: Program>(
 ///   `first` a multiple of 32; arrays sized for all `n`)
 /// * `td_scan(n, m, offsets, targets, weights, state, parents, sv, nsv, chunk,
 ///   frontier, next, ctl, iter, degree_offsets, candidate)`
+/// * `level(` td_relax's arguments `, first, end, m_in, in_offsets, in_sources,
+///   frontier)`: a planned level's relax or bottom-up scan, by its plan ([`level`])
 ///
 /// ```ignore
 /// kernels_rs::direction_kernels!(
-///     my_crate::Bfs => bfs_td_chunks, bfs_td_select, bfs_td_relax, bfs_bottom_up, bfs_td_scan
+///     my_crate::Bfs => bfs_td_chunks, bfs_td_select, bfs_td_relax, bfs_bottom_up, bfs_td_scan,
+///     bfs_level
 /// );
 /// ```
 #[macro_export]
 macro_rules! direction_kernels {
-    ($prog:ty => $chunks:ident, $select:ident, $relax:ident, $bottom_up:ident, $scan:ident) => {
+    ($prog:ty => $chunks:ident, $select:ident, $relax:ident, $bottom_up:ident, $scan:ident,
+     $level:ident) => {
+        $crate::__kernel!(
+            $level => $crate::entry::level::<$prog>;
+            n: u64,
+            m: u64,
+            offsets: *const u64,
+            targets: *const u32,
+            weights: *const <$prog as $crate::Program>::Weight,
+            state: *mut <$prog as $crate::Program>::State,
+            parents: *mut u32,
+            chunks: *const u64,
+            capacity: u64,
+            chunk: u64,
+            next: *mut u32,
+            ctl: *mut u64,
+            iter: u32,
+            degree_offsets: *const u64,
+            candidate: *const <$prog as $crate::Program>::State,
+            first: u64,
+            end: u64,
+            m_in: u64,
+            in_offsets: *const u64,
+            in_sources: *const u32,
+            frontier: *mut u32,
+        );
+
         $crate::__kernel!(
             $scan => $crate::entry::td_scan::<$prog>;
             n: u64,
@@ -934,6 +1062,7 @@ macro_rules! direction_kernels {
             chunks: *mut u64,
             capacity: u64,
             ctl: *mut u64,
+            clear: *mut u32,
         );
 
         $crate::__kernel!(

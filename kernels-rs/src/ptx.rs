@@ -13,7 +13,7 @@ mod builtin {
     crate::tc_kernel!(vertex_tc_count);
     crate::plan_kernel!(vertex_plan_level, vertex_plan_pass);
     crate::stamped_queue_kernel!(vertex_stamped_queue);
-    crate::direction_kernels!(crate::bfs::Bfs => bfs_td_chunks, bfs_td_select, bfs_td_relax, bfs_bottom_up, bfs_td_scan);
+    crate::direction_kernels!(crate::bfs::Bfs => bfs_td_chunks, bfs_td_select, bfs_td_relax, bfs_bottom_up, bfs_td_scan, bfs_level);
 }
 
 #[cfg(feature = "panic-handler")]

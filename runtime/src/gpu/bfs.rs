@@ -231,6 +231,7 @@ impl Device {
             &k.plan_pass,
             &k.td_scan,
             &k.build_sv,
+            &k.level,
         ];
         let names = [
             "bfs_init",
@@ -242,6 +243,7 @@ impl Device {
             "vertex_plan_pass",
             "bfs_td_scan",
             "vertex_build_sv",
+            "bfs_level",
         ];
         let kernels = DirectionKernels::of::<Bfs>("bfs", names, Some(fns));
         let pptr = parents.as_ref().map_or(0, |p| p.ptr);

@@ -211,7 +211,7 @@ impl<S> ProgramRun<S> {
 }
 
 /// Kernel names of program `name`, as the macro generates them.
-pub fn kernel_names(name: &str) -> [String; 16] {
+pub fn kernel_names(name: &str) -> [String; 17] {
     [
         format!("vx_{name}_init"),
         format!("vx_{name}_naive"),
@@ -229,6 +229,7 @@ pub fn kernel_names(name: &str) -> [String; 16] {
         format!("vx_{name}_batch_expand"),
         format!("vx_{name}_batch_settle"),
         format!("vx_{name}_td_scan"),
+        format!("vx_{name}_level"),
     ]
 }
 
@@ -329,7 +330,8 @@ pub struct ProgramKernels {
     /// The many-sources kernels (`init`, `chunks`, `expand`, `settle`).
     pub(super) batch: [CudaFunction; 4],
     pub(super) td_scan: CudaFunction,
-    pub(super) names: [String; 16],
+    pub(super) level: CudaFunction,
+    pub(super) names: [String; 17],
 }
 
 impl ProgramKernels {
@@ -346,6 +348,7 @@ impl ProgramKernels {
             "vertex_plan_pass",
             &n[15],
             "vertex_build_sv",
+            &n[16],
         ];
         let fns = [
             &self.init,
@@ -357,6 +360,7 @@ impl ProgramKernels {
             &dev.k.plan_pass,
             &self.td_scan,
             &dev.k.build_sv,
+            &self.level,
         ];
         DirectionKernels::of::<P>(P::NAME, names, Some(fns))
     }
@@ -457,6 +461,7 @@ impl Device {
             resident_hubs: f(10)?,
             batch: [f(11)?, f(12)?, f(13)?, f(14)?],
             td_scan: f(15)?,
+            level: f(16)?,
             _module: module,
             names,
         })

@@ -112,6 +112,7 @@ pub fn kernel_entry_points(p: &Program, c: &Checked) -> TokenStream {
     let td_relax_k = format_ident!("vx_{}_td_relax", name);
     let bottom_up_k = format_ident!("vx_{}_bottom_up", name);
     let td_scan_k = format_ident!("vx_{}_td_scan", name);
+    let level_k = format_ident!("vx_{}_level", name);
     let naive_k = format_ident!("vx_{}_naive", name);
     let balanced_k = format_ident!("vx_{}_balanced", name);
     let sv_k = format_ident!("vx_{}_build_sv", name);
@@ -159,7 +160,7 @@ pub fn kernel_entry_points(p: &Program, c: &Checked) -> TokenStream {
 
         #k::ptx_kernels!(Program => #init_k, #naive_k, #balanced_k);
         #k::sv_kernel!(#sv_k);
-        #k::direction_kernels!(Program => #td_chunks_k, #td_select_k, #td_relax_k, #bottom_up_k, #td_scan_k);
+        #k::direction_kernels!(Program => #td_chunks_k, #td_select_k, #td_relax_k, #bottom_up_k, #td_scan_k, #level_k);
         #k::resident_kernel!(Program => #resident_k, #resident_hubs_k);
         #k::tiles_kernel!(Program => #tiles_k);
         #k::batched_kernels!(Program => #batch_init_k, #batch_chunks_k, #batch_expand_k, #batch_settle_k);

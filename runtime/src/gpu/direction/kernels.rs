@@ -22,22 +22,25 @@ pub(crate) struct DirectionKernels<'k> {
     /// `plan_pass(prev, cur, first_pending, first_limit, delta)`.
     pub plan_pass: Kernel<'k>,
     pub td_scan: Kernel<'k>,
+    /// A planned level's relax or bottom-up scan, by its plan (`td_relax`'s
+    /// arguments, then `first, end, m_in, in_offsets, in_sources, frontier`).
+    pub level: Kernel<'k>,
     /// `build_sv(n, offsets, max_edge_count, sv, nchunks)`: the scan's chunk starts.
     pub build_sv: Kernel<'k>,
     /// The program's name, for error messages.
     pub name: &'k str,
 }
 
-/// The names (and, on a device, the loaded functions) of the nine kernels, in
+/// The names (and, on a device, the loaded functions) of the ten kernels, in
 /// the order `init, td_chunks, td_select, td_relax, bottom_up, plan, plan_pass,
-/// td_scan, build_sv`.
-pub(crate) type DirectionFns<'k> = [&'k CudaFunction; 9];
+/// td_scan, build_sv, level`.
+pub(crate) type DirectionFns<'k> = [&'k CudaFunction; 10];
 
 impl<'k> DirectionKernels<'k> {
     /// Program `P`'s direction kernels.
     pub(crate) fn of<P: Program>(
         name: &'k str,
-        names: [&'k str; 9],
+        names: [&'k str; 10],
         device: Option<DirectionFns<'k>>,
     ) -> DirectionKernels<'k> {
         let k = |i: usize, host| Kernel {
@@ -55,6 +58,7 @@ impl<'k> DirectionKernels<'k> {
             plan_pass: k(6, plan_pass_body),
             td_scan: k(7, td_scan_body::<P>),
             build_sv: k(8, crate::gpu::levels::build_sv_body),
+            level: k(9, level_body::<P>),
             name,
         }
     }
@@ -71,6 +75,7 @@ impl<'k> DirectionKernels<'k> {
             "plan_pass",
             "td_scan",
             "build_sv",
+            "level",
         ];
         Self::of::<P>(name, names, None)
     }
@@ -86,9 +91,9 @@ unsafe fn init_body<P: Program>(t: ThreadCtx, a: &[Arg]) {
     unsafe { entry::init::<P>(t, a[0].u64(), a[1].u32(), a[2].ptr(), a[3].ptr()) }
 }
 
-/// `td_chunks(n, offsets, frontier, chunk, chunks, capacity, ctl)`.
+/// `td_chunks(n, offsets, frontier, chunk, chunks, capacity, ctl, clear)`.
 unsafe fn td_chunks_body(t: ThreadCtx, a: &[Arg]) {
-    let [n, offsets, frontier, chunk, chunks, capacity, ctl] = words(a);
+    let [n, offsets, frontier, chunk, chunks, capacity, ctl, clear] = words(a);
     // SAFETY: see above.
     unsafe {
         entry::td_chunks(
@@ -100,6 +105,7 @@ unsafe fn td_chunks_body(t: ThreadCtx, a: &[Arg]) {
             chunks.ptr(),
             capacity.u64(),
             ctl.ptr(),
+            clear.ptr(),
         )
     }
 }
@@ -203,6 +209,41 @@ unsafe fn bottom_up_body<P: Program>(t: ThreadCtx, a: &[Arg]) {
             next.ptr(),
             candidate.ptr(),
             ctl.ptr(),
+        )
+    }
+}
+
+/// `level(n, m, offsets, targets, weights, state, parents, chunks, capacity,
+/// chunk, next, ctl, iter, degree_offsets, candidate, first, end, m_in,
+/// in_offsets, in_sources, frontier)`.
+unsafe fn level_body<P: Program>(t: ThreadCtx, a: &[Arg]) {
+    let [n, m, offsets, targets, weights, state, parents, chunks, capacity, chunk, next, ctl, iter, degree_offsets, candidate, first, end, m_in, in_offsets, in_sources, frontier] =
+        words(a);
+    // SAFETY: see above.
+    unsafe {
+        entry::level::<P>(
+            t,
+            n.u64(),
+            m.u64(),
+            offsets.ptr(),
+            targets.ptr(),
+            weights.ptr(),
+            state.ptr(),
+            parents.ptr(),
+            chunks.ptr(),
+            capacity.u64(),
+            chunk.u64(),
+            next.ptr(),
+            ctl.ptr(),
+            iter.u32(),
+            degree_offsets.ptr(),
+            candidate.ptr(),
+            first.u64(),
+            end.u64(),
+            m_in.u64(),
+            in_offsets.ptr(),
+            in_sources.ptr(),
+            frontier.ptr(),
         )
     }
 }

@@ -19,6 +19,9 @@ use crate::gpu::cuda::Gpu;
 use crate::gpu::device::DeviceGraph;
 use crate::gpu::launcher::{Arg, DeviceLauncher, Grid, HostLauncher, Launcher};
 
+#[path = "launches.rs"]
+mod launches;
+
 /// The graph a direction run reads, as kernel arguments.
 #[derive(Clone, Copy)]
 pub(crate) struct DirGraph<'a> {
@@ -108,6 +111,11 @@ pub(crate) struct DirectionRun<'a, L: Launcher> {
     /// nothing else goes on the stream between a batch's levels (one GPU; the
     /// multi-GPU exchange does).
     pub graphs: bool,
+    /// A planned level that may go either way launches one kernel (`level`)
+    /// that relaxes or scans bottom-up by its plan, instead of both kernels
+    /// (one returning at once). On by default; `VERTEX_FUSED_LEVEL=0` turns it
+    /// off, for comparisons.
+    pub fused: bool,
     /// A batch is being recorded.
     recording: bool,
     pub start: Option<L::Mark>,
@@ -201,6 +209,7 @@ impl<'a, L: Launcher> DirectionRun<'a, L> {
             whole_m: 0,
             heuristic: Heuristic::DEFAULT,
             graphs: false,
+            fused: std::env::var("VERTEX_FUSED_LEVEL").as_deref() != Ok("0"),
             recording: false,
             start: None,
             levels: Vec::new(),
@@ -255,40 +264,6 @@ impl<'a, L: Launcher> DirectionRun<'a, L> {
         Ok(())
     }
 
-    /// Launches `td_scan` from the current frontier into the next with
-    /// counter block `ctl`; `cand` the frontier's candidate or 0.
-    fn scan(&self, iter: u32, cand: u64, ctl: u64) -> Result<()> {
-        let Some(sv) = &self.sv else {
-            return Err(self.err("a scan level without enable_scan"));
-        };
-        let nsv = kernels_rs::skeleton::num_chunks(self.g.args[1].u64(), SCAN_CHUNK);
-        let args = [
-            &self.g.args[..],
-            &[
-                self.state.into(),
-                self.parents.into(),
-                L::addr(sv).into(),
-                nsv.into(),
-                SCAN_CHUNK.into(),
-                L::addr(&self.bits[0]).into(),
-                L::addr(&self.bits[1]).into(),
-                ctl.into(),
-                iter.into(),
-                self.degree_offsets.into(),
-                cand.into(),
-            ],
-        ]
-        .concat();
-        // SAFETY: `td_scan(n, m, offsets, targets, weights, state, parents, sv,
-        // nsv, chunk, frontier, next, ctl, iter, degree_offsets, candidate)` of
-        // kernels_rs::direction_kernels!, whole warps (see `new`); sv built by
-        // `enable_scan` with the same chunk.
-        unsafe {
-            self.l
-                .launch(&self.k.td_scan, Grid::Resident(nsv), self.block, &args)
-        }
-    }
-
     fn err(&self, what: &str) -> Error {
         Error::InvalidArgument(format!("{} direction run: {what}", self.k.name))
     }
@@ -297,41 +272,6 @@ impl<'a, L: Launcher> DirectionRun<'a, L> {
     fn clear_next(&mut self) -> Result<()> {
         self.l.clear(&mut self.bits[1], "frontier bitmap")?;
         self.l.clear(&mut self.ctl, "level counters")
-    }
-
-    /// Threads of a kernel that gives each lane one bitmap word (`td_chunks`,
-    /// `td_select`; whole warps, as `block` is a multiple of 32).
-    fn word_threads(&self) -> u64 {
-        entry::bitmap_words(self.n())
-    }
-
-    /// Launches `td_relax` over the work list into bitmap `next`, with a grid for
-    /// at most `work` chunks; `ctl` is the level's counter block.
-    fn relax(&self, iter: u32, next: u64, work: u64, candidate: u64, ctl: u64) -> Result<()> {
-        let g = self.g.args;
-        let args = [
-            &g[..],
-            &[
-                self.state.into(),
-                self.parents.into(),
-                L::addr(&self.chunks).into(),
-                self.capacity.into(),
-                self.chunk.into(),
-                next.into(),
-                ctl.into(),
-                iter.into(),
-                self.degree_offsets.into(),
-                candidate.into(),
-            ],
-        ]
-        .concat();
-        let grid = Grid::Resident(work.clamp(1, self.capacity.max(1)));
-        // SAFETY: `td_relax(n, m, offsets, targets, weights, state, parents, chunks,
-        // capacity, chunk, next, ctl, iter, degree_offsets, candidate)` of
-        // kernels_rs::direction_kernels!; weights: m of the program's weight type
-        // or null when unweighted; degree_offsets n + 1 or null; candidate one
-        // state or null.
-        unsafe { self.l.launch(&self.k.td_relax, grid, self.block, &args) }
     }
 
     /// Waits for the level, reads its counters, swaps the bitmaps if `swap`.
@@ -379,15 +319,6 @@ impl<'a, L: Launcher> DirectionRun<'a, L> {
             ];
         }
         Ok(())
-    }
-
-    /// Offsets the next-frontier degree tally reads.
-    fn tally_offsets(&self) -> u64 {
-        if self.degree_offsets != 0 {
-            self.degree_offsets
-        } else {
-            self.g.args[2].u64()
-        }
     }
 
     pub(crate) fn launch_init(&mut self, source: Option<u32>) -> Result<()> {
@@ -438,28 +369,11 @@ impl<'a, L: Launcher> DirectionRun<'a, L> {
             self.scan(iter, cand, L::addr(&self.ctl))?;
             return Ok(a);
         }
-        self.td_chunks(L::addr(&self.ctl))?;
+        self.td_chunks(L::addr(&self.ctl), 0)?;
         // At most this many chunks (Σ⌈deg/chunk⌉ over the frontier).
         let work = frontier.vertices + frontier.edges / self.chunk;
         self.relax(iter, L::addr(&self.bits[1]), work, cand, L::addr(&self.ctl))?;
         Ok(a)
-    }
-
-    /// Launches `td_chunks` over the current frontier with counter block `ctl`.
-    fn td_chunks(&self, ctl: u64) -> Result<()> {
-        let args = [
-            self.n().into(),
-            self.g.args[2],
-            L::addr(&self.bits[0]).into(),
-            self.chunk.into(),
-            L::addr(&self.chunks).into(),
-            self.capacity.into(),
-            ctl.into(),
-        ];
-        let grid = Grid::Cover(self.word_threads());
-        // SAFETY: `td_chunks(n, offsets, frontier, chunk, chunks, capacity, ctl)` of
-        // kernels_rs::direction_kernels!; buffers of the documented lengths.
-        unsafe { self.l.launch(&self.k.td_chunks, grid, self.block, &args) }
     }
 
     pub(crate) fn launch_near_far(&mut self, iter: u32, limit: u64) -> Result<L::Mark> {
@@ -470,26 +384,6 @@ impl<'a, L: Launcher> DirectionRun<'a, L> {
         // The work list size is only known on the device: cover the whole bound.
         self.relax(iter, L::addr(&self.bits[0]), self.capacity, 0, ctl)?;
         Ok(a)
-    }
-
-    /// Launches `td_select` over the pending bitmap with `limit` (a planned
-    /// pass reads its limit from the block instead) and counter block `ctl`.
-    fn select(&self, limit: u64, ctl: u64) -> Result<()> {
-        let args = [
-            self.n().into(),
-            self.g.args[2],
-            self.state.into(),
-            L::addr(&self.bits[0]).into(),
-            limit.into(),
-            self.chunk.into(),
-            L::addr(&self.chunks).into(),
-            self.capacity.into(),
-            ctl.into(),
-        ];
-        let grid = Grid::Cover(self.word_threads());
-        // SAFETY: `td_select(n, offsets, state, pending, limit, chunk, chunks,
-        // capacity, ctl)` of kernels_rs::direction_kernels!.
-        unsafe { self.l.launch(&self.k.td_select, grid, self.block, &args) }
     }
 
     pub(crate) fn launch_bottom_up(&mut self, candidate: &[u8]) -> Result<L::Mark> {
@@ -505,34 +399,6 @@ impl<'a, L: Launcher> DirectionRun<'a, L> {
         let (cand, ctl) = (L::addr(&self.candidate), L::addr(&self.ctl));
         self.bottom_up_kernel(incoming, cand, ctl)?;
         Ok(a)
-    }
-
-    /// Launches `bottom_up` from the current frontier with candidate `cand` (one
-    /// state) and counter block `ctl`.
-    fn bottom_up_kernel(&self, incoming: (u64, u64, u64), cand: u64, ctl: u64) -> Result<()> {
-        let (in_offsets, in_sources, m_in) = incoming;
-        let (first, end) = self.owned;
-        let args = [
-            self.n().into(),
-            first.into(),
-            end.into(),
-            m_in.into(),
-            in_offsets.into(),
-            in_sources.into(),
-            self.tally_offsets().into(),
-            self.state.into(),
-            self.parents.into(),
-            L::addr(&self.bits[0]).into(),
-            L::addr(&self.bits[1]).into(),
-            cand.into(),
-            ctl.into(),
-        ];
-        let grid = Grid::Resident(end.saturating_sub(first));
-        // SAFETY: `bottom_up(n, first, end, m_in, in_offsets, in_sources,
-        // out_offsets, state, parents, frontier, next, candidate, ctl)` of
-        // kernels_rs::direction_kernels!, launched with whole warps (see `new`);
-        // `first` a multiple of 32 (a partition's span), `end ≤ n`.
-        unsafe { self.l.launch(&self.k.bottom_up, grid, self.block, &args) }
     }
 
     /// The batch, and the addresses of the counter blocks of the level before
@@ -662,7 +528,6 @@ impl<S: bytemuck::Pod, L: Launcher> PlannedExec<S> for DirectionRun<'_, L> {
         } else {
             0
         };
-        self.l.clear(&mut self.bits[1], "frontier bitmap")?;
         let a = self.l.mark()?;
         let m = self.whole_m();
         let level = match level {
@@ -687,16 +552,21 @@ impl<S: bytemuck::Pod, L: Launcher> PlannedExec<S> for DirectionRun<'_, L> {
         // of kernels_rs::plan_kernel!: prev null or another block of CTL_WORDS
         // counters (slots ≥ 2), cur CTL_WORDS counters.
         unsafe { self.l.launch(&self.k.plan, Grid::Cover(1), 32, &args)? };
-        self.td_chunks(cur)?;
+        // The next bitmap is cleared by `td_chunks` (a launch fewer a level).
+        self.td_chunks(cur, L::addr(&self.bits[1]))?;
         // The work list's size is only known on the device: cover the bound
         // (the relax kernel is grid-stride over a resident grid). The level's
         // number comes from its block, as the first frontier does.
         let iter = ITER_FROM_PLAN;
-        self.relax(iter, L::addr(&self.bits[1]), self.capacity, cand, cur)?;
         // Bottom-up can only be planned where the level has a candidate; there
-        // the kernel is launched every level and the plan says whether it works.
-        if let (Some(incoming), true) = (self.g.incoming, cand != 0) {
-            self.bottom_up_kernel(incoming, cand, cur)?;
+        // its kernel is launched every level and the plan says whether it works.
+        match (self.g.incoming, cand != 0) {
+            (Some(incoming), true) if self.fused => self.level(incoming, cand, cur)?,
+            (Some(incoming), true) => {
+                self.relax(iter, L::addr(&self.bits[1]), self.capacity, cand, cur)?;
+                self.bottom_up_kernel(incoming, cand, cur)?;
+            }
+            _ => self.relax(iter, L::addr(&self.bits[1]), self.capacity, cand, cur)?,
         }
         // Likewise the scan, where the run has one.
         if level == LEVEL_MAY_SCAN {
