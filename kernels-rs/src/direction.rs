@@ -484,6 +484,7 @@ fn list_warp_chunks<W: Warp>(
 /// chunk the list cost twice the relax that followed, H200, Kronecker 22.)
 /// Whole warps only: every lane of a warp must call it.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 pub fn td_chunks<W: Warp>(
     t: ThreadCtx,
     w: W,
