@@ -7,7 +7,7 @@ use kernels_rs::entry;
 
 use super::{DirectionRun, SCAN_CHUNK};
 use crate::error::Result;
-use crate::gpu::launcher::{Grid, Launcher};
+use crate::gpu::launcher::{Arg, Grid, Launcher};
 
 impl<L: Launcher> DirectionRun<'_, L> {
     /// Launches `td_scan` from the current frontier into the next with
@@ -60,23 +60,7 @@ impl<L: Launcher> DirectionRun<'_, L> {
         candidate: u64,
         ctl: u64,
     ) -> Result<()> {
-        let g = self.g.args;
-        let args = [
-            &g[..],
-            &[
-                self.state.into(),
-                self.parents.into(),
-                L::addr(&self.chunks).into(),
-                self.capacity.into(),
-                self.chunk.into(),
-                next.into(),
-                ctl.into(),
-                iter.into(),
-                self.degree_offsets.into(),
-                candidate.into(),
-            ],
-        ]
-        .concat();
+        let args = self.relax_args(iter, next, candidate, ctl);
         let grid = Grid::Resident(work.clamp(1, self.capacity.max(1)));
         // SAFETY: `td_relax(n, m, offsets, targets, weights, state, parents, chunks,
         // capacity, chunk, next, ctl, iter, degree_offsets, candidate)` of
@@ -84,6 +68,26 @@ impl<L: Launcher> DirectionRun<'_, L> {
         // or null when unweighted; degree_offsets n + 1 or null; candidate one
         // state or null.
         unsafe { self.l.launch(&self.k.td_relax, grid, self.block, &args) }
+    }
+
+    /// `td_relax`'s arguments (the first of `level`'s): the graph, the run's
+    /// buffers, bitmap `next`, counter block `ctl`, level `iter` and
+    /// `candidate` (0: none).
+    fn relax_args(&self, iter: u32, next: u64, candidate: u64, ctl: u64) -> Vec<Arg> {
+        let mut args = self.g.args.to_vec();
+        args.extend::<[Arg; _]>([
+            self.state.into(),
+            self.parents.into(),
+            L::addr(&self.chunks).into(),
+            self.capacity.into(),
+            self.chunk.into(),
+            next.into(),
+            ctl.into(),
+            iter.into(),
+            self.degree_offsets.into(),
+            candidate.into(),
+        ]);
+        args
     }
 
     /// Offsets the next-frontier degree tally reads.
@@ -173,29 +177,15 @@ impl<L: Launcher> DirectionRun<'_, L> {
     pub(super) fn level(&self, incoming: (u64, u64, u64), cand: u64, ctl: u64) -> Result<()> {
         let (in_offsets, in_sources, m_in) = incoming;
         let (first, end) = self.owned;
-        let g = self.g.args;
-        let args = [
-            &g[..],
-            &[
-                self.state.into(),
-                self.parents.into(),
-                L::addr(&self.chunks).into(),
-                self.capacity.into(),
-                self.chunk.into(),
-                L::addr(&self.bits[1]).into(),
-                ctl.into(),
-                ITER_FROM_PLAN.into(),
-                self.degree_offsets.into(),
-                cand.into(),
-                first.into(),
-                end.into(),
-                m_in.into(),
-                in_offsets.into(),
-                in_sources.into(),
-                L::addr(&self.bits[0]).into(),
-            ],
-        ]
-        .concat();
+        let mut args = self.relax_args(ITER_FROM_PLAN, L::addr(&self.bits[1]), cand, ctl);
+        args.extend::<[Arg; _]>([
+            first.into(),
+            end.into(),
+            m_in.into(),
+            in_offsets.into(),
+            in_sources.into(),
+            L::addr(&self.bits[0]).into(),
+        ]);
         let grid = Grid::Resident(self.capacity.max(end.saturating_sub(first)).max(1));
         // SAFETY: `level(n, m, offsets, targets, weights, state, parents, chunks,
         // capacity, chunk, next, ctl, iter, degree_offsets, candidate, first, end,
