@@ -385,6 +385,27 @@ fn an_exchange_route_without_several_gpus_is_refused_by_name() {
 }
 
 #[test]
+fn cuda_graphs_with_several_gpus_are_refused_by_name() {
+    // The multi-GPU levels exchange between launches and are never captured:
+    // comparing graphs on and off there would compare nothing (no GPU needed).
+    let out = run(&[
+        "bench",
+        "graph500",
+        "--scale",
+        "8",
+        "--backend",
+        "gpu",
+        "--gpus",
+        "2",
+        "--cuda-graphs",
+        "on,off",
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--cuda-graphs applies to one GPU"), "{err}");
+}
+
+#[test]
 fn the_direction_switch_points_are_checked_before_any_work() {
     // `--alpha`/`--beta` are the GPU direction kernel's: zero is refused by
     // Graph500 before the graph is built, and by the one run call on the CPU.
