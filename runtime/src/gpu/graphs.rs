@@ -1,14 +1,16 @@
 //! Batches of launches replayed as CUDA graphs.
 //!
-//! Why: a device-planned batch of BFS levels is about seven stream calls a
-//! level (a clear, the plan, three or four kernels, two timing events), each a
-//! few µs of host time; a graph issues the batch with one call and starts each
+//! Why: a device-planned batch of BFS levels is several stream calls a level
+//! (the plan, the work list, the level's kernel, two timing events), each a few
+//! µs of host time; a graph issues the batch with one call and starts each
 //! kernel as the one before ends. Measured on one H200 (Graph500, 16 roots, on
-//! and off in one process): 1.0–1.09× at scales 18–26, within the spread but at
-//! scale 20; a 1000×1000 grid's 1,817 levels 54.9 ms against 62.4. The host was
-//! not what bounded those searches: ncu times a level that has nothing to do at
-//! ~13 µs of kernels (plan, work list, relax and bottom-up grids that return at
-//! once), and a search at scale 18 is 0.26 ms either way.
+//! and off in one process, `adc7892`, when a level was a clear and four
+//! kernels): 1.0–1.09× at scales 18–26, within the spread but at scale 20; a
+//! 1000×1000 grid's 1,817 levels 54.9 ms against 62.4. The host was not what
+//! bounded those searches: ncu timed a level that had nothing to do at ~13 µs
+//! of kernels (plan, work list, relax and bottom-up grids that returned at
+//! once; `direction::run` now launches one kernel for relax or bottom-up), and
+//! a search at scale 18 took 0.26 ms either way.
 //!
 //! How: the launcher records a batch's operations (`Op`) instead of issuing
 //! them; `Graphs::replay` looks the batch up by its key (every kernel, grid,

@@ -560,13 +560,15 @@ impl<S: bytemuck::Pod, L: Launcher> PlannedExec<S> for DirectionRun<'_, L> {
         let iter = ITER_FROM_PLAN;
         // Bottom-up can only be planned where the level has a candidate; there
         // its kernel is launched every level and the plan says whether it works.
-        match (self.g.incoming, cand != 0) {
-            (Some(incoming), true) if self.fused => self.level(incoming, cand, cur)?,
-            (Some(incoming), true) => {
+        let bottom_up = self.g.incoming.filter(|_| cand != 0);
+        match bottom_up {
+            Some(incoming) if self.fused => self.level(incoming, cand, cur)?,
+            _ => {
                 self.relax(iter, L::addr(&self.bits[1]), self.capacity, cand, cur)?;
-                self.bottom_up_kernel(incoming, cand, cur)?;
+                if let Some(incoming) = bottom_up {
+                    self.bottom_up_kernel(incoming, cand, cur)?;
+                }
             }
-            _ => self.relax(iter, L::addr(&self.bits[1]), self.capacity, cand, cur)?,
         }
         // Likewise the scan, where the run has one.
         if level == LEVEL_MAY_SCAN {
