@@ -78,7 +78,10 @@
 #             (default "22,24") and weak scaling from $MULTI_WEAK (default "22,24": 1 GPU
 #             at S, G at S+1), levels per sync $MULTI_LPS (default "1,8"), per-level time
 #             split; then compute-sanitizer memcheck of `vertex bfs|sssp|pr kron:14 --gpus G
-#             --validate`; a compact summary at the end (multi-summary.txt)
+#             --validate`; a compact summary at the end (multi-summary.txt).
+#             MULTI_PARTS=P runs P parts over the machine's GPUs round robin
+#             (VERTEX_MULTI_DEVICES, e.g. 0,0 on one GPU): a check of the multi-GPU
+#             code on a one-GPU machine, peer route only, times not a scaling figure
 #   ranks     one process per GPU (issue 52), G = the machine's GPUs (RANKS_BIND=gpu:
 #             `vertex launch --bind gpu`, each rank on the CPUs next to its GPU): `vertex launch -n G
 #             -- vertex bfs|cc|sssp|pr GRAPH --backend gpu --validate` on kron:$RANKS_CHECK_SCALE
@@ -458,6 +461,11 @@ sys.exit(0 if ok else 1)' "$one" "$rk" "$prog" || { bad=1; echo "   one: ${one:0
             ;;
         multi)
             G=$(nvidia-smi -L | wc -l)
+            if [ -n "${MULTI_PARTS:-}" ]; then
+                VERTEX_MULTI_DEVICES=$(python3 -c 'import sys; p, g = map(int, sys.argv[1:]); print(",".join(str(i % g) for i in range(p)))' "$MULTI_PARTS" "$G")
+                export VERTEX_MULTI_DEVICES; G=$MULTI_PARTS
+                echo "parts on devices $VERTEX_MULTI_DEVICES"
+            fi
             {
                 bad=0
                 "$BIN" multi --gpus "$G" --strong "${MULTI_STRONG:-22,24}" --weak "${MULTI_WEAK:-22,24}" \

@@ -91,6 +91,9 @@ struct LevelRow {
 struct Report<'a> {
     host: HostInfo,
     gpus: usize,
+    /// Several parts on one GPU (`VERTEX_MULTI_DEVICES`): a check of the
+    /// code, whose times are not a scaling figure.
+    parts_share_gpus: bool,
     devices: Vec<runtime::gpu::DeviceInfo>,
     command_line: String,
     edgefactor: u64,
@@ -298,9 +301,15 @@ pub fn run(a: &Args) -> Result<bool> {
     // The default route first (what the scaling figures use), then NCCL beside
     // it when the default is peer access.
     let main_route = all.route();
+    // Parts sharing a GPU (VERTEX_MULTI_DEVICES) exchange over peer access
+    // alone, with the event barrier: they check the code, not the scaling.
+    let shared = all.shares_gpus();
+    if shared {
+        eprintln!("parts share GPUs (VERTEX_MULTI_DEVICES): these times say nothing about scaling");
+    }
     let routes: Vec<Route> = match main_route {
-        Route::Peer => vec![Route::Peer, Route::Nccl],
-        Route::Nccl => vec![Route::Nccl],
+        Route::Peer if !shared => vec![Route::Peer, Route::Nccl],
+        r => vec![r],
     };
     eprintln!("exchange routes: {routes:?}");
     let devices: Vec<_> = all.devices.iter().map(|d| d.info().clone()).collect();
@@ -333,7 +342,7 @@ pub fn run(a: &Args) -> Result<bool> {
     let mut barriers: Vec<BarrierCompare> = Vec::new();
     let peer_barrier = all.peer_barrier();
     // The peer rows are measured again with this one, side by side.
-    let other = peer_barrier.map(|b| match b {
+    let other = peer_barrier.filter(|_| !shared).map(|b| match b {
         Barrier::Events => Barrier::Device,
         Barrier::Device => Barrier::Events,
     });
@@ -342,6 +351,7 @@ pub fn run(a: &Args) -> Result<bool> {
             let report = Report {
                 host: HostInfo::read(),
                 gpus: a.gpus,
+                parts_share_gpus: shared,
                 devices: devices.clone(),
                 command_line: std::env::args().collect::<Vec<_>>().join(" "),
                 edgefactor: a.edgefactor,

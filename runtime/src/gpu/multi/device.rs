@@ -17,7 +17,7 @@
 use std::time::Instant;
 
 use cudarc::driver::CudaEvent;
-use cudarc::nccl::{self, sys::ncclDataType_t};
+use cudarc::nccl;
 use kernels_rs::direction::{Heuristic, CTL_CHUNKS, CTL_EDGES, CTL_FRONTIER, CTL_WORDS};
 
 use super::nccl::{Comms, Gather};
@@ -145,14 +145,23 @@ pub struct MultiRun<S> {
 }
 
 impl MultiGpu {
-    /// Opens GPUs `0..gpus` and an NCCL communicator over them.
+    /// Opens GPUs `0..gpus` (or the devices `VERTEX_MULTI_DEVICES` names,
+    /// [`super::ordinals`]) and an NCCL communicator over them.
     pub fn open(gpus: usize) -> Result<MultiGpu> {
         if gpus == 0 {
             return Err(Error::InvalidArgument("at least one GPU is needed".into()));
         }
         nccl_setup()?;
-        let devices = (0..gpus).map(Device::open).collect::<Result<Vec<_>>>()?;
-        let comms = Comms::open(gpus)?;
+        let ordinals = super::ordinals::device_ordinals(gpus)?;
+        let shared = super::ordinals::shared(&ordinals);
+        let devices = ordinals
+            .iter()
+            .map(|&d| Device::open(d))
+            .collect::<Result<Vec<_>>>()?;
+        let comms = match shared {
+            true => Comms::none(),
+            false => Comms::open(&ordinals)?,
+        };
         // Peer access where every pair has it (NVLink on these hosts); NCCL
         // otherwise, or when VERTEX_EXCHANGE=nccl asks for it.
         let wanted = Route::from_env()?;
@@ -161,6 +170,7 @@ impl MultiGpu {
             true => Some(std::sync::Mutex::new(PeerExchange::new(&devices, barrier)?)),
             false => None,
         };
+        super::ordinals::check_shared(shared, wanted, barrier, peer.is_some())?;
         let route = match peer {
             Some(_) => wanted,
             None => Route::Nccl,
@@ -174,40 +184,8 @@ impl MultiGpu {
             peer,
             route,
         };
-        m.warm_up()?;
+        m.comms.warm_up(&m.devices, m.world)?;
         Ok(m)
-    }
-
-    /// One tiny all-gather and all-reduce over the GPUs. NCCL connects its
-    /// peers at the first collective (tens of ms over NVLink), which would
-    /// otherwise be timed as part of the first run's first exchange.
-    pub(super) fn warm_up(&self) -> Result<()> {
-        let world = self.world;
-        let bufs = self
-            .devices
-            .iter()
-            .map(|d| d.gpu.upload(&vec![0u64; world], "NCCL warm-up"))
-            .collect::<Result<Vec<_>>>()?;
-        let gathers: Vec<Vec<Gather>> = bufs
-            .iter()
-            .map(|b| {
-                vec![Gather {
-                    buf: b.ptr,
-                    slices: (0..world as u64).map(|q| (q, 1)).collect(),
-                    equal: true,
-                    elem: ncclDataType_t::ncclUint64,
-                    elem_size: 8,
-                    mask: None,
-                }]
-            })
-            .collect();
-        let ptrs: Vec<u64> = bufs.iter().map(|b| b.ptr).collect();
-        let gpus: Vec<&Gpu> = self.devices.iter().map(|d| &d.gpu).collect();
-        self.comms.exchange(&gpus, &gathers, Some((&ptrs, 1)))?;
-        for g in gpus {
-            g.sync("NCCL warm-up")?;
-        }
-        Ok(())
     }
 
     /// An error when this process is one rank of several: a rank uploads its
@@ -230,6 +208,12 @@ impl MultiGpu {
     /// Picks the exchange's route (to compare them): peer access is an error
     /// where it is not available (ranks; GPUs without P2P).
     pub fn set_route(&mut self, route: Route) -> Result<()> {
+        super::ordinals::check_shared(
+            self.shares_gpus(),
+            route,
+            self.peer_barrier().unwrap_or(Barrier::Events),
+            true,
+        )?;
         if route == Route::Peer && self.peer.is_none() {
             return Err(Error::InvalidArgument(
                 "no peer access between these GPUs (or one GPU per process): the exchange stays on NCCL"
@@ -250,6 +234,7 @@ impl MultiGpu {
     /// Picks how the peer exchange's launches wait (to compare them); an error
     /// without peer access.
     pub fn set_peer_barrier(&mut self, barrier: Barrier) -> Result<()> {
+        super::ordinals::check_shared(self.shares_gpus(), self.route, barrier, true)?;
         let peer = self.peer.as_mut().ok_or_else(|| {
             Error::InvalidArgument(
                 "no peer access between these GPUs: no peer barrier to pick".into(),

@@ -13,6 +13,7 @@ pub mod device;
 pub mod emulate;
 pub mod gather;
 mod nccl;
+pub mod ordinals;
 pub mod partition;
 mod peer;
 pub mod ranks;

@@ -10,6 +10,7 @@ use cudarc::nccl::sys;
 use super::partition::Partition;
 use crate::error::{Error, Result};
 use crate::gpu::cuda::Gpu;
+use crate::gpu::device::Device;
 
 /// This process's NCCL communicators, one per GPU it drives: all of one
 /// host's GPUs ([`Comms::open`]), or one rank's ([`Comms::join`]).
@@ -88,10 +89,12 @@ fn within((first, count): (u64, u64), len: u64) -> (u64, u64) {
 }
 
 impl Comms {
-    /// Communicators over CUDA devices `0..gpus` (`ncclCommInitAll`).
-    pub(super) fn open(gpus: usize) -> Result<Comms> {
+    /// Communicators over CUDA devices `ordinals`, part `p` on `ordinals[p]`
+    /// (`ncclCommInitAll`, which refuses a device listed twice).
+    pub(super) fn open(ordinals: &[usize]) -> Result<Comms> {
+        let gpus = ordinals.len();
         let mut raw = vec![std::ptr::null_mut(); gpus];
-        let ordinals: Vec<i32> = (0..gpus as i32).collect();
+        let ordinals: Vec<i32> = ordinals.iter().map(|&d| d as i32).collect();
         // SAFETY: `raw` has room for `gpus` communicators, `ordinals` lists `gpus`
         // device ordinals; NCCL writes one communicator per device.
         unsafe { nr::comm_init_all(raw.as_mut_ptr(), gpus as i32, ordinals.as_ptr()) }
@@ -100,6 +103,54 @@ impl Comms {
             raw,
             ranks: (0..gpus).collect(),
         })
+    }
+
+    /// No communicators: parts that share a GPU, which exchange over peer
+    /// access alone (`multi::ordinals`).
+    pub(super) fn none() -> Comms {
+        Comms {
+            raw: Vec::new(),
+            ranks: Vec::new(),
+        }
+    }
+
+    /// Whether there are no communicators ([`Comms::none`]).
+    pub(super) fn is_none(&self) -> bool {
+        self.raw.is_empty()
+    }
+
+    /// One tiny all-gather and all-reduce over the `world` ranks, from
+    /// `devices` (this process's). NCCL connects its peers at the first
+    /// collective (tens of ms over NVLink), which would otherwise be timed as
+    /// part of the first run's first exchange. Nothing without communicators.
+    pub(super) fn warm_up(&self, devices: &[Device], world: usize) -> Result<()> {
+        if self.is_none() {
+            return Ok(());
+        }
+        let bufs = devices
+            .iter()
+            .map(|d| d.gpu.upload(&vec![0u64; world], "NCCL warm-up"))
+            .collect::<Result<Vec<_>>>()?;
+        let gathers: Vec<Vec<Gather>> = bufs
+            .iter()
+            .map(|b| {
+                vec![Gather {
+                    buf: b.ptr,
+                    slices: (0..world as u64).map(|q| (q, 1)).collect(),
+                    equal: true,
+                    elem: sys::ncclDataType_t::ncclUint64,
+                    elem_size: 8,
+                    mask: None,
+                }]
+            })
+            .collect();
+        let ptrs: Vec<u64> = bufs.iter().map(|b| b.ptr).collect();
+        let gpus: Vec<&Gpu> = devices.iter().map(|d| &d.gpu).collect();
+        self.exchange(&gpus, &gathers, Some((&ptrs, 1)))?;
+        for g in gpus {
+            g.sync("NCCL warm-up")?;
+        }
+        Ok(())
     }
 
     /// A new NCCL id, to be handed to every rank ([`Comms::join`]).
@@ -136,6 +187,13 @@ impl Comms {
         gathers: &[Vec<Gather>],
         sums: Option<(&[u64], usize)>,
     ) -> Result<()> {
+        if self.raw.is_empty() {
+            return Err(Error::InvalidArgument(format!(
+                "this exchange needs NCCL (slices of 1- or 2-byte states, or `exchange nccl`), \
+                 and the parts share a GPU ({}), which NCCL cannot join",
+                super::ordinals::VAR
+            )));
+        }
         if gpus.len() != self.raw.len() || gathers.len() != self.raw.len() {
             return Err(Error::InvalidArgument(format!(
                 "exchange over {} GPUs with {} communicators",

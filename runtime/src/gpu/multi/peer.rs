@@ -131,7 +131,9 @@ impl Barrier {
 pub(super) fn enable_peer_access(devices: &[Device]) -> Result<bool> {
     for (p, a) in devices.iter().enumerate() {
         for (q, b) in devices.iter().enumerate() {
-            if p == q {
+            // Parts sharing a device (`multi::ordinals`) read each other's
+            // memory in one context: nothing to enable.
+            if p == q || a.gpu.ctx.cu_device() == b.gpu.ctx.cu_device() {
                 continue;
             }
             let mut can = 0i32;

@@ -79,7 +79,7 @@ impl MultiGpu {
             peer: None,
             route: super::peer::Route::Nccl,
         };
-        m.warm_up()?;
+        m.comms.warm_up(&m.devices, m.world)?;
         Ok(m)
     }
 
