@@ -10,7 +10,8 @@
 #   frontdoor the one run call on the GPU: the program-crate template's CLI (push,
 #             struct-state gather, intersection) and `vertex run` for every shipped
 #             program, validated against the oracles or compared with the CPU; with two
-#             GPUs the template with --gpus 2, and the Python package (BUNDLE_WHEEL=1)
+#             GPUs (or VERTEX_MULTI_DEVICES=0,0: two parts on one) the template with
+#             --gpus 2, and the Python package (BUNDLE_WHEEL=1)
 #   sources   many sources at once (issue 48): batched BC and closeness on the GPU
 #             --validate'd on Kronecker, grid, uniform and a directed file (70 sources:
 #             two batches), compute-sanitizer memcheck + racecheck of the msbfs kernels,
@@ -581,11 +582,13 @@ sys.exit(0 if ok else 1)' "$one" "$rk" "$prog" || { bad=1; echo "   one: ${one:0
                 "$B/vertex" run bfs kron:18 --json | head -c 600; echo
                 # Several GPUs through the same run call: the template's command
                 # line (--gpus 2, both routes) against its CPU run.
-                if [ "$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')" -ge 2 ]; then
+                # VERTEX_MULTI_DEVICES=0,0 on one GPU: two parts on it, peer route only.
+                routes="peer nccl"; [ -n "${VERTEX_MULTI_DEVICES:-}" ] && routes=peer
+                if [ "$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')" -ge 2 ] || [ -n "${VERTEX_MULTI_DEVICES:-}" ]; then
                     for p in within_hops paths; do
                         for g in kron:18 grid:200x200; do
                             want=$("$T" "$p" "$g" --backend cpu --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["result"])')
-                            for ex in peer nccl; do
+                            for ex in $routes; do
                                 got=$("$T" "$p" "$g" --backend gpu --gpus 2 --exchange "$ex" --json \
                                     | python3 -c 'import json,sys; print(json.load(sys.stdin)["result"])')
                                 [ "$got" = "$want" ] && echo "$p $g --gpus 2 $ex ok" \

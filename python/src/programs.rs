@@ -343,7 +343,17 @@ fn closeness<'py>(
     Ok(balls.back(scores).into_pyarray(py))
 }
 
+/// Frees what GPU runs keep between calls (opened GPUs, loaded kernels,
+/// uploaded graphs, the GPUs of the last `gpus=N` run): for a caller done with
+/// the GPU, or about to hand its memory to another library. The next GPU run
+/// opens and uploads again.
+#[pyfunction]
+fn release_gpus(py: Python<'_>) {
+    py.detach(runtime::run::device_cache::clear);
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(release_gpus, m)?)?;
     m.add_function(wrap_pyfunction!(bfs, m)?)?;
     m.add_function(wrap_pyfunction!(bfs_many, m)?)?;
     m.add_function(wrap_pyfunction!(sssp, m)?)?;

@@ -180,6 +180,12 @@ def test_several_gpus_missing_is_a_clear_error():
             vertex.pagerank(path_graph(), backend=backend, gpus=2)
 
 
+def test_release_gpus_can_be_called_any_time():
+    vertex.release_gpus()
+    assert vertex.bfs(path_graph(), 0, backend="cpu").values.tolist() == [0, 1, 2, 3, 4]
+    vertex.release_gpus()
+
+
 def test_a_reports_warning_is_a_python_warning():
     # What a run on several GPUs of a grid reports (a GPU machine's run says so
     # itself); here the report as the compiled call returns it.

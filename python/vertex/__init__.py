@@ -10,11 +10,18 @@ Graphs also come from numpy edge arrays (:func:`from_edges`), scipy sparse
 matrices (:func:`from_scipy`) and networkx graphs (:func:`from_networkx`).
 Every program takes the CLI's options as keywords (``backend``, ``threads``,
 ``kernel``, ``schedule``, ...) and returns a :class:`Result` (``values`` and the
-run's ``report``). networkx users can instead keep their code and add
+run's ``report``). GPU runs keep the opened GPUs, their kernels and the graphs
+last uploaded between calls; :func:`release_gpus` frees them. networkx users can instead keep their code and add
 ``backend="vertex"`` (see :mod:`vertex.nx_backend`).
 """
 
-from ._vertex import GPU_KERNELS, Graph, GpuUnavailableError, NegativeCycleError
+from ._vertex import (
+    GPU_KERNELS,
+    Graph,
+    GpuUnavailableError,
+    NegativeCycleError,
+    release_gpus,
+)
 from ._api import (
     UNREACHED,
     Result,
@@ -56,6 +63,7 @@ __all__ = [
     "load",
     "pagerank",
     "path",
+    "release_gpus",
     "sssp",
     "tc",
     "widest",

@@ -16,6 +16,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use crate::error::Result;
+use crate::gpu::multi::{MultiGpu, Route};
 use crate::gpu::Device;
 
 /// Uploaded graphs kept per device (the most recently used).
@@ -23,9 +24,10 @@ pub const KEEP: usize = 2;
 
 type Shared = Arc<dyn Any + Send + Sync>;
 
-/// One device's cached state.
-pub struct Slot {
-    dev: Device,
+/// One device's cached state (or, for runs over several GPUs, the
+/// [`MultiGpu`]'s: [`with_multi`]).
+pub struct Slot<D = Device> {
+    dev: D,
     kernels: HashMap<TypeId, Shared>,
     /// Most recently used last.
     graphs: Vec<(GraphKey, Shared)>,
@@ -41,16 +43,29 @@ pub struct GraphKey {
     pub edges_per_thread: u64,
 }
 
-impl Slot {
+impl<D> Slot<D> {
+    fn new(dev: D) -> Slot<D> {
+        Slot {
+            dev,
+            kernels: HashMap::new(),
+            graphs: Vec::new(),
+        }
+    }
+
     /// The device.
-    pub fn device(&self) -> &Device {
+    pub fn device(&self) -> &D {
         &self.dev
+    }
+
+    /// The device, to change its settings (a multi-GPU run's exchange route).
+    pub fn device_mut(&mut self) -> &mut D {
+        &mut self.dev
     }
 
     /// The kernels of program `P`, loaded by `load` on first use.
     pub fn kernels<P: 'static, K: Send + Sync + 'static>(
         &mut self,
-        load: impl FnOnce(&Device) -> Result<K>,
+        load: impl FnOnce(&D) -> Result<K>,
     ) -> Result<Arc<K>> {
         let key = TypeId::of::<(P, K)>();
         if let Some(k) = self.kernels.get(&key) {
@@ -69,7 +84,7 @@ impl Slot {
     pub fn graph<G: Send + Sync + 'static>(
         &mut self,
         key: GraphKey,
-        upload: impl FnOnce(&Device) -> Result<G>,
+        upload: impl FnOnce(&D) -> Result<G>,
     ) -> Result<Arc<G>> {
         if let Some(i) = self.graphs.iter().position(|(k, _)| *k == key) {
             let entry = self.graphs.remove(i);
@@ -102,13 +117,7 @@ fn slot(ordinal: usize) -> Result<Arc<Mutex<Slot>>> {
     let mut slots = slots().lock().unwrap_or_else(PoisonError::into_inner);
     let entry = slots.entry(ordinal).or_insert_with(|| {
         Device::open(ordinal)
-            .map(|dev| {
-                Arc::new(Mutex::new(Slot {
-                    dev,
-                    kernels: HashMap::new(),
-                    graphs: Vec::new(),
-                }))
-            })
+            .map(|dev| Arc::new(Mutex::new(Slot::new(dev))))
             // Kept as the text a `GpuUnavailable` carries (errors are not
             // `Clone`): the variant's own message, or another error's whole text.
             .map_err(|e| match e {
@@ -136,11 +145,94 @@ pub fn device_name(ordinal: usize) -> Result<String> {
     with(ordinal, |s| Ok(s.device().info().name.clone()))
 }
 
+/// The GPUs of the last run over several, with that run's settings: the
+/// number of GPUs and the devices `VERTEX_MULTI_DEVICES` named.
+struct MultiHeld {
+    gpus: usize,
+    devices: Option<String>,
+    /// The exchange route they opened with (their default).
+    route: Route,
+    slot: Slot<MultiGpu>,
+}
+
+fn multi_held() -> &'static Mutex<Option<MultiHeld>> {
+    static HELD: OnceLock<Mutex<Option<MultiHeld>>> = OnceLock::new();
+    HELD.get_or_init(Default::default)
+}
+
+/// Runs `f` on the GPUs of a run over `gpus` of them, with their programs'
+/// kernels and the graphs last uploaded as parts: the GPUs of the previous
+/// such run when it asked for as many (opening GPUs, their contexts and NCCL
+/// communicator, and partitioning and uploading a graph cost seconds; a caller
+/// running several programs on one graph pays them once), else those `open`
+/// opens, after the held ones are dropped. Runs over several GPUs are
+/// serialized. `f` gets the GPUs' default exchange route, the one they opened
+/// with (a run may have picked another). A run that fails with a CUDA error drops them (the next opens
+/// them again), as a context may be left unusable.
+///
+/// The GPUs held here are apart from one GPU's entry ([`with`]): a run on one
+/// GPU and a run over several keep their own contexts and uploads.
+pub fn with_multi<R>(
+    gpus: usize,
+    open: impl FnOnce() -> Result<MultiGpu>,
+    f: impl FnOnce(&mut Slot<MultiGpu>, Route) -> Result<R>,
+) -> Result<R> {
+    let mut held = multi_held().lock().unwrap_or_else(PoisonError::into_inner);
+    let devices = std::env::var(crate::gpu::multi::ordinals::VAR).ok();
+    let h = match held.take() {
+        Some(h) if h.gpus == gpus && h.devices == devices => h,
+        old => {
+            // The old GPUs' memory and communicator go before new ones open.
+            drop(old);
+            let m = open()?;
+            MultiHeld {
+                gpus,
+                devices,
+                route: m.route(),
+                slot: Slot::new(m),
+            }
+        }
+    };
+    let h = held.insert(h);
+    let r = f(&mut h.slot, h.route);
+    if let Err(crate::Error::Cuda { .. }) = &r {
+        *held = None;
+    }
+    r
+}
+
 /// Drops every cached device, kernel and graph (freeing their device memory),
-/// and forgets devices that failed to open.
+/// the GPUs of the last multi-GPU run, and forgets devices that failed to open.
 pub fn clear() {
     slots()
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
         .clear();
+    *multi_held().lock().unwrap_or_else(PoisonError::into_inner) = None;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// GPUs that fail to open are not held: the error comes back, and the
+    /// next run tries to open them again (a driver installed in between, or
+    /// another number of GPUs, is not hidden behind an old failure).
+    #[test]
+    fn gpus_that_fail_to_open_are_tried_again() {
+        let mut opened = 0;
+        for _ in 0..2 {
+            let r = with_multi(
+                2,
+                || {
+                    opened += 1;
+                    Err(crate::Error::GpuUnavailable("none here".into()))
+                },
+                |_, _| Ok(()),
+            );
+            assert!(matches!(r, Err(crate::Error::GpuUnavailable(_))), "{r:?}");
+        }
+        assert_eq!(opened, 2);
+        assert!(multi_held().lock().unwrap().is_none());
+    }
 }

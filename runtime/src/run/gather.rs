@@ -110,11 +110,15 @@ fn gpus<P: GatherProgram + Runnable>(
     report: &mut Report,
 ) -> Result<(Vec<<P as GatherProgram>::State>, GatherReport)> {
     let gopts = gpu_options(plan);
-    let m = multi::open(plan)?;
-    let k = m.load_gather::<P>()?;
-    let mg = m.upload_gather(g, &gopts, <P as GatherProgram>::WEIGHTED)?;
-    let r = m.run_gather::<P>(&k, &mg, opts, None)?;
-    multi::describe(&m, "rounds", report);
+    let weighted = <P as GatherProgram>::WEIGHTED;
+    let r = multi::with(plan, |slot| {
+        let k = slot.kernels::<P, Vec<GatherKernels>>(|m| m.load_gather::<P>())?;
+        let key = gather_key(g, &gopts, weighted);
+        let mg = slot.graph(key, |m| m.upload_gather(g, &gopts, weighted))?;
+        let r = slot.device().run_gather::<P>(&k, &mg, opts, None)?;
+        multi::describe(slot.device(), "rounds", report);
+        Ok(r)
+    })?;
     Ok((r.states, r.report))
 }
 

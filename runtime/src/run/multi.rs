@@ -3,14 +3,15 @@
 //! gather programs their rounds on the same partition, both through
 //! [`MultiGpu`] as `vertex --gpus N` runs them.
 //!
-//! Nothing is kept between calls (unlike one GPU's [`super::device_cache`]):
-//! each run opens the GPUs and their NCCL communicator, loads the program and
-//! uploads the graph's parts. Several GPUs pay off on graphs that fill one;
-//! that setup is small next to such a run.
+//! The GPUs, their NCCL communicator, each program's kernels and the graphs'
+//! parts last uploaded are kept between calls, as one GPU's are
+//! ([`super::device_cache`]): a caller running several programs, or one from
+//! several sources, on one graph opens and uploads once.
 //!
 //! Asking for several GPUs is a request for them: `auto` does not fall back to
 //! the CPU, and GPUs that cannot be opened are the run's error.
 
+use super::device_cache::{self, Slot};
 use super::{gpu_kernels, refuse, Backend, Plan, Report, Runnable};
 use crate::error::{Error, Result};
 use crate::gpu::multi::MultiGpu;
@@ -68,19 +69,25 @@ pub(crate) fn placed<P: Runnable>(plan: &Plan) -> Result<Option<String>> {
     }))
 }
 
-/// Opens GPUs `0..plan.gpus` on the plan's exchange route (`None`:
-/// [`MultiGpu::open`]'s choice). Errors name the option that asked.
-pub(crate) fn open(plan: &Plan) -> Result<MultiGpu> {
+/// Runs `f` on GPUs `0..plan.gpus` ([`MultiGpu::open`]), kept between calls
+/// with their kernels and uploads ([`device_cache::with_multi`]), on the
+/// plan's exchange route (`None`: the route they opened with). Errors name the
+/// option that asked.
+pub(crate) fn with<R>(plan: &Plan, f: impl FnOnce(&mut Slot<MultiGpu>) -> Result<R>) -> Result<R> {
     let n = plan.gpus;
-    let mut m = MultiGpu::open(n).map_err(|e| match e {
-        Error::GpuUnavailable(why) => Error::GpuUnavailable(format!("gpus {n}: {why}")),
-        e => e,
-    })?;
-    if let Some(r) = plan.exchange {
-        m.set_route(r)
-            .map_err(|e| Error::InvalidArgument(format!("exchange {}: {e}", r.name())))?;
-    }
-    Ok(m)
+    let open = || {
+        MultiGpu::open(n).map_err(|e| match e {
+            Error::GpuUnavailable(why) => Error::GpuUnavailable(format!("gpus {n}: {why}")),
+            e => e,
+        })
+    };
+    device_cache::with_multi(n, open, |slot, default| {
+        let route = plan.exchange.unwrap_or(default);
+        slot.device_mut()
+            .set_route(route)
+            .map_err(|e| Error::InvalidArgument(format!("exchange {}: {e}", route.name())))?;
+        f(slot)
+    })
 }
 
 /// Fills in what ran on `m`: backend, device ("2 x NVIDIA H200") and the

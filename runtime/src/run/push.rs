@@ -125,7 +125,15 @@ fn program_and_graph<P: GpuProgram>(
 )> {
     let weighted = <P as VertexProgram>::WEIGHTED;
     let k = slot.kernels::<P, ProgramKernels>(|d| d.load_program::<P>())?;
-    let key = GraphKey {
+    let dg = slot.graph(traversal_key(g, weighted), |d| {
+        d.upload_traversal(g, weighted)
+    })?;
+    Ok((k, dg))
+}
+
+/// The cache key of `g` uploaded for traversal (with its weights or not).
+fn traversal_key<W: crate::graph::Weight>(g: &Graph<W>, weighted: bool) -> GraphKey {
+    GraphKey {
         graph: g.id(),
         what: if weighted {
             "traversal, weighted"
@@ -133,9 +141,7 @@ fn program_and_graph<P: GpuProgram>(
             "traversal"
         },
         edges_per_thread: 0,
-    };
-    let dg = slot.graph(key, |d| d.upload_traversal(g, weighted))?;
-    Ok((k, dg))
+    }
 }
 
 fn gpu<P: GpuProgram>(
@@ -183,11 +189,14 @@ fn gpus<P: GpuProgram>(
     };
     report.warning = crate::gpu::auto::several_gpus_warning::<P>(g, source)
         .map(|why| format!("gpus {}: {why}", plan.gpus));
-    let m = multi::open(plan)?;
-    let k = m.load_program::<P>()?;
-    let mg = m.upload(g, <P as VertexProgram>::WEIGHTED)?;
-    let r = m.run_program::<P>(&k, &mg, source, &opts)?;
-    multi::describe(&m, BfsKernel::Direction.name(), report);
+    let weighted = <P as VertexProgram>::WEIGHTED;
+    let r = multi::with(plan, |slot| {
+        let k = slot.kernels::<P, Vec<ProgramKernels>>(|m| m.load_program::<P>())?;
+        let mg = slot.graph(traversal_key(g, weighted), |m| m.upload(g, weighted))?;
+        let r = slot.device().run_program::<P>(&k, &mg, source, &opts)?;
+        multi::describe(slot.device(), BfsKernel::Direction.name(), report);
+        Ok(r)
+    })?;
     if matches!(plan.kernel, None | Some(BfsKernel::Auto)) {
         report.strategy_reason =
             Some("the direction kernel is the one that runs on several GPUs".into());

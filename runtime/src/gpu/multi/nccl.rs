@@ -20,6 +20,12 @@ pub(super) struct Comms {
     ranks: Vec<usize>,
 }
 
+// SAFETY: an NCCL communicator may be used from any thread, one call at a
+// time (NCCL's docs: not thread-safe for concurrent use). `Comms` is only
+// `Send`, not `Sync`: what moves it across threads (the run cache's mutex)
+// gives it to one thread at a time, and its calls take `&self` on that thread.
+unsafe impl Send for Comms {}
+
 fn nccl_err(what: &str) -> impl FnOnce(nr::NcclError) -> Error + '_ {
     move |e| Error::Cuda {
         call: what.to_string(),
