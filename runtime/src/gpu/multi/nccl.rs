@@ -194,11 +194,11 @@ impl Comms {
         sums: Option<(&[u64], usize)>,
     ) -> Result<()> {
         if self.raw.is_empty() {
-            return Err(Error::InvalidArgument(format!(
+            return Err(Error::InvalidArgument(
                 "this exchange needs NCCL (slices of 1- or 2-byte states, or `exchange nccl`), \
-                 and the parts share a GPU ({}), which NCCL cannot join",
-                super::ordinals::VAR
-            )));
+                 and the parts share a GPU (VERTEX_MULTI_DEVICES), which NCCL cannot join"
+                    .into(),
+            ));
         }
         if gpus.len() != self.raw.len() || gathers.len() != self.raw.len() {
             return Err(Error::InvalidArgument(format!(
