@@ -78,7 +78,7 @@ if [ "${BUNDLE_WHEEL:-0}" = 1 ]; then
     MATURIN_PEP517_ARGS="--strip" python3 -m pip wheel -q --no-deps ./python -w bundle/wheel
 fi
 mkdir -p bundle/cuda && cp bench/cuda/*.cu bundle/cuda/
-cp scripts/gpu-run.sh scripts/ncu_summary.py scripts/odd-graphs.py scripts/tail-graph.py \
+cp scripts/gpu-run.sh scripts/ncu_summary.py scripts/ncu_kernel_sums.py scripts/odd-graphs.py scripts/tail-graph.py \
     scripts/ranks-compare.py scripts/python-gpus.py bundle/
 { git rev-parse --short HEAD 2>/dev/null || echo unknown; } >bundle/GIT_REV
 if ! git diff --quiet HEAD 2>/dev/null; then echo "+dirty" >>bundle/GIT_REV; fi

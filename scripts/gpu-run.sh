@@ -181,6 +181,16 @@
 #             them). $AB_ENV (e.g. VERTEX_TILES_PROFILE=1) is exported for the runs. Try it
 #             here first: AB_BACKEND=cpu AB_KERNEL=auto AB_SAN=0 with bundle/vertex-old a
 #             copy of bundle/vertex.
+#   partprof  Work each part repeats: Graph500 at $PARTPROF_SCALES (default 22 24), 1
+#             root, on one GPU and as $PARTPROF_PARTS (default 2 4) parts sharing GPU 0
+#             (VERTEX_MULTI_DEVICES), under ncu with one metric (kernel duration; caches
+#             and clocks left alone, as a run leaves them): the
+#             kernels' device time summed per kernel name (partprof-*.json,
+#             scripts/ncu_kernel_sums.py). ncu runs kernels one at a time, so a sum is
+#             the work the parts did, without their overlap on the shared GPU.
+#   partnsys  Nsight Systems over the same Graph500 runs (scale $PARTPROF_SCALES, 4 roots,
+#             1 GPU and $PARTPROF_PARTS parts on GPU 0): the CUDA API calls' host time
+#             and the kernels' device time, summed by name (partnsys-*-{api,kern}.csv)
 #   profile   Nsight Compute on the BFS level kernels (direction + balanced), Graph500 scale
 #             $PROFILE_SCALE (default 22), 2 roots: per-launch duration, throughput,
 #             occupancy, warp stalls as CSV (profile-*.csv) and a per-launch summary
@@ -1199,6 +1209,57 @@ sys.exit(0 if ok else 1)' "$one" "$rk" "$prog" || { bad=1; echo "   one: ${one:0
                         2>>"$OUTDIR/resident.log" | jline "$OUTDIR/resident-runs.jsonl" || rc=1
                 done
             done
+            ;;
+        partprof)
+            NCU=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -n1 || true)
+            if [ -z "$NCU" ]; then
+                echo "ncu not found" | tee "$OUTDIR/partprof.log"; rc=1
+            else
+                rc=0
+                for s in ${PARTPROF_SCALES:-22 24}; do
+                    for p in 1 ${PARTPROF_PARTS:-2 4}; do
+                        devs=$(python3 -c 'import sys; print(",".join("0" * int(sys.argv[1])))' "$p")
+                        echo "--- scale $s, $p part(s) on GPU 0" | tee -a "$OUTDIR/partprof.log"
+                        VERTEX_MULTI_DEVICES=$devs "$NCU" --metrics gpu__time_duration.sum --csv \
+                            --cache-control none --clock-control none \
+                            --page raw "$B/vertex" bench graph500 --scale "$s" --backend gpu \
+                            --kernel direction --gpus "$p" --roots 1 --validator host \
+                            --out /tmp/partprof-g500 \
+                            >"/tmp/partprof-$s-$p.csv" 2>>"$OUTDIR/partprof.log" || rc=$?
+                        # One root, searched after the warm-ups (two on one GPU, one on parts).
+                        n=2; [ "$p" = 1 ] && n=3
+                        python3 "$B/ncu_kernel_sums.py" "/tmp/partprof-$s-$p.csv" --parts "$p" \
+                            --scale "$s" --searches "$n" >"$OUTDIR/partprof-$s-$p.json" 2>>"$OUTDIR/partprof.log" || rc=$?
+                        tail -n 3 "$OUTDIR/partprof.log"
+                        cp "/tmp/partprof-$s-$p.csv" "$OUTDIR/"
+                    done
+                done
+                python3 "$B/ncu_kernel_sums.py" --table "$OUTDIR"/partprof-*.json | tee -a "$OUTDIR/partprof.log"
+            fi
+            ;;
+        partnsys)
+            NSYS=$(command -v nsys || ls /usr/local/cuda*/bin/nsys /opt/nvidia/nsight-systems*/bin/nsys 2>/dev/null | head -n1 || true)
+            if [ -z "$NSYS" ]; then
+                echo "nsys not found" | tee "$OUTDIR/partnsys.log"; rc=1
+            else
+                rc=0
+                for s in ${PARTPROF_SCALES:-22 24}; do
+                    for p in 1 ${PARTPROF_PARTS:-2 4}; do
+                        devs=$(python3 -c 'import sys; print(",".join("0" * int(sys.argv[1])))' "$p")
+                        echo "--- scale $s, $p part(s) on GPU 0" | tee -a "$OUTDIR/partnsys.log"
+                        VERTEX_MULTI_DEVICES=$devs "$NSYS" profile -t cuda -o "/tmp/partnsys-$s-$p" \
+                            --force-overwrite true "$B/vertex" bench graph500 --scale "$s" \
+                            --backend gpu --kernel direction --gpus "$p" --roots 4 --validator host \
+                            --out /tmp/partnsys-g500 >>"$OUTDIR/partnsys.log" 2>&1 || rc=$?
+                        for r in cuda_api_sum cuda_gpu_kern_sum; do
+                            "$NSYS" stats -r "$r" --format csv -o "/tmp/partnsys-$s-$p" \
+                                "/tmp/partnsys-$s-$p.nsys-rep" >>"$OUTDIR/partnsys.log" 2>&1 || rc=$?
+                        done
+                        cp /tmp/partnsys-"$s-$p"_*.csv "$OUTDIR/" 2>/dev/null
+                        grep -i "harmonic\|GTEPS" "$OUTDIR/partnsys.log" | tail -n 2
+                    done
+                done
+            fi
             ;;
         profile)
             NCU=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -n1 || true)

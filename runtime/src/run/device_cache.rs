@@ -167,8 +167,8 @@ fn multi_held() -> &'static Mutex<Option<MultiHeld>> {
 /// running several programs on one graph pays them once), else those `open`
 /// opens, after the held ones are dropped. Runs over several GPUs are
 /// serialized. `f` gets the GPUs' default exchange route, the one they opened
-/// with (a run may have picked another). A run that fails with a CUDA error drops them (the next opens
-/// them again), as a context may be left unusable.
+/// with (a run may have picked another). A run that fails with a CUDA error
+/// drops them (the next opens them again), as a context may be left unusable.
 ///
 /// The GPUs held here are apart from one GPU's entry ([`with`]): a run on one
 /// GPU and a run over several keep their own contexts and uploads.

@@ -506,10 +506,37 @@ struct MultiGpuExec<'a, 'd> {
     marks: Vec<Vec<Marks>>,
 }
 
+/// One GPU's level: the events before and after its kernels.
+type Span = (CudaEvent, CudaEvent);
+
 impl MultiGpuExec<'_, '_> {
     /// Records each GPU's level-start event (before its level is launched).
     fn starts(&self) -> Result<Vec<CudaEvent>> {
         self.parts.iter().map(|x| x.gpu().record()).collect()
+    }
+
+    /// Each GPU's level span from `starts` to an event recorded now, after its
+    /// kernels.
+    fn spans(&self, starts: Vec<CudaEvent>) -> Result<Vec<Span>> {
+        starts
+            .into_iter()
+            .zip(&self.parts)
+            .map(|(a, x)| Ok((a, x.gpu().record()?)))
+            .collect()
+    }
+
+    /// The spans the parts recorded around the planned level or pass they
+    /// just enqueued (no events of our own: a level's host calls are what
+    /// bounds small searches over several GPUs).
+    fn planned_spans(&mut self) -> Result<Vec<Span>> {
+        self.parts
+            .iter_mut()
+            .map(|x| {
+                x.levels
+                    .pop()
+                    .ok_or_else(|| Error::InvalidArgument("a planned level without its marks".into()))
+            })
+            .collect()
     }
 
     /// All-gathers, in place, every part's slice of the bitmap its level just
@@ -520,16 +547,12 @@ impl MultiGpuExec<'_, '_> {
     /// near-far passes do not).
     fn exchange(
         &mut self,
-        starts: Vec<CudaEvent>,
+        spans: Vec<Span>,
         current: bool,
         sum_slot: Option<u32>,
         swapped: bool,
     ) -> Result<()> {
         let gpus: Vec<&Gpu> = self.parts.iter().map(|x| x.gpu()).collect();
-        let ends = gpus
-            .iter()
-            .map(|g| g.record())
-            .collect::<Result<Vec<_>>>()?;
         let size = self.state_size;
         let part = self.part;
         let gathers: Vec<Vec<Gather>> = self
@@ -570,7 +593,7 @@ impl MultiGpuExec<'_, '_> {
             sums.as_deref().map(|s| (s, SUMMED_WORDS)),
             swapped && !self.exchange_states,
         )?;
-        for (p, (a, b)) in starts.into_iter().zip(ends).enumerate() {
+        for (p, (a, b)) in spans.into_iter().enumerate() {
             let c = gpus[p].record()?;
             self.marks[p].push(Marks { a, b, c });
         }
@@ -629,7 +652,8 @@ impl<S: bytemuck::Pod> DirectionExec<S> for MultiGpuExec<'_, '_> {
             .iter_mut()
             .map(|x| x.launch_top_down(iter, frontier, c))
             .collect::<Result<Vec<_>>>()?;
-        self.exchange(starts, false, None, true)?;
+        let spans = self.spans(starts)?;
+        self.exchange(spans, false, None, true)?;
         let sizes = self.finish(marks, true)?;
         self.total(sum_sizes(
             &sizes
@@ -647,7 +671,8 @@ impl<S: bytemuck::Pod> DirectionExec<S> for MultiGpuExec<'_, '_> {
             .iter_mut()
             .map(|x| x.launch_bottom_up(c))
             .collect::<Result<Vec<_>>>()?;
-        self.exchange(starts, false, None, true)?;
+        let spans = self.spans(starts)?;
+        self.exchange(spans, false, None, true)?;
         let sizes = self.finish(marks, true)?;
         self.total(sum_sizes(
             &sizes
@@ -664,7 +689,8 @@ impl<S: bytemuck::Pod> DirectionExec<S> for MultiGpuExec<'_, '_> {
             .iter_mut()
             .map(|x| x.launch_near_far(iter, limit))
             .collect::<Result<Vec<_>>>()?;
-        self.exchange(starts, true, None, false)?;
+        let spans = self.spans(starts)?;
+        self.exchange(spans, true, None, false)?;
         let ctls = self.finish(marks, false)?;
         let pass = combine_passes(&ctls.iter().map(|c| Pass::from_ctl(c)).collect::<Vec<_>>())?;
         match self.host {
@@ -705,12 +731,12 @@ impl<S: bytemuck::Pod> PlannedExec<S> for MultiGpuExec<'_, '_> {
         level: u32,
         first: FrontierSize,
     ) -> Result<()> {
-        let starts = self.starts()?;
         for x in &mut self.parts {
             PlannedExec::<S>::enqueue_level(x, iter, slot, level, first)?;
         }
+        let spans = self.planned_spans()?;
         // The level swapped its bitmaps: the one it wrote is now current.
-        self.exchange(starts, true, Some(slot), true)
+        self.exchange(spans, true, Some(slot), true)
     }
 
     fn enqueue_pass(
@@ -721,11 +747,11 @@ impl<S: bytemuck::Pod> PlannedExec<S> for MultiGpuExec<'_, '_> {
         first_limit: u64,
         delta: u64,
     ) -> Result<()> {
-        let starts = self.starts()?;
         for x in &mut self.parts {
             PlannedExec::<S>::enqueue_pass(x, iter, slot, first_pending, first_limit, delta)?;
         }
-        self.exchange(starts, true, Some(slot), false)
+        let spans = self.planned_spans()?;
+        self.exchange(spans, true, Some(slot), false)
     }
 
     fn finish_batch(&mut self) -> Result<Vec<[u64; CTL_WORDS]>> {

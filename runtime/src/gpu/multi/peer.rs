@@ -327,17 +327,20 @@ pub(super) struct PeerExchange {
     /// Per GPU, its arrival array (a word per GPU, written by the peers) and
     /// the table of every GPU's arrays' addresses ([`Barrier::Device`]).
     arrivals: Vec<(DevBuf<u64>, DevBuf<u64>)>,
+    /// Per GPU, the event its stream records where the event barrier waits
+    /// (ordering only, no timestamp). One event recorded again at every
+    /// barrier: a stream's wait takes the record made before it, so a later
+    /// record does not move it, and no event is created or destroyed a level.
+    signals: Vec<CudaEvent>,
 }
 
-/// An event for ordering only (no timestamp: cheaper to record and wait on).
-fn barrier_event(g: &Gpu) -> Result<CudaEvent> {
-    g.stream
-        .record_event(Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING))
-        .map_err(cuda_err("cuEventRecord"))
-}
-
-/// Every GPU's stream waits for every other GPU's `events`.
-fn barrier(gpus: &[&Gpu], events: &[CudaEvent]) -> Result<()> {
+/// Every GPU records its signal, then every GPU's stream waits for every
+/// other GPU's.
+fn barrier(gpus: &[&Gpu], signals: &[CudaEvent]) -> Result<()> {
+    for (g, e) in gpus.iter().zip(signals) {
+        e.record(&g.stream).map_err(cuda_err("cuEventRecord"))?;
+    }
+    let events = signals;
     for (q, g) in gpus.iter().enumerate() {
         for (p, e) in events.iter().enumerate() {
             if p != q {
@@ -359,9 +362,16 @@ impl PeerExchange {
             count: 0,
             barrier,
             arrivals: Vec::with_capacity(parts),
+            signals: Vec::with_capacity(parts),
         };
         let mut arrays = Vec::with_capacity(parts);
         for d in devices {
+            x.signals.push(
+                d.gpu
+                    .ctx
+                    .new_event(Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING))
+                    .map_err(cuda_err("cuEventCreate"))?,
+            );
             x.kernels.push(d.k.peer_gather.clone());
             x.tables.push(Vec::new());
             x.published.push(
@@ -474,11 +484,7 @@ impl PeerExchange {
             }
         }
         if !device {
-            let ends = gpus
-                .iter()
-                .map(|g| barrier_event(g))
-                .collect::<Result<Vec<_>>>()?;
-            barrier(gpus, &ends)?;
+            barrier(gpus, &self.signals)?;
         }
         for (q, g) in gpus.iter().enumerate() {
             let l = DeviceLauncher { gpu: g };
@@ -512,11 +518,7 @@ impl PeerExchange {
             };
         }
         if !double_buffered {
-            let reads = gpus
-                .iter()
-                .map(|g| barrier_event(g))
-                .collect::<Result<Vec<_>>>()?;
-            barrier(gpus, &reads)?;
+            barrier(gpus, &self.signals)?;
         }
         Ok(true)
     }
