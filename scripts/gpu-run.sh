@@ -181,6 +181,12 @@
 #             them). $AB_ENV (e.g. VERTEX_TILES_PROFILE=1) is exported for the runs. Try it
 #             here first: AB_BACKEND=cpu AB_KERNEL=auto AB_SAN=0 with bundle/vertex-old a
 #             copy of bundle/vertex.
+#   multiab   a multi-GPU change side by side: Graph500 (--kernel direction, $MULTIAB_ROOTS
+#             roots, default 8, host validator) at scales $MULTIAB_SCALES (default 20 22 24)
+#             over $MULTIAB_PARTS parts (default 2 4) on GPU 0 (VERTEX_MULTI_DEVICES), the
+#             previous build (bundle/vertex-old, as for ab) and this one alternately,
+#             $AB_REPEAT times each (default 2): harmonic-mean GTEPS per run
+#             (multiab-runs.txt) and the best of each with new/old
 #   partprof  Work each part repeats: Graph500 at $PARTPROF_SCALES (default 22 24), 1
 #             root, on one GPU and as $PARTPROF_PARTS (default 2 4) parts sharing GPU 0
 #             (VERTEX_MULTI_DEVICES), under ncu with one metric (kernel duration; caches
@@ -188,9 +194,6 @@
 #             kernels' device time summed per kernel name (partprof-*.json,
 #             scripts/ncu_kernel_sums.py). ncu runs kernels one at a time, so a sum is
 #             the work the parts did, without their overlap on the shared GPU.
-#   partnsys  Nsight Systems over the same Graph500 runs (scale $PARTPROF_SCALES, 4 roots,
-#             1 GPU and $PARTPROF_PARTS parts on GPU 0): the CUDA API calls' host time
-#             and the kernels' device time, summed by name (partnsys-*-{api,kern}.csv)
 #   profile   Nsight Compute on the BFS level kernels (direction + balanced), Graph500 scale
 #             $PROFILE_SCALE (default 22), 2 roots: per-launch duration, throughput,
 #             occupancy, warp stalls as CSV (profile-*.csv) and a per-launch summary
@@ -1237,29 +1240,43 @@ sys.exit(0 if ok else 1)' "$one" "$rk" "$prog" || { bad=1; echo "   one: ${one:0
                 python3 "$B/ncu_kernel_sums.py" --table "$OUTDIR"/partprof-*.json | tee -a "$OUTDIR/partprof.log"
             fi
             ;;
-        partnsys)
-            NSYS=$(command -v nsys || ls /usr/local/cuda*/bin/nsys /opt/nvidia/nsight-systems*/bin/nsys 2>/dev/null | head -n1 || true)
-            if [ -z "$NSYS" ]; then
-                echo "nsys not found" | tee "$OUTDIR/partnsys.log"; rc=1
-            else
+        multiab)
+            {
                 rc=0
-                for s in ${PARTPROF_SCALES:-22 24}; do
-                    for p in 1 ${PARTPROF_PARTS:-2 4}; do
+                [ -x "$B/vertex-old" ] || { echo "multiab: bundle/vertex-old is missing"; exit 2; }
+                rm -f "$OUTDIR/multiab-runs.txt"
+                for sc in ${MULTIAB_SCALES:-20 22 24}; do
+                    for p in ${MULTIAB_PARTS:-2 4}; do
                         devs=$(python3 -c 'import sys; print(",".join("0" * int(sys.argv[1])))' "$p")
-                        echo "--- scale $s, $p part(s) on GPU 0" | tee -a "$OUTDIR/partnsys.log"
-                        VERTEX_MULTI_DEVICES=$devs "$NSYS" profile -t cuda -o "/tmp/partnsys-$s-$p" \
-                            --force-overwrite true "$B/vertex" bench graph500 --scale "$s" \
-                            --backend gpu --kernel direction --gpus "$p" --roots 4 --validator host \
-                            --out /tmp/partnsys-g500 >>"$OUTDIR/partnsys.log" 2>&1 || rc=$?
-                        for r in cuda_api_sum cuda_gpu_kern_sum; do
-                            "$NSYS" stats -r "$r" --format csv -o "/tmp/partnsys-$s-$p" \
-                                "/tmp/partnsys-$s-$p.nsys-rep" >>"$OUTDIR/partnsys.log" 2>&1 || rc=$?
+                        for _ in $(seq "${AB_REPEAT:-2}"); do
+                            for b in vertex-old vertex; do
+                                out=$(VERTEX_MULTI_DEVICES=$devs "$B/$b" bench graph500 --scale "$sc" \
+                                    --backend gpu --kernel direction --gpus "$p" \
+                                    --roots "${MULTIAB_ROOTS:-8}" --validator host \
+                                    --out /tmp/multiab 2>&1) || { rc=1; echo "$out" | tail -n 5; }
+                                hm=$(echo "$out" | awk '/harmonic_mean_TEPS/ {print $2; exit}')
+                                bad=$(echo "$out" | grep -o '[0-9]* failed validation' | head -n1)
+                                echo "$b s$sc x$p ${hm:-none} ($bad)" | tee -a "$OUTDIR/multiab-runs.txt"
+                            done
                         done
-                        cp /tmp/partnsys-"$s-$p"_*.csv "$OUTDIR/" 2>/dev/null
-                        grep -i "harmonic\|GTEPS" "$OUTDIR/partnsys.log" | tail -n 2
                     done
                 done
-            fi
+                python3 - "$OUTDIR/multiab-runs.txt" <<'PY'
+import collections, sys
+best = collections.defaultdict(float)
+for line in open(sys.argv[1]):
+    b, s, p, hm = line.split()[:4]
+    try:
+        best[(s, p, b)] = max(best[(s, p, b)], float(hm))
+    except ValueError:
+        pass
+for (s, p) in sorted({(k[0], k[1]) for k in best}, key=lambda k: (int(k[0][1:]), k[1])):
+    o, n = best[(s, p, "vertex-old")], best[(s, p, "vertex")]
+    print(f"{s} {p}: old {o / 1e9:7.2f} GTEPS  new {n / 1e9:7.2f} GTEPS  new/old {n / o if o else float('nan'):.3f}")
+PY
+                exit "$rc"
+            } 2>&1 | tee "$OUTDIR/multiab.log"
+            rc=${PIPESTATUS[0]}
             ;;
         profile)
             NCU=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -n1 || true)
