@@ -209,6 +209,15 @@ if [ -n "${OUT:-}" ]; then OUTDIR=/tmp/gpu-out; else OUTDIR=$PWD/gpu-out; fi
 mkdir -p "$OUTDIR"
 # One `vertex ... --json` object from stdin: appended to $1 as one line, and a
 # one-line summary printed (program, kernel, time, rounds, validation).
+# Sets NCU to Nsight Compute's path, or says it is missing (also in log $1) and fails.
+need_ncu() {
+    NCU=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -n1 || true)
+    [ -n "$NCU" ] || { echo "ncu not found" | tee -a "$1"; return 1; }
+}
+# VERTEX_MULTI_DEVICES for $1 parts all on GPU 0 ("0,0" for 2).
+on_gpu0() {
+    python3 -c 'import sys; print(",".join("0" * int(sys.argv[1])))' "$1"
+}
 jline() {
     python3 -c '
 import json, sys
@@ -758,10 +767,9 @@ sys.exit(0 if ok else 1)' "$one" "$rk" "$prog" || { bad=1; echo "   one: ${one:0
             rc=${PIPESTATUS[0]}
             ;;
         prprofile)
-            NCU=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -n1 || true)
             {
                 bad=0
-                [ -n "$NCU" ] || { echo "ncu not found"; bad=1; }
+                need_ncu /dev/null || bad=1
                 nvcc -O3 -arch=sm_90 -o /tmp/pr_pull "$B/cuda/pr_pull.cu" || bad=1
                 g="kron:${PRPROFILE_SCALE:-22}"
                 rm -rf /tmp/prsg
@@ -1214,14 +1222,13 @@ sys.exit(0 if ok else 1)' "$one" "$rk" "$prog" || { bad=1; echo "   one: ${one:0
             done
             ;;
         partprof)
-            NCU=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -n1 || true)
-            if [ -z "$NCU" ]; then
-                echo "ncu not found" | tee "$OUTDIR/partprof.log"; rc=1
+            rc=0
+            if ! need_ncu "$OUTDIR/partprof.log"; then
+                rc=1
             else
-                rc=0
                 for s in ${PARTPROF_SCALES:-22 24}; do
                     for p in 1 ${PARTPROF_PARTS:-2 4}; do
-                        devs=$(python3 -c 'import sys; print(",".join("0" * int(sys.argv[1])))' "$p")
+                        devs=$(on_gpu0 "$p")
                         echo "--- scale $s, $p part(s) on GPU 0" | tee -a "$OUTDIR/partprof.log"
                         VERTEX_MULTI_DEVICES=$devs "$NCU" --metrics gpu__time_duration.sum --csv \
                             --cache-control none --clock-control none \
@@ -1247,7 +1254,7 @@ sys.exit(0 if ok else 1)' "$one" "$rk" "$prog" || { bad=1; echo "   one: ${one:0
                 rm -f "$OUTDIR/multiab-runs.txt"
                 for sc in ${MULTIAB_SCALES:-20 22 24}; do
                     for p in ${MULTIAB_PARTS:-2 4}; do
-                        devs=$(python3 -c 'import sys; print(",".join("0" * int(sys.argv[1])))' "$p")
+                        devs=$(on_gpu0 "$p")
                         for _ in $(seq "${AB_REPEAT:-2}"); do
                             for b in vertex-old vertex; do
                                 out=$(VERTEX_MULTI_DEVICES=$devs "$B/$b" bench graph500 --scale "$sc" \
@@ -1279,11 +1286,8 @@ PY
             rc=${PIPESTATUS[0]}
             ;;
         profile)
-            NCU=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -n1 || true)
-            if [ -z "$NCU" ]; then
-                echo "ncu not found" | tee "$OUTDIR/profile.log"; rc=1
-            else
-                rc=0
+            rc=0
+            if need_ncu "$OUTDIR/profile.log"; then
                 for k in direction balanced; do
                     "$NCU" --target-processes all -k 'regex:vx_bfs|bfs_' --launch-count 80 \
                         --section SpeedOfLight --section MemoryWorkloadAnalysis \
@@ -1296,6 +1300,8 @@ PY
                         >"$OUTDIR/profile-$k.json" 2>>"$OUTDIR/profile.log" || rc=$?
                 done
                 tail -n 5 "$OUTDIR/profile.log"
+            else
+                rc=1
             fi
             ;;
         *)

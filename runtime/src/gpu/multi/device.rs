@@ -532,9 +532,9 @@ impl MultiGpuExec<'_, '_> {
         self.parts
             .iter_mut()
             .map(|x| {
-                x.levels
-                    .pop()
-                    .ok_or_else(|| Error::InvalidArgument("a planned level without its marks".into()))
+                x.levels.pop().ok_or_else(|| {
+                    Error::InvalidArgument("a planned level without its marks".into())
+                })
             })
             .collect()
     }
