@@ -11,8 +11,8 @@ matrices (:func:`from_scipy`) and networkx graphs (:func:`from_networkx`).
 Every program takes the CLI's options as keywords (``backend``, ``threads``,
 ``kernel``, ``schedule``, ...) and returns a :class:`Result` (``values`` and the
 run's ``report``). GPU runs keep the opened GPUs, their kernels and the graphs
-last uploaded between calls; :func:`release_gpus` frees them. networkx users can instead keep their code and add
-``backend="vertex"`` (see :mod:`vertex.nx_backend`).
+last uploaded between calls; :func:`release_gpus` frees them. networkx users can
+instead keep their code and add ``backend="vertex"`` (see :mod:`vertex.nx_backend`).
 """
 
 from ._vertex import (
