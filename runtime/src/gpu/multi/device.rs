@@ -21,13 +21,13 @@ use cudarc::nccl;
 use kernels_rs::direction::{Heuristic, CTL_CHUNKS, CTL_EDGES, CTL_FRONTIER, CTL_WORDS};
 
 use super::nccl::{Comms, Gather};
-use super::partition::{part_graph, PartGraph, Partition};
+use super::partition::{part_graph, Partition};
 use super::peer::{enable_peer_access, Barrier, PeerExchange, Route};
 use super::timing::{self, LevelTime, Marks, TimeSplit};
 use super::{combine_passes, sum_sizes};
 use crate::error::{Error, Result};
 use crate::gpu::cuda::{DevBuf, Gpu};
-use crate::gpu::device::{Device, DeviceGraph, Incoming};
+use crate::gpu::device::{Device, DeviceGraph};
 use crate::gpu::direction::{
     self, initial_size, DirGraph, DirectionExec, DirectionRun, FrontierSize, LevelLog, Pass,
     PlannedExec,
@@ -37,7 +37,7 @@ use crate::gpu::program_api::{
     bucket_delta, direction_mode, relax_unit, scan_levels, source_state, GpuProgram,
     ProgramKernels, ProgramOptions,
 };
-use crate::graph::{Graph, Weight};
+use crate::graph::Graph;
 use crate::program::VertexProgram;
 
 // The planned levels' all-reduce sums the first two words of a counter block.
@@ -783,26 +783,4 @@ pub(super) fn check_same_plan(
         )));
     }
     Ok(())
-}
-
-impl Device {
-    /// Uploads one part of a multi-GPU partition: its slice of the out-edges (and
-    /// their weights if `weights`) and its vertices' in-edges.
-    pub fn upload_part<W: Weight>(&self, pg: &PartGraph<W>, weights: bool) -> Result<DeviceGraph> {
-        let n = pg.incoming.num_vertices();
-        let m_in = pg.incoming.num_edges() as usize;
-        self.gpu.check_fits(
-            &format!("in-edges of a graph part ({m_in} edges)"),
-            DevBuf::<u64>::bytes_for(n + 1) + DevBuf::<u32>::bytes_for(m_in),
-        )?;
-        let offsets = self
-            .gpu
-            .upload(pg.incoming.offsets(), "part in-edge offsets")?;
-        let sources = self
-            .gpu
-            .upload(pg.incoming.targets(), "part in-edge sources")?;
-        let mut d = self.upload_graph(&pg.out, weights)?;
-        d.incoming = Incoming::Transpose { offsets, sources };
-        Ok(d)
-    }
 }

@@ -20,6 +20,8 @@ use std::ops::Range;
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
+use crate::gpu::cuda::DevBuf;
+use crate::gpu::device::{Device, DeviceGraph, Incoming};
 use crate::graph::{Csr, Graph, Weight};
 
 /// Which part owns which vertices.
@@ -177,6 +179,28 @@ impl Partition {
 pub struct PartGraph<W: Weight> {
     pub out: Csr<W>,
     pub incoming: Csr<W>,
+}
+
+impl Device {
+    /// Uploads one part of a multi-GPU partition: its slice of the out-edges (and
+    /// their weights if `weights`) and its vertices' in-edges.
+    pub fn upload_part<W: Weight>(&self, pg: &PartGraph<W>, weights: bool) -> Result<DeviceGraph> {
+        let n = pg.incoming.num_vertices();
+        let m_in = pg.incoming.num_edges() as usize;
+        self.gpu.check_fits(
+            &format!("in-edges of a graph part ({m_in} edges)"),
+            DevBuf::<u64>::bytes_for(n + 1) + DevBuf::<u32>::bytes_for(m_in),
+        )?;
+        let offsets = self
+            .gpu
+            .upload(pg.incoming.offsets(), "part in-edge offsets")?;
+        let sources = self
+            .gpu
+            .upload(pg.incoming.targets(), "part in-edge sources")?;
+        let mut d = self.upload_graph(&pg.out, weights)?;
+        d.incoming = Incoming::Transpose { offsets, sources };
+        Ok(d)
+    }
 }
 
 /// Rows `0..n` of a CSR filled in parallel: `row(u, out)` writes vertex `u`'s
