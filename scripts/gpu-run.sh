@@ -190,9 +190,8 @@
 #   partprof  Work each part repeats: Graph500 at $PARTPROF_SCALES (default 22 24), 1
 #             root, on one GPU and as $PARTPROF_PARTS (default 2 4) parts sharing GPU 0
 #             (VERTEX_MULTI_DEVICES), under ncu with one metric (kernel duration; caches
-#             and clocks left alone, as a run leaves them): the
-#             kernels' device time summed per kernel name (partprof-*.json,
-#             scripts/ncu_kernel_sums.py). ncu runs kernels one at a time, so a sum is
+#             and clocks left alone, as a run leaves them): the kernels' device time
+#             summed per kernel name (partprof-*.json, scripts/ncu_kernel_sums.py). ncu runs kernels one at a time, so a sum is
 #             the work the parts did, without their overlap on the shared GPU.
 #   profile   Nsight Compute on the BFS level kernels (direction + balanced), Graph500 scale
 #             $PROFILE_SCALE (default 22), 2 roots: per-launch duration, throughput,
@@ -207,17 +206,17 @@ B=$(cd "$(dirname "$0")" && pwd)
 BIN=$B/vertex-gpu-bench
 if [ -n "${OUT:-}" ]; then OUTDIR=/tmp/gpu-out; else OUTDIR=$PWD/gpu-out; fi
 mkdir -p "$OUTDIR"
-# One `vertex ... --json` object from stdin: appended to $1 as one line, and a
-# one-line summary printed (program, kernel, time, rounds, validation).
 # Sets NCU to Nsight Compute's path, or says it is missing (also in log $1) and fails.
 need_ncu() {
     NCU=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -n1 || true)
     [ -n "$NCU" ] || { echo "ncu not found" | tee -a "$1"; return 1; }
 }
-# VERTEX_MULTI_DEVICES for $1 parts all on GPU 0 ("0,0" for 2).
-on_gpu0() {
-    python3 -c 'import sys; print(",".join("0" * int(sys.argv[1])))' "$1"
+# VERTEX_MULTI_DEVICES for $1 parts over $2 GPUs, round robin ("0,0" for 2 parts on 1).
+spread_parts() {
+    python3 -c 'import sys; p, g = map(int, sys.argv[1:]); print(",".join(str(i % g) for i in range(p)))' "$1" "$2"
 }
+# One `vertex ... --json` object from stdin: appended to $1 as one line, and a
+# one-line summary printed (program, kernel, time, rounds, validation).
 jline() {
     python3 -c '
 import json, sys
@@ -486,7 +485,7 @@ sys.exit(0 if ok else 1)' "$one" "$rk" "$prog" || { bad=1; echo "   one: ${one:0
         multi)
             G=$(nvidia-smi -L | wc -l)
             if [ -n "${MULTI_PARTS:-}" ]; then
-                VERTEX_MULTI_DEVICES=$(python3 -c 'import sys; p, g = map(int, sys.argv[1:]); print(",".join(str(i % g) for i in range(p)))' "$MULTI_PARTS" "$G")
+                VERTEX_MULTI_DEVICES=$(spread_parts "$MULTI_PARTS" "$G")
                 export VERTEX_MULTI_DEVICES; G=$MULTI_PARTS
                 echo "parts on devices $VERTEX_MULTI_DEVICES"
             fi
@@ -1228,7 +1227,7 @@ sys.exit(0 if ok else 1)' "$one" "$rk" "$prog" || { bad=1; echo "   one: ${one:0
             else
                 for s in ${PARTPROF_SCALES:-22 24}; do
                     for p in 1 ${PARTPROF_PARTS:-2 4}; do
-                        devs=$(on_gpu0 "$p")
+                        devs=$(spread_parts "$p" 1)
                         echo "--- scale $s, $p part(s) on GPU 0" | tee -a "$OUTDIR/partprof.log"
                         VERTEX_MULTI_DEVICES=$devs "$NCU" --metrics gpu__time_duration.sum --csv \
                             --cache-control none --clock-control none \
@@ -1254,7 +1253,7 @@ sys.exit(0 if ok else 1)' "$one" "$rk" "$prog" || { bad=1; echo "   one: ${one:0
                 rm -f "$OUTDIR/multiab-runs.txt"
                 for sc in ${MULTIAB_SCALES:-20 22 24}; do
                     for p in ${MULTIAB_PARTS:-2 4}; do
-                        devs=$(on_gpu0 "$p")
+                        devs=$(spread_parts "$p" 1)
                         for _ in $(seq "${AB_REPEAT:-2}"); do
                             for b in vertex-old vertex; do
                                 out=$(VERTEX_MULTI_DEVICES=$devs "$B/$b" bench graph500 --scale "$sc" \

@@ -340,9 +340,8 @@ fn barrier(gpus: &[&Gpu], signals: &[CudaEvent]) -> Result<()> {
     for (g, e) in gpus.iter().zip(signals) {
         e.record(&g.stream).map_err(cuda_err("cuEventRecord"))?;
     }
-    let events = signals;
     for (q, g) in gpus.iter().enumerate() {
-        for (p, e) in events.iter().enumerate() {
+        for (p, e) in signals.iter().enumerate() {
             if p != q {
                 g.stream.wait(e).map_err(cuda_err("cuStreamWaitEvent"))?;
             }
